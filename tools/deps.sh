@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# deps.sh -- install what zkslot needs to build and test on Debian 12.
+# Idempotent: apt runs only when a package is missing, npm ci only when the
+# lock file changed since the last install.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
+      libgmp-dev libjansson-dev libxxhash-dev libsqlite3-dev libinih-dev
+      liburing-dev libsystemd-dev libnuma-dev systemd nodejs npm)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+# nodejs may come from elsewhere (a newer build); accept any node >= 18 + npm.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  missing=("${missing[@]/nodejs}"); missing=("${missing[@]/npm}")
+fi
+read -r -a missing <<<"${missing[*]:-}"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+
+# Pinned interop tools (snarkjs, circom2, circomlib) from package-lock.json.
+lock="$here/tests/interop/package-lock.json"
+if [ -f "$lock" ]; then
+  stamp="$here/tests/interop/node_modules/.zkslot-lock-sha"
+  want=$(sha256sum "$lock" | cut -d' ' -f1)
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "deps: npm ci in tests/interop"
+    (cd "$here/tests/interop" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want" > "$stamp"
+  fi
+fi

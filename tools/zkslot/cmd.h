@@ -1,0 +1,39 @@
+/*
+ * cmd.h -- the subcommands of the `zkslot` CLI.
+ *
+ * Each subcommand lives in its own tools/zkslot/cmd_<name>.c and defines
+ * `int cmd_<name>(int argc, char **argv)` (argv[0] is the subcommand name).
+ * The table in main.c refers to them weakly, so a subcommand that is not
+ * built yet is simply not offered.  Exit codes: 0 success, 1 a negative
+ * verdict (invalid proof, failed check), 2 an error.
+ */
+#ifndef ZK_TOOLS_CMD_H
+#define ZK_TOOLS_CMD_H
+
+#define ZK_CMD(name) int cmd_##name(int argc, char **argv)
+
+ZK_CMD(bench);
+ZK_CMD(prove);
+ZK_CMD(verify);
+ZK_CMD(export_vk);
+ZK_CMD(setup);
+ZK_CMD(inspect);
+ZK_CMD(pool);
+ZK_CMD(key);
+ZK_CMD(submit);
+ZK_CMD(status);
+ZK_CMD(wait);
+ZK_CMD(result);
+ZK_CMD(cancel);
+ZK_CMD(plan);
+ZK_CMD(top);
+
+/* `zkslot bench <what>` subbenchmarks, one per module, same convention. */
+ZK_CMD(bench_field);
+ZK_CMD(bench_ntt);
+ZK_CMD(bench_msm);
+ZK_CMD(bench_prove);
+ZK_CMD(bench_pool);
+ZK_CMD(bench_pipeline);
+
+#endif /* ZK_TOOLS_CMD_H */
