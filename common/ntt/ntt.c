@@ -1,0 +1,43 @@
+/*
+ * ntt.c -- instantiates ntt_tmpl.h for the two scalar fields (see zk/ntt.h).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "zk/error.h"
+#include "zk/ntt.h"
+#include "zk/parallel.h"
+
+/* Stages spanning more than 2^NTT_BLOCK_LOG elements run globally. */
+#ifndef NTT_BLOCK_LOG
+#define NTT_BLOCK_LOG 12
+#endif
+#define NTT_PAR_MIN_LOG 8        /* below: one block, one thread */
+#define NTT_GRAIN 2048           /* butterflies / elements per parallel task */
+#define NTT_BR_A 4               /* bit-reversal tiles of 16 x 16 */
+
+/* The low `bits` bits of i, reversed. */
+static inline size_t ntt_bitrev(size_t i, unsigned bits)
+{
+    if (bits == 0)
+        return 0;
+    i = ((i >> 1) & 0x5555555555555555ULL) | ((i & 0x5555555555555555ULL) << 1);
+    i = ((i >> 2) & 0x3333333333333333ULL) | ((i & 0x3333333333333333ULL) << 2);
+    i = ((i >> 4) & 0x0F0F0F0F0F0F0F0FULL) | ((i & 0x0F0F0F0F0F0F0F0FULL) << 4);
+    i = __builtin_bswap64(i);
+    return i >> (64 - bits);
+}
+
+#define ZK_F bn254_fr
+#define ZK_NTT_S BN254_FR_TWO_ADICITY
+#include "ntt_tmpl.h"
+#undef ZK_F
+#undef ZK_NTT_S
+
+#define ZK_F bls381_fr
+#define ZK_NTT_S BLS381_FR_TWO_ADICITY
+#include "ntt_tmpl.h"
+#undef ZK_F
+#undef ZK_NTT_S
