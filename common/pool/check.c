@@ -1,0 +1,98 @@
+/*
+ * check.c -- zk_pool_check: the invariants `zkslot pool check` reports.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pool/atomics.h"
+#include "pool/layout.h"
+#include "zk/error.h"
+#include "zk/pool.h"
+
+struct report {
+    zk_pool_violation_fn fn;
+    void *ctx;
+    int n;
+};
+
+static void violation(struct report *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void violation(struct report *r, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->n++;
+    if (r->fn)
+        r->fn(r->ctx, msg);
+}
+
+/* A READY slot's checksum, ignoring slots that changed hands while hashed. */
+static void check_ready(const zk_pool *h, uint32_t i, uint64_t w, struct report *rep)
+{
+    const struct pool_slot *s = pool_slot(h, i);
+    uint64_t seq = zk_load_relaxed(&s->publish_seq);   /* relaxed: after the acquire of w */
+    uint64_t want = zk_load_relaxed(&s->checksum);
+    uint64_t got = pool_slot_hash(h, i);
+    /* Acquire + same seq: nobody claimed and republished it meanwhile. */
+    if (zk_load_acquire(&s->state) != w || zk_load_relaxed(&s->publish_seq) != seq)
+        return;
+    if (got == UINT64_MAX - 1)
+        violation(rep, "slot %u: READY with regions outside the slot", i);
+    else if (got != want)
+        violation(rep, "slot %u: READY partition %llu fails its checksum", i,
+                  (unsigned long long)zk_load_relaxed(&s->partition_id));
+}
+
+int zk_pool_check(const zk_pool *h, zk_pool_violation_fn fn, void *ctx)
+{
+    struct report rep = { fn, ctx, 0 };
+    uint32_t n = h->hdr->nslots, cnt[4] = { 0 };
+    for (uint32_t i = 0; i < n; i++) {
+        /* Acquire: metadata read by check_ready matches this word. */
+        uint64_t w = zk_load_acquire(&pool_slot(h, i)->state);
+        int st = word_state(w);
+        cnt[st]++;
+        if (st == ZK_SLOT_FREE && w != 0)
+            violation(&rep, "slot %u: FREE word carries bits 0x%llx", i,
+                      (unsigned long long)w);
+        if (st == ZK_SLOT_FILLING || st == ZK_SLOT_CLAIMED) {
+            int32_t pid = owner_pid(word_low(w));
+            if (pid <= 0)
+                violation(&rep, "slot %u: %s with no owner", i, zk_slot_state_name(st));
+            else if (!pool_owner_alive(word_low(w)))
+                violation(&rep, "slot %u: %s by dead process %d (needs reaping)", i,
+                          zk_slot_state_name(st), (int)pid);
+        }
+        if (st == ZK_SLOT_READY)
+            check_ready(h, i, w, &rep);
+    }
+    int vf = -1, vr = -1;
+    sem_getvalue(&h->hdr->sem_free, &vf);
+    sem_getvalue(&h->hdr->sem_ready, &vr);
+    if (vf < 0 || (uint32_t)vf > n)
+        violation(&rep, "semaphore free = %d outside [0, %u]", vf, n);
+    if (vr < 0 || (uint32_t)vr > n)
+        violation(&rep, "semaphore ready = %d outside [0, %u]", vr, n);
+    if (pool_live_others(h) == 0) {
+        /* Quiescent: permits must match the slots exactly. */
+        if ((uint32_t)vf != cnt[ZK_SLOT_FREE])
+            violation(&rep, "semaphore free = %d but %u slots are FREE", vf,
+                      cnt[ZK_SLOT_FREE]);
+        if ((uint32_t)vr != cnt[ZK_SLOT_READY])
+            violation(&rep, "semaphore ready = %d but %u slots are READY", vr,
+                      cnt[ZK_SLOT_READY]);
+    }
+    const struct pool_attach *t = pool_attach_table(h);
+    for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
+        uint64_t o = zk_load_acquire(&t[i].owner);   /* acquire: pairs with register */
+        if (o && !pool_owner_alive(o))
+            violation(&rep, "attach entry %d: process %d is dead (needs reaping)", i,
+                      (int)owner_pid(o));
+    }
+    return rep.n;
+}

@@ -1,0 +1,161 @@
+/*
+ * layout.h -- the pool file as every process sees it (private).
+ *
+ *   [0, 4096)                       struct pool_hdr
+ *   [attach_off, +64 * 64)          struct pool_attach[ZK_POOL_MAX_ATTACH]
+ *   [table_off, +nslots * 256)      struct pool_slot[nslots]  (slot headers)
+ *   [data_off + i * slot_size, ...) slot i's data; data_off and slot_size
+ *                                   are multiples of the huge-page size
+ *
+ * Only offsets are stored; nothing in the file is a pointer.  Changing any
+ * structure below means bumping POOL_LAYOUT_VERSION.
+ */
+#ifndef ZK_COMMON_POOL_LAYOUT_H
+#define ZK_COMMON_POOL_LAYOUT_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zk/pool.h"
+
+#define POOL_MAGIC 0x314C4F4F504B5AULL /* "ZKPOOL1\0" little-endian */
+#define POOL_LAYOUT_VERSION 1u
+#define POOL_HDR_SIZE 4096u
+#define POOL_ATTACH_SIZE 64u
+#define POOL_SLOT_SIZE 256u
+#define POOL_TMPFS_ALIGN (2u << 20)     /* slot alignment on tmpfs: 2 MiB */
+
+/* State word: [63:62] state; FILLING/CLAIMED: [61:40] pid, [39:0] start time
+ * (clock ticks since boot, field 22 of /proc/PID/stat); READY: [61:0] the
+ * partition id (truncated); FREE: 0. */
+#define POOL_STATE_SHIFT 62
+#define POOL_PID_SHIFT 40
+#define POOL_PID_MASK ((1ULL << 22) - 1)
+#define POOL_START_MASK ((1ULL << 40) - 1)
+#define POOL_LOW_MASK ((1ULL << 62) - 1)
+
+static inline int word_state(uint64_t w) { return (int)(w >> POOL_STATE_SHIFT); }
+static inline uint64_t word_low(uint64_t w) { return w & POOL_LOW_MASK; }
+static inline uint64_t word_make(int state, uint64_t low)
+{
+    return ((uint64_t)state << POOL_STATE_SHIFT) | (low & POOL_LOW_MASK);
+}
+static inline int32_t owner_pid(uint64_t owner)
+{
+    return (int32_t)((owner >> POOL_PID_SHIFT) & POOL_PID_MASK);
+}
+
+struct pool_hdr {
+    uint64_t magic;                 /* 0: written last (release) at creation */
+    uint32_t version;               /* 8 */
+    uint32_t hdr_size;              /* 12 */
+    uint32_t attach_entry_size;     /* 16 */
+    uint32_t slot_entry_size;       /* 20 */
+    uint32_t nslots;                /* 24 */
+    uint32_t attach_max;            /* 28 */
+    uint32_t backing;               /* 32: enum zk_pool_backing */
+    uint32_t sem_size;              /* 36: sizeof(sem_t) of the creator */
+    uint64_t page_size;             /* 40 */
+    uint64_t slot_size;             /* 48: bytes per slot, page multiple */
+    uint64_t attach_off;            /* 56 */
+    uint64_t table_off;             /* 64 */
+    uint64_t data_off;              /* 72 */
+    uint64_t file_size;             /* 80 */
+    uint64_t created_ns;            /* 88 */
+    uint64_t publish_seq;           /* 96: atomic, orders READY slots (FIFO) */
+    uint64_t reserved0[3];          /* 104 */
+    uint64_t counters[ZK_PC_COUNT]; /* 128: atomic statistics */
+    uint64_t reserved1[16 - ZK_PC_COUNT];
+    sem_t sem_free __attribute__((aligned(64)));  /* 256 */
+    sem_t sem_ready __attribute__((aligned(64))); /* 320 */
+    pthread_mutex_t attach_lock __attribute__((aligned(64))); /* 384: robust */
+    unsigned char pad[POOL_HDR_SIZE - 448];
+};
+
+struct pool_attach {
+    uint64_t owner;                 /* 0 = empty, else pid/start as in state words */
+    uint64_t attach_ns;
+    char name[16];
+    uint64_t reserved[4];
+};
+
+struct pool_slot {
+    uint64_t state;                 /* 0: the state word, changed by CAS only */
+    uint64_t data_off;              /* 8 */
+    int32_t numa_node;              /* 16 */
+    uint32_t index;                 /* 20 */
+    uint64_t nregions;              /* 24 */
+    uint64_t partition_id;          /* 32 */
+    uint64_t key_id;                /* 40 */
+    uint64_t checksum;              /* 48 */
+    uint64_t publish_seq;           /* 56 */
+    uint64_t acquire_ns;            /* 64 */
+    uint64_t fill_ns;               /* 72 */
+    uint64_t claim_ns;              /* 80 */
+    uint64_t state_ns;              /* 88 */
+    uint64_t total_bytes;           /* 96 */
+    uint64_t reserved[3];           /* 104 */
+    uint64_t region_off[ZK_POOL_MAX_REGIONS];   /* 128 */
+    uint64_t region_bytes[ZK_POOL_MAX_REGIONS]; /* 192 */
+};
+
+_Static_assert(sizeof(struct pool_hdr) == POOL_HDR_SIZE, "pool header is one page");
+_Static_assert(offsetof(struct pool_hdr, counters) == 128, "counters at 128");
+_Static_assert(ZK_PC_COUNT <= 16, "counter space");
+_Static_assert(offsetof(struct pool_hdr, sem_free) == 256, "sem_free at 256");
+_Static_assert(offsetof(struct pool_hdr, sem_ready) == 320, "sem_ready at 320");
+_Static_assert(offsetof(struct pool_hdr, attach_lock) == 384, "attach_lock at 384");
+_Static_assert(sizeof(sem_t) <= 64 && sizeof(pthread_mutex_t) <= 64, "sync objects fit");
+_Static_assert(sizeof(struct pool_attach) == POOL_ATTACH_SIZE, "attach entry size");
+_Static_assert(sizeof(struct pool_slot) == POOL_SLOT_SIZE, "slot entry size");
+_Static_assert(offsetof(struct pool_slot, region_off) == 128, "regions at 128");
+_Static_assert(offsetof(struct pool_slot, region_bytes) == 192, "regions at 192");
+_Static_assert(ZK_POOL_MAX_SLOTS - 1 <= UINT32_MAX, "slot index fits");
+
+/* The process-local handle (caller memory, zk_pool_sizeof() bytes). */
+struct zk_pool {
+    struct pool_hdr *hdr;           /* the mapping; NULL when not attached */
+    size_t map_len;
+    uint64_t owner;                 /* this process: pid/start word (0 observer) */
+    int32_t pid;                    /* getpid() at attach: detects use after fork */
+    int attach_idx;                 /* entry in the attach table, -1 if none */
+    unsigned flags;                 /* ZK_POOL_OBSERVER / ZK_POOL_NO_REAP */
+    unsigned tick_ms;
+    uint32_t scan_start;            /* rotating start for producers (relaxed) */
+};
+
+static inline struct pool_attach *pool_attach_table(const struct zk_pool *h)
+{
+    return (struct pool_attach *)((unsigned char *)h->hdr + h->hdr->attach_off);
+}
+
+static inline struct pool_slot *pool_slot(const struct zk_pool *h, uint32_t i)
+{
+    return (struct pool_slot *)((unsigned char *)h->hdr + h->hdr->table_off) + i;
+}
+
+static inline unsigned char *pool_slot_data(const struct zk_pool *h, uint32_t i)
+{
+    return (unsigned char *)h->hdr + h->hdr->data_off + (uint64_t)i * h->hdr->slot_size;
+}
+
+/* proc.c: process identity and liveness. */
+int pool_self_owner(uint64_t *ret_owner);
+/* 1 alive, 0 dead (gone, zombie, or pid reused).  Cannot fail. */
+int pool_owner_alive(uint64_t owner);
+uint64_t pool_now_ns(void);
+
+/* numa.c: libnuma wrapper with no-op stubs. */
+int pool_numa_prefer(int node);     /* 0 or -errno; node < 0 resets */
+int pool_numa_node_count(void);     /* >= 1 */
+
+/* pool_internal: shared between pool.c and proto.c. */
+int pool_lock(struct pool_hdr *hdr);
+void pool_unlock(struct pool_hdr *hdr);
+uint64_t pool_slot_hash(const struct zk_pool *h, uint32_t index);
+/* Live attached processes other than the caller's own.  Cannot fail. */
+unsigned pool_live_others(const struct zk_pool *h);
+
+#endif /* ZK_COMMON_POOL_LAYOUT_H */

@@ -1,0 +1,614 @@
+/*
+ * pool.c -- creating, attaching, detaching and destroying the slot pool,
+ * and the read-only views (info, slot and attach iterators).  The protocol
+ * itself (acquire/publish/claim/release/reap/check) is in proto.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "pool/atomics.h"
+#include "pool/layout.h"
+#include "zk/error.h"
+#include "zk/pool.h"
+
+#define HUGETLBFS_MAGIC_ 0x958458f6L
+#define TMPFS_MAGIC_ 0x01021994L
+#define POOL_MAGIC_DEAD 0x444145444C4F4F50ULL /* destroyed: attach refuses */
+
+_Static_assert(sizeof(struct zk_pool) <= 128, "handle stays small");
+
+size_t zk_pool_sizeof(void)
+{
+    return sizeof(struct zk_pool);
+}
+
+int zk_pool_parse_size(const char *s, uint64_t *ret_bytes)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return -EINVAL;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno == ERANGE)
+        return -ERANGE;
+    if (end == s)
+        return -EINVAL;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (shift && *end == 'i')
+        end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end)
+        return -EINVAL;
+    if (shift && v > (UINT64_MAX >> shift))
+        return -ERANGE;
+    *ret_bytes = (uint64_t)v << shift;
+    return 0;
+}
+
+/* Robust process-shared lock of the attach table.  0 or -ENOTRECOVERABLE. */
+int pool_lock(struct pool_hdr *hdr)
+{
+    int r = pthread_mutex_lock(&hdr->attach_lock);
+    if (r == EOWNERDEAD) {
+        /* The holder died inside a section that only stores whole words:
+         * the table is consistent, just mark the mutex usable again. */
+        pthread_mutex_consistent(&hdr->attach_lock);
+        r = 0;
+    }
+    return -r;
+}
+
+void pool_unlock(struct pool_hdr *hdr)
+{
+    pthread_mutex_unlock(&hdr->attach_lock);
+}
+
+/* Reads one unsigned number from a sysfs file; 0 when unreadable. */
+static uint64_t read_u64_file(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    unsigned long long v = 0;
+    if (!f)
+        return 0;
+    if (fscanf(f, "%llu", &v) != 1)
+        v = 0;
+    fclose(f);
+    return v;
+}
+
+static uint64_t hugepages_count(uint64_t page_size, const char *what)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/kernel/mm/hugepages/hugepages-%llukB/%s",
+             (unsigned long long)(page_size >> 10), what);
+    return read_u64_file(path);
+}
+
+/* Finds a hugetlbfs mount whose page size has pages reserved. */
+static int find_hugetlbfs(char *dir, size_t len, int *ret_unmounted)
+{
+    FILE *f = fopen("/proc/mounts", "re");
+    char line[4096];
+    int found = 0;
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char dev[256], mnt[4096], type[64];
+        struct statfs sf;
+        if (sscanf(line, "%255s %4095s %63s", dev, mnt, type) != 3)
+            continue;
+        if (strcmp(type, "hugetlbfs") || strchr(mnt, '\\') || strlen(mnt) >= len)
+            continue;
+        if (statfs(mnt, &sf) || hugepages_count((uint64_t)sf.f_bsize, "nr_hugepages") == 0)
+            continue;
+        snprintf(dir, len, "%s", mnt);
+        found = 1;
+    }
+    fclose(f);
+    if (!found && read_u64_file("/proc/sys/vm/nr_hugepages") > 0)
+        *ret_unmounted = 1;
+    return found;
+}
+
+/* Splits the choice of backing directory out of zk_pool_create. */
+static int choose_dir(const char *path, const struct zk_pool_params *p,
+                      struct zk_pool_create_result *res, char *dir, size_t len)
+{
+    struct statfs sf;
+    if (p->dir) {
+        if (strlen(p->dir) >= len)
+            return -ENAMETOOLONG;
+        snprintf(dir, len, "%s", p->dir);
+    } else if ((p->flags & ZK_POOL_CREATE_TMPFS) ||
+               !find_hugetlbfs(dir, len, &res->hugepages_unmounted)) {
+        const char *slash = strrchr(path, '/');
+        if (!slash)
+            snprintf(dir, len, ".");
+        else if ((size_t)(slash - path) >= len)
+            return -ENAMETOOLONG;
+        else
+            snprintf(dir, len, "%.*s", (int)(slash == path ? 1 : slash - path), path);
+    }
+    if (statfs(dir, &sf) < 0)
+        return -errno;
+    if ((long)sf.f_type == HUGETLBFS_MAGIC_) {
+        res->backing = ZK_POOL_BACKING_HUGETLBFS;
+        res->page_size = (uint64_t)sf.f_bsize;
+    } else if ((long)sf.f_type == TMPFS_MAGIC_) {
+        res->backing = ZK_POOL_BACKING_TMPFS;
+        res->page_size = POOL_TMPFS_ALIGN;
+    } else {
+        return ZK_EBADPARAMS;   /* a disk-backed pool would page to disk */
+    }
+    if ((p->flags & ZK_POOL_CREATE_TMPFS) && res->backing != ZK_POOL_BACKING_TMPFS)
+        return ZK_EBADPARAMS;
+    if ((p->flags & ZK_POOL_CREATE_HUGETLB) && res->backing != ZK_POOL_BACKING_HUGETLBFS)
+        return ZK_ENOHUGEPAGES;
+    return 0;
+}
+
+static uint64_t round_up(uint64_t x, uint64_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* Geometry from the parameters; ZK_EBADPARAMS / -EOVERFLOW when absurd. */
+static int geometry(const struct zk_pool_params *p, uint64_t page, uint64_t *slot_size,
+                    uint64_t *data_off, uint64_t *file_size)
+{
+    if (p->nslots == 0 || p->nslots > ZK_POOL_MAX_SLOTS || p->slot_size == 0 ||
+        p->slot_size > (UINT64_MAX >> 2))
+        return ZK_EBADPARAMS;
+    *slot_size = round_up(p->slot_size, page);
+    *data_off = round_up(POOL_HDR_SIZE + (uint64_t)ZK_POOL_MAX_ATTACH * POOL_ATTACH_SIZE +
+                         (uint64_t)p->nslots * POOL_SLOT_SIZE, page);
+    if (*slot_size > (UINT64_MAX - *data_off) / p->nslots ||
+        *data_off + *slot_size * p->nslots > (uint64_t)INT64_MAX)
+        return -EOVERFLOW;
+    *file_size = *data_off + *slot_size * p->nslots;
+    return 0;
+}
+
+/* Reserves the file's memory, slot by slot on its NUMA node. */
+static int reserve(int fd, const struct zk_pool_params *p, uint64_t slot_size,
+                   uint64_t data_off)
+{
+    int r = 0;
+    if (fallocate(fd, 0, 0, (off_t)data_off) < 0)
+        return -errno;
+    for (uint32_t i = 0; i < p->nslots && !r; i++) {
+        if (p->n_numa_nodes)
+            r = pool_numa_prefer(p->numa_nodes[i % p->n_numa_nodes]);
+        if (!r && fallocate(fd, 0, (off_t)(data_off + i * slot_size), (off_t)slot_size) < 0)
+            r = -errno;
+    }
+    if (p->n_numa_nodes)
+        pool_numa_prefer(-1);
+    return r;
+}
+
+/* Fills in a fresh mapping; the magic goes last. */
+static int init_mapping(struct pool_hdr *hdr, const struct zk_pool_params *p,
+                        const struct zk_pool_create_result *res, uint64_t slot_size,
+                        uint64_t data_off)
+{
+    pthread_mutexattr_t ma;
+    int r;
+    memset(hdr, 0, data_off);
+    hdr->version = POOL_LAYOUT_VERSION;
+    hdr->hdr_size = POOL_HDR_SIZE;
+    hdr->attach_entry_size = POOL_ATTACH_SIZE;
+    hdr->slot_entry_size = POOL_SLOT_SIZE;
+    hdr->nslots = p->nslots;
+    hdr->attach_max = ZK_POOL_MAX_ATTACH;
+    hdr->backing = (uint32_t)res->backing;
+    hdr->sem_size = sizeof(sem_t);
+    hdr->page_size = res->page_size;
+    hdr->slot_size = slot_size;
+    hdr->attach_off = POOL_HDR_SIZE;
+    hdr->table_off = POOL_HDR_SIZE + (uint64_t)ZK_POOL_MAX_ATTACH * POOL_ATTACH_SIZE;
+    hdr->data_off = data_off;
+    hdr->file_size = res->file_size;
+    hdr->created_ns = pool_now_ns();
+    if (sem_init(&hdr->sem_free, 1, p->nslots) < 0 || sem_init(&hdr->sem_ready, 1, 0) < 0)
+        return -errno;
+    if ((r = pthread_mutexattr_init(&ma)) != 0)
+        return -r;
+    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+    r = pthread_mutex_init(&hdr->attach_lock, &ma);
+    pthread_mutexattr_destroy(&ma);
+    if (r)
+        return -r;
+    struct pool_slot *t = (struct pool_slot *)((unsigned char *)hdr + hdr->table_off);
+    for (uint32_t i = 0; i < p->nslots; i++) {
+        t[i].index = i;
+        t[i].data_off = data_off + i * slot_size;
+        t[i].numa_node = p->n_numa_nodes ? p->numa_nodes[i % p->n_numa_nodes] : -1;
+        t[i].partition_id = t[i].key_id = ZK_POOL_NO_ID;
+        t[i].state_ns = hdr->created_ns;
+    }
+    /* Release: everything above is visible to whoever sees the magic
+     * (the file is also renamed into place only after this). */
+    zk_store_release(&hdr->magic, POOL_MAGIC);
+    return 0;
+}
+
+/* Builds, maps and initialises the file `tmp`; fails with the file removed. */
+static int build_file(const char *tmp, const struct zk_pool_params *p,
+                      struct zk_pool_create_result *res, uint64_t slot_size,
+                      uint64_t data_off)
+{
+    void *map = MAP_FAILED;
+    int r = 0, fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0660);
+    if (fd < 0)
+        return -errno;
+    if (ftruncate(fd, (off_t)res->file_size) < 0) {
+        r = -errno;
+        goto out;
+    }
+    if (res->backing == ZK_POOL_BACKING_HUGETLBFS) {
+        res->pages_needed = res->file_size / res->page_size;
+        res->pages_free = hugepages_count(res->page_size, "free_hugepages");
+        res->pages_reserved = hugepages_count(res->page_size, "nr_hugepages");
+    }
+    r = reserve(fd, p, slot_size, data_off);
+    if (r == -ENOSPC && res->backing == ZK_POOL_BACKING_HUGETLBFS)
+        r = ZK_ENOHUGEPAGES;
+    if (r)
+        goto out;
+    map = mmap(NULL, (size_t)data_off, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        r = -errno;
+        goto out;
+    }
+    r = init_mapping(map, p, res, slot_size, data_off);
+out:
+    if (map != MAP_FAILED)
+        munmap(map, (size_t)data_off);
+    close(fd);
+    if (r)
+        unlink(tmp);
+    return r;
+}
+
+int zk_pool_create(const char *path, const struct zk_pool_params *p,
+                   struct zk_pool_create_result *res)
+{
+    struct zk_pool_create_result local;
+    char dir[PATH_MAX], tmp[PATH_MAX + 32];
+    uint64_t slot_size, data_off;
+    struct stat st;
+    int r;
+    if (!res)
+        res = &local;
+    memset(res, 0, sizeof *res);
+    if (!path || !*path || !p)
+        return ZK_EBADPARAMS;
+    for (unsigned i = 0; i < p->n_numa_nodes; i++) {
+        if (p->numa_nodes[i] < 0 || p->numa_nodes[i] >= pool_numa_node_count())
+            return ZK_EBADPARAMS;
+    }
+    if (lstat(path, &st) == 0)
+        return -EEXIST;
+    if ((r = choose_dir(path, p, res, dir, sizeof dir)) < 0)
+        return r;
+    if ((r = geometry(p, res->page_size, &slot_size, &data_off, &res->file_size)) < 0)
+        return r;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (!*base || snprintf(res->file, sizeof res->file, "%s/%s", dir, base) >=
+                      (int)sizeof res->file)
+        return ZK_EBADPARAMS;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", res->file, (int)getpid());
+    if ((r = build_file(tmp, p, res, slot_size, data_off)) < 0)
+        return r;
+    /* Never replace an existing pool: a live one's semaphores would be lost. */
+    if (link(tmp, res->file) < 0) {
+        r = -errno;
+        unlink(tmp);
+        return r;
+    }
+    unlink(tmp);
+    char *rp = realpath(path, NULL);   /* NULL: path does not exist yet */
+    int same = rp && !strcmp(rp, res->file);
+    free(rp);
+    if (!same && strcmp(path, res->file) && symlink(res->file, path) < 0) {
+        r = -errno;
+        unlink(res->file);
+        return r;
+    }
+    return 0;
+}
+
+/* Validates a header read from a file of `size` bytes. */
+static int validate(const struct pool_hdr *h, uint64_t size)
+{
+    if (h->magic == POOL_MAGIC_DEAD)
+        return -ENOENT;
+    if (h->magic != POOL_MAGIC)
+        return ZK_EBADMAGIC;
+    if (h->version != POOL_LAYOUT_VERSION)
+        return ZK_EVERSION;
+    if (h->hdr_size != POOL_HDR_SIZE || h->attach_entry_size != POOL_ATTACH_SIZE ||
+        h->slot_entry_size != POOL_SLOT_SIZE || h->attach_max != ZK_POOL_MAX_ATTACH ||
+        h->sem_size != sizeof(sem_t))
+        return ZK_EPOOL_LAYOUT;
+    if (h->nslots == 0 || h->nslots > ZK_POOL_MAX_SLOTS || h->page_size < 4096 ||
+        (h->page_size & (h->page_size - 1)) || h->slot_size == 0 ||
+        h->slot_size % h->page_size)
+        return ZK_EPOOL_LAYOUT;
+    if (h->backing != ZK_POOL_BACKING_HUGETLBFS && h->backing != ZK_POOL_BACKING_TMPFS)
+        return ZK_EPOOL_LAYOUT;
+    struct zk_pool_params p = { .nslots = h->nslots, .slot_size = h->slot_size };
+    uint64_t ss, doff, fsize;
+    if (geometry(&p, h->page_size, &ss, &doff, &fsize) < 0 || ss != h->slot_size)
+        return ZK_EPOOL_LAYOUT;
+    if (h->attach_off != POOL_HDR_SIZE ||
+        h->table_off != POOL_HDR_SIZE + (uint64_t)ZK_POOL_MAX_ATTACH * POOL_ATTACH_SIZE ||
+        h->data_off != doff || h->file_size != fsize)
+        return ZK_EPOOL_LAYOUT;
+    return size == fsize ? 0 : ZK_ETRUNCATED;
+}
+
+/* Opens and maps the pool at `path`, validated. */
+static int map_pool(const char *path, struct pool_hdr **ret_hdr, size_t *ret_len)
+{
+    struct pool_hdr hdr;
+    struct stat st;
+    int r = 0, fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (fstat(fd, &st) < 0) {
+        r = -errno;
+        goto out;
+    }
+    if ((uint64_t)st.st_size < sizeof hdr) {
+        r = st.st_size == 0 ? ZK_EBADMAGIC : ZK_ETRUNCATED;
+        goto out;
+    }
+    ssize_t n = pread(fd, &hdr, sizeof hdr, 0);
+    if (n != (ssize_t)sizeof hdr) {
+        r = n < 0 ? -errno : ZK_ETRUNCATED;
+        goto out;
+    }
+    if ((r = validate(&hdr, (uint64_t)st.st_size)) < 0)
+        goto out;
+    void *map = mmap(NULL, (size_t)hdr.file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        r = -errno;
+        goto out;
+    }
+    *ret_hdr = map;
+    *ret_len = (size_t)hdr.file_size;
+out:
+    close(fd);
+    return r;
+}
+
+/* Claims an attach entry for h (empty or dead); -EUSERS when full. */
+static int register_self(struct zk_pool *h, const char *name)
+{
+    struct pool_attach *t = pool_attach_table(h);
+    int r = pool_lock(h->hdr);
+    if (r < 0)
+        return r;
+    r = -EUSERS;
+    /* Under the lock: a destroy that ran while we mapped wins. */
+    if (zk_load_acquire(&h->hdr->magic) != POOL_MAGIC) {
+        r = -ENOENT;
+        goto out;
+    }
+    for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
+        /* Relaxed: entries change only under the lock we hold. */
+        uint64_t o = zk_load_relaxed(&t[i].owner);
+        if (o && pool_owner_alive(o))
+            continue;
+        memset(t[i].name, 0, sizeof t[i].name);
+        if (name)
+            strncpy(t[i].name, name, sizeof t[i].name - 1);
+        zk_store_relaxed(&t[i].attach_ns, pool_now_ns());
+        /* Release: lock-free readers (status) that see the owner see the name. */
+        zk_store_release(&t[i].owner, h->owner);
+        h->attach_idx = i;
+        r = 0;
+        break;
+    }
+out:
+    pool_unlock(h->hdr);
+    return r;
+}
+
+int zk_pool_attach(zk_pool *h, const char *path, const struct zk_pool_attach_opts *opts)
+{
+    int r;
+    memset(h, 0, sizeof *h);
+    h->attach_idx = -1;
+    h->flags = opts ? opts->flags : 0;
+    h->tick_ms = opts && opts->tick_ms ? opts->tick_ms : 100;
+    h->pid = (int32_t)getpid();
+    if (!(h->flags & ZK_POOL_OBSERVER) && (r = pool_self_owner(&h->owner)) < 0)
+        return r;
+    if ((r = map_pool(path, &h->hdr, &h->map_len)) < 0) {
+        h->hdr = NULL;
+        return r;
+    }
+    if (h->flags & ZK_POOL_OBSERVER)
+        return 0;
+    if ((r = register_self(h, opts ? opts->name : NULL)) < 0)
+        goto fail;
+    if (!(h->flags & ZK_POOL_NO_REAP) && (r = zk_pool_reap(h, 0, NULL, NULL, NULL)) < 0)
+        goto fail;
+    return 0;
+fail:
+    zk_pool_detach(h);
+    return r;
+}
+
+void zk_pool_detach(zk_pool *h)
+{
+    if (!h || !h->hdr)
+        return;
+    if (h->attach_idx >= 0 && h->pid == (int32_t)getpid()) {
+        uint64_t mine = h->owner;
+        /* Release: nothing of ours is pending once the entry reads empty.
+         * CAS so that a reaper that already cleared it is not undone. */
+        zk_cas_release(&pool_attach_table(h)[h->attach_idx].owner, &mine, 0);
+    }
+    munmap(h->hdr, h->map_len);
+    memset(h, 0, sizeof *h);
+    h->attach_idx = -1;
+}
+
+/* Live attached processes other than the caller's own process. */
+static unsigned live_others(const struct zk_pool *h)
+{
+    const struct pool_attach *t = pool_attach_table(h);
+    unsigned n = 0;
+    int32_t self = (int32_t)getpid();
+    for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
+        /* Acquire: pairs with the release in register_self. */
+        uint64_t o = zk_load_acquire(&t[i].owner);
+        if (o && owner_pid(o) != self && pool_owner_alive(o))
+            n++;
+    }
+    return n;
+}
+
+unsigned pool_live_others(const struct zk_pool *h)
+{
+    return live_others(h);
+}
+
+int zk_pool_destroy(const char *path, int force, unsigned *ret_live)
+{
+    struct zk_pool h;
+    char target[PATH_MAX];
+    struct stat st;
+    struct zk_pool_attach_opts o = { .flags = ZK_POOL_OBSERVER };
+    int r = zk_pool_attach(&h, path, &o);
+    if (r < 0)
+        return r;
+    if ((r = pool_lock(h.hdr)) < 0)
+        goto out;
+    unsigned live = live_others(&h);
+    if (ret_live)
+        *ret_live = live;
+    if (live && !force) {
+        pool_unlock(h.hdr);
+        r = ZK_EBUSY;
+        goto out;
+    }
+    /* Release under the lock: attaches still in flight see a dead pool. */
+    zk_store_release(&h.hdr->magic, POOL_MAGIC_DEAD);
+    pool_unlock(h.hdr);
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = 0;
+            unlink(target);
+        }
+    }
+    if (unlink(path) < 0)
+        r = -errno;
+out:
+    zk_pool_detach(&h);
+    return r;
+}
+
+void zk_pool_info(const zk_pool *h, struct zk_pool_info *ret)
+{
+    const struct pool_hdr *hdr = h->hdr;
+    memset(ret, 0, sizeof *ret);
+    ret->backing = (int)hdr->backing;
+    ret->nslots = hdr->nslots;
+    ret->slot_size = hdr->slot_size;
+    ret->page_size = hdr->page_size;
+    ret->file_size = hdr->file_size;
+    ret->created_ns = hdr->created_ns;
+    sem_getvalue((sem_t *)&hdr->sem_free, &ret->sem_free);
+    sem_getvalue((sem_t *)&hdr->sem_ready, &ret->sem_ready);
+    for (uint32_t i = 0; i < hdr->nslots; i++) {
+        /* Relaxed: a status snapshot, no data is read through it. */
+        ret->count[word_state(zk_load_relaxed(&pool_slot(h, i)->state))]++;
+    }
+    const struct pool_attach *t = pool_attach_table(h);
+    for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
+        uint64_t o = zk_load_relaxed(&t[i].owner);   /* relaxed: statistics */
+        if (o && pool_owner_alive(o))
+            ret->attached_live++;
+        else if (o)
+            ret->attached_dead++;
+    }
+    for (int i = 0; i < ZK_PC_COUNT; i++)
+        ret->counters[i] = zk_load_relaxed(&hdr->counters[i]);   /* relaxed: statistics */
+}
+
+int zk_pool_slot_info(const zk_pool *h, uint32_t index, struct zk_pool_slot_info *ret)
+{
+    if (index >= h->hdr->nslots)
+        return ZK_ERANGE;
+    const struct pool_slot *s = pool_slot(h, index);
+    /* Acquire: the metadata read below is at least as new as this word. */
+    uint64_t w = zk_load_acquire(&s->state);
+    memset(ret, 0, sizeof *ret);
+    ret->index = index;
+    ret->state = word_state(w);
+    ret->numa_node = s->numa_node;
+    ret->owner_alive = -1;
+    if (ret->state == ZK_SLOT_FILLING || ret->state == ZK_SLOT_CLAIMED) {
+        ret->owner_pid = owner_pid(word_low(w));
+        ret->owner_alive = pool_owner_alive(word_low(w));
+    }
+    /* Relaxed loads: fields may be rewritten by their holder meanwhile; a
+     * status line may mix two moments, nothing acts on it. */
+    ret->partition_id = zk_load_relaxed(&s->partition_id);
+    ret->key_id = zk_load_relaxed(&s->key_id);
+    ret->bytes = zk_load_relaxed(&s->total_bytes);
+    ret->capacity = h->hdr->slot_size;
+    ret->state_ns = zk_load_relaxed(&s->state_ns);
+    ret->fill_ns = zk_load_relaxed(&s->fill_ns);
+    ret->claim_ns = zk_load_relaxed(&s->claim_ns);
+    ret->checksum = zk_load_relaxed(&s->checksum);
+    return 0;
+}
+
+int zk_pool_attach_info(const zk_pool *h, unsigned i, struct zk_pool_attach_info *ret)
+{
+    if (i >= ZK_POOL_MAX_ATTACH)
+        return ZK_ERANGE;
+    const struct pool_attach *t = pool_attach_table(h) + i;
+    /* Acquire: pairs with register_self's release, so the name is complete. */
+    uint64_t o = zk_load_acquire(&t->owner);
+    if (!o)
+        return -ENOENT;
+    memset(ret, 0, sizeof *ret);
+    ret->pid = owner_pid(o);
+    ret->alive = pool_owner_alive(o);
+    ret->attach_ns = zk_load_relaxed(&t->attach_ns);
+    memcpy(ret->name, t->name, sizeof ret->name - 1);
+    return 0;
+}
+
+const char *zk_slot_state_name(int state)
+{
+    static const char *const names[] = { "FREE", "FILLING", "READY", "CLAIMED" };
+    return state >= 0 && state < 4 ? names[state] : "INVALID";
+}

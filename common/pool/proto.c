@@ -1,0 +1,517 @@
+/*
+ * proto.c -- the slot protocol: acquire/publish/abandon for producers,
+ * claim/release/unclaim for consumers, the reaper and the checker.
+ *
+ * The state words are the truth; the semaphores only wake waiters.  A
+ * waiter sleeps on its semaphore for at most one tick, then runs the reaper
+ * and rescans the state words without a permit, so a permit leaked by a
+ * killed process (or one posted twice by a race) costs at most one tick.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "pool/atomics.h"
+#include "pool/layout.h"
+#include "zk/error.h"
+#include "zk/pool.h"
+
+_Static_assert(sizeof(XXH3_state_t) <= sizeof(((struct zk_pool_writer *)0)->state),
+               "writer state holds an XXH3 state");
+_Static_assert(_Alignof(XXH3_state_t) <= 64, "writer state alignment");
+
+#define WRITER_CHUNK (64u << 10)   /* copy, then hash while still in L2 */
+
+/* A handle usable by this process for slot operations, or ZK_ESTATE. */
+static int usable(const zk_pool *h)
+{
+    if (!h || !h->hdr || (h->flags & ZK_POOL_OBSERVER) || !h->owner)
+        return ZK_ESTATE;
+    return h->pid == (int32_t)getpid() ? 0 : ZK_ESTATE;
+}
+
+static void count(const zk_pool *h, enum zk_pool_counter c)
+{
+    /* Relaxed: statistics only; nothing is ordered by them. */
+    zk_fetch_add_relaxed(&h->hdr->counters[c], 1);
+}
+
+static void set_state_ns(struct pool_slot *s)
+{
+    zk_store_relaxed(&s->state_ns, pool_now_ns());   /* relaxed: display only */
+}
+
+/* Regions lie inside the slot and are at most ZK_POOL_MAX_REGIONS. */
+static int regions_ok(uint64_t n, const uint64_t *off, const uint64_t *bytes, uint64_t cap)
+{
+    if (n > ZK_POOL_MAX_REGIONS)
+        return 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (off[i] > cap || bytes[i] > cap - off[i])
+            return 0;
+    }
+    return 1;
+}
+
+static uint64_t hash_regions(const unsigned char *base, uint64_t n, const uint64_t *off,
+                             const uint64_t *bytes)
+{
+    XXH3_state_t st;
+    XXH3_64bits_reset(&st);
+    for (uint64_t i = 0; i < n; i++)
+        XXH3_64bits_update(&st, base + off[i], (size_t)bytes[i]);
+    return XXH3_64bits_digest(&st);
+}
+
+/* Checksum of slot `index` as its entry describes it (caller holds the slot
+ * or accepts a torn result).  UINT64_MAX-1 marks impossible regions. */
+uint64_t pool_slot_hash(const struct zk_pool *h, uint32_t index)
+{
+    const struct pool_slot *s = pool_slot(h, index);
+    uint64_t off[ZK_POOL_MAX_REGIONS], bytes[ZK_POOL_MAX_REGIONS];
+    /* Relaxed: the caller's acquire of the state word orders these. */
+    uint64_t n = zk_load_relaxed(&s->nregions);
+    if (n > ZK_POOL_MAX_REGIONS)
+        return UINT64_MAX - 1;
+    for (uint64_t i = 0; i < n; i++) {
+        off[i] = zk_load_relaxed(&s->region_off[i]);
+        bytes[i] = zk_load_relaxed(&s->region_bytes[i]);
+    }
+    if (!regions_ok(n, off, bytes, h->hdr->slot_size))
+        return UINT64_MAX - 1;
+    return hash_regions(pool_slot_data(h, index), n, off, bytes);
+}
+
+/* Copies slot i's metadata to the caller's view (caller holds the slot). */
+static void fill_view(const zk_pool *h, uint32_t i, uint64_t word, struct zk_slot *ret)
+{
+    const struct pool_slot *s = pool_slot(h, i);
+    memset(ret, 0, sizeof *ret);
+    ret->index = i;
+    ret->numa_node = s->numa_node;
+    ret->data = pool_slot_data(h, i);
+    ret->capacity = h->hdr->slot_size;
+    /* Relaxed: we hold the slot; our acquire CAS ordered the holder's writes. */
+    ret->partition_id = zk_load_relaxed(&s->partition_id);
+    ret->key_id = zk_load_relaxed(&s->key_id);
+    uint64_t n = zk_load_relaxed(&s->nregions);
+    ret->nregions = (uint32_t)(n > ZK_POOL_MAX_REGIONS ? ZK_POOL_MAX_REGIONS + 1 : n);
+    for (uint32_t r = 0; r < ret->nregions && r < ZK_POOL_MAX_REGIONS; r++) {
+        ret->region_off[r] = zk_load_relaxed(&s->region_off[r]);
+        ret->region_bytes[r] = zk_load_relaxed(&s->region_bytes[r]);
+    }
+    ret->checksum = zk_load_relaxed(&s->checksum);
+    ret->fill_ns = zk_load_relaxed(&s->fill_ns);
+    ret->claim_ns = zk_load_relaxed(&s->claim_ns);
+    ret->word = word;
+}
+
+typedef int (*take_fn)(zk_pool *h, const void *arg, struct zk_slot *ret);
+
+static void add_ms(struct timespec *t, unsigned ms)
+{
+    t->tv_sec += ms / 1000;
+    t->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
+}
+
+static int ts_before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/*
+ * The wait loop shared by acquire and claim: take a permit if one is there,
+ * else sleep on the semaphore for at most one tick; after a tick, reap and
+ * rescan without a permit.  `take` scans the state words and CASes.
+ */
+static int wait_take(zk_pool *h, sem_t *sem, int timeout_ms, const zk_cancel_flag *cancel,
+                     take_fn take, const void *arg, struct zk_slot *ret)
+{
+    struct timespec now, deadline, until;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    deadline = now;
+    add_ms(&deadline, timeout_ms > 0 ? (unsigned)timeout_ms : 0);
+    for (;;) {
+        /* Relaxed: the flag carries no data, only "stop". */
+        if (cancel && atomic_load_explicit(cancel, memory_order_relaxed))
+            return ZK_ECANCELED;
+        if (sem_trywait(sem) == 0) {
+            if (take(h, arg, ret))
+                return 0;
+            continue;       /* surplus permit consumed: the count self-corrects */
+        }
+        if (timeout_ms == 0)
+            return take(h, arg, ret) ? 0 : ZK_ETIMEOUT;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        add_ms(&until, h->tick_ms);
+        if (timeout_ms > 0 && ts_before(&deadline, &until))
+            until = deadline;
+        if (sem_clockwait(sem, CLOCK_MONOTONIC, &until) == 0) {
+            if (take(h, arg, ret))
+                return 0;
+            continue;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno != ETIMEDOUT)
+            return -errno;
+        if (!(h->flags & ZK_POOL_NO_REAP))
+            zk_pool_reap(h, 0, NULL, NULL, NULL);
+        if (take(h, arg, ret))          /* a leaked permit costs one tick */
+            return 0;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (timeout_ms > 0 && !ts_before(&now, &deadline))
+            return ZK_ETIMEOUT;
+    }
+}
+
+struct ids { uint64_t partition_id, key_id; };
+
+/* Producer scan: CAS the first FREE slot (rotating start) to FILLING(us). */
+static int take_free(zk_pool *h, const void *arg, struct zk_slot *ret)
+{
+    const struct ids *ids = arg;
+    uint32_t n = h->hdr->nslots;
+    /* Relaxed: only spreads producers over the table. */
+    uint32_t start = __atomic_fetch_add(&h->scan_start, 1, __ATOMIC_RELAXED) % n;
+    uint64_t filling = word_make(ZK_SLOT_FILLING, h->owner);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = (start + k) % n;
+        struct pool_slot *s = pool_slot(h, i);
+        uint64_t w = 0;   /* the FREE word */
+        /* Relaxed peek: the CAS below decides. */
+        if (zk_load_relaxed(&s->state) != 0)
+            continue;
+        /* Acquire: the last holder's release CAS (consumer done reading the
+         * data) happens-before we overwrite it. */
+        if (!zk_cas_acquire(&s->state, &w, filling))
+            continue;
+        /* Relaxed: the slot is ours; publish's release CAS orders these. */
+        zk_store_relaxed(&s->partition_id, ids->partition_id);
+        zk_store_relaxed(&s->key_id, ids->key_id);
+        zk_store_relaxed(&s->nregions, 0);
+        zk_store_relaxed(&s->total_bytes, 0);
+        zk_store_relaxed(&s->acquire_ns, pool_now_ns());
+        set_state_ns(s);
+        count(h, ZK_PC_ACQUIRED);
+        fill_view(h, i, filling, ret);
+        return 1;
+    }
+    return 0;
+}
+
+int zk_pool_acquire(zk_pool *h, uint64_t partition_id, uint64_t key_id, int timeout_ms,
+                    const zk_cancel_flag *cancel, struct zk_slot *ret)
+{
+    struct ids ids = { partition_id, key_id };
+    int r = usable(h);
+    if (r < 0)
+        return r;
+    return wait_take(h, &h->hdr->sem_free, timeout_ms, cancel, take_free, &ids, ret);
+}
+
+/* The slot entry of s if its state word is still s->word, else NULL. */
+static struct pool_slot *held(const zk_pool *h, const struct zk_slot *s, int state)
+{
+    if (usable(h) < 0 || s->index >= h->hdr->nslots || word_state(s->word) != state ||
+        word_low(s->word) != h->owner)
+        return NULL;
+    struct pool_slot *e = pool_slot(h, s->index);
+    /* Relaxed: only we can move the word away from our own owner value
+     * (the reaper never touches a live owner), so this cannot go stale. */
+    return zk_load_relaxed(&e->state) == s->word ? e : NULL;
+}
+
+int zk_pool_publish(zk_pool *h, struct zk_slot *s, const struct zk_slot_desc *d)
+{
+    struct pool_slot *e = held(h, s, ZK_SLOT_FILLING);
+    uint64_t total = 0;
+    if (!e)
+        return ZK_ESTATE;
+    if (!d || !regions_ok(d->nregions, d->region_off, d->region_bytes, h->hdr->slot_size))
+        return ZK_ERANGE;
+    uint64_t sum = d->have_checksum ? d->checksum
+                                    : hash_regions(s->data, d->nregions, d->region_off,
+                                                   d->region_bytes);
+    /* Relaxed stores: the release CAS below publishes them together. */
+    zk_store_relaxed(&e->nregions, d->nregions);
+    for (uint32_t i = 0; i < d->nregions; i++) {
+        zk_store_relaxed(&e->region_off[i], d->region_off[i]);
+        zk_store_relaxed(&e->region_bytes[i], d->region_bytes[i]);
+        total += d->region_bytes[i];
+    }
+    zk_store_relaxed(&e->total_bytes, total);
+    zk_store_relaxed(&e->checksum, sum);
+    zk_store_relaxed(&e->fill_ns, pool_now_ns());
+    zk_store_relaxed(&e->claim_ns, 0);
+    /* Relaxed: FIFO hint for consumers, no data hangs on it. */
+    zk_store_relaxed(&e->publish_seq, zk_fetch_add_relaxed(&h->hdr->publish_seq, 1));
+    set_state_ns(e);
+    uint64_t w = s->word;
+    /* Release: the slot data and the metadata above happen-before any
+     * consumer's acquire CAS that sees READY. */
+    if (!zk_cas_release(&e->state, &w, word_make(ZK_SLOT_READY, s->partition_id)))
+        return ZK_ESTATE;
+    count(h, ZK_PC_PUBLISHED);
+    sem_post(&h->hdr->sem_ready);
+    s->word = word_make(ZK_SLOT_READY, s->partition_id);
+    return 0;
+}
+
+/* Gives a held slot back: FILLING/CLAIMED -> FREE or CLAIMED -> READY. */
+static int hand_back(zk_pool *h, struct zk_slot *s, int from, int to)
+{
+    struct pool_slot *e = held(h, s, from);
+    if (!e)
+        return ZK_ESTATE;
+    uint64_t part = zk_load_relaxed(&e->partition_id);   /* relaxed: ours */
+    if (to == ZK_SLOT_FREE)
+        zk_store_relaxed(&e->partition_id, ZK_POOL_NO_ID);   /* relaxed: ours */
+    set_state_ns(e);
+    uint64_t w = s->word;
+    uint64_t nw = to == ZK_SLOT_FREE ? 0 : word_make(ZK_SLOT_READY, part);
+    /* Release: our reads of (and writes to) the data are done before the
+     * next holder's acquire CAS lets it touch the slot. */
+    if (!zk_cas_release(&e->state, &w, nw))
+        return ZK_ESTATE;
+    sem_post(to == ZK_SLOT_FREE ? &h->hdr->sem_free : &h->hdr->sem_ready);
+    s->word = nw;
+    return 0;
+}
+
+int zk_pool_abandon(zk_pool *h, struct zk_slot *s)
+{
+    int r = hand_back(h, s, ZK_SLOT_FILLING, ZK_SLOT_FREE);
+    if (!r)
+        count(h, ZK_PC_ABANDONED);
+    return r;
+}
+
+int zk_pool_release(zk_pool *h, struct zk_slot *s)
+{
+    int r = hand_back(h, s, ZK_SLOT_CLAIMED, ZK_SLOT_FREE);
+    if (!r)
+        count(h, ZK_PC_RELEASED);
+    return r;
+}
+
+int zk_pool_unclaim(zk_pool *h, struct zk_slot *s)
+{
+    int r = hand_back(h, s, ZK_SLOT_CLAIMED, ZK_SLOT_READY);
+    if (!r)
+        count(h, ZK_PC_UNCLAIMED);
+    return r;
+}
+
+/* Consumer scan: the oldest READY slot, preferably on node *arg. */
+static int take_ready(zk_pool *h, const void *arg, struct zk_slot *ret)
+{
+    int node = *(const int *)arg;
+    uint32_t n = h->hdr->nslots;
+    uint64_t claimed = word_make(ZK_SLOT_CLAIMED, h->owner);
+    for (uint32_t attempt = 0; attempt <= n; attempt++) {
+        int64_t best = -1;
+        uint64_t best_w = 0, best_seq = UINT64_MAX;
+        int best_pref = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const struct pool_slot *s = pool_slot(h, i);
+            /* Acquire: the publish_seq read next is the published one. */
+            uint64_t w = zk_load_acquire(&s->state);
+            if (word_state(w) != ZK_SLOT_READY)
+                continue;
+            uint64_t seq = zk_load_relaxed(&s->publish_seq);   /* relaxed: hint */
+            int pref = node >= 0 && s->numa_node == node;
+            if (best < 0 || pref > best_pref || (pref == best_pref && seq < best_seq)) {
+                best = i;
+                best_w = w;
+                best_seq = seq;
+                best_pref = pref;
+            }
+        }
+        if (best < 0)
+            return 0;
+        struct pool_slot *s = pool_slot(h, (uint32_t)best);
+        /* Acquire: pairs with publish's release CAS, making the data and
+         * metadata written by the producer visible to us. */
+        if (zk_cas_acquire(&s->state, &best_w, claimed)) {
+            zk_store_relaxed(&s->claim_ns, pool_now_ns());   /* relaxed: ours */
+            set_state_ns(s);
+            count(h, ZK_PC_CLAIMED);
+            fill_view(h, (uint32_t)best, claimed, ret);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int zk_pool_verify(const zk_pool *h, const struct zk_slot *s)
+{
+    if (!h || !h->hdr || !s->data ||
+        !regions_ok(s->nregions, s->region_off, s->region_bytes, h->hdr->slot_size))
+        return ZK_ECHECKSUM;
+    uint64_t sum = hash_regions(s->data, s->nregions, s->region_off, s->region_bytes);
+    return sum == s->checksum ? 0 : ZK_ECHECKSUM;
+}
+
+int zk_pool_claim(zk_pool *h, int preferred_node, unsigned flags, int timeout_ms,
+                  const zk_cancel_flag *cancel, struct zk_slot *ret)
+{
+    int r = usable(h);
+    if (r < 0)
+        return r;
+    r = wait_take(h, &h->hdr->sem_ready, timeout_ms, cancel, take_ready, &preferred_node, ret);
+    if (r == 0 && !(flags & ZK_POOL_CLAIM_NOVERIFY) && zk_pool_verify(h, ret) < 0) {
+        count(h, ZK_PC_CHECKSUM_FAIL);
+        return ZK_ECHECKSUM;
+    }
+    return r;
+}
+
+/* ---- streaming writer ------------------------------------------------- */
+
+void zk_pool_writer_init(struct zk_pool_writer *w, struct zk_slot *s)
+{
+    memset(&w->desc, 0, sizeof w->desc);
+    w->slot = s;
+    w->cursor = 0;
+    XXH3_64bits_reset((XXH3_state_t *)(void *)w->state);
+}
+
+int zk_pool_writer_region(struct zk_pool_writer *w, uint64_t off)
+{
+    struct zk_slot_desc *d = &w->desc;
+    if (d->nregions >= ZK_POOL_MAX_REGIONS || off < w->cursor || off > w->slot->capacity)
+        return ZK_ERANGE;
+    d->region_off[d->nregions] = off;
+    d->region_bytes[d->nregions] = 0;
+    d->nregions++;
+    w->cursor = off;
+    return 0;
+}
+
+int zk_pool_writer_put(struct zk_pool_writer *w, const void *src, size_t n)
+{
+    struct zk_slot_desc *d = &w->desc;
+    XXH3_state_t *st = (XXH3_state_t *)(void *)w->state;
+    const unsigned char *p = src;
+    if (d->nregions == 0 || n > w->slot->capacity - w->cursor)
+        return ZK_ERANGE;
+    while (n) {
+        size_t c = n < WRITER_CHUNK ? n : WRITER_CHUNK;
+        unsigned char *dst = w->slot->data + w->cursor;
+        memcpy(dst, p, c);
+        XXH3_64bits_update(st, dst, c);   /* hot in cache: nearly free */
+        w->cursor += c;
+        d->region_bytes[d->nregions - 1] += c;
+        p += c;
+        n -= c;
+    }
+    return 0;
+}
+
+const struct zk_slot_desc *zk_pool_writer_finish(struct zk_pool_writer *w)
+{
+    w->desc.checksum = XXH3_64bits_digest((XXH3_state_t *)(void *)w->state);
+    w->desc.have_checksum = 1;
+    return &w->desc;
+}
+
+/* ---- reaper ------------------------------------------------------------ */
+
+/* One slot: FILLING(dead) -> FREE, CLAIMED(dead) -> READY.  The old state
+ * if reaped, else 0. */
+static int reap_slot(zk_pool *h, uint32_t i, zk_pool_reap_fn fn, void *ctx)
+{
+    struct pool_slot *s = pool_slot(h, i);
+    /* Acquire: the partition id read below belongs to this word. */
+    uint64_t w = zk_load_acquire(&s->state);
+    int st = word_state(w);
+    if ((st != ZK_SLOT_FILLING && st != ZK_SLOT_CLAIMED) || pool_owner_alive(word_low(w)))
+        return 0;
+    uint64_t part = zk_load_relaxed(&s->partition_id);   /* relaxed: after acquire */
+    uint64_t nw = st == ZK_SLOT_FILLING ? 0 : word_make(ZK_SLOT_READY, part);
+    /* Acq_rel: we take over from the dead owner (acquire) and hand the slot
+     * to the next holder (release).  A dead owner never moves the word, so
+     * only one reaper can win; the others see a changed word.  A FILLING
+     * slot's id is kept so that status shows what was lost. */
+    if (!zk_cas_acq_rel(&s->state, &w, nw))
+        return 0;
+    set_state_ns(s);
+    if (st == ZK_SLOT_FILLING) {
+        count(h, ZK_PC_REAPED_FILLING);
+        sem_post(&h->hdr->sem_free);
+    } else {
+        count(h, ZK_PC_REAPED_CLAIMED);
+        sem_post(&h->hdr->sem_ready);
+    }
+    if (fn)
+        fn(ctx, i, st, owner_pid(word_low(w)), part);
+    return st;
+}
+
+/* Sets a semaphore's value to `want` by posting or try-waiting; the delta. */
+static int resync_sem(sem_t *sem, int want)
+{
+    int v = 0, delta = 0;
+    sem_getvalue(sem, &v);
+    for (; v < want; v++, delta++)
+        sem_post(sem);
+    for (; v > want && sem_trywait(sem) == 0; v--, delta--)
+        ;
+    return delta;
+}
+
+int zk_pool_reap(zk_pool *h, unsigned flags, zk_pool_reap_fn fn, void *ctx,
+                 struct zk_pool_reap_stats *stats)
+{
+    struct zk_pool_reap_stats local;
+    int r = usable(h);
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    if (r < 0)
+        return r;
+    for (uint32_t i = 0; i < h->hdr->nslots; i++) {
+        int st = reap_slot(h, i, fn, ctx);
+        stats->filling_freed += st == ZK_SLOT_FILLING;
+        stats->claimed_requeued += st == ZK_SLOT_CLAIMED;
+    }
+    if ((r = pool_lock(h->hdr)) < 0)
+        return r;
+    struct pool_attach *t = pool_attach_table(h);
+    for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
+        uint64_t o = zk_load_relaxed(&t[i].owner);   /* relaxed: under the lock */
+        if (o && !pool_owner_alive(o)) {
+            zk_store_relaxed(&t[i].owner, 0);        /* relaxed: under the lock */
+            stats->attach_cleared++;
+        }
+    }
+    /* Quiescent (no other live process, and attaching needs this lock):
+     * the semaphores can be set exactly to the state counts. */
+    if ((flags & ZK_POOL_REAP_RESYNC) && pool_live_others(h) == 0) {
+        int nfree = 0, nready = 0;
+        for (uint32_t i = 0; i < h->hdr->nslots; i++) {
+            /* Relaxed: no other process runs; our own threads are idle by contract. */
+            int st = word_state(zk_load_relaxed(&pool_slot(h, i)->state));
+            nfree += st == ZK_SLOT_FREE;
+            nready += st == ZK_SLOT_READY;
+        }
+        stats->free_adjust = resync_sem(&h->hdr->sem_free, nfree);
+        stats->ready_adjust = resync_sem(&h->hdr->sem_ready, nready);
+        stats->resynced = 1;
+        if (stats->free_adjust || stats->ready_adjust)
+            count(h, ZK_PC_RESYNC);
+    }
+    pool_unlock(h->hdr);
+    return 0;
+}

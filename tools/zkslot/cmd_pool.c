@@ -1,0 +1,436 @@
+/*
+ * cmd_pool.c -- `zkslot pool create|status|check|reap|destroy`.
+ *
+ * The pool path is, in order: --pool PATH, $ZKSLOT_POOL, `path` in section
+ * [pool] of the config file ($ZKSLOT_CONFIG or /etc/zkslot/zkslot.conf),
+ * else ZK_POOL_DEFAULT_PATH.  Exit codes: 0 ok, 1 check found violations,
+ * 2 error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if __has_include(<ini.h>)
+#include <ini.h>
+#define HAVE_INIH 1
+#else
+#define HAVE_INIH 0
+#endif
+#include <jansson.h>
+
+#include "cmd.h"
+#include "zk/error.h"
+#include "zk/pool.h"
+
+#define CONFIG_DEFAULT "/etc/zkslot/zkslot.conf"
+
+static char config_pool[4096];
+
+#if HAVE_INIH
+static int ini_cb(void *user, const char *section, const char *name, const char *value)
+{
+    (void)user;
+    if (!strcmp(section, "pool") && !strcmp(name, "path"))
+        snprintf(config_pool, sizeof config_pool, "%s", value);
+    return 1;
+}
+#endif
+
+/* The pool path every subcommand uses (see the file comment). */
+static const char *pool_path(const char *flag)
+{
+    const char *env = getenv("ZKSLOT_POOL");
+    if (flag)
+        return flag;
+    if (env && *env)
+        return env;
+#if HAVE_INIH
+    const char *conf = getenv("ZKSLOT_CONFIG");
+    config_pool[0] = 0;
+    if (ini_parse(conf && *conf ? conf : CONFIG_DEFAULT, ini_cb, NULL) == 0 && config_pool[0])
+        return config_pool;
+#endif
+    return ZK_POOL_DEFAULT_PATH;
+}
+
+static const char *human(uint64_t b, char *buf, size_t len)
+{
+    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    int u = 0;
+    double v = (double)b;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    return buf;
+}
+
+static int parse_nodes(const char *s, int *nodes, unsigned *n)
+{
+    char *end;
+    *n = 0;
+    while (*s) {
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 0 || v > 1023 || *n >= 64)
+            return -1;
+        nodes[(*n)++] = (int)v;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    return *n ? 0 : -1;
+}
+
+static void print_hugepage_shortage(const struct zk_pool_create_result *res)
+{
+    char b[32];
+    uint64_t missing = res->pages_needed > res->pages_free ? res->pages_needed - res->pages_free : 0;
+    fprintf(stderr,
+            "zkslot pool create: not enough huge pages: the pool needs %llu pages of %s,"
+            " %llu are free (%llu reserved), %llu missing.\n"
+            "  reserve them (as root):  echo %llu > /proc/sys/vm/nr_hugepages\n"
+            "  and mount hugetlbfs:     mount -t hugetlbfs none /dev/hugepages\n"
+            "  or create the pool on tmpfs without huge pages: --tmpfs\n",
+            (unsigned long long)res->pages_needed, human(res->page_size, b, sizeof b),
+            (unsigned long long)res->pages_free, (unsigned long long)res->pages_reserved,
+            (unsigned long long)missing, (unsigned long long)(res->pages_reserved + missing));
+}
+
+static int do_create(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "slots", required_argument, 0, 's' }, { "slot-size", required_argument, 0, 'z' },
+        { "path", required_argument, 0, 'd' },  { "numa-nodes", required_argument, 0, 'n' },
+        { "pool", required_argument, 0, 'p' },  { "tmpfs", no_argument, 0, 't' },
+        { "hugetlb", no_argument, 0, 'H' },     { 0, 0, 0, 0 }
+    };
+    struct zk_pool_params p = { 0 };
+    struct zk_pool_create_result res;
+    const char *flag = NULL;
+    int nodes[64], c;
+    uint64_t v;
+    char b[32];
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if (zk_pool_parse_size(optarg, &v) < 0 || v == 0 || v > ZK_POOL_MAX_SLOTS) {
+                fprintf(stderr, "zkslot pool create: bad --slots '%s' (1..%d)\n", optarg,
+                        ZK_POOL_MAX_SLOTS);
+                return 2;
+            }
+            p.nslots = (uint32_t)v;
+            break;
+        case 'z':
+            if (zk_pool_parse_size(optarg, &p.slot_size) < 0 || p.slot_size == 0) {
+                fprintf(stderr, "zkslot pool create: bad --slot-size '%s' (e.g. 16G, 512M)\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'd': p.dir = optarg; break;
+        case 'p': flag = optarg; break;
+        case 't': p.flags |= ZK_POOL_CREATE_TMPFS; break;
+        case 'H': p.flags |= ZK_POOL_CREATE_HUGETLB; break;
+        case 'n':
+            if (parse_nodes(optarg, nodes, &p.n_numa_nodes) < 0) {
+                fprintf(stderr, "zkslot pool create: bad --numa-nodes '%s' (e.g. 0,1)\n", optarg);
+                return 2;
+            }
+            p.numa_nodes = nodes;
+            break;
+        default:
+            return 2;
+        }
+    }
+    if (!p.nslots || !p.slot_size) {
+        fprintf(stderr, "usage: zkslot pool create --slots N --slot-size SIZE [--path DIR]"
+                        " [--numa-nodes LIST] [--tmpfs|--hugetlb] [--pool PATH]\n");
+        return 2;
+    }
+    const char *path = pool_path(flag);
+    int r = zk_pool_create(path, &p, &res);
+    if (r == ZK_ENOHUGEPAGES && res.pages_needed) {
+        print_hugepage_shortage(&res);
+        return 2;
+    }
+    if (r < 0) {
+        fprintf(stderr, "zkslot pool create: %s: %s%s\n", path, zk_strerror(r),
+                r == ZK_EBADPARAMS ? " (the directory must be on tmpfs or hugetlbfs)" : "");
+        return 2;
+    }
+    printf("created pool %s: %u slots x %s, %s in %s\n", path, p.nslots,
+           human(p.slot_size, b, sizeof b),
+           res.backing == ZK_POOL_BACKING_HUGETLBFS ? "huge pages" : "tmpfs", res.file);
+    if (res.backing != ZK_POOL_BACKING_HUGETLBFS)
+        fprintf(stderr, "warning: huge pages are not in use (tmpfs backing)%s; see docs/pool.md\n",
+                res.hugepages_unmounted ? ": huge pages are reserved but no hugetlbfs is mounted"
+                                        : "");
+    return 0;
+}
+
+static int open_pool(const char *path, zk_pool **ret, unsigned flags)
+{
+    struct zk_pool_attach_opts o = { .name = "zkslot", .flags = flags };
+    zk_pool *h = malloc(zk_pool_sizeof());
+    if (!h)
+        return -ENOMEM;
+    int r = zk_pool_attach(h, path, &o);
+    if (r < 0) {
+        free(h);
+        fprintf(stderr, "zkslot pool: %s: %s\n", path, zk_strerror(r));
+        return r;
+    }
+    *ret = h;
+    return 0;
+}
+
+static const char *opt_pool(int argc, char **argv, int *json, int *force)
+{
+    const char *flag = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--pool") && i + 1 < argc)
+            flag = argv[++i];
+        else if (!strncmp(argv[i], "--pool=", 7))
+            flag = argv[i] + 7;
+        else if (json && !strcmp(argv[i], "--json"))
+            *json = 1;
+        else if (force && !strcmp(argv[i], "--force"))
+            *force = 1;
+        else {
+            fprintf(stderr, "zkslot pool %s: unknown argument '%s'\n", argv[0], argv[i]);
+            return NULL;
+        }
+    }
+    return pool_path(flag);
+}
+
+static const char *backing_name(int b)
+{
+    return b == ZK_POOL_BACKING_HUGETLBFS ? "hugetlbfs" : "tmpfs";
+}
+
+static json_t *status_json(const char *path, const zk_pool *h, const struct zk_pool_info *in)
+{
+    static const char *const cn[ZK_PC_COUNT] = {
+        "acquired", "published", "abandoned", "claimed", "unclaimed", "released",
+        "reaped_filling", "reaped_claimed", "checksum_failures", "resyncs" };
+    uint64_t now = (uint64_t)time(NULL) * 1000000000ULL;
+    json_t *o = json_object(), *slots = json_array(), *procs = json_array(), *ctr = json_object();
+    json_object_set_new(o, "path", json_string(path));
+    json_object_set_new(o, "backing", json_string(backing_name(in->backing)));
+    json_object_set_new(o, "huge_pages", json_boolean(in->backing == ZK_POOL_BACKING_HUGETLBFS));
+    json_object_set_new(o, "page_size", json_integer((json_int_t)in->page_size));
+    json_object_set_new(o, "slots", json_integer(in->nslots));
+    json_object_set_new(o, "slot_size", json_integer((json_int_t)in->slot_size));
+    json_object_set_new(o, "file_size", json_integer((json_int_t)in->file_size));
+    json_object_set_new(o, "sem_free", json_integer(in->sem_free));
+    json_object_set_new(o, "sem_ready", json_integer(in->sem_ready));
+    for (int s = 0; s < 4; s++)
+        json_object_set_new(o, zk_slot_state_name(s), json_integer(in->count[s]));
+    for (int c = 0; c < ZK_PC_COUNT; c++)
+        json_object_set_new(ctr, cn[c], json_integer((json_int_t)in->counters[c]));
+    json_object_set_new(o, "counters", ctr);
+    for (uint32_t i = 0; i < in->nslots; i++) {
+        struct zk_pool_slot_info si;
+        zk_pool_slot_info(h, i, &si);
+        json_t *s = json_object();
+        json_object_set_new(s, "index", json_integer(i));
+        json_object_set_new(s, "state", json_string(zk_slot_state_name(si.state)));
+        json_object_set_new(s, "numa_node", json_integer(si.numa_node));
+        json_object_set_new(s, "owner_pid", si.owner_pid ? json_integer(si.owner_pid) : json_null());
+        if (si.owner_alive >= 0)
+            json_object_set_new(s, "owner_alive", json_boolean(si.owner_alive));
+        json_object_set_new(s, "partition", si.partition_id == ZK_POOL_NO_ID
+                                                ? json_null() : json_integer((json_int_t)si.partition_id));
+        json_object_set_new(s, "key", si.key_id == ZK_POOL_NO_ID
+                                          ? json_null() : json_integer((json_int_t)si.key_id));
+        json_object_set_new(s, "bytes", json_integer((json_int_t)si.bytes));
+        json_object_set_new(s, "age_s", json_real(now > si.state_ns ? (double)(now - si.state_ns) / 1e9 : 0));
+        json_array_append_new(slots, s);
+    }
+    json_object_set_new(o, "slot_table", slots);
+    for (unsigned i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
+        struct zk_pool_attach_info ai;
+        if (zk_pool_attach_info(h, i, &ai) < 0)
+            continue;
+        json_t *p = json_object();
+        json_object_set_new(p, "pid", json_integer(ai.pid));
+        json_object_set_new(p, "name", json_string(ai.name));
+        json_object_set_new(p, "alive", json_boolean(ai.alive));
+        json_array_append_new(procs, p);
+    }
+    json_object_set_new(o, "attached", procs);
+    return o;
+}
+
+static void status_text(const char *path, const zk_pool *h, const struct zk_pool_info *in)
+{
+    char b1[32], b2[32], b3[32];
+    uint64_t now = (uint64_t)time(NULL) * 1000000000ULL;
+    printf("pool %s\n  backing: %s, huge pages %s (page %s)\n", path, backing_name(in->backing),
+           in->backing == ZK_POOL_BACKING_HUGETLBFS ? "in use" : "NOT in use",
+           human(in->page_size, b1, sizeof b1));
+    printf("  %u slots x %s (file %s)\n", in->nslots, human(in->slot_size, b2, sizeof b2),
+           human(in->file_size, b3, sizeof b3));
+    printf("  FREE %u  FILLING %u  READY %u  CLAIMED %u   semaphores: free %d, ready %d\n",
+           in->count[0], in->count[1], in->count[2], in->count[3], in->sem_free, in->sem_ready);
+    printf("  published %llu, claimed %llu, released %llu, reaped %llu+%llu, checksum failures %llu\n",
+           (unsigned long long)in->counters[ZK_PC_PUBLISHED],
+           (unsigned long long)in->counters[ZK_PC_CLAIMED],
+           (unsigned long long)in->counters[ZK_PC_RELEASED],
+           (unsigned long long)in->counters[ZK_PC_REAPED_FILLING],
+           (unsigned long long)in->counters[ZK_PC_REAPED_CLAIMED],
+           (unsigned long long)in->counters[ZK_PC_CHECKSUM_FAIL]);
+    printf("  %-5s %-8s %-4s %-12s %-10s %-10s %10s %9s\n", "slot", "state", "node", "owner",
+           "partition", "key", "bytes", "age");
+    for (uint32_t i = 0; i < in->nslots; i++) {
+        struct zk_pool_slot_info si;
+        char owner[24] = "-", part[24] = "-", key[24] = "-";
+        zk_pool_slot_info(h, i, &si);
+        if (si.owner_pid)
+            snprintf(owner, sizeof owner, "%d%s", si.owner_pid, si.owner_alive ? "" : " DEAD");
+        if (si.partition_id != ZK_POOL_NO_ID)
+            snprintf(part, sizeof part, "%llu", (unsigned long long)si.partition_id);
+        if (si.key_id != ZK_POOL_NO_ID)
+            snprintf(key, sizeof key, "%llu", (unsigned long long)si.key_id);
+        printf("  %-5u %-8s %-4d %-12s %-10s %-10s %10s %8.1fs\n", i,
+               zk_slot_state_name(si.state), si.numa_node, owner, part, key,
+               human(si.bytes, b1, sizeof b1),
+               now > si.state_ns ? (double)(now - si.state_ns) / 1e9 : 0.0);
+    }
+    printf("  attached processes: %u live, %u dead\n", in->attached_live, in->attached_dead);
+    for (unsigned i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
+        struct zk_pool_attach_info ai;
+        if (zk_pool_attach_info(h, i, &ai) == 0)
+            printf("    pid %d %s%s\n", ai.pid, ai.name, ai.alive ? "" : " (dead)");
+    }
+}
+
+static int do_status(int argc, char **argv)
+{
+    int json = 0;
+    zk_pool *h;
+    struct zk_pool_info in;
+    const char *path = opt_pool(argc, argv, &json, NULL);
+    if (!path)
+        return 2;
+    if (open_pool(path, &h, ZK_POOL_OBSERVER) < 0)
+        return 2;
+    zk_pool_info(h, &in);
+    if (json) {
+        json_t *o = status_json(path, h, &in);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        putchar('\n');
+        json_decref(o);
+    } else {
+        status_text(path, h, &in);
+    }
+    zk_pool_detach(h);
+    free(h);
+    return 0;
+}
+
+static void print_violation(void *ctx, const char *msg)
+{
+    (void)ctx;
+    printf("violation: %s\n", msg);
+}
+
+static int do_check(int argc, char **argv)
+{
+    zk_pool *h;
+    const char *path = opt_pool(argc, argv, NULL, NULL);
+    if (!path || open_pool(path, &h, ZK_POOL_OBSERVER) < 0)
+        return 2;
+    int n = zk_pool_check(h, print_violation, NULL);
+    zk_pool_detach(h);
+    free(h);
+    if (n)
+        printf("pool %s: %d violation%s\n", path, n, n == 1 ? "" : "s");
+    else
+        printf("pool %s: healthy\n", path);
+    return n ? 1 : 0;
+}
+
+static void print_reaped(void *ctx, uint32_t index, int old_state, int32_t pid, uint64_t part)
+{
+    (void)ctx;
+    printf("slot %u: %s by dead process %d -> %s (partition %lld)\n", index,
+           zk_slot_state_name(old_state), (int)pid,
+           old_state == ZK_SLOT_FILLING ? "FREE" : "READY",
+           part == ZK_POOL_NO_ID ? -1LL : (long long)part);
+}
+
+static int do_reap(int argc, char **argv)
+{
+    zk_pool *h;
+    struct zk_pool_reap_stats st;
+    const char *path = opt_pool(argc, argv, NULL, NULL);
+    if (!path || open_pool(path, &h, ZK_POOL_NO_REAP) < 0)
+        return 2;
+    int r = zk_pool_reap(h, ZK_POOL_REAP_RESYNC, print_reaped, NULL, &st);
+    zk_pool_detach(h);
+    free(h);
+    if (r < 0) {
+        fprintf(stderr, "zkslot pool reap: %s\n", zk_strerror(r));
+        return 2;
+    }
+    printf("reaped: %u FILLING -> FREE, %u CLAIMED -> READY, %u dead attach entries;"
+           " semaphores %s (free %+d, ready %+d)\n", st.filling_freed, st.claimed_requeued,
+           st.attach_cleared, st.resynced ? "resynced" : "left (other processes live)",
+           st.free_adjust, st.ready_adjust);
+    return 0;
+}
+
+static int do_destroy(int argc, char **argv)
+{
+    int force = 0;
+    unsigned live = 0;
+    const char *path = opt_pool(argc, argv, NULL, &force);
+    if (!path)
+        return 2;
+    int r = zk_pool_destroy(path, force, &live);
+    if (r == ZK_EBUSY) {
+        fprintf(stderr, "zkslot pool destroy: %s: %u live process%s attached;"
+                        " stop them or use --force\n", path, live, live == 1 ? "" : "es");
+        return 2;
+    }
+    if (r < 0) {
+        fprintf(stderr, "zkslot pool destroy: %s: %s\n", path, zk_strerror(r));
+        return 2;
+    }
+    printf("destroyed pool %s%s\n", path, live ? " (forced; attached processes keep their mapping)" : "");
+    return 0;
+}
+
+int cmd_pool(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } sub[] = { { "create", do_create }, { "status", do_status }, { "check", do_check },
+                { "reap", do_reap },     { "destroy", do_destroy } };
+    if (argc >= 2) {
+        for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+            if (!strcmp(argv[1], sub[i].name)) {
+                optind = 1;
+                return sub[i].fn(argc - 1, argv + 1);
+            }
+        }
+    }
+    fprintf(stderr,
+            "usage: zkslot pool create --slots N --slot-size SIZE [--path DIR] [--numa-nodes LIST]\n"
+            "                          [--tmpfs|--hugetlb] [--pool PATH]\n"
+            "       zkslot pool status [--json] [--pool PATH]\n"
+            "       zkslot pool check [--pool PATH]     (exit 1 on violations)\n"
+            "       zkslot pool reap [--pool PATH]      (recover slots of dead processes)\n"
+            "       zkslot pool destroy [--force] [--pool PATH]\n"
+            "  pool path: --pool, $ZKSLOT_POOL, [pool] path in %s, else %s\n",
+            CONFIG_DEFAULT, ZK_POOL_DEFAULT_PATH);
+    return 2;
+}
