@@ -1,0 +1,551 @@
+/*
+ * test_pool.c -- the slot pool, one transition and one error path at a time,
+ * with real processes (fork) wherever ownership matters.  tmpfs backing
+ * (/dev/shm); the hugetlbfs path is test_pool_hugetlb.c, the kill -9 stress
+ * is test_pool_stress.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "pool/atomics.h"
+#include "pool/layout.h"
+#include "zk/error.h"
+#include "zk/pool.h"
+#include "zktest.h"
+
+static char path[256];
+
+static zk_pool *attach_new(unsigned flags)
+{
+    struct zk_pool_attach_opts o = { .name = "test", .flags = flags, .tick_ms = 10 };
+    zk_pool *h = calloc(1, zk_pool_sizeof());
+    int r = zk_pool_attach(h, path, &o);
+    ZT_CHECK(r == 0, "attach: %s", zk_strerror(r));
+    return h;
+}
+
+static void drop(zk_pool *h)
+{
+    zk_pool_detach(h);
+    free(h);
+}
+
+static int make_pool(uint32_t nslots, uint64_t size)
+{
+    struct zk_pool_params p = { .nslots = nslots, .slot_size = size,
+                                .flags = ZK_POOL_CREATE_TMPFS };
+    struct zk_pool_create_result res;
+    int r = zk_pool_create(path, &p, &res);
+    ZT_CHECK(r == 0, "create: %s", zk_strerror(r));
+    ZT_CHECK(res.backing == ZK_POOL_BACKING_TMPFS);
+    return r;
+}
+
+static void test_parse_size(void)
+{
+    static const struct { const char *s; int r; uint64_t v; } cases[] = {
+        { "0", 0, 0 }, { "123", 0, 123 }, { "4K", 0, 4096 }, { "4k", 0, 4096 },
+        { "16M", 0, 16ULL << 20 }, { "16MiB", 0, 16ULL << 20 }, { "2G", 0, 2ULL << 30 },
+        { "3GB", 0, 3ULL << 30 }, { "1T", 0, 1ULL << 40 }, { "", -EINVAL, 0 },
+        { "x", -EINVAL, 0 }, { "12Q", -EINVAL, 0 }, { "-1", -EINVAL, 0 },
+        { "5 M", -EINVAL, 0 }, { "99999999999999999999", -ERANGE, 0 },
+        { "17179869184G", -ERANGE, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t v = 77;
+        int r = zk_pool_parse_size(cases[i].s, &v);
+        ZT_CHECK(r == cases[i].r, "'%s': %d", cases[i].s, r);
+        ZT_CHECK(v == (r ? 77 : cases[i].v), "'%s': %llu", cases[i].s, (unsigned long long)v);
+    }
+}
+
+static void test_create_errors(void)
+{
+    struct zk_pool_params p = { .nslots = 0, .slot_size = 1 << 20, .flags = ZK_POOL_CREATE_TMPFS };
+    ZT_CHECK(zk_pool_create(path, &p, NULL) == ZK_EBADPARAMS);
+    p.nslots = ZK_POOL_MAX_SLOTS + 1;
+    ZT_CHECK(zk_pool_create(path, &p, NULL) == ZK_EBADPARAMS);
+    p.nslots = 2;
+    p.slot_size = 0;
+    ZT_CHECK(zk_pool_create(path, &p, NULL) == ZK_EBADPARAMS);
+    p.slot_size = 1ULL << 61;
+    ZT_CHECK(zk_pool_create(path, &p, NULL) < 0, "absurd size accepted");
+    p.slot_size = 1 << 20;
+    int bad_node = 4096;
+    p.numa_nodes = &bad_node;
+    p.n_numa_nodes = 1;
+    ZT_CHECK(zk_pool_create(path, &p, NULL) == ZK_EBADPARAMS);
+    p.n_numa_nodes = 0;
+    p.flags = 0;
+    p.dir = "/nonexistent-dir-zk";
+    ZT_CHECK(zk_pool_create(path, &p, NULL) == -ENOENT);
+    p.dir = "/proc";    /* neither tmpfs nor hugetlbfs */
+    ZT_CHECK(zk_pool_create(path, &p, NULL) == ZK_EBADPARAMS);
+    p.dir = NULL;
+    p.flags = ZK_POOL_CREATE_TMPFS;
+    ZT_CHECK(zk_pool_create(path, &p, NULL) == 0);
+    ZT_CHECK(zk_pool_create(path, &p, NULL) == -EEXIST, "second create must not replace");
+    /* geometry: slot data aligned to 2 MiB, size rounded up */
+    zk_pool *h = attach_new(0);
+    struct zk_pool_info in;
+    zk_pool_info(h, &in);
+    ZT_CHECK(in.nslots == 2 && in.slot_size == (2u << 20) && in.page_size == (2u << 20));
+    ZT_CHECK(in.sem_free == 2 && in.sem_ready == 0 && in.count[ZK_SLOT_FREE] == 2);
+    ZT_CHECK(in.attached_live == 1);
+    for (uint32_t i = 0; i < 2; i++)
+        ZT_CHECK(((uintptr_t)pool_slot_data(h, i) - (uintptr_t)h->hdr) % (2u << 20) == 0);
+    drop(h);
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0);
+    ZT_CHECK(access(path, F_OK) != 0, "destroy left the file");
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == -ENOENT);
+}
+
+/* Writes `len` bytes at `off` of the pool file (to corrupt it on purpose). */
+static void poke(off_t off, const void *buf, size_t len)
+{
+    int fd = open(path, O_RDWR);
+    ZT_CHECK(fd >= 0 && pwrite(fd, buf, len, off) == (ssize_t)len);
+    close(fd);
+}
+
+static void test_attach_errors(void)
+{
+    zk_pool *h = calloc(1, zk_pool_sizeof());
+    ZT_CHECK(zk_pool_attach(h, "/dev/shm/zk-no-such-pool", NULL) == -ENOENT);
+    int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);     /* empty file */
+    close(fd);
+    ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_EBADMAGIC);
+    unlink(path);
+    fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);         /* garbage */
+    char junk[8192];
+    zt_rand_bytes(junk, sizeof junk);
+    ZT_CHECK(write(fd, junk, sizeof junk) == (ssize_t)sizeof junk);
+    close(fd);
+    ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_EBADMAGIC);
+    unlink(path);
+    make_pool(2, 1 << 20);
+    uint32_t v = 99;
+    poke(offsetof(struct pool_hdr, version), &v, 4);
+    ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_EVERSION);
+    v = POOL_LAYOUT_VERSION;
+    poke(offsetof(struct pool_hdr, version), &v, 4);
+    uint32_t n = 3;                                             /* geometry lie */
+    poke(offsetof(struct pool_hdr, nslots), &n, 4);
+    ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_EPOOL_LAYOUT);
+    n = 2;
+    poke(offsetof(struct pool_hdr, nslots), &n, 4);
+    uint64_t ss = 12345;
+    poke(offsetof(struct pool_hdr, slot_size), &ss, 8);
+    ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_EPOOL_LAYOUT);
+    ss = 2u << 20;
+    poke(offsetof(struct pool_hdr, slot_size), &ss, 8);
+    ZT_CHECK(truncate(path, 3u << 20) == 0);                      /* truncated */
+    ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_ETRUNCATED);
+    ZT_CHECK(truncate(path, 100) == 0);
+    ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_ETRUNCATED);
+    unlink(path);
+    free(h);
+}
+
+static void fill_pattern(unsigned char *p, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        p[i] = (unsigned char)(seed >> 56);
+    }
+}
+
+static void test_transitions(void)
+{
+    make_pool(3, 1 << 20);
+    zk_pool *h = attach_new(0);
+    struct zk_slot s, c, x;
+    zk_cancel_flag cancel = 0;
+    int r = zk_pool_acquire(h, 42, 7, 0, NULL, &s);
+    ZT_REQUIRE(r == 0, , "acquire: %s", zk_strerror(r));
+    struct zk_pool_slot_info si;
+    zk_pool_slot_info(h, s.index, &si);
+    ZT_CHECK(si.state == ZK_SLOT_FILLING && si.owner_pid == getpid() && si.owner_alive == 1);
+    ZT_CHECK(si.partition_id == 42 && si.key_id == 7);
+    /* nothing READY yet: claim times out, and a try-once fails at once */
+    ZT_CHECK(zk_pool_claim(h, ZK_POOL_ANY_NODE, 0, 0, NULL, &c) == ZK_ETIMEOUT);
+    ZT_CHECK(zk_pool_claim(h, ZK_POOL_ANY_NODE, 0, 30, NULL, &c) == ZK_ETIMEOUT);
+    /* wrong-state calls on a FILLING slot */
+    ZT_CHECK(zk_pool_release(h, &s) == ZK_ESTATE);
+    ZT_CHECK(zk_pool_unclaim(h, &s) == ZK_ESTATE);
+    /* regions outside the slot */
+    struct zk_slot_desc d = { .nregions = 2, .region_off = { 0, 4096 },
+                              .region_bytes = { 1000, s.capacity } };
+    ZT_CHECK(zk_pool_publish(h, &s, &d) == ZK_ERANGE);
+    d.nregions = ZK_POOL_MAX_REGIONS + 1;
+    ZT_CHECK(zk_pool_publish(h, &s, &d) == ZK_ERANGE);
+    d.nregions = 2;
+    d.region_bytes[1] = 5000;
+    fill_pattern(s.data, 1000, 1);
+    fill_pattern(s.data + 4096, 5000, 2);
+    r = zk_pool_publish(h, &s, &d);
+    ZT_CHECK(r == 0, "publish: %s", zk_strerror(r));
+    ZT_CHECK(zk_pool_publish(h, &s, &d) == ZK_ESTATE, "double publish");
+    ZT_CHECK(zk_pool_abandon(h, &s) == ZK_ESTATE);
+    zk_pool_slot_info(h, s.index, &si);
+    ZT_CHECK(si.state == ZK_SLOT_READY && si.bytes == 6000 && si.fill_ns > 0);
+    /* claim: the checksum is XXH3 of the regions concatenated */
+    r = zk_pool_claim(h, ZK_POOL_ANY_NODE, 0, 100, &cancel, &c);
+    ZT_CHECK(r == 0, "claim: %s", zk_strerror(r));
+    unsigned char ref[6000];
+    fill_pattern(ref, 1000, 1);
+    fill_pattern(ref + 1000, 5000, 2);
+    ZT_CHECK(c.checksum == XXH3_64bits(ref, sizeof ref));
+    ZT_CHECK(c.index == s.index && c.partition_id == 42 && c.key_id == 7 && c.nregions == 2);
+    ZT_CHECK(c.region_off[1] == 4096 && c.region_bytes[1] == 5000 && c.claim_ns >= c.fill_ns);
+    ZT_CHECK(memcmp(c.data + 4096, ref + 1000, 5000) == 0);
+    zk_pool_slot_info(h, c.index, &si);
+    ZT_CHECK(si.state == ZK_SLOT_CLAIMED && si.owner_pid == getpid());
+    ZT_CHECK(zk_pool_publish(h, &c, &d) == ZK_ESTATE);
+    ZT_CHECK(zk_pool_abandon(h, &c) == ZK_ESTATE);
+    /* unclaim hands it back READY, claim again, release frees it */
+    ZT_CHECK(zk_pool_unclaim(h, &c) == 0);
+    ZT_CHECK(zk_pool_release(h, &c) == ZK_ESTATE, "stale handle after unclaim");
+    ZT_CHECK(zk_pool_claim(h, ZK_POOL_ANY_NODE, 0, 100, NULL, &c) == 0);
+    ZT_CHECK(zk_pool_release(h, &c) == 0);
+    ZT_CHECK(zk_pool_release(h, &c) == ZK_ESTATE, "double release");
+    zk_pool_slot_info(h, c.index, &si);
+    ZT_CHECK(si.state == ZK_SLOT_FREE && si.partition_id == ZK_POOL_NO_ID);
+    /* abandon: FILLING -> FREE */
+    ZT_CHECK(zk_pool_acquire(h, 1, 1, 0, NULL, &s) == 0);
+    ZT_CHECK(zk_pool_abandon(h, &s) == 0);
+    /* full pool: acquire times out, and cancels */
+    struct zk_slot all[3];
+    for (int i = 0; i < 3; i++)
+        ZT_CHECK(zk_pool_acquire(h, (uint64_t)i, 0, 0, NULL, &all[i]) == 0);
+    ZT_CHECK(zk_pool_acquire(h, 9, 0, 0, NULL, &x) == ZK_ETIMEOUT);
+    ZT_CHECK(zk_pool_acquire(h, 9, 0, 40, NULL, &x) == ZK_ETIMEOUT);
+    cancel = 1;
+    ZT_CHECK(zk_pool_acquire(h, 9, 0, -1, &cancel, &x) == ZK_ECANCELED);
+    ZT_CHECK(zk_pool_claim(h, ZK_POOL_ANY_NODE, 0, -1, &cancel, &x) == ZK_ECANCELED);
+    cancel = 0;
+    for (int i = 0; i < 3; i++)
+        ZT_CHECK(zk_pool_abandon(h, &all[i]) == 0);
+    struct zk_pool_info in;
+    zk_pool_info(h, &in);
+    ZT_CHECK(in.count[ZK_SLOT_FREE] == 3 && in.sem_free == 3 && in.sem_ready == 0);
+    ZT_CHECK(in.counters[ZK_PC_PUBLISHED] == 1 && in.counters[ZK_PC_CLAIMED] == 2);
+    ZT_CHECK(in.counters[ZK_PC_UNCLAIMED] == 1 && in.counters[ZK_PC_RELEASED] == 1);
+    ZT_CHECK(in.counters[ZK_PC_ABANDONED] == 4);
+    ZT_CHECK(zk_pool_check(h, NULL, NULL) == 0);
+    drop(h);
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0);
+}
+
+static void test_fifo_and_numa(void)
+{
+    make_pool(4, 1 << 20);
+    zk_pool *h = attach_new(0);
+    struct zk_slot s[4], c;
+    struct zk_slot_desc d = { 0 };
+    /* publish in order 0..3; pretend slots 1 and 3 sit on node 1 */
+    for (int i = 0; i < 4; i++)
+        ZT_CHECK(zk_pool_acquire(h, (uint64_t)(100 + i), 0, 0, NULL, &s[i]) == 0);
+    for (int i = 0; i < 4; i++)
+        pool_slot(h, s[i].index)->numa_node = i & 1;
+    for (int i = 0; i < 4; i++)
+        ZT_CHECK(zk_pool_publish(h, &s[i], &d) == 0);
+    ZT_CHECK(zk_pool_claim(h, 1, 0, 0, NULL, &c) == 0 && c.partition_id == 101);
+    ZT_CHECK(c.numa_node == 1);
+    ZT_CHECK(zk_pool_release(h, &c) == 0);
+    ZT_CHECK(zk_pool_claim(h, ZK_POOL_ANY_NODE, 0, 0, NULL, &c) == 0 && c.partition_id == 100,
+             "oldest first: %llu", (unsigned long long)c.partition_id);
+    ZT_CHECK(zk_pool_release(h, &c) == 0);
+    ZT_CHECK(zk_pool_claim(h, 1, 0, 0, NULL, &c) == 0 && c.partition_id == 103);
+    ZT_CHECK(zk_pool_release(h, &c) == 0);
+    ZT_CHECK(zk_pool_claim(h, 1, 0, 0, NULL, &c) == 0 && c.partition_id == 102,
+             "falls back to another node");
+    ZT_CHECK(zk_pool_release(h, &c) == 0);
+    drop(h);
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0);
+}
+
+static void test_writer_and_checksum(void)
+{
+    make_pool(2, 1 << 20);
+    zk_pool *h = attach_new(0);
+    struct zk_slot s, c;
+    struct zk_pool_writer w;
+    size_t n1 = 300000, n2 = 77777;
+    unsigned char *src = malloc(n1 + n2);
+    zt_rand_bytes(src, n1 + n2);
+    ZT_CHECK(zk_pool_acquire(h, 5, 5, 0, NULL, &s) == 0);
+    zk_pool_writer_init(&w, &s);
+    ZT_CHECK(zk_pool_writer_put(&w, src, 10) == ZK_ERANGE, "put before region");
+    ZT_CHECK(zk_pool_writer_region(&w, 0) == 0);
+    ZT_CHECK(zk_pool_writer_put(&w, src, 1000) == 0);
+    ZT_CHECK(zk_pool_writer_put(&w, src + 1000, n1 - 1000) == 0);
+    ZT_CHECK(zk_pool_writer_region(&w, 100) == ZK_ERANGE, "region overlapping the last one");
+    ZT_CHECK(zk_pool_writer_region(&w, 512 * 1024) == 0);
+    ZT_CHECK(zk_pool_writer_put(&w, src + n1, n2) == 0);
+    ZT_CHECK(zk_pool_writer_put(&w, src, s.capacity) == ZK_ERANGE, "past the end");
+    const struct zk_slot_desc *d = zk_pool_writer_finish(&w);
+    ZT_CHECK(d->nregions == 2 && d->region_bytes[0] == n1 && d->region_bytes[1] == n2);
+    ZT_CHECK(d->checksum == XXH3_64bits(src, n1 + n2), "streamed checksum");
+    ZT_CHECK(zk_pool_publish(h, &s, d) == 0);
+    ZT_CHECK(zk_pool_check(h, NULL, NULL) == 0);
+    /* corrupt one byte of a READY slot: check sees it, claim refuses it */
+    pool_slot_data(h, s.index)[512 * 1024 + 5] ^= 1;
+    ZT_CHECK(zk_pool_check(h, NULL, NULL) == 1);
+    ZT_CHECK(zk_pool_claim(h, ZK_POOL_ANY_NODE, 0, 0, NULL, &c) == ZK_ECHECKSUM);
+    struct zk_pool_slot_info si;
+    zk_pool_slot_info(h, s.index, &si);
+    ZT_CHECK(si.state == ZK_SLOT_CLAIMED, "a bad slot stays with the claimer");
+    ZT_CHECK(c.partition_id == 5 && zk_pool_verify(h, &c) == ZK_ECHECKSUM);
+    ZT_CHECK(zk_pool_release(h, &c) == 0);
+    struct zk_pool_info in;
+    zk_pool_info(h, &in);
+    ZT_CHECK(in.counters[ZK_PC_CHECKSUM_FAIL] == 1);
+    /* NOVERIFY leaves the check to the caller */
+    ZT_CHECK(zk_pool_acquire(h, 6, 6, 0, NULL, &s) == 0);
+    struct zk_slot_desc d2 = { .nregions = 1, .region_bytes = { 64 }, .have_checksum = 1,
+                               .checksum = 1 };
+    ZT_CHECK(zk_pool_publish(h, &s, &d2) == 0);
+    ZT_CHECK(zk_pool_claim(h, ZK_POOL_ANY_NODE, ZK_POOL_CLAIM_NOVERIFY, 0, NULL, &c) == 0);
+    ZT_CHECK(zk_pool_verify(h, &c) == ZK_ECHECKSUM);
+    ZT_CHECK(zk_pool_release(h, &c) == 0);
+    free(src);
+    drop(h);
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0);
+}
+
+/* Child: attach, take a slot into `state`, report, then hang or exit. */
+static pid_t child_holding(int state, int hang, int *ret_index)
+{
+    int pfd[2];
+    ZT_CHECK(pipe(pfd) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct zk_pool_attach_opts o = { .name = "child", .tick_ms = 10 };
+        zk_pool *h = calloc(1, zk_pool_sizeof());
+        struct zk_slot s;
+        struct zk_slot_desc d = { .nregions = 1, .region_bytes = { 16 } };
+        int idx = -1;
+        if (zk_pool_attach(h, path, &o) == 0 && zk_pool_acquire(h, 77, 1, 0, NULL, &s) == 0) {
+            idx = (int)s.index;
+            if (state == ZK_SLOT_CLAIMED &&
+                (zk_pool_publish(h, &s, &d) || zk_pool_claim(h, -1, 0, 0, NULL, &s)))
+                idx = -1;
+        }
+        if (write(pfd[1], &idx, sizeof idx) != sizeof idx)
+            _exit(3);
+        while (hang)
+            pause();
+        _exit(0);   /* dies holding the slot, never detaches */
+    }
+    close(pfd[1]);
+    ZT_CHECK(read(pfd[0], ret_index, sizeof *ret_index) == sizeof *ret_index);
+    close(pfd[0]);
+    return pid;
+}
+
+static void print_violation(void *ctx, const char *msg)
+{
+    (void)ctx;
+    printf("  violation: %s\n", msg);
+}
+
+struct reaped { int n; uint64_t part; int old; };
+
+static void on_reap(void *ctx, uint32_t index, int old_state, int32_t pid, uint64_t part)
+{
+    struct reaped *r = ctx;
+    (void)index;
+    (void)pid;
+    r->n++;
+    r->part = part;
+    r->old = old_state;
+}
+
+static void test_reaper(void)
+{
+    make_pool(2, 1 << 20);
+    zk_pool *h = attach_new(ZK_POOL_NO_REAP);
+    struct zk_pool_reap_stats st;
+    struct zk_pool_slot_info si;
+    struct reaped rp = { 0 };
+    int idx;
+    /* FILLING owner dies (zombie first, then really gone) */
+    pid_t pid = child_holding(ZK_SLOT_FILLING, 1, &idx);
+    ZT_REQUIRE(idx >= 0, , "child could not acquire");
+    ZT_CHECK(zk_pool_check(h, NULL, NULL) == 0, "live owner is no violation");
+    ZT_CHECK(zk_pool_reap(h, 0, NULL, NULL, &st) == 0 && st.filling_freed == 0);
+    kill(pid, SIGKILL);
+    for (int i = 0; i < 1000; i++) {   /* wait until it is a zombie */
+        zk_pool_slot_info(h, (uint32_t)idx, &si);
+        if (si.owner_alive == 0)
+            break;
+        usleep(1000);
+    }
+    ZT_CHECK(si.owner_alive == 0, "a zombie owner counts as dead");
+    ZT_CHECK(zk_pool_check(h, NULL, NULL) >= 1);
+    ZT_CHECK(zk_pool_reap(h, 0, on_reap, &rp, &st) == 0);
+    ZT_CHECK(st.filling_freed == 1 && rp.n == 1 && rp.part == 77 && rp.old == ZK_SLOT_FILLING);
+    ZT_CHECK(zk_pool_reap(h, 0, on_reap, &rp, &st) == 0 && st.filling_freed == 0 && rp.n == 1,
+             "reaping is idempotent");
+    waitpid(pid, NULL, 0);
+    zk_pool_slot_info(h, (uint32_t)idx, &si);
+    ZT_CHECK(si.state == ZK_SLOT_FREE);
+    /* CLAIMED owner exits without releasing: the partition goes back READY */
+    pid = child_holding(ZK_SLOT_CLAIMED, 0, &idx);
+    waitpid(pid, NULL, 0);
+    ZT_CHECK(idx >= 0);
+    ZT_CHECK(zk_pool_reap(h, 0, on_reap, &rp, &st) == 0 && st.claimed_requeued == 1);
+    ZT_CHECK(st.attach_cleared >= 1, "dead child's attach entry cleared");
+    zk_pool_slot_info(h, (uint32_t)idx, &si);
+    ZT_CHECK(si.state == ZK_SLOT_READY && si.partition_id == 77);
+    struct zk_slot c;
+    ZT_CHECK(zk_pool_claim(h, -1, 0, 0, NULL, &c) == 0 && c.partition_id == 77);
+    ZT_CHECK(zk_pool_release(h, &c) == 0);
+    /* PID reuse: our own pid with another start time is a dead owner */
+    uint64_t forged = ((uint64_t)getpid() << POOL_PID_SHIFT) | ((h->owner + 12345) & POOL_START_MASK);
+    zk_store_release(&pool_slot(h, 0)->state, word_make(ZK_SLOT_FILLING, forged));
+    zk_store_release(&pool_slot(h, 1)->state, word_make(ZK_SLOT_CLAIMED, h->owner));
+    ZT_CHECK(zk_pool_reap(h, 0, NULL, NULL, &st) == 0);
+    ZT_CHECK(st.filling_freed == 1 && st.claimed_requeued == 0, "recycled pid detected, live kept");
+    zk_store_release(&pool_slot(h, 1)->state, 0);
+    /* the forged transitions bypassed the semaphores: check sees it, resync repairs */
+    ZT_CHECK(zk_pool_check(h, NULL, NULL) >= 1);
+    ZT_CHECK(zk_pool_reap(h, ZK_POOL_REAP_RESYNC, NULL, NULL, &st) == 0 && st.resynced);
+    ZT_CHECK(zk_pool_check(h, print_violation, NULL) == 0);
+    drop(h);
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0);
+}
+
+static void test_leaked_permit(void)
+{
+    make_pool(1, 1 << 20);
+    zk_pool *h = attach_new(0);
+    struct zk_slot s, c;
+    /* a killed process took the only `free` permit without changing a state */
+    ZT_CHECK(sem_trywait(&h->hdr->sem_free) == 0);
+    ZT_CHECK(zk_pool_acquire(h, 1, 1, 500, NULL, &s) == 0, "slot found by the tick rescan");
+    struct zk_slot_desc d = { 0 };
+    ZT_CHECK(zk_pool_publish(h, &s, &d) == 0);
+    ZT_CHECK(sem_trywait(&h->hdr->sem_ready) == 0);   /* leak the ready permit too */
+    ZT_CHECK(zk_pool_claim(h, -1, 0, 500, NULL, &c) == 0);
+    ZT_CHECK(zk_pool_release(h, &c) == 0);
+    ZT_CHECK(zk_pool_check(h, print_violation, NULL) == 0);
+    drop(h);
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0);
+}
+
+static void test_attach_table_and_destroy(void)
+{
+    make_pool(1, 1 << 20);
+    zk_pool *h = attach_new(0);
+    /* a handle inherited across fork is refused in the child */
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct zk_slot s;
+        _exit(zk_pool_acquire(h, 1, 1, 0, NULL, &s) == ZK_ESTATE ? 0 : 1);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ZT_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "inherited handle usable");
+    /* a live attached process blocks destroy; our own entry does not */
+    int idx;
+    pid = child_holding(ZK_SLOT_FILLING, 1, &idx);
+    unsigned live = 0;
+    ZT_CHECK(zk_pool_destroy(path, 0, &live) == ZK_EBUSY && live == 1);
+    struct zk_pool_attach_info ai;
+    int seen = 0;
+    for (unsigned i = 0; i < ZK_POOL_MAX_ATTACH; i++)
+        seen += zk_pool_attach_info(h, i, &ai) == 0 && ai.pid == pid && ai.alive;
+    ZT_CHECK(seen == 1 && !strcmp(ai.name, "child") ? 1 : seen == 1);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    ZT_CHECK(zk_pool_destroy(path, 0, &live) == 0 && live == 0, "dead processes do not block");
+    ZT_CHECK(zk_pool_attach(calloc(1, zk_pool_sizeof()), path, NULL) == -ENOENT);
+    drop(h);   /* the mapping outlived the unlink */
+    /* --force */
+    make_pool(1, 1 << 20);
+    pid = child_holding(ZK_SLOT_FILLING, 1, &idx);
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == ZK_EBUSY);
+    ZT_CHECK(zk_pool_destroy(path, 1, &live) == 0 && live == 1);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    /* attach table full */
+    make_pool(1, 1 << 20);
+    zk_pool *hs[ZK_POOL_MAX_ATTACH + 1];
+    int ok = 0;
+    for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
+        hs[i] = calloc(1, zk_pool_sizeof());
+        ok += zk_pool_attach(hs[i], path, NULL) == 0;
+    }
+    ZT_CHECK(ok == ZK_POOL_MAX_ATTACH);
+    hs[ZK_POOL_MAX_ATTACH] = calloc(1, zk_pool_sizeof());
+    ZT_CHECK(zk_pool_attach(hs[ZK_POOL_MAX_ATTACH], path, NULL) == -EUSERS);
+    struct zk_pool_attach_opts obs = { .flags = ZK_POOL_OBSERVER };
+    ZT_CHECK(zk_pool_attach(hs[ZK_POOL_MAX_ATTACH], path, &obs) == 0, "observers need no entry");
+    struct zk_slot s;
+    ZT_CHECK(zk_pool_acquire(hs[ZK_POOL_MAX_ATTACH], 1, 1, 0, NULL, &s) == ZK_ESTATE);
+    ZT_CHECK(zk_pool_reap(hs[ZK_POOL_MAX_ATTACH], 0, NULL, NULL, NULL) == ZK_ESTATE);
+    for (int i = 0; i <= ZK_POOL_MAX_ATTACH; i++)
+        drop(hs[i]);
+    zk_pool_detach(NULL);
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0);
+}
+
+static void test_cli(void)
+{
+    const char *z = getenv("ZKSLOT");
+    char cmd[1024];
+    if (!z || access(z, X_OK)) {
+        printf("  (ZKSLOT not set: CLI checks skipped)\n");
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "%s pool create --pool %s --slots 2 --slot-size 1M --tmpfs >/dev/null 2>&1", z, path);
+    ZT_CHECK(system(cmd) == 0);
+    ZT_CHECK(system(cmd) != 0, "second create refused");
+    snprintf(cmd, sizeof cmd, "ZKSLOT_POOL=%s %s pool status --json | grep -q '\"FREE\": 2'", path, z);
+    ZT_CHECK(system(cmd) == 0, "status --json");
+    snprintf(cmd, sizeof cmd, "%s pool check --pool %s >/dev/null", z, path);
+    ZT_CHECK(system(cmd) == 0, "check clean");
+    zk_pool *h = attach_new(ZK_POOL_NO_REAP);
+    int idx;
+    pid_t pid = child_holding(ZK_SLOT_FILLING, 0, &idx);
+    waitpid(pid, NULL, 0);
+    ZT_CHECK(WEXITSTATUS(system(cmd)) == 1, "check reports the dead owner");
+    snprintf(cmd, sizeof cmd, "%s pool reap --pool %s >/dev/null", z, path);
+    ZT_CHECK(system(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "%s pool check --pool %s >/dev/null", z, path);
+    ZT_CHECK(system(cmd) == 0, "clean after reap");
+    snprintf(cmd, sizeof cmd, "%s pool destroy --pool %s >/dev/null 2>&1", z, path);
+    ZT_CHECK(system(cmd) != 0, "destroy refused while we are attached from another process");
+    drop(h);
+    ZT_CHECK(system(cmd) == 0);
+}
+
+int main(int argc, char **argv)
+{
+    zt_init(argc, argv);
+    snprintf(path, sizeof path, "/dev/shm/zkslot-test-%d.pool", (int)getpid());
+    unlink(path);
+    test_parse_size();
+    test_create_errors();
+    test_attach_errors();
+    test_transitions();
+    test_fifo_and_numa();
+    test_writer_and_checksum();
+    test_reaper();
+    test_leaked_permit();
+    test_attach_table_and_destroy();
+    test_cli();
+    unlink(path);
+    return zt_finish();
+}
