@@ -470,7 +470,9 @@ static void test_attach_table_and_destroy(void)
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     ZT_CHECK(zk_pool_destroy(path, 0, &live) == 0 && live == 0, "dead processes do not block");
-    ZT_CHECK(zk_pool_attach(calloc(1, zk_pool_sizeof()), path, NULL) == -ENOENT);
+    zk_pool *gone = calloc(1, zk_pool_sizeof());
+    ZT_CHECK(zk_pool_attach(gone, path, NULL) == -ENOENT);
+    free(gone);
     drop(h);   /* the mapping outlived the unlink */
     /* --force */
     make_pool(1, 1 << 20);
