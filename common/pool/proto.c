@@ -14,7 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define XXH_STATIC_LINKING_ONLY
+/* Debian's xxHash, compiled inline so that XXH3 uses the widest vector
+ * unit of the build target (the shared library is built for baseline SSE2);
+ * the hash value is the same on every path. */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "pool/atomics.h"
