@@ -29,6 +29,23 @@
 typedef uint64_t limb_t;
 typedef unsigned __int128 dlimb_t;
 
+/*
+ * ZK_FF_ASM is 1 when mul_mont_n / sqr_mont_n use the MULX/ADCX/ADOX inline
+ * assembly of mont_x86_64.h for 4 and 6 limbs: x86-64 with ADX and BMI2
+ * enabled at compile time (-march=native on the build machine), an optimizing
+ * build, not CUDA, and ZK_NO_ASM not defined (define it to force the portable
+ * C below, e.g. to test it).  The asm addresses p as a memory operand (pass a
+ * static constant array, as the field code does, so it is RIP-relative) and
+ * takes n0 as an immediate, so it is used only when n0 is a compile-time
+ * constant; other calls run the portable C.
+ */
+#if defined(__x86_64__) && defined(__ADX__) && defined(__BMI2__) && \
+    !defined(__CUDACC__) && !defined(ZK_NO_ASM) && defined(__OPTIMIZE__)
+# define ZK_FF_ASM 1
+#else
+# define ZK_FF_ASM 0
+#endif
+
 /* ret = a + b, returns the carry out. */
 ZK_HD limb_t add_n(limb_t *ret, const limb_t *a, const limb_t *b, size_t n)
 {
@@ -135,12 +152,12 @@ ZK_HD void neg_mod_n(limb_t *ret, const limb_t *a, const limb_t *p, size_t n)
 }
 
 /*
- * ret = a * b * 2^(-64n) mod p  (CIOS Montgomery multiplication).
+ * ret = a * b * 2^(-64n) mod p  (CIOS Montgomery multiplication), portable C.
  * Uses the "no final carry" form, valid because p's top limb < 2^63 - 1:
  * the running accumulator stays below 2p and fits in n limbs.
  */
-ZK_HD void mul_mont_n(limb_t *ret, const limb_t *a, const limb_t *b,
-                      const limb_t *p, limb_t n0, size_t n)
+ZK_HD void mul_mont_n_c(limb_t *ret, const limb_t *a, const limb_t *b,
+                        const limb_t *p, limb_t n0, size_t n)
 {
     limb_t t[ZK_MAX_LIMBS + 1];
     for (size_t i = 0; i < n; i++)
@@ -166,6 +183,28 @@ ZK_HD void mul_mont_n(limb_t *ret, const limb_t *a, const limb_t *b,
         t[n - 1] = hi + (limb_t)c;              /* cannot overflow: spare bits */
     }
     cond_sub_n(ret, t, p, n);
+}
+
+#if ZK_FF_ASM
+# include "mont_x86_64.h"
+#endif
+
+/* ret = a * b * 2^(-64n) mod p: the asm for n = 4, 6 when ZK_FF_ASM, else C. */
+ZK_HD void mul_mont_n(limb_t *ret, const limb_t *a, const limb_t *b,
+                      const limb_t *p, limb_t n0, size_t n)
+{
+#if ZK_FF_ASM
+    /* the asm takes n0 as an immediate: only for compile-time constants */
+    if (__builtin_constant_p(n0) && n == 4) {
+        mul_mont_4_x86(ret, a, b, p, n0);
+        return;
+    }
+    if (__builtin_constant_p(n0) && n == 6) {
+        mul_mont_6_x86(ret, a, b, p, n0);
+        return;
+    }
+#endif
+    mul_mont_n_c(ret, a, b, p, n0, n);
 }
 
 /* ret = a^2 * 2^(-64n) mod p. */
