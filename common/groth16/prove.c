@@ -1,0 +1,437 @@
+/*
+ * prove.c -- the Groth16 prover (SNARKJS_FORMATS.md section 7) and the
+ * curve-independent parts of the verifier: key loading, the split
+ * start/finalize API, blinding scalars, and the per-curve instantiations of
+ * prove_tmpl.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "ec/curves.h"
+#include "g16_internal.h"
+#include "zk/error.h"
+#include "zk/msm.h"
+#include "zk/ntt.h"
+#include "zk/pairing.h"
+#include "zk/parallel.h"
+
+/* ---- per-curve instantiations --------------------------------------------- */
+
+#define ZK_T bn254
+#define ZK_T_CURVE ZK_CURVE_BN254
+#include "prove_tmpl.h"
+#undef ZK_T
+#undef ZK_T_CURVE
+
+#define ZK_T bls381
+#define ZK_T_CURVE ZK_CURVE_BLS12_381
+#include "prove_tmpl.h"
+#undef ZK_T
+#undef ZK_T_CURVE
+
+const struct g16_ops *zk_g16_ops(enum zk_curve curve)
+{
+    switch (curve) {
+    case ZK_CURVE_BN254: return &g16_bn254_g16_ops;
+    case ZK_CURVE_BLS12_381: return &g16_bls381_g16_ops;
+    }
+    return NULL;
+}
+
+double zk_g16_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- memory helpers ------------------------------------------------------- */
+
+static void *g16_alloc(size_t n)
+{
+    size_t sz = (n + 63) & ~(size_t)63;
+    return aligned_alloc(64, sz ? sz : 64);
+}
+
+static void g16_wipe(void *p, size_t n)
+{
+    volatile unsigned char *v = p;
+    while (n--)
+        *v++ = 0;
+}
+
+/* ---- key loading ---------------------------------------------------------- */
+
+struct zk_groth16_key *zk_groth16_key_free(struct zk_groth16_key *k)
+{
+    if (!k)
+        return NULL;
+    for (int m = 0; m < 2; m++) {
+        free(k->rowptr[m]);
+        free(k->sig[m]);
+        free(k->val[m]);
+    }
+    free(k->pt_a);
+    free(k->pt_b1);
+    free(k->pt_b2);
+    free(k->pt_c);
+    free(k->pt_h);
+    free(k->pt_ic);
+    free(k);
+    return NULL;
+}
+
+const struct zk_zkey_header *zk_groth16_key_header(const struct zk_groth16_key *k)
+{
+    return &k->hdr;
+}
+
+/* Read section 4 and regroup it by (matrix, row) with a counting sort. */
+static int load_coefs(struct zk_groth16_key *k, const struct zk_zkey *z, struct zk_diag *diag)
+{
+    const uint64_t nc = k->hdr.n_coef;
+    const size_t n = k->hdr.domain_size;
+    const uint64_t chunk = 1u << 16;
+    struct zk_zkey_coef *tmp = NULL;
+    uint64_t cnt[2] = { 0, 0 };
+    int rc = -ENOMEM;
+
+    if (nc > UINT32_MAX)
+        return ZK_EFORMAT;
+    tmp = malloc((size_t)(nc < chunk ? (nc ? nc : 1) : chunk) * sizeof *tmp);
+    for (int m = 0; m < 2; m++)
+        k->rowptr[m] = calloc(n + 1, sizeof(uint32_t));
+    if (!tmp || !k->rowptr[0] || !k->rowptr[1])
+        goto out;
+    /* pass 1: count entries per row */
+    for (uint64_t f = 0; f < nc; f += chunk) {
+        uint64_t cn = nc - f < chunk ? nc - f : chunk;
+        if ((rc = zk_zkey_read_coefs(z, f, cn, tmp, diag)))
+            goto out;
+        for (uint64_t i = 0; i < cn; i++) {
+            k->rowptr[tmp[i].matrix][tmp[i].constraint + 1]++;
+            cnt[tmp[i].matrix]++;
+        }
+    }
+    rc = -ENOMEM;
+    for (int m = 0; m < 2; m++) {
+        for (size_t i = 0; i < n; i++)
+            k->rowptr[m][i + 1] += k->rowptr[m][i];
+        k->sig[m] = malloc((cnt[m] ? cnt[m] : 1) * sizeof(uint32_t));
+        k->val[m] = g16_alloc((cnt[m] ? cnt[m] : 1) * sizeof(zk_scalar));
+        if (!k->sig[m] || !k->val[m])
+            goto out;
+    }
+    /* pass 2: place entries; rowptr[m][i] is used as the fill cursor of row i
+     * and ends up as the start of row i + 1, so shift back afterwards */
+    for (uint64_t f = 0; f < nc; f += chunk) {
+        uint64_t cn = nc - f < chunk ? nc - f : chunk;
+        if ((rc = zk_zkey_read_coefs(z, f, cn, tmp, diag)))
+            goto out;
+        for (uint64_t i = 0; i < cn; i++) {
+            const struct zk_zkey_coef *e = &tmp[i];
+            uint32_t at = k->rowptr[e->matrix][e->constraint]++;
+            k->sig[e->matrix][at] = e->signal;
+            memcpy(k->val[e->matrix][at].l, e->value, sizeof e->value);
+        }
+    }
+    for (int m = 0; m < 2; m++) {
+        memmove(k->rowptr[m] + 1, k->rowptr[m], n * sizeof(uint32_t));
+        k->rowptr[m][0] = 0;
+    }
+    rc = 0;
+out:
+    free(tmp);
+    return rc;
+}
+
+static int load_points(const struct zk_zkey *z, enum zk_zkey_section id, void **ret,
+                       struct zk_diag *diag)
+{
+    size_t pb = 0;
+    uint64_t cnt = zk_zkey_section_points(z, id, &pb);
+    void *p = g16_alloc(cnt * pb);
+    int rc;
+
+    if (!p)
+        return -ENOMEM;
+    if (cnt && (rc = zk_zkey_read_points(z, id, 0, cnt, p, diag))) {
+        free(p);
+        return rc;
+    }
+    *ret = p;
+    return 0;
+}
+
+int zk_groth16_key_load(const struct zk_zkey *z, unsigned nthreads, struct zk_diag *diag,
+                        struct zk_groth16_key **ret)
+{
+    struct zk_groth16_key *k;
+    int rc;
+
+    (void)nthreads;
+    if (!z || !ret)
+        return ZK_EBADPARAMS;
+    k = calloc(1, sizeof *k);
+    if (!k)
+        return -ENOMEM;
+    k->hdr = z->hdr;
+    k->ops = zk_g16_ops(z->hdr.curve);
+    k->g1b = z->hdr.g1_bytes;
+    k->g2b = z->hdr.g2_bytes;
+    rc = ZK_ECURVE;
+    if (!k->ops)
+        goto fail;
+    if ((rc = load_coefs(k, z, diag)) ||
+        (rc = load_points(z, ZK_ZKEY_SEC_IC, &k->pt_ic, diag)) ||
+        (rc = load_points(z, ZK_ZKEY_SEC_A, &k->pt_a, diag)) ||
+        (rc = load_points(z, ZK_ZKEY_SEC_B1, &k->pt_b1, diag)) ||
+        (rc = load_points(z, ZK_ZKEY_SEC_B2, &k->pt_b2, diag)) ||
+        (rc = load_points(z, ZK_ZKEY_SEC_C, &k->pt_c, diag)) ||
+        (rc = load_points(z, ZK_ZKEY_SEC_H, &k->pt_h, diag)))
+        goto fail;
+    *ret = k;
+    return 0;
+fail:
+    zk_groth16_key_free(k);
+    return rc;
+}
+
+/* ---- proving -------------------------------------------------------------- */
+
+int zk_groth16_synthesize(const struct zk_groth16_key *k, const zk_scalar *w, zk_scalar *a,
+                          zk_scalar *b, zk_scalar *c, unsigned nthreads)
+{
+    if (!k || !w || !a || !b || !c)
+        return ZK_EBADPARAMS;
+    k->ops->synth(k, w, a, b, c, nthreads);
+    return 0;
+}
+
+struct zk_groth16_pending *zk_groth16_pending_free(struct zk_groth16_pending *p)
+{
+    if (!p)
+        return NULL;
+    if (p->w) {
+        g16_wipe(p->w, (size_t)p->k->hdr.n_vars * sizeof(zk_scalar));
+        free(p->w);
+    }
+    free(p);
+    return NULL;
+}
+
+int zk_groth16_prove_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scalar *a,
+                           zk_scalar *b, zk_scalar *c, unsigned nthreads,
+                           struct zk_groth16_pending **ret)
+{
+    const struct g16_ops *ops;
+    const struct zk_zkey_header *h;
+    struct zk_groth16_pending *p;
+    double t0, t1;
+    int rc;
+
+    if (!k || !w || !a || !b || !c || !ret)
+        return ZK_EBADPARAMS;
+    ops = k->ops;
+    h = &k->hdr;
+    p = calloc(1, sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    p->k = k;
+    p->w = g16_alloc((size_t)h->n_vars * sizeof(zk_scalar));
+    if (!p->w) {
+        free(p);
+        return -ENOMEM;
+    }
+    memcpy(p->w, w, (size_t)h->n_vars * sizeof(zk_scalar));
+
+    t0 = zk_g16_now();
+    if ((rc = ops->odd_coset(a, h->log2_domain, nthreads)) ||
+        (rc = ops->odd_coset(b, h->log2_domain, nthreads)) ||
+        (rc = ops->odd_coset(c, h->log2_domain, nthreads)))
+        goto fail;
+    t1 = zk_g16_now();
+    p->t.ntt = t1 - t0;
+    ops->h(a, b, c, h->domain_size, nthreads);
+    t0 = zk_g16_now();
+    p->t.h = t0 - t1;
+
+    if ((rc = ops->msm_g1(p->msm_a, k->pt_a, p->w, h->n_vars, nthreads)))
+        goto fail;
+    t1 = zk_g16_now();
+    p->t.msm_a = t1 - t0;
+    if ((rc = ops->msm_g1(p->msm_b1, k->pt_b1, p->w, h->n_vars, nthreads)))
+        goto fail;
+    t0 = zk_g16_now();
+    p->t.msm_b1 = t0 - t1;
+    if ((rc = ops->msm_g1(p->msm_c, k->pt_c, p->w + h->n_public + 1,
+                          h->n_vars - h->n_public - 1, nthreads)))
+        goto fail;
+    t1 = zk_g16_now();
+    p->t.msm_c = t1 - t0;
+    if ((rc = ops->msm_g1(p->msm_h, k->pt_h, a, h->domain_size, nthreads)))
+        goto fail;
+    t0 = zk_g16_now();
+    p->t.msm_h = t0 - t1;
+    *ret = p;
+    return 0;
+fail:
+    zk_groth16_pending_free(p);
+    return rc;
+}
+
+int zk_groth16_prove_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *r,
+                                 const zk_scalar *s, unsigned nthreads,
+                                 struct zk_groth16_proof *proof)
+{
+    const struct zk_groth16_key *k;
+    uint64_t b2[G16_G2J_WORDS];
+    double t0, t1, t2;
+    int rc;
+
+    if (!p || !r || !s || !proof)
+        return ZK_EBADPARAMS;
+    k = p->k;
+    if (!k->ops->fr_is_canonical(r) || !k->ops->fr_is_canonical(s))
+        return ZK_ERANGE;
+    t0 = zk_g16_now();
+    if ((rc = k->ops->msm_g2(b2, k->pt_b2, p->w, k->hdr.n_vars, nthreads)))
+        return rc;
+    t1 = zk_g16_now();
+    k->ops->assemble(p, b2, r, s, proof);
+    t2 = zk_g16_now();
+    proof->t = p->t;
+    proof->t.msm_b2 = t1 - t0;
+    proof->t.assemble = t2 - t1;
+    proof->t.total = proof->t.synth + proof->t.ntt + proof->t.h + proof->t.msm_a +
+                     proof->t.msm_b1 + proof->t.msm_c + proof->t.msm_h + proof->t.msm_b2 +
+                     proof->t.assemble;
+    return 0;
+}
+
+/* A uniform scalar in [0, r) by rejection sampling over bitlen(r) bits. */
+static int random_scalar(const struct g16_ops *ops, zk_scalar *ret)
+{
+    /* r has 254 (BN254) or 255 (BLS12-381) bits */
+    const uint64_t top_mask = ops->curve == ZK_CURVE_BN254 ? (1ULL << 62) - 1
+                                                            : (1ULL << 63) - 1;
+    for (;;) {
+        zk_scalar x;
+        size_t got = 0;
+        while (got < sizeof x) {
+            ssize_t n = getrandom((unsigned char *)&x + got, sizeof x - got, 0);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                return -errno;
+            }
+            got += (size_t)n;
+        }
+        x.l[3] &= top_mask;
+        if (ops->fr_is_canonical(&x)) {
+            *ret = x;
+            g16_wipe(&x, sizeof x);
+            return 0;
+        }
+    }
+}
+
+int zk_groth16_prove_finalize(struct zk_groth16_pending *p, unsigned nthreads,
+                              struct zk_groth16_proof *proof)
+{
+    zk_scalar r, s;
+    int rc;
+
+    if (!p || !proof)
+        return ZK_EBADPARAMS;
+    if ((rc = random_scalar(p->k->ops, &r)) || (rc = random_scalar(p->k->ops, &s)))
+        return rc;
+    rc = zk_groth16_prove_finalize_rs(p, &r, &s, nthreads, proof);
+    g16_wipe(&r, sizeof r);
+    g16_wipe(&s, sizeof s);
+    return rc;
+}
+
+int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigned nthreads,
+                     struct zk_groth16_proof *proof)
+{
+    struct zk_groth16_pending *p = NULL;
+    zk_scalar *abc;
+    size_t n;
+    double t0, t1;
+    int rc;
+
+    if (!k || !w || !proof)
+        return ZK_EBADPARAMS;
+    n = k->hdr.domain_size;
+    abc = g16_alloc(3 * n * sizeof(zk_scalar));
+    if (!abc)
+        return -ENOMEM;
+    t0 = zk_g16_now();
+    rc = zk_groth16_synthesize(k, w, abc, abc + n, abc + 2 * n, nthreads);
+    t1 = zk_g16_now();
+    if (rc == 0)
+        rc = zk_groth16_prove_start(k, w, abc, abc + n, abc + 2 * n, nthreads, &p);
+    free(abc);
+    if (rc)
+        return rc;
+    p->t.synth = t1 - t0;
+    rc = zk_groth16_prove_finalize(p, nthreads, proof);
+    zk_groth16_pending_free(p);
+    return rc;
+}
+
+/* ---- verification key and verifier ---------------------------------------- */
+
+int zk_groth16_vk_from_key(const struct zk_groth16_key *k, struct zk_groth16_vk *vk)
+{
+    const struct zk_zkey_header *h = &k->hdr;
+    struct zk_groth16_vk v;
+
+    memset(&v, 0, sizeof v);
+    v.curve = h->curve;
+    v.n_public = h->n_public;
+    memcpy(v.alpha1, h->alpha1, h->g1_bytes);
+    memcpy(v.beta2, h->beta2, h->g2_bytes);
+    memcpy(v.gamma2, h->gamma2, h->g2_bytes);
+    memcpy(v.delta2, h->delta2, h->g2_bytes);
+    v.ic = calloc((size_t)h->n_public + 1, sizeof *v.ic);
+    if (!v.ic)
+        return -ENOMEM;
+    for (size_t i = 0; i <= h->n_public; i++)
+        memcpy(v.ic[i], (const unsigned char *)k->pt_ic + i * k->g1b, k->g1b);
+    *vk = v;
+    return 0;
+}
+
+void zk_groth16_vk_done(struct zk_groth16_vk *vk)
+{
+    if (!vk)
+        return;
+    free(vk->ic);
+    vk->ic = NULL;
+}
+
+int zk_groth16_verify(const struct zk_groth16_vk *vk, const zk_scalar *pub, size_t n_pub,
+                      const struct zk_groth16_proof *proof, int *ret_valid)
+{
+    const struct g16_ops *ops;
+
+    if (!vk || !proof || !ret_valid || (n_pub && !pub) || !vk->ic)
+        return ZK_EBADPARAMS;
+    ops = zk_g16_ops(vk->curve);
+    if (!ops)
+        return ZK_ECURVE;
+    if (proof->curve != vk->curve)
+        return ZK_ECURVE_MISMATCH;
+    if (n_pub != vk->n_public)
+        return ZK_ELENGTH;
+    for (size_t i = 0; i < n_pub; i++) {
+        if (!ops->fr_is_canonical(&pub[i]))
+            return ZK_ERANGE;
+    }
+    return ops->verify(vk, pub, proof, ret_valid);
+}

@@ -1,0 +1,174 @@
+/*
+ * g16_cli.c -- see g16_cli.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "g16_cli.h"
+#include "zk/error.h"
+#include "zk/wtns.h"
+
+static void report(const char *cmd, const char *path, int rc, const struct zk_diag *d)
+{
+    if (d && d->msg[0])
+        fprintf(stderr, "zkslot %s: %s\n", cmd, d->msg);
+    else
+        fprintf(stderr, "zkslot %s: %s: %s\n", cmd, path, zk_strerror(rc));
+}
+
+int g16_cli_load_key(const char *cmd, const char *path, unsigned nthreads,
+                     struct zk_groth16_key **ret)
+{
+    struct zk_zkey z;
+    struct zk_diag d = { { 0 } };
+    int rc;
+
+    memset(&z, 0, sizeof z);
+    if ((rc = zk_zkey_open(&z, path, &d))) {
+        report(cmd, path, rc, &d);
+        return rc;
+    }
+    rc = zk_groth16_key_load(&z, nthreads, &d, ret);
+    if (rc)
+        report(cmd, path, rc, &d);
+    zk_zkey_done(&z);
+    return rc;
+}
+
+int g16_cli_load_witness(const char *cmd, const char *path, const struct zk_groth16_key *k,
+                         zk_scalar **ret)
+{
+    const struct zk_zkey_header *h = zk_groth16_key_header(k);
+    struct zk_wtns w;
+    struct zk_diag d = { { 0 } };
+    zk_scalar *v = NULL;
+    int rc;
+
+    memset(&w, 0, sizeof w);
+    if ((rc = zk_wtns_open(&w, path, &d)) ||
+        (rc = zk_wtns_check_against_zkey(&w.hdr, h, path, &d)))
+        goto out;
+    v = aligned_alloc(64, (((size_t)h->n_vars * sizeof *v) + 63) & ~(size_t)63);
+    if (!v) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    if ((rc = zk_wtns_read_values(&w, 0, h->n_vars, v, &d)))
+        goto out;
+    *ret = v;
+    v = NULL;
+out:
+    if (rc)
+        report(cmd, path, rc, &d);
+    free(v);
+    zk_wtns_done(&w);
+    return rc;
+}
+
+char *g16_cli_read_text(const char *cmd, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+
+    if (!f) {
+        fprintf(stderr, "zkslot %s: %s: %s\n", cmd, path, strerror(errno));
+        return NULL;
+    }
+    for (;;) {
+        if (cap - len < 4096) {
+            size_t ncap = cap ? 2 * cap : 65536;
+            char *nb = realloc(buf, ncap + 1);
+            if (!nb) {
+                fprintf(stderr, "zkslot %s: %s: out of memory\n", cmd, path);
+                goto fail;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f)) {
+                fprintf(stderr, "zkslot %s: %s: read error\n", cmd, path);
+                goto fail;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (memchr(buf, 0, len)) {
+        fprintf(stderr, "zkslot %s: %s: not a text file (NUL byte)\n", cmd, path);
+        free(buf);
+        return NULL;
+    }
+    buf[len] = 0;
+    return buf;
+fail:
+    fclose(f);
+    free(buf);
+    return NULL;
+}
+
+int g16_cli_write_text(const char *cmd, const char *path, const char *text)
+{
+    size_t plen = strlen(path), len = strlen(text);
+    char *tmp = malloc(plen + 32);
+    int fd = -1, rc = 0;
+
+    if (!tmp)
+        return -ENOMEM;
+    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        rc = -errno;
+        goto out;
+    }
+    for (size_t off = 0; off < len;) {
+        ssize_t n = write(fd, text + off, len - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = -errno;
+            goto out;
+        }
+        off += (size_t)n;
+    }
+    if (close(fd)) {
+        fd = -1;
+        rc = -errno;
+        goto out;
+    }
+    fd = -1;
+    if (rename(tmp, path))
+        rc = -errno;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (rc) {
+        unlink(tmp);
+        fprintf(stderr, "zkslot %s: %s: %s\n", cmd, path, strerror(-rc));
+    }
+    free(tmp);
+    return rc;
+}
+
+int g16_cli_parse_uint(const char *cmd, const char *opt, const char *s, unsigned *ret)
+{
+    char *end;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul(s, &end, 10);
+    if (errno || !*s || *end || v == 0 || v > 4096) {
+        fprintf(stderr, "zkslot %s: %s: expected a positive integer, got '%s'\n", cmd, opt, s);
+        return -1;
+    }
+    *ret = (unsigned)v;
+    return 0;
+}
