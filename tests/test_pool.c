@@ -107,6 +107,15 @@ static void test_create_errors(void)
     ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0);
     ZT_CHECK(access(path, F_OK) != 0, "destroy left the file");
     ZT_CHECK(zk_pool_destroy(path, 0, NULL) == -ENOENT);
+    /* a relative pool path: the file is the path itself, no symlink */
+    char cwd[512], rel[64];
+    struct stat st;
+    ZT_CHECK(getcwd(cwd, sizeof cwd) != NULL && chdir("/dev/shm") == 0);
+    snprintf(rel, sizeof rel, "zkslot-rel-%d.pool", (int)getpid());
+    ZT_CHECK(zk_pool_create(rel, &p, NULL) == 0);
+    ZT_CHECK(lstat(rel, &st) == 0 && S_ISREG(st.st_mode));
+    ZT_CHECK(zk_pool_destroy(rel, 0, NULL) == 0 && lstat(rel, &st) != 0);
+    ZT_CHECK(chdir(cwd) == 0);
 }
 
 /* Writes `len` bytes at `off` of the pool file (to corrupt it on purpose). */

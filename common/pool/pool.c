@@ -129,7 +129,8 @@ static int find_hugetlbfs(char *dir, size_t len, int *ret_unmounted)
 
 /* Splits the choice of backing directory out of zk_pool_create. */
 static int choose_dir(const char *path, const struct zk_pool_params *p,
-                      struct zk_pool_create_result *res, char *dir, size_t len)
+                      struct zk_pool_create_result *res, char *dir, size_t len,
+                      int *ret_derived)
 {
     struct statfs sf;
     if (p->dir) {
@@ -139,6 +140,7 @@ static int choose_dir(const char *path, const struct zk_pool_params *p,
     } else if ((p->flags & ZK_POOL_CREATE_TMPFS) ||
                !find_hugetlbfs(dir, len, &res->hugepages_unmounted)) {
         const char *slash = strrchr(path, '/');
+        *ret_derived = 1;
         if (!slash)
             snprintf(dir, len, ".");
         else if ((size_t)(slash - path) >= len)
@@ -296,7 +298,7 @@ int zk_pool_create(const char *path, const struct zk_pool_params *p,
     char dir[PATH_MAX], tmp[PATH_MAX + 32];
     uint64_t slot_size, data_off;
     struct stat st;
-    int r;
+    int r, derived_dir = 0;
     if (!res)
         res = &local;
     memset(res, 0, sizeof *res);
@@ -308,7 +310,7 @@ int zk_pool_create(const char *path, const struct zk_pool_params *p,
     }
     if (lstat(path, &st) == 0)
         return -EEXIST;
-    if ((r = choose_dir(path, p, res, dir, sizeof dir)) < 0)
+    if ((r = choose_dir(path, p, res, dir, sizeof dir, &derived_dir)) < 0)
         return r;
     if ((r = geometry(p, res->page_size, &slot_size, &data_off, &res->file_size)) < 0)
         return r;
@@ -317,6 +319,8 @@ int zk_pool_create(const char *path, const struct zk_pool_params *p,
     if (!*base || snprintf(res->file, sizeof res->file, "%s/%s", dir, base) >=
                       (int)sizeof res->file)
         return ZK_EBADPARAMS;
+    if (derived_dir)   /* data next to the pool path: it is the pool path */
+        snprintf(res->file, sizeof res->file, "%s", path);
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", res->file, (int)getpid());
     if ((r = build_file(tmp, p, res, slot_size, data_off)) < 0)
         return r;
