@@ -11,6 +11,7 @@
 
 #include "zk/error.h"
 #include "zk/ntt.h"
+#include "zk/parallel.h"
 #include "zktest.h"
 
 #ifndef ZK_TEST_HAVE_GMP
@@ -410,10 +411,46 @@ static void test_limits(const struct curve *c)
     ZT_CHECK(!memcmp(keep, v, sizeof v), "%s data untouched on error", c->name);
 }
 
+/*
+ * First use of the twiddle cache from several threads at once, each with a
+ * different size (so they race to build levels): every round trip must hold.
+ */
+struct race { fe *v[4]; int ok[4]; };
+
+static void race_fn(void *arg, unsigned t, unsigned nthreads)
+{
+    struct race *rc = arg;
+    unsigned L = 11 + 2 * t;
+    size_t n = (size_t)1 << L;
+    fe *u = malloc(n * sizeof *u);
+    (void)nthreads;
+    if (!u)
+        return;
+    memcpy(u, rc->v[t], n * sizeof *u);
+    rc->ok[t] = bn254_fr_ntt((bn254_fr *)u, L, 0, 1 + t % 2) == 0 &&
+                bn254_fr_ntt((bn254_fr *)u, L, 1, 1) == 0 &&
+                !memcmp(u, rc->v[t], n * sizeof *u);
+    free(u);
+}
+
+static void test_race(const struct curve *c)
+{
+    struct race rc = { { NULL }, { 0 } };
+    for (unsigned t = 0; t < 4; t++)
+        rc.v[t] = rand_vec(c, (size_t)1 << (11 + 2 * t));
+    zk_parallel_run(4, race_fn, &rc);
+    for (unsigned t = 0; t < 4; t++) {
+        ZT_CHECK(rc.ok[t], "concurrent first use, thread %u", t);
+        free(rc.v[t]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     zt_init(argc, argv);
     mpz_init(R);
+    mpz_set_str(R, curves[0].r_dec, 10);
+    test_race(&curves[0]);                   /* must run before anything else */
     for (int ci = 0; ci < 2; ci++) {
         const struct curve *c = &curves[ci];
         mpz_set_str(R, c->r_dec, 10);

@@ -14,7 +14,7 @@
 #ifndef NTT_BLOCK_LOG
 #define NTT_BLOCK_LOG 12
 #endif
-#define NTT_PAR_MIN_LOG 8        /* below: one block, one thread */
+#define NTT_PAR_MIN_LOG 12       /* below 2^12: one thread (thread start-up costs more) */
 #define NTT_GRAIN 2048           /* butterflies / elements per parallel task */
 #define NTT_BR_A 4               /* bit-reversal tiles of 16 x 16 */
 

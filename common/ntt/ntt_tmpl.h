@@ -84,8 +84,25 @@ void NF(root_of_unity)(ZK_F *ret, unsigned k)
     *ret = NF(ntt_roots)()[k];
 }
 
-/* Makes levels 0 .. log_n-1 exist and copies their pointers into tw[]. */
-static int NF(ntt_levels)(unsigned log_n, const ZK_F **tw)
+struct NF(level_job) {
+    ZK_F *t;
+    const ZK_F *lo, *w;
+};
+
+static void NF(level_fill)(void *arg, size_t b, size_t e)
+{
+    struct NF(level_job) *jb = arg;
+    for (size_t j = b; j < e; j++) {
+        jb->t[2 * j] = jb->lo[j];
+        NF(mul)(&jb->t[2 * j + 1], &jb->lo[j], jb->w);
+    }
+}
+
+/*
+ * Makes levels 0 .. log_n-1 exist (building missing ones on nthreads
+ * threads) and copies their pointers into tw[].  0 or -ENOMEM.
+ */
+static int NF(ntt_levels)(unsigned log_n, const ZK_F **tw, unsigned nthreads)
 {
     struct NF(ntt_cache) *c = &NF(ntt_cache_);
     const ZK_F *roots = NF(ntt_roots)();
@@ -108,11 +125,11 @@ static int NF(ntt_levels)(unsigned log_n, const ZK_F **tw)
         if (k == 0) {
             NF(one)(&t[0]);
         } else {   /* w_(2^(k+1))^(2j) = w_(2^k)^j: even entries from level k-1 */
-            const ZK_F *lo = atomic_load_explicit(&c->level[k - 1], memory_order_relaxed);
-            for (size_t j = 0; j < ((size_t)1 << (k - 1)); j++) {
-                t[2 * j] = lo[j];
-                NF(mul)(&t[2 * j + 1], &lo[j], &roots[k + 1]);
-            }
+            struct NF(level_job) job = {
+                t, atomic_load_explicit(&c->level[k - 1], memory_order_relaxed),
+                &roots[k + 1]
+            };
+            zk_parallel_for(nthreads, (size_t)1 << (k - 1), 4096, NF(level_fill), &job);
         }
         /* release: table contents before the pointer */
         atomic_store_explicit(&c->level[k], t, memory_order_release);
@@ -126,12 +143,12 @@ copy:
     return 0;
 }
 
-int NF(ntt_precompute)(unsigned log_n)
+int NF(ntt_precompute)(unsigned log_n, unsigned nthreads)
 {
     const ZK_F *tw[ZK_NTT_S];
     if (log_n > ZK_NTT_S)
         return ZK_EDOMAIN;
-    return NF(ntt_levels)(log_n, tw);
+    return NF(ntt_levels)(log_n, tw, nthreads ? nthreads : zk_nthreads_default());
 }
 
 /* ---- butterflies ------------------------------------------------------------ */
@@ -261,11 +278,12 @@ static void NF(dit_blocks)(void *arg, size_t b, size_t e)
         NF(dit_local)(c->x + (k << c->bl), c->bl, c->tw);
 }
 
-/* Block log: blocks fit in cache; with threads, at least 8 blocks. */
+/* Block log: blocks fit in cache; with threads (log_n >= NTT_PAR_MIN_LOG),
+ * at least 8 blocks. */
 static unsigned NF(block_log)(unsigned log_n, unsigned nthreads)
 {
     unsigned bl = log_n < NTT_BLOCK_LOG ? log_n : NTT_BLOCK_LOG;
-    if (nthreads > 1 && log_n >= NTT_PAR_MIN_LOG && bl > log_n - 3)
+    if (nthreads > 1 && bl > log_n - 3)
         bl = log_n - 3;
     return bl;
 }
@@ -434,10 +452,12 @@ static int NF(ntt_impl)(ZK_F *data, unsigned log_n, int inverse,
         return ZK_EDOMAIN;
     if (inverse && shift && NF(is_zero)(shift))
         return ZK_EBADPARAMS;
-    if ((r = NF(ntt_levels)(log_n, tw)))
-        return r;
     if (nthreads == 0)
         nthreads = zk_nthreads_default();
+    if (log_n < NTT_PAR_MIN_LOG)
+        nthreads = 1;
+    if ((r = NF(ntt_levels)(log_n, tw, nthreads)))
+        return r;
     n = (size_t)1 << log_n;
 
     if (!inverse && shift) {
@@ -508,13 +528,15 @@ int NF(ntt_to_odd_coset)(ZK_F *data, unsigned log_n, unsigned nthreads)
         return ZK_EBADPARAMS;
     if (log_n >= ZK_NTT_S)
         return ZK_EDOMAIN;
-    if ((r = NF(ntt_levels)(log_n, tw)))
+    if (nthreads == 0)
+        nthreads = zk_nthreads_default();
+    if (log_n < NTT_PAR_MIN_LOG)
+        nthreads = 1;
+    if ((r = NF(ntt_levels)(log_n, tw, nthreads)))
         return r;
     tab = malloc(sizeof(ZK_F) * (((size_t)1 << (log_n - a)) + ((size_t)1 << a)));
     if (!tab)
         return -ENOMEM;
-    if (nthreads == 0)
-        nthreads = zk_nthreads_default();
     NF(odd_tables)(tab, tab + ((size_t)1 << (log_n - a)), log_n, a,
                    &NF(ntt_roots)()[log_n + 1]);
     c.hi = tab;

@@ -78,11 +78,13 @@ void bn254_fr_root_of_unity(bn254_fr *ret, unsigned k);
 void bls381_fr_root_of_unity(bls381_fr *ret, unsigned k);
 
 /*
- * Builds the cached twiddle tables for all sizes up to 2^log_n now.  Returns
- * 0, ZK_EDOMAIN or -ENOMEM.
+ * Builds the cached twiddle tables for all sizes up to 2^log_n now (on
+ * nthreads threads; 0 = default), so that later transforms only read them.
+ * They take 2^log_n elements (32 bytes each) in all and live until the
+ * process exits.  Returns 0, ZK_EDOMAIN or -ENOMEM.
  */
-int bn254_fr_ntt_precompute(unsigned log_n);
-int bls381_fr_ntt_precompute(unsigned log_n);
+int bn254_fr_ntt_precompute(unsigned log_n, unsigned nthreads);
+int bls381_fr_ntt_precompute(unsigned log_n, unsigned nthreads);
 
 #ifdef __cplusplus
 }
