@@ -25,7 +25,7 @@ typedef struct {
     const char *name;
     size_t n, nbytes;
     int is_base;                          /* has sqrt */
-    const limb_t *P, *ONE, *R2, *PM2, *SQRT;
+    const limb_t *P, *ONE, *R2, *PM2, *SQRT, *INVK;
     limb_t N0;
     void (*add)(limb_t *, const limb_t *, const limb_t *);
     void (*sub)(limb_t *, const limb_t *, const limb_t *);
@@ -35,6 +35,8 @@ typedef struct {
     void (*neg)(limb_t *, const limb_t *);
     void (*sqr)(limb_t *, const limb_t *);
     void (*inv)(limb_t *, const limb_t *);
+    void (*inv_fermat)(limb_t *, const limb_t *);
+    int (*inv_gcd)(limb_t *, const limb_t *);
     void (*to_mont)(limb_t *, const limb_t *);
     void (*from_mont)(limb_t *, const limb_t *);
     void (*from_u64)(limb_t *, uint64_t);
@@ -66,6 +68,10 @@ typedef struct {
     static void F##_w_neg(limb_t *r, const limb_t *a) { F##_neg((F *)r, (const F *)a); } \
     static void F##_w_sqr(limb_t *r, const limb_t *a) { F##_sqr((F *)r, (const F *)a); } \
     static void F##_w_inv(limb_t *r, const limb_t *a) { F##_inv((F *)r, (const F *)a); } \
+    static void F##_w_inv_fermat(limb_t *r, const limb_t *a)                            \
+    { F##_inv_fermat((F *)r, (const F *)a); }                                           \
+    static int F##_w_inv_gcd(limb_t *r, const limb_t *a)                                \
+    { return inv_gcd_n(r, a, F##_P_, F##_N0_, F##_INVK_, NL); }                         \
     static void F##_w_to_mont(limb_t *r, const limb_t *a)                               \
     { F##_to_mont((F *)r, (const F *)a); }                                              \
     static void F##_w_from_mont(limb_t *r, const limb_t *a)                             \
@@ -103,9 +109,9 @@ WRAP_SQRT(bn254_fp)
 WRAP_SQRT(bls381_fp)
 
 #define TABLE(F, NL, NB, BASE, SQRTF, SQRTC)                                             \
-    { #F, NL, NB, BASE, F##_P_, F##_ONE_, F##_R2_, F##_PM2_, SQRTC, F##_N0_,             \
+    { #F, NL, NB, BASE, F##_P_, F##_ONE_, F##_R2_, F##_PM2_, SQRTC, F##_INVK_, F##_N0_,  \
       F##_w_add, F##_w_sub, F##_w_mul, F##_w_mul_c, F##_w_dbl, F##_w_neg, F##_w_sqr,     \
-      F##_w_inv, F##_w_to_mont, F##_w_from_mont, F##_w_from_u64, F##_w_pow, SQRTF,       \
+      F##_w_inv, F##_w_inv_fermat, F##_w_inv_gcd, F##_w_to_mont, F##_w_from_mont, F##_w_from_u64, F##_w_pow, SQRTF,       \
       F##_w_batch_inv, F##_w_to_le, F##_w_to_be, F##_w_from_le, F##_w_from_be,           \
       F##_w_is_zero, F##_w_is_one, F##_w_eq, F##_w_is_canonical, F##_w_one, F##_w_zero }
 
@@ -281,6 +287,12 @@ static void check_constants(const ctx_t *c)
     ZT_CHECK((limb_t)(f->N0 * f->P[0]) == ~(limb_t)0, "%s: N0 * p0 != -1", f->name);
     mpz_sub_ui(t, p, 2);                                       /* PM2 = p - 2 */
     ZT_CHECK(limbs_eq_mpz(f->PM2, t, n), "%s: PM2", f->name);
+    /* INVK = 2^(33 * batches) * R^3 mod p */
+    mpz_set_ui(t, 0);
+    mpz_setbit(t, 33 * ZK_INV_BATCHES(n));
+    mpz_mul(t, t, c->R); mpz_mul(t, t, c->R); mpz_mul(t, t, c->R);
+    mpz_mod(t, t, p);
+    ZT_CHECK(limbs_eq_mpz(f->INVK, t, n), "%s: INVK", f->name);
     if (f->is_base) {
         ZT_CHECK(mpz_fdiv_ui(p, 4) == 3, "%s: p != 3 mod 4", f->name);
         mpz_add_ui(t, p, 1);                                   /* (p+1)/4 */
@@ -411,6 +423,16 @@ static void check_inv_pow_sqrt(const ctx_t *c)
         memcpy(r, a, 8 * n);
         f->inv(r, r);                                            /* aliased */
         ZT_CHECK(!memcmp(r, r2, 8 * n), "%s inv aliased it=%d", f->name, it);
+        if (it % 4 == 0) {
+            f->inv_fermat(r, a);
+            ZT_CHECK(!memcmp(r, r2, 8 * n), "%s inv_fermat it=%d", f->name, it);
+        }
+        /* the binary GCD itself must succeed (not lean on the fallback) */
+        memset(r, 0, sizeof r);
+        int ok = f->inv_gcd(r, a);
+        ZT_CHECK(ok == (mpz_sgn(x) != 0), "%s inv_gcd verdict it=%d", f->name, it);
+        if (ok)
+            ZT_CHECK(!memcmp(r, r2, 8 * n), "%s inv_gcd it=%d", f->name, it);
 
         /* pow with a random exponent of random bit length (only a few: slow) */
         if (it % 8 == 0) {

@@ -6,7 +6,7 @@
  *   ZK_F        name prefix, e.g. bn254_fp          (type: ZK_F, functions ZK_F_xxx)
  *   ZK_F_N      limb count (4 or 6)
  *   ZK_F_BYTES  canonical byte length (32 or 48)
- *   ZK_F_P, ZK_F_ONE, ZK_F_R2, ZK_F_N0, ZK_F_PM2   constants from consts.h
+ *   ZK_F_P, ZK_F_ONE, ZK_F_R2, ZK_F_N0, ZK_F_PM2, ZK_F_INVK   constants from consts.h
  *   ZK_F_SQRT   optional: (p+1)/4 as a limb array when p = 3 mod 4
  *
  * Elements are kept fully reduced in Montgomery form: x is stored as
@@ -25,6 +25,7 @@ static const limb_t FN(P_)[ZK_F_N] = ZK_F_P;
 static const limb_t FN(ONE_)[ZK_F_N] = ZK_F_ONE;
 static const limb_t FN(R2_)[ZK_F_N] = ZK_F_R2;
 static const limb_t FN(PM2_)[ZK_F_N] = ZK_F_PM2;
+static const limb_t FN(INVK_)[ZK_F_N] = ZK_F_INVK;
 #ifdef ZK_F_SQRT
 static const limb_t FN(SQRT_)[ZK_F_N] = ZK_F_SQRT;
 #endif
@@ -89,9 +90,31 @@ static inline void FN(pow)(ZK_F *ret, const ZK_F *a, const limb_t *e, size_t nbi
     *ret = acc;
 }
 
-/* ret = a^-1 (Fermat); ret = 0 when a = 0. */
-static inline void FN(inv)(ZK_F *ret, const ZK_F *a)
+/* ret = a^-1 by Fermat (a^(p-2)), constant time; ret = 0 when a = 0. */
+static inline void FN(inv_fermat)(ZK_F *ret, const ZK_F *a)
 { FN(pow)(ret, a, FN(PM2_), 64 * ZK_F_N); }
+
+/*
+ * ret = a^-1; ret = 0 when a = 0.  Binary GCD (inv_gcd_n in vec.h, variable
+ * time, several times faster than Fermat); the result is verified with one
+ * multiplication and Fermat is used should that ever fail.
+ */
+static inline void FN(inv)(ZK_F *ret, const ZK_F *a)
+{
+    ZK_F r, chk;
+    if (FN(is_zero)(a)) {
+        FN(zero)(ret);
+        return;
+    }
+    if (inv_gcd_n(r.l, a->l, FN(P_), ZK_F_N0, FN(INVK_), ZK_F_N)) {
+        FN(mul)(&chk, &r, a);
+        if (FN(is_one)(&chk)) {
+            *ret = r;
+            return;
+        }
+    }
+    FN(inv_fermat)(ret, a);
+}
 
 #ifdef ZK_F_SQRT
 /*

@@ -4,7 +4,7 @@
  *   bls381_fp, bls381_fr    BLS12-381 base and scalar fields
  * Each is one instantiation of field_tmpl.h; see there for the function set
  * (zero one is_zero is_one eq add sub dbl neg mul sqr to_mont from_mont
- * from_u64 is_canonical pow inv [sqrt] batch_inv to/from_bytes_le/be).
+ * from_u64 is_canonical pow inv inv_fermat [sqrt] batch_inv to/from_bytes_le/be).
  */
 #ifndef ZK_COMMON_FF_FIELDS_H
 #define ZK_COMMON_FF_FIELDS_H
@@ -24,6 +24,7 @@
 #define ZK_F_R2 BN254_FP_R2
 #define ZK_F_N0 BN254_FP_N0
 #define ZK_F_PM2 BN254_FP_PM2
+#define ZK_F_INVK BN254_FP_INVK
 #define ZK_F_SQRT BN254_FP_SQRT_EXP
 #include "field_tmpl.h"
 #undef ZK_F
@@ -34,6 +35,7 @@
 #undef ZK_F_R2
 #undef ZK_F_N0
 #undef ZK_F_PM2
+#undef ZK_F_INVK
 #undef ZK_F_SQRT
 
 #define ZK_F bn254_fr
@@ -44,6 +46,7 @@
 #define ZK_F_R2 BN254_FR_R2
 #define ZK_F_N0 BN254_FR_N0
 #define ZK_F_PM2 BN254_FR_PM2
+#define ZK_F_INVK BN254_FR_INVK
 #include "field_tmpl.h"
 #undef ZK_F
 #undef ZK_F_N
@@ -53,6 +56,7 @@
 #undef ZK_F_R2
 #undef ZK_F_N0
 #undef ZK_F_PM2
+#undef ZK_F_INVK
 
 #define ZK_F bls381_fp
 #define ZK_F_N 6
@@ -62,6 +66,7 @@
 #define ZK_F_R2 BLS381_FP_R2
 #define ZK_F_N0 BLS381_FP_N0
 #define ZK_F_PM2 BLS381_FP_PM2
+#define ZK_F_INVK BLS381_FP_INVK
 #define ZK_F_SQRT BLS381_FP_SQRT_EXP
 #include "field_tmpl.h"
 #undef ZK_F
@@ -72,6 +77,7 @@
 #undef ZK_F_R2
 #undef ZK_F_N0
 #undef ZK_F_PM2
+#undef ZK_F_INVK
 #undef ZK_F_SQRT
 
 #define ZK_F bls381_fr
@@ -82,6 +88,7 @@
 #define ZK_F_R2 BLS381_FR_R2
 #define ZK_F_N0 BLS381_FR_N0
 #define ZK_F_PM2 BLS381_FR_PM2
+#define ZK_F_INVK BLS381_FR_INVK
 #include "field_tmpl.h"
 #undef ZK_F
 #undef ZK_F_N
@@ -91,5 +98,6 @@
 #undef ZK_F_R2
 #undef ZK_F_N0
 #undef ZK_F_PM2
+#undef ZK_F_INVK
 
 #endif /* ZK_COMMON_FF_FIELDS_H */

@@ -225,6 +225,193 @@ ZK_HD void from_mont_n(limb_t *ret, const limb_t *a, const limb_t *p,
     mul_mont_n(ret, a, one, p, n0, n);
 }
 
+/* ---- inversion: binary GCD on 64-bit approximations (after Pornin 2020) ---- */
+
+/* Number of 31-step batches inv_mod_n runs: 31 * batches >= 2 * 64n + 31. */
+#define ZK_INV_BATCHES(n) ((128 * (n) + 61) / 31)
+
+/* bit length of a (0 for 0) */
+ZK_HD unsigned bitlen_n(const limb_t *a, size_t n)
+{
+    for (size_t i = n; i-- > 0;) {
+        if (a[i])
+            return (unsigned)(64 * i + 64 - (unsigned)__builtin_clzll(a[i]));
+    }
+    return 0;
+}
+
+/* bits [s, s + 64) of a (s < 64n; bits past the top read as 0) */
+ZK_HD limb_t bits64_n(const limb_t *a, unsigned s, size_t n)
+{
+    size_t w = s / 64;
+    unsigned sh = s % 64;
+    limb_t lo = a[w] >> sh;
+    if (sh && w + 1 < n)
+        lo |= a[w + 1] << (64 - sh);
+    return lo;
+}
+
+/*
+ * out = (f * a + g * b) as a signed (n+1)-limb two's complement integer,
+ * a, b unsigned n limbs, |f|, |g| <= 2^62.
+ */
+ZK_HD void lincomb_n(limb_t *out, const limb_t *a, int64_t f, const limb_t *b,
+                     int64_t g, size_t n)
+{
+    limb_t fa = (limb_t)(f < 0 ? -f : f), ga = (limb_t)(g < 0 ? -g : g);
+    limb_t fm = (limb_t)0 - (limb_t)(f < 0), gm = (limb_t)0 - (limb_t)(g < 0);
+    dlimb_t cf = 0, cg = 0;
+    limb_t bf = fm & 1, bg = gm & 1;              /* +1 of the two's complement */
+    dlimb_t acc = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n) {
+            cf += (dlimb_t)a[i] * fa;
+            cg += (dlimb_t)b[i] * ga;
+        }
+        dlimb_t x = (dlimb_t)(((limb_t)cf ^ fm)) + bf;   /* limb of +-f*a */
+        dlimb_t y = (dlimb_t)(((limb_t)cg ^ gm)) + bg;
+        bf = (limb_t)(x >> 64);
+        bg = (limb_t)(y >> 64);
+        acc += (dlimb_t)(limb_t)x + (limb_t)y;
+        out[i] = (limb_t)acc;
+        acc >>= 64;
+        cf >>= 64;
+        cg >>= 64;
+    }
+}
+
+/*
+ * a = |x| >> 31 for x signed (n+1) limbs whose shifted value fits in n limbs;
+ * returns 1 if x was negative.
+ */
+ZK_HD int shr31_abs_n(limb_t *a, limb_t *x, size_t n)
+{
+    limb_t neg = (limb_t)0 - (x[n] >> 63);
+    limb_t c = neg & 1;
+    for (size_t i = 0; i <= n; i++) {          /* x = |x| */
+        dlimb_t t = (dlimb_t)(x[i] ^ neg) + c;
+        x[i] = (limb_t)t;
+        c = (limb_t)(t >> 64);
+    }
+    for (size_t i = 0; i < n; i++)
+        a[i] = (x[i] >> 31) | (x[i + 1] << 33);
+    return (int)(neg & 1);
+}
+
+/*
+ * ret = (f * u + g * v) * 2^-64 mod p, u, v < p, |f|, |g| <= 2^32.
+ */
+ZK_HD void lincomb_mod_n(limb_t *ret, const limb_t *u, int64_t f, const limb_t *v,
+                         int64_t g, const limb_t *p, limb_t n0, size_t n)
+{
+    limb_t us[ZK_MAX_LIMBS], vs[ZK_MAX_LIMBS], x[ZK_MAX_LIMBS + 1];
+    if (f < 0) {
+        neg_mod_n(us, u, p, n);
+        f = -f;
+    } else {
+        copy_n(us, u, n);
+    }
+    if (g < 0) {
+        neg_mod_n(vs, v, p, n);
+        g = -g;
+    } else {
+        copy_n(vs, v, n);
+    }
+    /* x = us*f + vs*g < 2^34 p: n + 1 limbs */
+    dlimb_t c = 0;
+    for (size_t i = 0; i < n; i++) {
+        dlimb_t t = (dlimb_t)us[i] * (limb_t)f;
+        dlimb_t s = (dlimb_t)vs[i] * (limb_t)g;
+        c += (dlimb_t)(limb_t)t + (limb_t)s;
+        x[i] = (limb_t)c;
+        c = (c >> 64) + (t >> 64) + (s >> 64);
+    }
+    x[n] = (limb_t)c;
+    /* one Montgomery step: (x + m p) / 2^64 < p + 2^-30 p < 2p */
+    limb_t m = x[0] * n0;
+    c = ((dlimb_t)m * p[0] + x[0]) >> 64;
+    for (size_t i = 1; i < n; i++) {
+        c += (dlimb_t)m * p[i] + x[i];
+        x[i - 1] = (limb_t)c;
+        c >>= 64;
+    }
+    x[n - 1] = (limb_t)c + x[n];
+    cond_sub_n(ret, x, p, n);
+}
+
+/*
+ * ret = a^-1 * K * R^-1 mod p for 0 < a < p ("raw" inverse, see inv_mont_n),
+ * by the binary extended GCD with 31 steps at a time on 64-bit approximations
+ * of the two values (exact low 31 bits, top 33 bits), the steps' 2x2 matrix
+ * then applied to the full values (Pornin, "Optimized Binary GCD for Modular
+ * Inversion", 2020).  Runs ZK_INV_BATCHES(n) batches.  Returns 1 on success,
+ * 0 if the GCD did not reach 1 (a = 0, or, should the approximation ever
+ * fail to converge, never observed; the caller falls back then).
+ * Variable time: fine for public data (what zkslot inverts), not for secrets.
+ */
+ZK_HD int inv_gcd_n(limb_t *ret, const limb_t *a_in, const limb_t *p, limb_t n0,
+                    const limb_t *K, size_t n)
+{
+    limb_t a[ZK_MAX_LIMBS], b[ZK_MAX_LIMBS], u[ZK_MAX_LIMBS], v[ZK_MAX_LIMBS];
+    limb_t x[ZK_MAX_LIMBS + 1], y[ZK_MAX_LIMBS + 1], t[ZK_MAX_LIMBS];
+    copy_n(a, a_in, n);
+    copy_n(b, p, n);
+    zero_n(u, n);
+    zero_n(v, n);
+    u[0] = 1;
+    for (size_t it = 0; it < ZK_INV_BATCHES(n); it++) {
+        unsigned la = bitlen_n(a, n), lb = bitlen_n(b, n);
+        unsigned len = la > lb ? la : lb;
+        limb_t ah, bh;
+        if (len <= 64) {
+            ah = a[0];
+            bh = b[0];
+        } else {
+            limb_t lowm = ((limb_t)1 << 31) - 1;
+            ah = (a[0] & lowm) | (bits64_n(a, len - 33, n) << 31);
+            bh = (b[0] & lowm) | (bits64_n(b, len - 33, n) << 31);
+        }
+        int64_t f0 = 1, g0 = 0, f1 = 0, g1 = 1;
+        for (int j = 0; j < 31; j++) {
+            limb_t odd = (limb_t)0 - (ah & 1);
+            limb_t sw = odd & ((limb_t)0 - (limb_t)(ah < bh));
+            limb_t d = (ah ^ bh) & sw;
+            ah ^= d;
+            bh ^= d;
+            int64_t df = (f0 ^ f1) & (int64_t)sw, dg = (g0 ^ g1) & (int64_t)sw;
+            f0 ^= df; f1 ^= df;
+            g0 ^= dg; g1 ^= dg;
+            ah -= bh & odd;
+            f0 -= f1 & (int64_t)odd;
+            g0 -= g1 & (int64_t)odd;
+            ah >>= 1;
+            f1 *= 2;
+            g1 *= 2;
+        }
+        lincomb_n(x, a, f0, b, g0, n);
+        lincomb_n(y, a, f1, b, g1, n);
+        if (shr31_abs_n(a, x, n)) {
+            f0 = -f0;
+            g0 = -g0;
+        }
+        if (shr31_abs_n(b, y, n)) {
+            f1 = -f1;
+            g1 = -g1;
+        }
+        lincomb_mod_n(t, u, f0, v, g0, p, n0, n);
+        lincomb_mod_n(v, u, f1, v, g1, p, n0, n);
+        copy_n(u, t, n);
+    }
+    /* now a = 0, b = gcd = 1 and v = a_in^-1 * 2^-(33 * batches) */
+    limb_t one[ZK_MAX_LIMBS];
+    zero_n(one, n);
+    one[0] = 1;
+    if (!is_zero_n(a, n) || !eq_n(b, one, n))
+        return 0;
+    mul_mont_n(ret, v, K, p, n0, n);
+    return 1;
+}
+
 /* bit i of a little-endian limb vector. */
 ZK_HD unsigned bit_n(const limb_t *a, size_t i)
 {
