@@ -33,8 +33,11 @@
 #define MAX_ITEMS 4000
 #define REGION_GAP (256u << 10)
 
+#define MIN_KILLS 60                 /* items are released in step with the kills */
+
 struct ledger {                      /* shared by every process (MAP_SHARED) */
     uint64_t next_item;
+    uint64_t limit;                  /* producers take items below this only */
     zk_cancel_flag stop;
     uint64_t checksum_fail, content_fail, other_fail;
     uint32_t published[MAX_ITEMS];
@@ -104,6 +107,13 @@ static void producer(unsigned flags, uint64_t seed)
 {
     zk_pool *h = child_attach(flags, "producer");
     for (;;) {
+        uint64_t next = __atomic_load_n(&L->next_item, __ATOMIC_RELAXED);
+        if (next >= nitems)
+            _exit(0);
+        if (next >= __atomic_load_n(&L->limit, __ATOMIC_RELAXED)) {
+            usleep(500);     /* wait for the parent's next kill to release more */
+            continue;
+        }
         uint64_t it = __atomic_fetch_add(&L->next_item, 1, __ATOMIC_RELAXED);
         if (it >= nitems)
             _exit(0);
@@ -209,6 +219,8 @@ static struct outcome run(unsigned flags, unsigned max_kills)
     struct outcome o = { 0 };
     struct zk_pool_params p = { .nslots = NSLOTS, .slot_size = 1 << 20, .flags = ZK_POOL_CREATE_TMPFS };
     memset(L, 0, sizeof *L);
+    /* reaping run: at least MIN_KILLS kills however fast the machine is */
+    L->limit = flags & ZK_POOL_NO_REAP ? nitems : nitems / MIN_KILLS;
     ZT_CHECK(zk_pool_create(path, &p, NULL) == 0);
     zk_pool *h = malloc(zk_pool_sizeof());
     struct zk_pool_attach_opts ao = { .name = "parent", .flags = flags, .tick_ms = 5 };
@@ -254,6 +266,8 @@ static struct outcome run(unsigned flags, unsigned max_kills)
         kill(*slot, SIGKILL);
         waitpid(*slot, NULL, 0);
         o.kills++;
+        uint64_t lim = (uint64_t)(o.kills + 1) * nitems / MIN_KILLS;
+        __atomic_store_n(&L->limit, lim < nitems ? lim : nitems, __ATOMIC_RELAXED);
         if (v < NPROD) {
             o.prod_kills++;
             *slot = spawn(1, flags);
@@ -333,7 +347,7 @@ int main(int argc, char **argv)
     ZT_REQUIRE(L != MAP_FAILED, 1);
 
     struct outcome a = run(0, UINT32_MAX);
-    ZT_CHECK(a.kills >= 20, "too few kills to mean anything: %u", a.kills);
+    ZT_CHECK(a.kills >= MIN_KILLS - 1, "too few kills to mean anything: %u", a.kills);
     ZT_CHECK(a.handoffs >= nitems / 2, "handoffs %u", a.handoffs);
     ZT_CHECK(a.lost == 0, "%u published items never consumed", a.lost);
     ZT_CHECK(a.dups <= a.cons_kills, "%u duplicates for %u consumer kills", a.dups, a.cons_kills);
