@@ -6,11 +6,19 @@
  * BLS12-381 y^2 = x^3 + 4(1+u) (M-type).
  * Constants are Montgomery-form initializers (x * R mod p), checked against
  * the published generators by tests/test_ec.c.
+ *
+ * Per group G (see ec_tmpl.h for the contracts): set_inf is_inf affine_is_inf
+ * generator from_affine to_affine batch_to_affine neg affine_neg dbl add
+ * add_affine eq affine_eq affine_is_on_curve is_on_curve affine_from_x
+ * mul (= mul_wnaf) mul_ref in_subgroup_slow affine_in_subgroup_slow; and from
+ * endo.h the fast in_subgroup / affine_in_subgroup plus bls381_g1_sigma,
+ * bn254_g2_psi, bls381_g2_psi.  Encodings: common/include/zk/ec.h.
  */
 #ifndef ZK_COMMON_EC_CURVES_H
 #define ZK_COMMON_EC_CURVES_H
 
 #include "ff/tower.h"
+#include "wnaf.h"
 
 #define BN254_G1_B { { 0x7a17caa950ad28d7ULL, 0x1f6ac17ae15521b9ULL, 0x334bea4e696bd284ULL, 0x2a1f6744ce179d8eULL } }
 #define BN254_G2_B { { { 0x3bf938e377b802a8ULL, 0x020b1b273633535dULL, 0x26b7edf049755260ULL, 0x2514c6324384a86dULL } }, { { 0x38e7ecccd1dcff67ULL, 0x65f0b37d93ce0d3eULL, 0xd749d0dd22ac00aaULL, 0x0141b9ce4a688d4dULL } } }
@@ -80,5 +88,7 @@
 #undef ZK_G_GX
 #undef ZK_G_GY
 #undef ZK_G_ORDER
+
+#include "endo.h"     /* endomorphisms, fast *_in_subgroup / *_affine_in_subgroup */
 
 #endif /* ZK_COMMON_EC_CURVES_H */

@@ -154,6 +154,11 @@ ZK_HD void GN(add_affine)(ZK_G *r, const ZK_G *p, const ZK_GA *q)
     GF(sub)(&r->y, &t, &Y1);               /* Y3 = r(V - X3) - 2 Y1 J */
 }
 
+/* Out-of-line copies of dbl / add / add_affine for the cold paths (see ZK_EC_OOL). */
+ZK_EC_OOL void GN(dbl_ool)(ZK_G *r, const ZK_G *p) { GN(dbl)(r, p); }
+ZK_EC_OOL void GN(add_ool)(ZK_G *r, const ZK_G *p, const ZK_G *q) { GN(add)(r, p, q); }
+ZK_EC_OOL void GN(add_affine_ool)(ZK_G *r, const ZK_G *p, const ZK_GA *q) { GN(add_affine)(r, p, q); }
+
 /* 1 if p and q are the same point (projective comparison). */
 static inline int GN(eq)(const ZK_G *p, const ZK_G *q)
 {
@@ -243,26 +248,104 @@ static inline int GN(is_on_curve)(const ZK_G *p)
     return GF(eq)(&l, &r);
 }
 
-/* r = [k] p, k a little-endian limb vector of nbits bits (any value). */
-static inline void GN(mul)(ZK_G *r, const ZK_G *p, const limb_t *k, size_t nbits)
+/*
+ * r = [k] p by plain double-and-add, k a little-endian limb vector of nbits
+ * bits (any value).  The simple reference the tests compare the faster
+ * multiplications with; also the cheapest choice for sparse short scalars.
+ * Variable time.
+ */
+static inline void GN(mul_ref)(ZK_G *r, const ZK_G *p, const limb_t *k, size_t nbits)
 {
     ZK_G acc, base = *p;
     GN(set_inf)(&acc);
     for (size_t i = nbits; i-- > 0;) {
-        GN(dbl)(&acc, &acc);
+        GN(dbl_ool)(&acc, &acc);
         if (bit_n(k, i))
-            GN(add)(&acc, &acc, &base);
+            GN(add_ool)(&acc, &acc, &base);
     }
     *r = acc;
 }
 
-/* 1 if [r] a = O, r the prime group order (infinity: 1).  Slow (~255 dbl+add). */
-static inline int GN(affine_in_subgroup)(const ZK_GA *a)
+/*
+ * r = [k] p with a width-ZK_WNAF_W signed-digit (wNAF) recoding of k: a
+ * table of the odd multiples P, 3P, ..., (2^(W-1)-1)P and about nbits/(W+1)
+ * additions.  k: little-endian limbs, nbits bits, any value (also >= r);
+ * nbits > ZK_WNAF_MAXBITS falls back to mul_ref.  Variable time (not for
+ * secret scalars where timing matters).
+ */
+static inline void GN(mul_wnaf)(ZK_G *r, const ZK_G *p, const limb_t *k, size_t nbits)
+{
+    if (nbits > ZK_WNAF_MAXBITS) {
+        GN(mul_ref)(r, p, k, nbits);
+        return;
+    }
+    int8_t dig[ZK_WNAF_MAXBITS + 1];
+    size_t nd = zk_wnaf_recode(dig, k, nbits, ZK_WNAF_W);
+    ZK_G tab[1 << (ZK_WNAF_W - 2)], p2, acc, t;
+    tab[0] = *p;
+    GN(dbl_ool)(&p2, p);
+    for (size_t i = 1; i < (size_t)1 << (ZK_WNAF_W - 2); i++)
+        GN(add_ool)(&tab[i], &tab[i - 1], &p2);
+    GN(set_inf)(&acc);
+    for (size_t i = nd; i-- > 0;) {
+        GN(dbl_ool)(&acc, &acc);
+        int d = dig[i];
+        if (d > 0) {
+            GN(add_ool)(&acc, &acc, &tab[(d - 1) / 2]);
+        } else if (d < 0) {
+            GN(neg)(&t, &tab[(-d - 1) / 2]);
+            GN(add_ool)(&acc, &acc, &t);
+        }
+    }
+    *r = acc;
+}
+
+/* r = [k] p (the wNAF multiplication above); same contract as mul_wnaf. */
+static inline void GN(mul)(ZK_G *r, const ZK_G *p, const limb_t *k, size_t nbits)
+{ GN(mul_wnaf)(r, p, k, nbits); }
+
+/* 1 if the affine points are equal (both infinity counts as equal). */
+ZK_HD int GN(affine_eq)(const ZK_GA *a, const ZK_GA *b)
+{ return GF(eq)(&a->x, &b->x) & GF(eq)(&a->y, &b->y); }
+
+/*
+ * 1 if [r] p = O, r the prime group order (infinity: 1).  Slow (a 255-bit
+ * multiplication): the reference for the fast per-curve checks
+ * (*_in_subgroup, ec/endo.h).  Meaningful only for points on the curve.
+ */
+static inline int GN(in_subgroup_slow)(const ZK_G *p)
+{
+    ZK_G t;
+    GN(mul_ref)(&t, p, GN(ORDER_), 256);
+    return GN(is_inf)(&t);
+}
+
+/* As in_subgroup_slow, for an affine point. */
+static inline int GN(affine_in_subgroup_slow)(const ZK_GA *a)
 {
     ZK_G p;
     GN(from_affine)(&p, a);
-    GN(mul)(&p, &p, GN(ORDER_), 256);
-    return GN(is_inf)(&p);
+    return GN(in_subgroup_slow)(&p);
+}
+
+/*
+ * The point (x, y) with y^2 = x^3 + b whose y is lexicographically largest
+ * (largest != 0) or not (largest == 0), in r.  Returns 1, or 0 if x^3 + b is
+ * not a square (no such point; r is not written).  Never yields infinity.
+ */
+static inline int GN(affine_from_x)(ZK_GA *r, const ZK_G_F *x, int largest)
+{
+    ZK_G_F rhs, y;
+    GF(sqr)(&rhs, x);
+    GF(mul)(&rhs, &rhs, x);
+    GF(add)(&rhs, &rhs, &GN(B_));
+    if (!GF(sqrt)(&y, &rhs))
+        return 0;
+    if (GF(is_lex_largest)(&y) != (largest != 0))
+        GF(neg)(&y, &y);                   /* (y = 0, if it occurs, is its own negative) */
+    r->x = *x;
+    r->y = y;
+    return 1;
 }
 
 #undef ZK_GA

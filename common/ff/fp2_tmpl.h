@@ -139,5 +139,90 @@ static inline void EN(pow)(ZK_E *r, const ZK_E *a, const limb_t *e, size_t nbits
     *r = acc;
 }
 
+
+/* ---- square root and lexicographic sign (appended by the curve code) ---- */
+
+/*
+ * 1 if the base-field element a is "lexicographically largest", i.e. its
+ * plain value v satisfies v > (p-1)/2 (equivalently v > p - v): the sign bit
+ * of the Zcash/IETF BLS12-381 point serialization.  0 for a = 0.
+ */
+ZK_HD int EF(is_lex_largest)(const ZK_E_F *a)
+{
+    ZK_E_F t;
+    EF(from_mont)(&t, a);
+    add_n(t.l, t.l, t.l, sizeof t.l / sizeof t.l[0]);   /* 2v < 2p: no carry (spare bit) */
+    return cmp_n(t.l, EF(P_), sizeof t.l / sizeof t.l[0]) > 0;   /* 2v > p  <=>  v > (p-1)/2 */
+}
+
+/* ret = a / 2 (exact halving mod p; works on the Montgomery form directly). */
+ZK_HD void EF(half)(ZK_E_F *ret, const ZK_E_F *a)
+{
+    const size_t n = sizeof a->l / sizeof a->l[0];
+    limb_t t[ZK_MAX_LIMBS + 1], q[ZK_MAX_LIMBS];
+    limb_t odd = (limb_t)0 - (a->l[0] & 1);     /* all ones if a is odd: add p */
+    for (size_t i = 0; i < n; i++)
+        q[i] = EF(P_)[i] & odd;
+    t[n] = add_n(t, a->l, q, n);                /* a (+ p) is even, < 2p */
+    for (size_t i = 0; i < n; i++)
+        ret->l[i] = (t[i] >> 1) | (t[i + 1] << 63);
+}
+
+/*
+ * 1 if a is lexicographically largest in the Zcash/IETF sense for Fp2:
+ * compare c1 first, and c0 only when c1 = 0.  0 for a = 0.
+ */
+ZK_HD int EN(is_lex_largest)(const ZK_E *a)
+{
+    if (!EF(is_zero)(&a->c1))
+        return EF(is_lex_largest)(&a->c1);
+    return EF(is_lex_largest)(&a->c0);
+}
+
+/*
+ * ret = a square root of a in Fp2 (p = 3 mod 4, u^2 = -1), when one exists.
+ * Returns 1 if a is a square (then ret^2 = a; which of the two roots is
+ * returned is unspecified, callers pick the sign with is_lex_largest), 0
+ * otherwise (ret is then written with an unspecified value).  Variable time.
+ * Method: with n = sqrt(a0^2 + a1^2) in Fp, x0^2 = (a0 +- n)/2 and
+ * x1 = a1 / (2 x0); for a1 = 0 the root is sqrt(a0) or u * sqrt(-a0).
+ */
+static inline int EN(sqrt)(ZK_E *ret, const ZK_E *a)
+{
+    ZK_E r, chk;
+    ZK_E_F n, t, x0;
+    if (EF(is_zero)(&a->c1)) {
+        if (EF(sqrt)(&r.c0, &a->c0)) {
+            EF(zero)(&r.c1);
+        } else {
+            EF(neg)(&t, &a->c0);                 /* -1 is a non-residue: -a0 is a square */
+            EF(sqrt)(&r.c1, &t);
+            EF(zero)(&r.c0);
+        }
+    } else {
+        EF(sqr)(&n, &a->c0);
+        EF(sqr)(&t, &a->c1);
+        EF(add)(&t, &n, &t);                     /* norm a0^2 + a1^2 */
+        if (!EF(sqrt)(&n, &t)) {                 /* (no aliasing: see field_tmpl sqrt) */
+            *ret = *a;
+            return 0;                            /* norm not a square: a is not */
+        }
+        EF(add)(&t, &a->c0, &n);
+        EF(half)(&t, &t);
+        if (!EF(sqrt)(&x0, &t)) {
+            EF(sub)(&t, &a->c0, &n);
+            EF(half)(&t, &t);
+            EF(sqrt)(&x0, &t);
+        }
+        r.c0 = x0;
+        EF(dbl)(&t, &x0);
+        EF(inv)(&t, &t);                         /* x0 != 0 since a1 != 0 */
+        EF(mul)(&r.c1, &a->c1, &t);
+    }
+    EN(sqr)(&chk, &r);
+    *ret = r;
+    return EN(eq)(&chk, a);
+}
+
 #undef EN
 #undef EF
