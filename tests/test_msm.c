@@ -1,0 +1,443 @@
+/*
+ * test_msm.c -- the Pippenger MSM (common/msm) on G1 and G2 of BN254 and
+ * BLS12-381 against two independent references:
+ *   - naive: sum_i [k_i] P_i with the reference double-and-add G_mul and
+ *     Jacobian additions (sizes up to 1000 in the release build, up to 64
+ *     under ASan; the larger ones by the second reference);
+ *   - discrete logs: the points are P_i = [a_i] G with a_i known, so the
+ *     MSM must equal [sum k_i a_i mod r] G, the sum computed with GMP.
+ * Sizes 1, 2, 3, 7, 64, 1000, 4096.  Edge cases: zero scalars, all-zero
+ * scalars, points at infinity, repeated points (P + P in one bucket), P and
+ * -P (cancelling in one bucket), scalars r-1, r, r+1 and 2^256-1.  Results
+ * must be identical across thread counts (1, 2, 3), forced window sizes,
+ * the affine and Jacobian bucket methods, batch sizes and chunkings.
+ *
+ * The file includes itself once per group (TG defined) to instantiate the
+ * group-generic part.
+ */
+#ifndef TG
+#include <string.h>
+
+#include "zk/error.h"
+#include "zk/msm.h"
+#include "zktest.h"
+
+#ifndef ZK_TEST_HAVE_GMP
+int main(void)
+{
+    zt_skip("GMP not available");
+}
+#else
+#include <gmp.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+# define ASAN 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define ASAN 1
+# endif
+#endif
+#ifndef ASAN
+# define ASAN 0
+#endif
+
+#define DLOG_BITS 128            /* discrete logs a_i of the test points */
+
+static mpz_t g_r;
+
+static void limbs_to_mpz(mpz_t z, const limb_t *k)
+{
+    mpz_import(z, 4, -1, sizeof(limb_t), 0, 0, k);
+}
+
+static void mpz_to_limbs(limb_t *k, const mpz_t z)
+{
+    size_t cnt = 0;
+    memset(k, 0, 4 * sizeof *k);
+    mpz_export(k, &cnt, -1, sizeof(limb_t), 0, 0, z);
+}
+
+static void rand_scalar(limb_t *k, unsigned bits)
+{
+    for (int j = 0; j < 4; j++)
+        k[j] = zt_rand64();
+    for (unsigned j = bits; j < 256; j++)
+        k[j / 64] &= ~((limb_t)1 << (j % 64));
+}
+
+/* Scalars of the kinds the tests mix: mostly random < 2^bits(r), some zero,
+ * some small, some full 256-bit. */
+static void mixed_scalars(limb_t *k, size_t n, unsigned rbits)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned sel = (unsigned)(zt_rand64() % 16);
+        if (sel == 0)
+            memset(k + 4 * i, 0, 32);
+        else if (sel == 1)
+            rand_scalar(k + 4 * i, 5);
+        else if (sel == 2)
+            rand_scalar(k + 4 * i, 256);
+        else
+            rand_scalar(k + 4 * i, rbits);
+    }
+}
+
+#define TG bn254_g1
+#include "test_msm.c"
+#undef TG
+#define TG bn254_g2
+#include "test_msm.c"
+#undef TG
+#define TG bls381_g1
+#include "test_msm.c"
+#undef TG
+#define TG bls381_g2
+#include "test_msm.c"
+#undef TG
+
+int main(int argc, char **argv)
+{
+    zt_init(argc, argv);
+    mpz_init(g_r);
+    limbs_to_mpz(g_r, bn254_g1_ORDER_);
+    bn254_g1_test();
+    bn254_g2_test();
+    limbs_to_mpz(g_r, bls381_g1_ORDER_);
+    bls381_g1_test();
+    bls381_g2_test();
+    mpz_clear(g_r);
+    return zt_finish();
+}
+#endif /* ZK_TEST_HAVE_GMP */
+
+#else /* TG: the group-generic part */
+
+#define C2_(a, b) a##_##b
+#define C2(a, b) C2_(a, b)
+#define T(name) C2(TG, name)
+#define TA C2(TG, affine)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* Test points P_i = [a_i] G from a table of [b 16^j] G (j < 32, b < 16). */
+static void T(make_points)(TA *pts, mpz_t *dl, size_t n)
+{
+    enum { NJ = DLOG_BITS / 4 };
+    TG *tj = malloc(NJ * 16 * sizeof *tj), *pj = malloc(n * sizeof *pj);
+    TA *ta = malloc(NJ * 16 * sizeof *ta);
+    void *scr = malloc((NJ * 16 > n ? NJ * 16 : n) * 3 * sizeof tj[0].x);
+    TA g;
+    T(generator)(&g);
+    for (int j = 0; j < NJ; j++) {
+        TG *row = tj + 16 * j;
+        T(set_inf)(&row[0]);
+        if (j == 0) {
+            T(from_affine)(&row[1], &g);
+        } else {
+            row[1] = tj[16 * (j - 1) + 1];
+            for (int d = 0; d < 4; d++)
+                T(dbl)(&row[1], &row[1]);
+        }
+        for (int b = 2; b < 16; b++)
+            T(add)(&row[b], &row[b - 1], &row[1]);
+    }
+    T(batch_to_affine)(ta, tj, NJ * 16, scr);
+    for (size_t i = 0; i < n; i++) {
+        limb_t a[4];
+        rand_scalar(a, DLOG_BITS);
+        limbs_to_mpz(dl[i], a);
+        T(set_inf)(&pj[i]);
+        for (int j = 0; j < NJ; j++) {
+            unsigned nib = (unsigned)(a[j / 16] >> (4 * (j % 16))) & 15;
+            T(add_affine)(&pj[i], &pj[i], &ta[16 * j + nib]);
+        }
+    }
+    T(batch_to_affine)(pts, pj, n, scr);
+    free(tj);
+    free(pj);
+    free(ta);
+    free(scr);
+}
+
+/* [sum k_i dl_i mod r] G */
+static void T(ref_dlog)(TG *ret, const limb_t *k, mpz_t *dl, size_t n)
+{
+    mpz_t acc, t;
+    limb_t e[4];
+    TA g;
+    TG gj;
+    mpz_inits(acc, t, NULL);
+    for (size_t i = 0; i < n; i++) {
+        limbs_to_mpz(t, k + 4 * i);
+        mpz_addmul(acc, t, dl[i]);
+    }
+    mpz_mod(acc, acc, g_r);
+    mpz_to_limbs(e, acc);
+    T(generator)(&g);
+    T(from_affine)(&gj, &g);
+    T(mul)(ret, &gj, e, 256);
+    mpz_clears(acc, t, NULL);
+}
+
+/* sum_i [k_i] P_i by double-and-add. */
+static void T(ref_naive)(TG *ret, const TA *pts, const limb_t *k, size_t n)
+{
+    TG acc, p;
+    T(set_inf)(&acc);
+    for (size_t i = 0; i < n; i++) {
+        T(from_affine)(&p, &pts[i]);
+        T(mul)(&p, &p, k + 4 * i, 256);
+        T(add)(&acc, &acc, &p);
+    }
+    *ret = acc;
+}
+
+static int T(msm_o)(TG *ret, const TA *pts, const limb_t *k, size_t n, unsigned th,
+                    unsigned window, unsigned method, unsigned batch, unsigned chunks)
+{
+    struct zk_msm_opts o = { window, method, batch, chunks };
+    return T(msm_opts)(ret, pts, k, n, th, NULL, &o);
+}
+
+static void T(check_sizes)(const char *name, unsigned rbits)
+{
+    static const size_t sizes[] = { 1, 2, 3, 7, 64, 1000, 4096 };
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        TA *pts = malloc(n * sizeof *pts);
+        limb_t *k = malloc(n * 32);
+        mpz_t *dl = malloc(n * sizeof *dl);
+        for (size_t i = 0; i < n; i++)
+            mpz_init(dl[i]);
+        T(make_points)(pts, dl, n);
+        mixed_scalars(k, n, rbits);
+        TG got, want, naive;
+        int r = T(msm)(&got, pts, k, n, 1);
+        ZT_CHECK(r == 0, "%s n=%zu: %s", name, n, zk_strerror(r));
+        T(ref_dlog)(&want, k, dl, n);
+        ZT_CHECK(T(eq)(&got, &want), "%s n=%zu: msm != dlog reference", name, n);
+        if (n <= (ASAN ? 64 : 1000)) {
+            T(ref_naive)(&naive, pts, k, n);
+            ZT_CHECK(T(eq)(&naive, &want), "%s n=%zu: naive != dlog reference", name, n);
+        }
+        /* both methods, threads, explicit scratch */
+        for (unsigned m = ZK_MSM_JACOBIAN; m <= ZK_MSM_AFFINE; m++) {
+            for (unsigned th = 1; th <= 3; th++) {
+                if (n >= 4096 && ASAN && th > 1)
+                    continue;
+                r = T(msm_o)(&got, pts, k, n, th, 0, m, 0, 0);
+                ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s n=%zu method=%u threads=%u",
+                         name, n, m, th);
+            }
+        }
+        size_t ss = T(msm_scratch_size)(n, 2);
+        void *scr = aligned_alloc(64, (ss + 63) & ~(size_t)63);
+        r = T(msm_scratch)(&got, pts, k, n, 2, scr);
+        ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s n=%zu caller scratch", name, n);
+        free(scr);
+        for (size_t i = 0; i < n; i++)
+            mpz_clear(dl[i]);
+        free(dl);
+        free(pts);
+        free(k);
+    }
+}
+
+/* Every window size, batch sizes that force many deferrals, chunkings. */
+static void T(check_params)(const char *name, unsigned rbits)
+{
+    size_t n = 200;
+    TA *pts = malloc(n * sizeof *pts);
+    limb_t *k = malloc(n * 32);
+    mpz_t *dl = malloc(n * sizeof *dl);
+    for (size_t i = 0; i < n; i++)
+        mpz_init(dl[i]);
+    T(make_points)(pts, dl, n);
+    /* repeated points: a block of copies of pts[0] and its negation */
+    for (size_t i = 1; i < 40; i++) {
+        pts[i] = pts[0];
+        mpz_set(dl[i], dl[0]);
+    }
+    for (size_t i = 40; i < 60; i++) {
+        T(affine_neg)(&pts[i], &pts[0]);
+        mpz_neg(dl[i], dl[0]);
+    }
+    mixed_scalars(k, n, rbits);
+    for (size_t i = 1; i < 30; i++)            /* same bucket in every window */
+        memcpy(k + 4 * i, k, 32);
+    for (size_t i = 40; i < 50; i++)           /* cancel pts[1..10] */
+        memcpy(k + 4 * i, k, 32);
+    TG want, got;
+    T(ref_dlog)(&want, k, dl, n);
+    for (unsigned c = 1; c <= 16; c++) {
+        for (unsigned m = ZK_MSM_JACOBIAN; m <= ZK_MSM_AFFINE; m++) {
+            int r = T(msm_o)(&got, pts, k, n, 1 + c % 3, c, m, 0, 0);
+            ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s window=%u method=%u", name, c, m);
+        }
+    }
+    static const unsigned batches[] = { 1, 2, 3, 7, 64 };
+    for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
+        for (unsigned c = 2; c <= 8; c += 3) {
+            int r = T(msm_o)(&got, pts, k, n, 2, c, ZK_MSM_AFFINE, batches[bi], 0);
+            ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s window=%u batch=%u", name, c,
+                     batches[bi]);
+        }
+    }
+    static const unsigned chunks[] = { 2, 3, 5, 17 };
+    for (size_t ci = 0; ci < sizeof chunks / sizeof chunks[0]; ci++) {
+        for (unsigned m = ZK_MSM_JACOBIAN; m <= ZK_MSM_AFFINE; m++) {
+            int r = T(msm_o)(&got, pts, k, n, 3, 9, m, 0, chunks[ci]);
+            ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s chunks=%u method=%u", name,
+                     chunks[ci], m);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        mpz_clear(dl[i]);
+    free(dl);
+    free(pts);
+    free(k);
+}
+
+static void T(check_edges)(const char *name)
+{
+    enum { N = 64 };
+    TA pts[N], p0;
+    limb_t k[4 * N];
+    mpz_t dl[N], t, dl0;
+    TG got, want;
+    for (size_t i = 0; i < N; i++)
+        mpz_init(dl[i]);
+    mpz_init(t);
+    T(make_points)(pts, dl, N);
+    p0 = pts[0];
+    mpz_init_set(dl0, dl[0]);
+    unsigned methods[2] = { ZK_MSM_JACOBIAN, ZK_MSM_AFFINE };
+
+    /* n = 0 and all-zero scalars: infinity */
+    int r = T(msm)(&got, pts, k, 0, 1);
+    ZT_CHECK(r == 0 && T(is_inf)(&got), "%s n=0", name);
+    memset(k, 0, sizeof k);
+    for (int m = 0; m < 2; m++) {
+        r = T(msm_o)(&got, pts, k, N, 2, 0, methods[m], 0, 0);
+        ZT_CHECK(r == 0 && T(is_inf)(&got), "%s all-zero scalars method=%u", name, methods[m]);
+    }
+
+    /* points at infinity (every other), random scalars */
+    for (size_t i = 0; i < N; i += 2) {
+        memset(&pts[i], 0, sizeof pts[i]);
+        mpz_set_ui(dl[i], 0);
+    }
+    mixed_scalars(k, N, 256);
+    T(ref_dlog)(&want, k, dl, N);
+    for (int m = 0; m < 2; m++) {
+        r = T(msm_o)(&got, pts, k, N, 1, 4, methods[m], 0, 0);
+        ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s infinity points method=%u", name, methods[m]);
+    }
+    /* all points at infinity */
+    for (size_t i = 0; i < N; i++)
+        memset(&pts[i], 0, sizeof pts[i]);
+    for (int m = 0; m < 2; m++) {
+        r = T(msm_o)(&got, pts, k, N, 1, 4, methods[m], 0, 0);
+        ZT_CHECK(r == 0 && T(is_inf)(&got), "%s all infinity method=%u", name, methods[m]);
+    }
+
+    /* n copies of P, equal scalars: [n k] P (doublings in the buckets) */
+    for (size_t i = 0; i < N; i++) {
+        pts[i] = p0;
+        mpz_set(dl[i], dl0);
+    }
+    rand_scalar(k, 255);
+    for (size_t i = 1; i < N; i++)
+        memcpy(k + 4 * i, k, 32);
+    T(ref_dlog)(&want, k, dl, N);
+    for (int m = 0; m < 2; m++) {
+        r = T(msm_o)(&got, pts, k, N, 1, 6, methods[m], 0, 0);
+        ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s repeated P method=%u", name, methods[m]);
+    }
+    /* P and -P alternating, equal scalars: infinity */
+    for (size_t i = 1; i < N; i += 2)
+        T(affine_neg)(&pts[i], &p0);
+    for (int m = 0; m < 2; m++) {
+        r = T(msm_o)(&got, pts, k, N, 1, 6, methods[m], 0, 0);
+        ZT_CHECK(r == 0 && T(is_inf)(&got), "%s P,-P method=%u", name, methods[m]);
+    }
+    /* P, P, -P, -P, ... then 4 more P: [4k]P */
+    for (size_t i = 0; i < N; i++) {
+        if (i % 4 < 2)
+            pts[i] = p0;
+        else
+            T(affine_neg)(&pts[i], &p0);
+    }
+    pts[N - 1] = pts[N - 2] = pts[N - 3] = p0;
+    pts[N - 4] = p0;
+    for (size_t i = 0; i < N; i++) {
+        mpz_set(dl[i], dl0);
+        if (i % 4 >= 2 && i < N - 4)
+            mpz_neg(dl[i], dl0);
+    }
+    T(ref_dlog)(&want, k, dl, N);
+    for (int m = 0; m < 2; m++) {
+        r = T(msm_o)(&got, pts, k, N, 1, 5, methods[m], 3, 0);
+        ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s P,P,-P,-P method=%u", name, methods[m]);
+    }
+
+    /* scalars r-1, r, r+1, 2^256-1 on random points */
+    T(make_points)(pts, dl, N);
+    for (size_t i = 0; i < N; i++) {
+        switch (i % 4) {
+        case 0: mpz_sub_ui(t, g_r, 1); break;
+        case 1: mpz_set(t, g_r); break;
+        case 2: mpz_add_ui(t, g_r, 1); break;
+        default: mpz_set_ui(t, 1); mpz_mul_2exp(t, t, 256); mpz_sub_ui(t, t, 1); break;
+        }
+        mpz_to_limbs(k + 4 * i, t);
+    }
+    T(ref_dlog)(&want, k, dl, N);
+    TG naive;
+    T(ref_naive)(&naive, pts, k, N);
+    ZT_CHECK(T(eq)(&naive, &want), "%s big scalars: naive != dlog", name);
+    for (int m = 0; m < 2; m++) {
+        for (unsigned c = 3; c <= 13; c += 5) {
+            r = T(msm_o)(&got, pts, k, N, 2, c, methods[m], 0, 0);
+            ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s big scalars c=%u method=%u", name, c,
+                     methods[m]);
+        }
+    }
+    /* [r] P = O for a single point; [r+1] P = P */
+    mpz_to_limbs(k, g_r);
+    r = T(msm)(&got, pts, k, 1, 1);
+    ZT_CHECK(r == 0 && T(is_inf)(&got), "%s [r]P", name);
+    mpz_add_ui(t, g_r, 1);
+    mpz_to_limbs(k, t);
+    r = T(msm)(&got, pts, k, 1, 1);
+    T(from_affine)(&want, &pts[0]);
+    ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s [r+1]P", name);
+
+    /* bad parameters */
+    struct zk_msm_opts bad = { ZK_MSM_MAX_WINDOW + 1, 0, 0, 0 };
+    ZT_CHECK(T(msm_opts)(&got, pts, k, 1, 1, NULL, &bad) == ZK_EBADPARAMS, "%s bad window", name);
+    ZT_CHECK(T(msm)(NULL, pts, k, 1, 1) == ZK_EBADPARAMS, "%s NULL ret", name);
+    ZT_CHECK(T(msm)(&got, NULL, k, 1, 1) == ZK_EBADPARAMS, "%s NULL points", name);
+
+    for (size_t i = 0; i < N; i++)
+        mpz_clear(dl[i]);
+    mpz_clear(t);
+    mpz_clear(dl0);
+}
+
+static void T(test)(void)
+{
+    const char *name = STR(TG);
+    unsigned rbits = (unsigned)mpz_sizeinbase(g_r, 2);
+    T(check_edges)(name);
+    T(check_params)(name, rbits);
+    T(check_sizes)(name, rbits);
+}
+
+#undef TA
+#undef T
+#undef STR
+#undef STR_
+#undef C2
+#undef C2_
+#endif /* TG */

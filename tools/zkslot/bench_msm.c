@@ -1,0 +1,233 @@
+/*
+ * bench_msm.c -- `zkslot bench msm --curve bn254|bls12-381 --log-n N
+ * --threads T [--g2] [--repeats K] [--window C] [--method auto|affine|jacobian]
+ * [--batch B] [--chunks J] [--json]`: median wall time of one MSM of 2^N
+ * random points (G1, or G2 with --g2) with random scalars below r, and the
+ * throughput in points per second; also the median process CPU time (all
+ * threads), which is steadier than wall time on a loaded machine.  The scratch memory is allocated once,
+ * outside the timed region (the prover's steady state).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "zk/error.h"
+#include "zk/msm.h"
+
+struct bgroup {
+    const char *name;
+    size_t asize;                    /* sizeof affine point */
+    void (*points)(void *pts, size_t n, uint64_t seed);
+    size_t (*ssize)(size_t, unsigned, const struct zk_msm_opts *);
+    int (*msm)(const void *pts, const limb_t *k, size_t n, unsigned T, void *scr,
+               const struct zk_msm_opts *o);
+    unsigned rbits;
+};
+
+/*
+ * Random points: P_0 = [s] G for a random 64-bit s, then P_{i+1} = P_i + Q_i
+ * where Q runs through G, 2G, 4G, ... (renewed every 64 steps) -- distinct,
+ * unstructured enough for bucket statistics, and cheap to make.
+ */
+#define BPOINTS(G)                                                             \
+    static void G##_b_points(void *out, size_t n, uint64_t st)                \
+    {                                                                          \
+        G##_affine *pts = out, g;                                              \
+        G *jac = malloc(n * sizeof *jac);                                      \
+        void *scr = malloc(3 * n * sizeof jac[0].x);                           \
+        if (!jac || !scr) {                                                    \
+            free(jac);                                                         \
+            free(scr);                                                         \
+            memset(out, 0, n * sizeof *pts);                                   \
+            return;                                                            \
+        }                                                                      \
+        G acc, q;                                                              \
+        limb_t s[1] = { st | 1 };                                              \
+        G##_generator(&g);                                                     \
+        G##_from_affine(&q, &g);                                               \
+        G##_mul(&acc, &q, s, 64);                                              \
+        for (size_t i = 0; i < n; i++) {                                       \
+            if (i % 64 == 0)                                                   \
+                G##_from_affine(&q, &g);                                       \
+            jac[i] = acc;                                                      \
+            G##_add(&acc, &acc, &q);                                           \
+            G##_dbl(&q, &q);                                                   \
+            G##_add(&q, &q, &jac[i / 2]);                                      \
+        }                                                                      \
+        G##_batch_to_affine(pts, jac, n, scr);                                 \
+        free(jac);                                                             \
+        free(scr);                                                             \
+    }                                                                          \
+    static size_t G##_b_ssize(size_t n, unsigned T, const struct zk_msm_opts *o) \
+    { return G##_msm_scratch_size_opts(n, T, o); }                             \
+    static int G##_b_msm(const void *p, const limb_t *k, size_t n, unsigned T, \
+                         void *scr, const struct zk_msm_opts *o)               \
+    {                                                                          \
+        G r;                                                                   \
+        return G##_msm_opts(&r, p, k, n, T, scr, o);                           \
+    }
+BPOINTS(bn254_g1)
+BPOINTS(bn254_g2)
+BPOINTS(bls381_g1)
+BPOINTS(bls381_g2)
+
+static const struct bgroup bgroups[4] = {
+    { "bn254_g1", sizeof(bn254_g1_affine), bn254_g1_b_points, bn254_g1_b_ssize,
+      bn254_g1_b_msm, 254 },
+    { "bn254_g2", sizeof(bn254_g2_affine), bn254_g2_b_points, bn254_g2_b_ssize,
+      bn254_g2_b_msm, 254 },
+    { "bls381_g1", sizeof(bls381_g1_affine), bls381_g1_b_points, bls381_g1_b_ssize,
+      bls381_g1_b_msm, 255 },
+    { "bls381_g2", sizeof(bls381_g2_affine), bls381_g2_b_points, bls381_g2_b_ssize,
+      bls381_g2_b_msm, 255 },
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double median(double *t, unsigned K)
+{
+    qsort(t, K, sizeof *t, cmp_double);
+    return K % 2 ? t[K / 2] : 0.5 * (t[K / 2 - 1] + t[K / 2]);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: zkslot bench msm [--curve bn254|bls12-381] [--log-n N] "
+                    "[--threads T] [--g2] [--repeats K] [--window C] "
+                    "[--method auto|affine|jacobian] [--batch B] [--chunks J] [--json]\n");
+}
+
+int cmd_bench_msm(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "curve", required_argument, NULL, 'c' },
+        { "log-n", required_argument, NULL, 'n' },
+        { "threads", required_argument, NULL, 't' },
+        { "repeats", required_argument, NULL, 'r' },
+        { "g2", no_argument, NULL, '2' },
+        { "window", required_argument, NULL, 'w' },
+        { "method", required_argument, NULL, 'm' },
+        { "batch", required_argument, NULL, 'b' },
+        { "chunks", required_argument, NULL, 'k' },
+        { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int curve = 0, g2 = 0, json = 0, opt, ret = 2;
+    unsigned L = 16, T = 1, K = 5;
+    struct zk_msm_opts mo = { 0, 0, 0, 0 };
+    void *pts = NULL, *scr = NULL;
+    limb_t *k = NULL;
+    double *t = NULL, *cpu = NULL;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'c':
+            if (!strcmp(optarg, "bn254") || !strcmp(optarg, "bn128"))
+                curve = 0;
+            else if (!strcmp(optarg, "bls12-381") || !strcmp(optarg, "bls12381"))
+                curve = 2;
+            else {
+                usage();
+                return 2;
+            }
+            break;
+        case 'n': L = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 't': T = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'r': K = (unsigned)strtoul(optarg, NULL, 10); break;
+        case '2': g2 = 1; break;
+        case 'w': mo.window = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'b': mo.batch = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'k': mo.chunks = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'm':
+            if (!strcmp(optarg, "auto"))
+                mo.method = ZK_MSM_AUTO;
+            else if (!strcmp(optarg, "affine"))
+                mo.method = ZK_MSM_AFFINE;
+            else if (!strcmp(optarg, "jacobian"))
+                mo.method = ZK_MSM_JACOBIAN;
+            else {
+                usage();
+                return 2;
+            }
+            break;
+        case 'j': json = 1; break;
+        default: usage(); return 2;
+        }
+    }
+    if (K == 0)
+        K = 1;
+    if (L > 28) {
+        fprintf(stderr, "bench msm: --log-n must be at most 28\n");
+        return 2;
+    }
+    const struct bgroup *g = &bgroups[curve + g2];
+    size_t n = (size_t)1 << L;
+    size_t ss = g->ssize(n, T, &mo);
+    if (ss == 0) {
+        fprintf(stderr, "bench msm: bad --window/--method\n");
+        return 2;
+    }
+    pts = malloc(n * g->asize);
+    k = malloc(n * 4 * sizeof *k);
+    scr = aligned_alloc(64, (ss + 63) & ~(size_t)63);
+    t = malloc(K * sizeof *t);
+    cpu = malloc(K * sizeof *cpu);
+    if (!pts || !k || !scr || !t || !cpu) {
+        fprintf(stderr, "bench msm: out of memory\n");
+        goto out;
+    }
+    uint64_t st = 0x9e3779b97f4a7c15ULL ^ L;
+    for (size_t i = 0; i < 4 * n; i++) {
+        st ^= st << 13; st ^= st >> 7; st ^= st << 17;
+        k[i] = st;
+        if (i % 4 == 3)        /* below 2^(bits(r) - 1) < r */
+            k[i] &= ((limb_t)1 << (g->rbits - 1 - 192)) - 1;
+    }
+    g->points(pts, n, st);
+    for (unsigned i = 0; i < K; i++) {
+        double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        int r = g->msm(pts, k, n, T, scr, &mo);
+        t[i] = clock_s(CLOCK_MONOTONIC) - t0;
+        cpu[i] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        if (r) {
+            fprintf(stderr, "bench msm: %s\n", zk_strerror(r));
+            goto out;
+        }
+    }
+    double med = median(t, K), cmed = median(cpu, K);
+    double pps = med > 0 ? (double)n / med : 0;
+    if (json)
+        printf("{\"bench\":\"msm\",\"group\":\"%s\",\"log_n\":%u,\"threads\":%u,"
+               "\"repeats\":%u,\"window\":%u,\"median_s\":%.6f,\"points_per_s\":%.4g,"
+               "\"min_s\":%.6f,\"cpu_median_s\":%.6f}\n", g->name, L, T, K, mo.window, med,
+               pps, t[0], cmed);
+    else
+        printf("msm %s 2^%u threads=%u repeats=%u window=%u: median %.3f ms "
+               "(min %.3f ms, CPU time median %.3f ms)  %.4g points/s\n", g->name, L,
+               T, K, mo.window, 1e3 * med, 1e3 * t[0], 1e3 * cmed, pps);
+    ret = 0;
+out:
+    free(pts);
+    free(k);
+    free(scr);
+    free(t);
+    free(cpu);
+    return ret;
+}
