@@ -483,6 +483,15 @@ static void test_attach_table_and_destroy(void)
     ZT_CHECK(zk_pool_attach(gone, path, NULL) == -ENOENT);
     free(gone);
     drop(h);   /* the mapping outlived the unlink */
+    /* a destroy that died between marking and unlinking is finished later */
+    make_pool(1, 1 << 20);
+    uint64_t dead = 0x444145444C4F4F50ULL;
+    poke(0, &dead, 8);
+    ZT_CHECK(zk_pool_attach(h = calloc(1, zk_pool_sizeof()), path, NULL) == -ENOENT);
+    free(h);
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0 && access(path, F_OK) != 0);
+    ZT_CHECK(symlink("/dev/shm/zk-nowhere", path) == 0);   /* dangling symlink */
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0 && access(path, F_OK) != 0);
     /* --force */
     make_pool(1, 1 << 20);
     pid = child_holding(ZK_SLOT_FILLING, 1, &idx);

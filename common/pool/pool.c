@@ -501,13 +501,34 @@ unsigned pool_live_others(const struct zk_pool *h)
     return live_others(h);
 }
 
+/* Removes the pool path and, when it is a symlink, the data file too. */
+static int unlink_pool(const char *path)
+{
+    char target[PATH_MAX];
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = 0;
+            unlink(target);
+        }
+    }
+    return unlink(path) < 0 ? -errno : 0;
+}
+
 int zk_pool_destroy(const char *path, int force, unsigned *ret_live)
 {
     struct zk_pool h;
-    char target[PATH_MAX];
     struct stat st;
     struct zk_pool_attach_opts o = { .flags = ZK_POOL_OBSERVER };
     int r = zk_pool_attach(&h, path, &o);
+    if (r == -ENOENT && lstat(path, &st) == 0) {
+        /* a dangling symlink, or a pool marked destroyed by a destroy that
+         * died before unlinking: finish the job */
+        if (ret_live)
+            *ret_live = 0;
+        return unlink_pool(path);
+    }
     if (r < 0)
         return r;
     if ((r = pool_lock(h.hdr)) < 0)
@@ -523,15 +544,7 @@ int zk_pool_destroy(const char *path, int force, unsigned *ret_live)
     /* Release under the lock: attaches still in flight see a dead pool. */
     zk_store_release(&h.hdr->magic, POOL_MAGIC_DEAD);
     pool_unlock(h.hdr);
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        ssize_t n = readlink(path, target, sizeof target - 1);
-        if (n > 0) {
-            target[n] = 0;
-            unlink(target);
-        }
-    }
-    if (unlink(path) < 0)
-        r = -errno;
+    r = unlink_pool(path);
 out:
     zk_pool_detach(&h);
     return r;
