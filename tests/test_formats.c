@@ -647,6 +647,10 @@ static void test_zkey_errors(int curve)
     EXPECT_RC(parse_zkey(&f, NULL, &d), ZK_EFORMAT, &d, "k.zkey");
     h->data[8 + n8q + 32 + 8] = 0;   /* domainSize 0 */
     EXPECT_RC(parse_zkey(&f, NULL, &d), ZK_EFORMAT, &d, "k.zkey");
+    if (curve == ZK_CURVE_BN254) {   /* 2^28 = 2^s_max: refused */
+        memcpy(h->data + 8 + n8q + 32 + 8, "\0\0\0\x10", 4);
+        EXPECT_RC(parse_zkey(&f, NULL, &d), ZK_EDOMAIN, &d, "k.zkey");
+    }
     file_free(&f);
     f = file_copy(&base);
     h = find_sec(&f, 2);

@@ -91,7 +91,8 @@ struct zk_zkey_coef {
  * released with zk_zkey_done().  Errors: -errno, ZK_ETRUNCATED,
  * ZK_EBADMAGIC, ZK_EVERSION, ZK_ESECTION_MISSING, ZK_ESECTION_DUP,
  * ZK_ESECTION_SIZE, ZK_EPROTOCOL (not Groth16), ZK_ECURVE (unknown or
- * mismatched q/r), ZK_EFORMAT (bad nVars/nPublic/domainSize),
+ * mismatched q/r), ZK_EFORMAT (bad nVars/nPublic/domainSize), ZK_EDOMAIN
+ * (domainSize >= 2^28 on BN254, 2^32 on BLS12-381: not supported),
  * ZK_ENOT_CANONICAL, ZK_EBAD_ENCODING, ZK_ENOT_ON_CURVE, ZK_ENOT_IN_GROUP
  * (header points),
  * -ENOMEM.  On failure *z is left closed and diag (if not NULL) holds one
