@@ -104,9 +104,14 @@ zk_compile() {
 }
 
 # zk_r1cs_domain_power R1CS: log2 of the Groth16 domain snarkjs will use,
-# i.e. the smallest p with 2^p >= nConstraints + nPublic + 1 (at least 1).
+# i.e. the smallest p with 2^p >= nConstraints + nPublic + 1 (at least 1);
+# cached in R1CS.power.
 zk_r1cs_domain_power() {
     local info nc np no
+    if [ -f "$1.power" ] && [ "$1.power" -nt "$1" ]; then
+        cat "$1.power"
+        return 0
+    fi
     info=$(zk_snarkjs r1cs info "$1" 2>/dev/null) || return 1
     nc=$(printf '%s\n' "$info" | sed -n 's/.*# of Constraints: *\([0-9]*\).*/\1/p')
     np=$(printf '%s\n' "$info" | sed -n 's/.*# of Public Inputs: *\([0-9]*\).*/\1/p')
@@ -114,6 +119,7 @@ zk_r1cs_domain_power() {
     [ -n "$nc" ] && [ -n "$np" ] && [ -n "$no" ] || return 1
     local need=$((nc + np + no + 1)) p=1
     while [ $((1 << p)) -lt "$need" ]; do p=$((p + 1)); done
+    echo "$p" >"$1.power"
     echo "$p"
 }
 

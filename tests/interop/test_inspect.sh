@@ -16,8 +16,11 @@ ok() { echo "ok: $*"; }
 # field FILE NAME: the first word after "NAME:" in `zkslot inspect FILE`.
 field() { "$ZKSLOT" inspect "$1" 2>/dev/null | sed -n "s/^$2: *\([^ ]*\).*/\1/p" | head -n 1; }
 
-# info R1CS WHAT: a number from `snarkjs r1cs info`.
-info() { zk_snarkjs r1cs info "$1" 2>/dev/null | sed -n "s/.*# of $2: *\([0-9]*\).*/\1/p"; }
+# info R1CS WHAT: a number from `snarkjs r1cs info` (run once per file).
+info() {
+    [ -f "$1.info" ] && [ "$1.info" -nt "$1" ] || zk_snarkjs r1cs info "$1" >"$1.info" 2>/dev/null
+    sed -n "s/.*# of $2: *\([0-9]*\).*/\1/p" "$1.info"
+}
 
 eq() {   # eq WHAT GOT WANT
     if [ "$2" = "$3" ] && [ -n "$2" ]; then ok "$1 = $2"; else fail "$1: got '$2', want '$3'"; fi
