@@ -47,7 +47,7 @@ ZK_HD void GN(affine_neg)(ZK_GA *r, const ZK_GA *a)
 { r->x = a->x; GF(neg)(&r->y, &a->y); }
 
 /* dbl-2009-l: 2M + 5S */
-ZK_HD void GN(dbl)(ZK_G *r, const ZK_G *p)
+ZK_INLINE void GN(dbl)(ZK_G *r, const ZK_G *p)
 {
     ZK_G_F A, B, C, D, E, F, t;
     GF(sqr)(&A, &p->x);
@@ -74,7 +74,7 @@ ZK_HD void GN(dbl)(ZK_G *r, const ZK_G *p)
 }
 
 /* add-2007-bl: 11M + 5S; handles infinity, P == Q and P == -Q. */
-ZK_HD void GN(add)(ZK_G *r, const ZK_G *p, const ZK_G *q)
+ZK_INLINE void GN(add)(ZK_G *r, const ZK_G *p, const ZK_G *q)
 {
     if (GN(is_inf)(p)) { *r = *q; return; }
     if (GN(is_inf)(q)) { *r = *p; return; }
@@ -116,7 +116,7 @@ ZK_HD void GN(add)(ZK_G *r, const ZK_G *p, const ZK_G *q)
 }
 
 /* madd-2007-bl (q affine): 7M + 4S; handles infinity, P == Q, P == -Q. */
-ZK_HD void GN(add_affine)(ZK_G *r, const ZK_G *p, const ZK_GA *q)
+ZK_INLINE void GN(add_affine)(ZK_G *r, const ZK_G *p, const ZK_GA *q)
 {
     if (GN(affine_is_inf)(q)) { *r = *p; return; }
     if (GN(is_inf)(p)) { GN(from_affine)(r, q); return; }

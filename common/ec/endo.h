@@ -45,12 +45,12 @@ static const bls381_fp2 BLS381_G2_PSI_CY_ = BLS381_G2_PSI_CY;
 static const bls381_fp BLS381_G1_BETA_ = BLS381_G1_BETA;
 
 /* r = sigma(p) = (beta X, Y, Z) (Jacobian: x = X/Z^2 scales the same way). */
-ZK_HD void bls381_g1_sigma(bls381_g1 *r, const bls381_g1 *p)
+ZK_INLINE void bls381_g1_sigma(bls381_g1 *r, const bls381_g1 *p)
 { bls381_fp_mul(&r->x, &p->x, &BLS381_G1_BETA_); r->y = p->y; r->z = p->z; }
 
 /* r = psi(p): conjugate every coordinate (a field automorphism, so it is
  * compatible with Jacobian scaling), then x *= cx, y *= cy. */
-ZK_HD void bn254_g2_psi(bn254_g2 *r, const bn254_g2 *p)
+ZK_INLINE void bn254_g2_psi(bn254_g2 *r, const bn254_g2 *p)
 {
     bn254_fp2_conj(&r->x, &p->x);
     bn254_fp2_mul(&r->x, &r->x, &BN254_G2_PSI_CX_);
@@ -59,7 +59,7 @@ ZK_HD void bn254_g2_psi(bn254_g2 *r, const bn254_g2 *p)
     bn254_fp2_conj(&r->z, &p->z);
 }
 
-ZK_HD void bls381_g2_psi(bls381_g2 *r, const bls381_g2 *p)
+ZK_INLINE void bls381_g2_psi(bls381_g2 *r, const bls381_g2 *p)
 {
     bls381_fp2_conj(&r->x, &p->x);
     bls381_fp2_mul(&r->x, &r->x, &BLS381_G2_PSI_CX_);

@@ -34,7 +34,7 @@ ZK_HD void EN(conj)(ZK_E *r, const ZK_E *a)
 { r->c0 = a->c0; EF(neg)(&r->c1, &a->c1); }
 
 /* (a0 + a1 u)(b0 + b1 u) = (a0b0 - a1b1) + ((a0+a1)(b0+b1) - a0b0 - a1b1) u */
-ZK_HD void EN(mul)(ZK_E *r, const ZK_E *a, const ZK_E *b)
+ZK_INLINE void EN(mul)(ZK_E *r, const ZK_E *a, const ZK_E *b)
 {
     ZK_E_F t0, t1, s0, s1;
     EF(mul)(&t0, &a->c0, &b->c0);
@@ -48,7 +48,7 @@ ZK_HD void EN(mul)(ZK_E *r, const ZK_E *a, const ZK_E *b)
 }
 
 /* (a0 + a1 u)^2 = (a0+a1)(a0-a1) + 2 a0 a1 u */
-ZK_HD void EN(sqr)(ZK_E *r, const ZK_E *a)
+ZK_INLINE void EN(sqr)(ZK_E *r, const ZK_E *a)
 {
     ZK_E_F s, d, m;
     EF(add)(&s, &a->c0, &a->c1);
@@ -77,7 +77,7 @@ ZK_HD void EF(mul_small)(ZK_E_F *r, const ZK_E_F *a, unsigned k)
 }
 
 /* r = a * xi with xi = A + B u:  (A a0 - B a1) + (A a1 + B a0) u */
-ZK_HD void EN(mul_by_nonresidue)(ZK_E *r, const ZK_E *a)
+ZK_INLINE void EN(mul_by_nonresidue)(ZK_E *r, const ZK_E *a)
 {
     ZK_E_F t0, t1, t2, t3;
     EF(mul_small)(&t0, &a->c0, ZK_E_XI_A);

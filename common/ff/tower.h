@@ -9,6 +9,21 @@
 
 #include "fields.h"
 
+/*
+ * ZK_INLINE: inline, but the compiler decides.  The field primitives are
+ * forced inline (ZK_HD); the larger tower and point operations are not, or
+ * every call site of a point addition would carry ~20 inlined field
+ * multiplications and builds of the pairing and curve code would take
+ * minutes.
+ */
+#ifndef ZK_INLINE
+# if defined(__CUDACC__)
+#  define ZK_INLINE __host__ __device__ inline
+# else
+#  define ZK_INLINE static inline
+# endif
+#endif
+
 #define ZK_E bn254_fp2
 #define ZK_E_F bn254_fp
 #define ZK_E_XI_A 9

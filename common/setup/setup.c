@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "ec/curves.h"
-#include "io/io_internal.h"
 #include "zk/error.h"
 #include "zk/ntt.h"
 #include "zk/parallel.h"
