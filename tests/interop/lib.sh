@@ -33,7 +33,8 @@ zk_interop_init() {
 }
 
 zk_snarkjs() { node "$ZK_INTEROP_NM/snarkjs/cli.js" "$@"; }
-zk_circom() { node "$ZK_INTEROP_NM/circom2/cli.js" "$@"; }
+# circom2 (WASI) reaches files only below its working directory: run it from /.
+zk_circom() { (cd / && node "$ZK_INTEROP_NM/circom2/cli.js" "$@"); }
 
 # Run a tool quietly, its output appended to the log; on failure show the tail.
 zk__run() {
