@@ -51,7 +51,8 @@ g16_circuit() {
         local ptau
         ptau=$(g16_ptau "$curve" "$power") || return 1
         rm -rf "$d.tmp" && mkdir -p "$d.tmp"
-        node "$G16_NM/circom2/cli.js" "$src" --r1cs --wasm --prime "$curve" -o "$d.tmp" \
+        # circom2 (WASI) reaches files only below its working directory: run it from /
+        (cd / && node "$G16_NM/circom2/cli.js" "$src" --r1cs --wasm --prime "$curve" -o "$d.tmp") \
             >/dev/null || return 1
         snarkjs groth16 setup "$d.tmp/$name.r1cs" "$ptau" "$d.tmp/k0.zkey" >/dev/null &&
         snarkjs zkey contribute "$d.tmp/k0.zkey" "$d.tmp/key.zkey" --name=c1 \
