@@ -112,7 +112,7 @@ static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned nthreads,
     if (a->chunks) {
         pl->chunks = a->chunks;
     } else {
-        size_t ch = (3 * (size_t)T + nwin - 1) / nwin;
+        size_t ch = (12 * (size_t)T + nwin - 1) / nwin;   /* >= ~12 tasks per thread */
         if (ch > 1 && n / ch < 4 * nbk)
             ch = n / (4 * nbk) > 1 ? n / (4 * nbk) : 1;
         pl->chunks = (unsigned)ch;
