@@ -1,10 +1,8 @@
 /*
  * proc.c -- process identity for the pool: pid + start time.
  *
- * A pid alone is recycled; (pid, start time in clock ticks since boot,
- * field 22 of /proc/PID/stat) is not, so an owner whose pid now belongs to
- * another process is recognised as dead.  A zombie counts as dead: it can
- * never touch the pool again.
+ * The owner word packs zk/proc.h's identity (pid, start time) into the
+ * low bits of a state word; liveness is zk_proc_alive() on the packed bits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,41 +13,7 @@
 #include <unistd.h>
 
 #include "pool/layout.h"
-
-/* Reads state letter and start time of `pid`; -ENOENT when it is gone. */
-static int read_stat(int32_t pid, char *ret_state, uint64_t *ret_start)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    int err = n < 0 ? -errno : 0;
-    close(fd);
-    if (err)
-        return err == -ESRCH ? -ENOENT : err;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');   /* comm may contain spaces and parens */
-    if (!p || p[1] != ' ')
-        return -EINVAL;
-    p += 2;
-    char state = *p;
-    for (int field = 3; field < 22; field++) {   /* skip to field 22 */
-        p = strchr(p, ' ');
-        if (!p)
-            return -EINVAL;
-        p++;
-    }
-    char *end;
-    errno = 0;
-    unsigned long long start = strtoull(p, &end, 10);
-    if (errno || end == p)
-        return -EINVAL;
-    *ret_state = state;
-    *ret_start = start;
-    return 0;
-}
+#include "zk/proc.h"
 
 /*
  * The owner word of the calling process.  -ERANGE if its pid does not fit
@@ -63,7 +27,7 @@ int pool_self_owner(uint64_t *ret_owner)
     uint64_t start;
     if ((uint64_t)pid > POOL_PID_MASK)
         return -ERANGE;
-    int r = read_stat(pid, &state, &start);
+    int r = zk_proc_stat(pid, &state, &start);
     if (r < 0)
         return r;
     *ret_owner = ((uint64_t)pid << POOL_PID_SHIFT) | (start & POOL_START_MASK);
@@ -78,19 +42,8 @@ int pool_self_owner(uint64_t *ret_owner)
  */
 int pool_owner_alive(uint64_t owner)
 {
-    char state;
-    uint64_t start;
-    int32_t pid = owner_pid(owner);
-    if (pid <= 0)
-        return 0;
-    int r = read_stat(pid, &state, &start);
-    if (r == -ENOENT)
-        return 0;
-    if (r < 0)
-        return 1;
-    if (state == 'Z' || state == 'X' || state == 'x')
-        return 0;
-    return (start & POOL_START_MASK) == (owner & POOL_START_MASK);
+    struct zk_proc_id id = { owner_pid(owner), owner & POOL_START_MASK };
+    return zk_proc_alive(&id, POOL_PID_SHIFT);   /* start time: the low 40 bits */
 }
 
 /* CLOCK_REALTIME in nanoseconds (timestamps shown by `pool status`). */

@@ -235,6 +235,19 @@ static struct pool_slot *held(const zk_pool *h, const struct zk_slot *s, int sta
     return zk_load_relaxed(&e->state) == s->word ? e : NULL;
 }
 
+int zk_pool_set_ids(zk_pool *h, struct zk_slot *s, uint64_t partition_id, uint64_t key_id)
+{
+    struct pool_slot *e = held(h, s, ZK_SLOT_FILLING);
+    if (!e)
+        return ZK_ESTATE;
+    /* Relaxed: the slot is ours; publish's release CAS orders the stores. */
+    zk_store_relaxed(&e->partition_id, partition_id);
+    zk_store_relaxed(&e->key_id, key_id);
+    s->partition_id = partition_id;
+    s->key_id = key_id;
+    return 0;
+}
+
 int zk_pool_publish(zk_pool *h, struct zk_slot *s, const struct zk_slot_desc *d)
 {
     struct pool_slot *e = held(h, s, ZK_SLOT_FILLING);

@@ -29,6 +29,7 @@ static const char *const zk_messages[] = {
     [ZK_EBASE - ZK_ENOHUGEPAGES] = "not enough huge pages reserved",
     [ZK_EBASE - ZK_EDOMAIN] = "domain size out of range",
     [ZK_EBASE - ZK_ERANGE] = "value out of range",
+    [ZK_EBASE - ZK_ELEDGER] = "ledger database error",
 };
 
 const char *zk_strerror(int err)

@@ -40,7 +40,8 @@ enum zk_error {
     ZK_ENOHUGEPAGES = -10023,     /* not enough huge pages reserved */
     ZK_EDOMAIN = -10024,          /* NTT / domain size out of range */
     ZK_ERANGE = -10025,           /* value out of range (e.g. public input >= r) */
-    ZK_ELAST = -10025
+    ZK_ELEDGER = -10026,          /* the ledger database failed (SQLite) */
+    ZK_ELAST = -10026
 };
 
 /* Static description of a return code (0, -errno or ZK_E*).  Never NULL. */

@@ -246,6 +246,13 @@ int zk_pool_acquire(zk_pool *h, uint64_t partition_id, uint64_t key_id,
                     int timeout_ms, const zk_cancel_flag *cancel, struct zk_slot *ret);
 
 /*
+ * Producer: sets the partition and key ids of a FILLING slot taken with
+ * ZK_POOL_NO_ID (the slot is the permit, taken before the work is known).
+ * ZK_ESTATE if the slot is no longer ours.
+ */
+int zk_pool_set_ids(zk_pool *h, struct zk_slot *s, uint64_t partition_id, uint64_t key_id);
+
+/*
  * Producer: records the regions and checksum (computed here unless
  * d->have_checksum) and turns FILLING into READY(partition), waking one
  * consumer.  ZK_ERANGE if a region lies outside the slot, ZK_ESTATE if the

@@ -1,0 +1,211 @@
+/*
+ * config.c -- zkslot.conf (zk/config.h), parsed with inih.
+ */
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "zk/config.h"
+#include "zk/error.h"
+#include "zk/ledger.h"
+
+void zk_config_defaults(struct zk_config *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->state_dir, sizeof c->state_dir, "%s", ZK_STATE_DIR_DEFAULT);
+    snprintf(c->pool, sizeof c->pool, "%s", "/dev/shm/zkslot.pool");
+    c->max_attempts = 10;
+    c->max_errors = 3;
+    c->poll_ms = 100;
+    c->synthd_workers = 1;
+    c->synthd_threads = 0;
+    c->synthd_numa_node = -1;
+    snprintf(c->gpud_backend, sizeof c->gpud_backend, "cpu");
+    c->gpud_device = 0;
+    c->gpud_threads = 0;
+    c->gpud_release = ZK_RELEASE_AFTER_START;
+    c->gpud_self_verify = 0;
+}
+
+enum kind { K_STR, K_UINT, K_INT, K_BOOL, K_RELEASE, K_BACKEND };
+
+struct option {
+    const char *section, *name;
+    enum kind kind;
+    size_t off, size;
+    long long min, max;
+};
+
+#define O(sec, nm, k, field, lo, hi) \
+    { sec, nm, k, offsetof(struct zk_config, field), sizeof(((struct zk_config *)0)->field), lo, hi }
+
+static const struct option options[] = {
+    O("zkslot", "state_dir", K_STR, state_dir, 0, 0),
+    O("zkslot", "pool", K_STR, pool, 0, 0),
+    O("zkslot", "max_attempts", K_UINT, max_attempts, 1, 1000),
+    O("zkslot", "max_errors", K_UINT, max_errors, 1, 1000),
+    O("zkslot", "poll_ms", K_UINT, poll_ms, 1, 60000),
+    O("synthd", "workers", K_UINT, synthd_workers, 1, 1024),
+    O("synthd", "threads", K_UINT, synthd_threads, 0, 4096),
+    O("synthd", "numa_node", K_INT, synthd_numa_node, -1, 1023),
+    O("gpud", "backend", K_BACKEND, gpud_backend, 0, 0),
+    O("gpud", "device", K_INT, gpud_device, 0, 1023),
+    O("gpud", "threads", K_UINT, gpud_threads, 0, 4096),
+    O("gpud", "release", K_RELEASE, gpud_release, 0, 0),
+    O("gpud", "self_verify", K_BOOL, gpud_self_verify, 0, 1),
+    O("gpud", "keys", K_STR, gpud_keys, 0, 0),
+};
+
+static int parse_ll(const char *v, long long lo, long long hi, long long *ret)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi)
+        return -EINVAL;
+    *ret = x;
+    return 0;
+}
+
+int zk_config_set(struct zk_config *c, const char *section, const char *name,
+                  const char *value, struct zk_diag *diag)
+{
+    const char *src = c->source[0] ? c->source : NULL;
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+        const struct option *o = &options[i];
+        if (strcmp(o->section, section) || strcmp(o->name, name))
+            continue;
+        void *p = (char *)c + o->off;
+        long long x;
+        switch (o->kind) {
+        case K_STR:
+            if (strlen(value) >= o->size)
+                return zk_diag_set(diag, src, -EINVAL, "[%s] %s: value longer than %zu bytes",
+                                   section, name, o->size - 1);
+            memcpy(p, value, strlen(value) + 1);
+            return 0;
+        case K_UINT:
+        case K_INT:
+            if (parse_ll(value, o->min, o->max, &x))
+                return zk_diag_set(diag, src, -EINVAL,
+                                   "[%s] %s: '%s' is not an integer in %lld..%lld", section,
+                                   name, value, o->min, o->max);
+            if (o->kind == K_UINT)
+                *(unsigned *)p = (unsigned)x;
+            else
+                *(int *)p = (int)x;
+            return 0;
+        case K_BOOL:
+            if (!strcasecmp(value, "yes") || !strcasecmp(value, "true") || !strcmp(value, "1") ||
+                !strcasecmp(value, "on"))
+                *(int *)p = 1;
+            else if (!strcasecmp(value, "no") || !strcasecmp(value, "false") ||
+                     !strcmp(value, "0") || !strcasecmp(value, "off"))
+                *(int *)p = 0;
+            else
+                return zk_diag_set(diag, src, -EINVAL, "[%s] %s: '%s' is not yes or no",
+                                   section, name, value);
+            return 0;
+        case K_RELEASE:
+            if (!strcmp(value, "after-start"))
+                *(int *)p = ZK_RELEASE_AFTER_START;
+            else if (!strcmp(value, "after-proof"))
+                *(int *)p = ZK_RELEASE_AFTER_PROOF;
+            else
+                return zk_diag_set(diag, src, -EINVAL,
+                                   "[%s] %s: '%s' is not after-start or after-proof", section,
+                                   name, value);
+            return 0;
+        case K_BACKEND:
+            if (strcmp(value, "cpu") && strcmp(value, "cuda"))
+                return zk_diag_set(diag, src, -EINVAL, "[%s] %s: '%s' is not cpu or cuda",
+                                   section, name, value);
+            snprintf(p, o->size, "%s", value);
+            return 0;
+        }
+    }
+    return zk_diag_set(diag, src, -ENOENT, "unknown option [%s] %s", section, name);
+}
+
+struct load_ctx {
+    struct zk_config *c;
+    struct zk_diag *diag;
+    FILE *f;
+    int lineno;                     /* lines handed to inih so far */
+    int err;
+};
+
+/* inih's line reader (fgets-like); counts lines, since the Debian build of
+ * inih does not pass line numbers to the handler. */
+static char *read_line(char *str, int num, void *stream)
+{
+    struct load_ctx *lc = stream;
+    char *r = fgets(str, num, lc->f);
+    if (r)
+        lc->lineno++;
+    return r;
+}
+
+static int on_value(void *user, const char *section, const char *name, const char *value)
+{
+    struct load_ctx *lc = user;
+    struct zk_diag d;
+    int r;
+
+    if (lc->err)
+        return 0;
+    if (!name) /* a section header alone */
+        return 1;
+    r = zk_config_set(lc->c, section, name, value, &d);
+    if (r) {
+        /* re-prefix with the line number */
+        const char *msg = strstr(d.msg, ": ");
+        lc->err = zk_diag_set(lc->diag, lc->c->source, r, "line %d: %s", lc->lineno,
+                              msg ? msg + 2 : d.msg);
+        return 0;
+    }
+    return 1;
+}
+
+int zk_config_load(struct zk_config *c, const char *path, int optional, struct zk_diag *diag)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        int err = -errno;
+        if (err == -ENOENT && optional)
+            return 0;
+        return zk_diag_set(diag, path, err, "cannot open the configuration: %s",
+                           zk_strerror(err));
+    }
+    snprintf(c->source, sizeof c->source, "%s", path);
+    struct load_ctx lc = { c, diag, f, 0, 0 };
+    int r = ini_parse_stream(read_line, &lc, on_value, &lc);
+    fclose(f);
+    if (lc.err)
+        return lc.err;
+    if (r > 0)
+        return zk_diag_set(diag, path, -EINVAL, "line %d: syntax error", r);
+    if (r < 0)
+        return zk_diag_set(diag, path, -EIO, "cannot read the configuration");
+    return 0;
+}
+
+void zk_config_env(struct zk_config *c)
+{
+    const char *v;
+    if ((v = getenv("ZKSLOT_STATE_DIR")) && *v && strlen(v) < sizeof c->state_dir)
+        snprintf(c->state_dir, sizeof c->state_dir, "%s", v);
+    if ((v = getenv("ZKSLOT_POOL")) && *v && strlen(v) < sizeof c->pool)
+        snprintf(c->pool, sizeof c->pool, "%s", v);
+}
+
+int zk_config_ledger_path(const struct zk_config *c, char *buf, size_t n)
+{
+    int k = snprintf(buf, n, "%s/%s", c->state_dir, ZK_LEDGER_FILE);
+    return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
+}

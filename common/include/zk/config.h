@@ -1,0 +1,82 @@
+/*
+ * config.h -- the one configuration of zkslot (/etc/zkslot/zkslot.conf).
+ *
+ * An INI file read with inih.  Sections and options (docs/configuration.md
+ * documents each; flags of the daemons and the CLI override the file):
+ *
+ *   [zkslot]  state_dir, pool, max_attempts, max_errors, poll_ms
+ *   [synthd]  workers, threads, numa_node
+ *   [gpud]    backend, device, threads, release, self_verify, keys
+ *
+ * Order of precedence: defaults < file < environment (ZKSLOT_STATE_DIR,
+ * ZKSLOT_POOL) < command-line flags (zk_config_set from the caller).
+ */
+#ifndef ZK_COMMON_CONFIG_H
+#define ZK_COMMON_CONFIG_H
+
+#include <stddef.h>
+
+#include "zk/binfile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZK_CONFIG_DEFAULT_PATH "/etc/zkslot/zkslot.conf"
+#define ZK_STATE_DIR_DEFAULT "/var/lib/zkslot"
+
+enum zk_release_policy {
+    ZK_RELEASE_AFTER_START = 0,     /* free the slot once prove_start is done with it */
+    ZK_RELEASE_AFTER_PROOF = 1,     /* hold it until the proof is written */
+};
+
+struct zk_config {
+    /* [zkslot] */
+    char state_dir[1024];           /* ledger.db and default job outputs */
+    char pool[1024];                /* the pool's path */
+    unsigned max_attempts;          /* syntheses of one partition before it fails */
+    unsigned max_errors;            /* errors of one partition before it fails */
+    unsigned poll_ms;               /* idle poll of the ledger */
+    /* [synthd] */
+    unsigned synthd_workers;        /* partitions synthesized at once */
+    unsigned synthd_threads;        /* threads per worker; 0 = cores / workers */
+    int synthd_numa_node;           /* -1 = no binding */
+    /* [gpud] */
+    char gpud_backend[16];          /* "cpu" or "cuda" */
+    int gpud_device;
+    unsigned gpud_threads;          /* 0 = all cores */
+    int gpud_release;               /* enum zk_release_policy */
+    int gpud_self_verify;
+    char gpud_keys[1024];           /* comma-separated key names; "" = all */
+    /* where the values came from, for messages */
+    char source[1024];              /* the file read, or "" */
+};
+
+/* The built-in defaults. */
+void zk_config_defaults(struct zk_config *c);
+
+/*
+ * Sets one option from its text (section "zkslot", "synthd" or "gpud").
+ * Errors: -ENOENT unknown option, -EINVAL bad value; diag says which and why.
+ */
+int zk_config_set(struct zk_config *c, const char *section, const char *name,
+                  const char *value, struct zk_diag *diag);
+
+/*
+ * Reads `path` over *c.  Unknown sections or options and bad values are
+ * errors naming the file and line (-EINVAL / -ENOENT); a missing file is
+ * -ENOENT unless `optional`, when it is silently skipped.
+ */
+int zk_config_load(struct zk_config *c, const char *path, int optional,
+                   struct zk_diag *diag);
+
+/* Applies ZKSLOT_STATE_DIR and ZKSLOT_POOL when set. */
+void zk_config_env(struct zk_config *c);
+
+/* Path of the ledger: "<state_dir>/ledger.db" into buf (size n). */
+int zk_config_ledger_path(const struct zk_config *c, char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZK_COMMON_CONFIG_H */

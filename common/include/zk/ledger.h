@@ -1,0 +1,264 @@
+/*
+ * ledger.h -- the durable record of keys, jobs and partitions (SQLite).
+ *
+ * One SQLite database in WAL mode under the state directory, opened by every
+ * process that submits or works (CLI, synthd, gpud) with a busy timeout.
+ * Every state change is one IMMEDIATE transaction, so two processes never
+ * claim the same partition.  The schema is versioned (PRAGMA user_version)
+ * and migrated forward on open.
+ *
+ * Partition states and who moves them:
+ *
+ *   queued --synthd claims--> synthesizing --synthd publishes--> ready
+ *   ready/synthesizing/queued --gpud claims its slot--> proving --> done
+ *   any live state --error--> queued (attempts left) | failed
+ *   queued/ready/synthesizing/proving --cancel--> canceled
+ *   synthesizing/proving with a dead owner --reconcile--> ready (slot READY) | queued
+ *
+ * A job is queued until a partition leaves `queued`, then running, then
+ * done (all partitions done), failed (a partition failed) or canceled.
+ *
+ * Owners are process identities (pid + start time in clock ticks, see
+ * zk/proc.h), so a recycled pid never keeps a dead owner's partitions.
+ *
+ * Every function returns 0 or a negative code (zk/error.h; SQLite failures
+ * become ZK_ELEDGER and, when a diag is given, one line naming the database
+ * and SQLite's message).  A zk_ledger handle is used by one thread at a
+ * time; each thread that needs the ledger opens its own handle.
+ */
+#ifndef ZK_COMMON_LEDGER_H
+#define ZK_COMMON_LEDGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zk/binfile.h"
+#include "zk/proc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZK_LEDGER_SCHEMA_VERSION 1
+#define ZK_LEDGER_FILE "ledger.db"        /* name inside the state directory */
+
+enum zk_part_state {
+    ZK_PART_QUEUED = 0,
+    ZK_PART_SYNTHESIZING = 1,
+    ZK_PART_READY = 2,
+    ZK_PART_PROVING = 3,
+    ZK_PART_DONE = 4,
+    ZK_PART_FAILED = 5,
+    ZK_PART_CANCELED = 6,
+};
+
+enum zk_job_state {
+    ZK_JOB_QUEUED = 0,
+    ZK_JOB_RUNNING = 1,
+    ZK_JOB_DONE = 2,
+    ZK_JOB_FAILED = 3,
+    ZK_JOB_CANCELED = 4,
+};
+
+/* Names as stored in the database and printed by `zkslot status`. */
+const char *zk_part_state_name(int state);   /* "queued", ... ; "?" if unknown */
+const char *zk_job_state_name(int state);
+int zk_part_state_parse(const char *s);      /* -1 if unknown */
+int zk_job_state_parse(const char *s);
+
+struct zk_ledger_key {
+    int64_t id;                       /* assigned by zk_ledger_key_add */
+    char name[64];
+    char path[4096];                  /* absolute path of the .zkey */
+    char curve[16];                   /* "bn128" or "bls12381" */
+    char hash[33];                    /* XXH3-128 of the file, lowercase hex */
+    uint64_t file_size;
+    uint64_t n_vars, n_public, domain_size;
+    int64_t added_ns;                 /* CLOCK_REALTIME */
+};
+
+struct zk_ledger_job {
+    int64_t id;
+    int64_t key_id;
+    char key_name[64];
+    uint32_t nparts;
+    int state;                        /* enum zk_job_state */
+    char out_dir[4096];
+    int64_t submitted_ns, started_ns, finished_ns;   /* 0 = not yet */
+    char error[512];                  /* "" unless failed/canceled */
+    uint32_t count[7];                /* partitions per enum zk_part_state */
+};
+
+struct zk_ledger_part {
+    int64_t id;                       /* partition id (the pool's partition_id) */
+    int64_t job_id;
+    int64_t key_id;
+    uint32_t index;                   /* 0 .. nparts-1 within the job */
+    char witness[4096];
+    int state;                        /* enum zk_part_state */
+    uint32_t attempts;                /* times synthesis was started */
+    uint32_t errors;                  /* failures counted against the limit */
+    uint32_t proofs;                  /* proofs written (> 1: duplicates) */
+    struct zk_proc_id owner;          /* pid 0 when none */
+    char owner_role[16];              /* "synthd", "gpud" */
+    int32_t slot;                     /* pool slot, -1 when none */
+    /* seconds per stage of the last run; < 0 = not run */
+    double synth_s, wait_s, start_s, finalize_s;
+    int64_t queued_ns, ready_ns, done_ns;            /* 0 = not yet */
+    char error[512];
+};
+
+/* Per-stage timings reported by gpud with zk_ledger_part_done(). */
+struct zk_ledger_timings {
+    double wait_s;                    /* READY -> claimed */
+    double start_s;                   /* prove_start */
+    double finalize_s;                /* prove_finalize + write */
+};
+
+typedef struct zk_ledger zk_ledger;
+
+/*
+ * Opens (creating when absent, with ZK_LEDGER_CREATE) the database at
+ * `path`, sets WAL mode, synchronous=NORMAL, foreign keys and a busy
+ * timeout of busy_ms (0 = 10000), and migrates the schema to
+ * ZK_LEDGER_SCHEMA_VERSION.  ZK_EVERSION if the file has a newer schema,
+ * ZK_EFORMAT if it is not a zkslot ledger, -ENOENT if absent without
+ * ZK_LEDGER_CREATE.  *ret written only on success.
+ */
+#define ZK_LEDGER_CREATE 0x1u
+int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret,
+                   struct zk_diag *diag);
+
+/* Closes; accepts NULL. */
+void zk_ledger_close(zk_ledger *l);
+
+/* The path given to zk_ledger_open. */
+const char *zk_ledger_path(const zk_ledger *l);
+
+/* ---- keys ------------------------------------------------------------------ */
+
+/* Registers k (id and added_ns are set here).  ZK_EEXIST if the name is taken. */
+int zk_ledger_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag);
+/* By name or id; -ENOENT if unknown. */
+int zk_ledger_key_get(zk_ledger *l, const char *name, struct zk_ledger_key *ret,
+                      struct zk_diag *diag);
+int zk_ledger_key_get_id(zk_ledger *l, int64_t id, struct zk_ledger_key *ret,
+                         struct zk_diag *diag);
+/* Calls fn for every key in id order; a nonzero return of fn stops and is returned. */
+int zk_ledger_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *k),
+                       void *ctx, struct zk_diag *diag);
+
+/* ---- jobs (CLI side) ----------------------------------------------------- */
+
+/*
+ * Creates a job for key_id with n partitions (witness paths, stored as
+ * given: callers pass absolute paths), all queued, in one transaction.
+ * out_dir NULL = "<dir of the ledger>/jobs/<id>".  *ret_id gets the job id.
+ */
+int zk_ledger_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
+                         const char *const *witness, uint32_t n, int64_t *ret_id,
+                         struct zk_diag *diag);
+/* One job with its partition counts; -ENOENT if unknown. */
+int zk_ledger_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret,
+                      struct zk_diag *diag);
+/* Every job in id order (fn as for key_list). */
+int zk_ledger_job_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_job *j),
+                       void *ctx, struct zk_diag *diag);
+/* The partitions of a job in index order (fn as for key_list). */
+int zk_ledger_part_list(zk_ledger *l, int64_t job_id,
+                        int (*fn)(void *ctx, const struct zk_ledger_part *p), void *ctx,
+                        struct zk_diag *diag);
+/* One partition; -ENOENT if unknown. */
+int zk_ledger_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret,
+                       struct zk_diag *diag);
+/*
+ * Cancels a job: its partitions not done/failed become canceled, the job
+ * canceled.  ZK_ESTATE if the job is already done/failed/canceled.
+ * In-flight work finishes in the daemons and is then dropped.
+ */
+int zk_ledger_job_cancel(zk_ledger *l, int64_t id, struct zk_diag *diag);
+/* Partitions per state over all jobs (count[] indexed by enum zk_part_state). */
+int zk_ledger_counts(zk_ledger *l, uint64_t count[7], struct zk_diag *diag);
+
+/* ---- daemons --------------------------------------------------------------- */
+
+/* 1 if any partition is queued (cheap; for idle polling), 0 if none, < 0 error. */
+int zk_ledger_has_queued(zk_ledger *l, struct zk_diag *diag);
+
+/*
+ * synthd: claims the oldest queued partition (of a job not canceled):
+ * queued -> synthesizing, owner = *me, role "synthd", slot, attempts + 1,
+ * job queued -> running.  -ENOENT when nothing is queued.
+ */
+int zk_ledger_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
+                           struct zk_ledger_part *ret, struct zk_diag *diag);
+
+/*
+ * synthd: synthesizing(me) -> ready, records synth_s and ready_ns.
+ * ZK_ESTATE when the partition is no longer synthesizing by me (reconciled,
+ * canceled, or already taken by a gpud): not an error for the caller.
+ */
+int zk_ledger_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                         double synth_s, struct zk_diag *diag);
+
+/*
+ * gpud, after claiming the slot that holds partition id: any of queued,
+ * synthesizing, ready -> proving (owner = *me, role "gpud", slot).  The
+ * slot is the proof that synthesis happened.  ZK_ESTATE when the
+ * partition is done, failed or canceled (the caller drops the slot), or
+ * proving by another live owner; -ENOENT when unknown.  *ret (may be NULL)
+ * receives the partition after the change.
+ */
+int zk_ledger_part_proving(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                           int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
+
+/*
+ * gpud: proving(me) -> done, proofs + 1 (+ 1 more if `duplicate`, i.e. a
+ * proof file was already there), timings recorded, job done when it was
+ * the last one.  Also accepted when the partition is already done (a
+ * second proof: proofs + 1) or was re-queued meanwhile (-> done).
+ * ZK_ESTATE only for canceled/failed partitions.
+ */
+int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                        const struct zk_ledger_timings *t, int duplicate,
+                        struct zk_diag *diag);
+
+/*
+ * Either daemon: partition id failed with `error` while owned by *me.
+ * errors + 1; when errors >= max_errors or attempts >= max_attempts the
+ * partition becomes failed (error kept) and its job failed; otherwise
+ * queued again.  *ret_failed (may be NULL) = 1 if it is now failed.
+ */
+int zk_ledger_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                         const char *error, uint32_t max_errors, uint32_t max_attempts,
+                         int *ret_failed, struct zk_diag *diag);
+
+/*
+ * Hands a partition back without counting an error (clean shutdown, a slot
+ * dropped on checksum failure, a lost slot): synthesizing/ready/proving ->
+ * queued; `note` goes to the error column as information.  ZK_ESTATE if
+ * the partition is in another state.
+ */
+int zk_ledger_part_requeue(zk_ledger *l, int64_t id, const char *note,
+                           struct zk_diag *diag);
+
+/*
+ * Reconciliation, run by every daemon at start and periodically:
+ *  - synthesizing/proving partitions whose owner is dead (zk_proc_alive)
+ *    become ready if slot_holds(ctx, id) says a pool slot holds them READY
+ *    or CLAIMED, else queued (attempts >= max_attempts: failed);
+ *  - when `check_ready` is set, ready partitions that no slot holds become
+ *    queued (the pool was recreated or the slot dropped).  The change is
+ *    conditional on the state still being ready, so a gpud that moved it
+ *    to proving meanwhile is not disturbed.
+ * slot_holds may be NULL (= nothing held: the pool is gone).
+ * *ret_changed (may be NULL) = number of partitions moved.
+ */
+int zk_ledger_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id),
+                        void *ctx, int check_ready, uint32_t max_attempts,
+                        uint32_t *ret_changed, struct zk_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZK_COMMON_LEDGER_H */
