@@ -21,6 +21,7 @@ struct zk_groth16_key {
     struct zk_zkey_header hdr;
     const struct g16_ops *ops;
     size_t g1b, g2b;                  /* bytes per affine point */
+    unsigned what;                    /* ZK_G16_LOAD_* loaded */
     /* section 4 regrouped by row: matrix m (0 = A, 1 = B), row i has entries
      * [rowptr[m][i], rowptr[m][i+1]) of sig[m] / val[m] */
     uint32_t *rowptr[2];

@@ -5,6 +5,7 @@
  * prove_tmpl.h.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -166,13 +167,26 @@ static int load_points(const struct zk_zkey *z, enum zk_zkey_section id, void **
     return 0;
 }
 
-int zk_groth16_key_load(const struct zk_zkey *z, unsigned nthreads, struct zk_diag *diag,
-                        struct zk_groth16_key **ret)
+int zk_groth16_key_load_opts(const struct zk_zkey *z, const struct zk_groth16_load_opts *o,
+                             struct zk_diag *diag, struct zk_groth16_key **ret)
 {
+    static const struct {
+        enum zk_zkey_section id;
+        size_t off;
+        const char *name;
+    } secs[] = {
+        { ZK_ZKEY_SEC_IC, offsetof(struct zk_groth16_key, pt_ic), "IC" },
+        { ZK_ZKEY_SEC_A, offsetof(struct zk_groth16_key, pt_a), "A" },
+        { ZK_ZKEY_SEC_B1, offsetof(struct zk_groth16_key, pt_b1), "B1" },
+        { ZK_ZKEY_SEC_B2, offsetof(struct zk_groth16_key, pt_b2), "B2" },
+        { ZK_ZKEY_SEC_C, offsetof(struct zk_groth16_key, pt_c), "C" },
+        { ZK_ZKEY_SEC_H, offsetof(struct zk_groth16_key, pt_h), "H" },
+    };
+    unsigned what = o && o->what ? o->what : ZK_G16_LOAD_ALL;
+    uint64_t total = 0, done = 0;
     struct zk_groth16_key *k;
     int rc;
 
-    (void)nthreads;
     if (!z || !ret)
         return ZK_EBADPARAMS;
     k = calloc(1, sizeof *k);
@@ -182,22 +196,48 @@ int zk_groth16_key_load(const struct zk_zkey *z, unsigned nthreads, struct zk_di
     k->ops = zk_g16_ops(z->hdr.curve);
     k->g1b = z->hdr.g1_bytes;
     k->g2b = z->hdr.g2_bytes;
+    k->what = what;
     rc = ZK_ECURVE;
     if (!k->ops)
         goto fail;
-    if ((rc = load_coefs(k, z, diag)) ||
-        (rc = load_points(z, ZK_ZKEY_SEC_IC, &k->pt_ic, diag)) ||
-        (rc = load_points(z, ZK_ZKEY_SEC_A, &k->pt_a, diag)) ||
-        (rc = load_points(z, ZK_ZKEY_SEC_B1, &k->pt_b1, diag)) ||
-        (rc = load_points(z, ZK_ZKEY_SEC_B2, &k->pt_b2, diag)) ||
-        (rc = load_points(z, ZK_ZKEY_SEC_C, &k->pt_c, diag)) ||
-        (rc = load_points(z, ZK_ZKEY_SEC_H, &k->pt_h, diag)))
-        goto fail;
+    if (what & ZK_G16_LOAD_COEFS)
+        total += z->hdr.n_coef * 44;   /* 4+4+4+32 bytes per entry in the file */
+    if (what & ZK_G16_LOAD_POINTS) {
+        for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++) {
+            size_t pb = 0;
+            total += zk_zkey_section_points(z, secs[i].id, &pb) * pb;
+        }
+    }
+    if (what & ZK_G16_LOAD_COEFS) {
+        if ((rc = load_coefs(k, z, diag)))
+            goto fail;
+        done += z->hdr.n_coef * 44;
+        if (o && o->progress)
+            o->progress(o->ctx, "coefficients", done, total);
+    }
+    if (what & ZK_G16_LOAD_POINTS) {
+        for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++) {
+            size_t pb = 0;
+            uint64_t n = zk_zkey_section_points(z, secs[i].id, &pb);
+            if ((rc = load_points(z, secs[i].id, (void **)((char *)k + secs[i].off), diag)))
+                goto fail;
+            done += n * pb;
+            if (o && o->progress)
+                o->progress(o->ctx, secs[i].name, done, total);
+        }
+    }
     *ret = k;
     return 0;
 fail:
     zk_groth16_key_free(k);
     return rc;
+}
+
+int zk_groth16_key_load(const struct zk_zkey *z, unsigned nthreads, struct zk_diag *diag,
+                        struct zk_groth16_key **ret)
+{
+    (void)nthreads;
+    return zk_groth16_key_load_opts(z, NULL, diag, ret);
 }
 
 /* ---- proving -------------------------------------------------------------- */
@@ -207,6 +247,8 @@ int zk_groth16_synthesize(const struct zk_groth16_key *k, const zk_scalar *w, zk
 {
     if (!k || !w || !a || !b || !c)
         return ZK_EBADPARAMS;
+    if (!(k->what & ZK_G16_LOAD_COEFS))
+        return ZK_ESTATE;
     k->ops->synth(k, w, a, b, c, nthreads);
     return 0;
 }
@@ -235,6 +277,8 @@ int zk_groth16_prove_start(const struct zk_groth16_key *k, const zk_scalar *w, z
 
     if (!k || !w || !a || !b || !c || !ret)
         return ZK_EBADPARAMS;
+    if (!(k->what & ZK_G16_LOAD_POINTS))
+        return ZK_ESTATE;
     ops = k->ops;
     h = &k->hdr;
     p = calloc(1, sizeof *p);
@@ -391,6 +435,8 @@ int zk_groth16_vk_from_key(const struct zk_groth16_key *k, struct zk_groth16_vk 
     const struct zk_zkey_header *h = &k->hdr;
     struct zk_groth16_vk v;
 
+    if (!(k->what & ZK_G16_LOAD_POINTS))
+        return ZK_ESTATE;
     memset(&v, 0, sizeof v);
     v.curve = h->curve;
     v.n_public = h->n_public;

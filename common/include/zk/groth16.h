@@ -92,6 +92,29 @@ struct zk_groth16_pending;  /* state between prove_start and prove_finalize */
 int zk_groth16_key_load(const struct zk_zkey *z, unsigned nthreads,
                         struct zk_diag *diag, struct zk_groth16_key **ret);
 
+/* What zk_groth16_key_load_opts loads: synthesis needs only the
+ * coefficients, prove_start/finalize and the vk only the points. */
+#define ZK_G16_LOAD_COEFS 0x1u        /* section 4 (zk_groth16_synthesize) */
+#define ZK_G16_LOAD_POINTS 0x2u       /* sections 3, 5-9 (prove_start, finalize, vk) */
+#define ZK_G16_LOAD_ALL (ZK_G16_LOAD_COEFS | ZK_G16_LOAD_POINTS)
+
+struct zk_groth16_load_opts {
+    unsigned what;                    /* ZK_G16_LOAD_*; 0 = all */
+    /* called after each part is in memory: name ("coefficients", "A", "B1",
+     * "B2", "C", "H", "IC"), bytes read so far of `total`; may be NULL */
+    void (*progress)(void *ctx, const char *part, uint64_t done, uint64_t total);
+    void *ctx;
+};
+
+/*
+ * zk_groth16_key_load() with a choice of parts and progress reports.  A
+ * key without coefficients refuses zk_groth16_synthesize (ZK_ESTATE); one
+ * without points refuses prove_start and vk_from_key (ZK_ESTATE).
+ * o may be NULL (everything, no progress).
+ */
+int zk_groth16_key_load_opts(const struct zk_zkey *z, const struct zk_groth16_load_opts *o,
+                             struct zk_diag *diag, struct zk_groth16_key **ret);
+
 /* Release a key; accepts NULL and returns NULL. */
 struct zk_groth16_key *zk_groth16_key_free(struct zk_groth16_key *k);
 
@@ -155,7 +178,7 @@ int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigne
 
 /*
  * The verification key of a loaded proving key (alpha1, beta2, gamma2,
- * delta2 from section 2, IC from section 3).  Returns 0 or -ENOMEM; *vk is
+ * delta2 from section 2, IC from section 3).  Returns 0, -ENOMEM or ZK_ESTATE (loaded without points); *vk is
  * written only on success and released with zk_groth16_vk_done().
  */
 int zk_groth16_vk_from_key(const struct zk_groth16_key *k, struct zk_groth16_vk *vk);

@@ -17,6 +17,10 @@
  *
  * A job is queued until a partition leaves `queued`, then running, then
  * done (all partitions done), failed (a partition failed) or canceled.
+ * A job fails as a whole: when one partition becomes failed, the job's
+ * other unfinished partitions become canceled in the same transaction
+ * (error "canceled: the job failed"), exactly as zk_ledger_job_cancel()
+ * would leave them.
  *
  * Owners are process identities (pid + start time in clock ticks, see
  * zk/proc.h), so a recycled pid never keeps a dead owner's partitions.
@@ -83,7 +87,12 @@ struct zk_ledger_job {
     char key_name[64];
     uint32_t nparts;
     int state;                        /* enum zk_job_state */
-    char out_dir[4096];
+    char out_dir[4096];               /* absolute; partition i's proof goes to
+                                         <out_dir>/<i>/proof.json and
+                                         <out_dir>/<i>/public.json (i in decimal,
+                                         no padding).  `zkslot submit` creates
+                                         the <i> directories; gpud creates them
+                                         when missing. */
     int64_t submitted_ns, started_ns, finished_ns;   /* 0 = not yet */
     char error[512];                  /* "" unless failed/canceled */
     uint32_t count[7];                /* partitions per enum zk_part_state */
@@ -137,7 +146,8 @@ const char *zk_ledger_path(const zk_ledger *l);
 
 /* ---- keys ------------------------------------------------------------------ */
 
-/* Registers k (id and added_ns are set here).  ZK_EEXIST if the name is taken. */
+/* Registers k (id and added_ns are set here).  -EEXIST if the name is taken,
+ * -EINVAL if name is empty or a string field is not terminated. */
 int zk_ledger_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag);
 /* By name or id; -ENOENT if unknown. */
 int zk_ledger_key_get(zk_ledger *l, const char *name, struct zk_ledger_key *ret,
@@ -194,7 +204,8 @@ int zk_ledger_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t sl
                            struct zk_ledger_part *ret, struct zk_diag *diag);
 
 /*
- * synthd: synthesizing(me) -> ready, records synth_s and ready_ns.
+ * synthd: synthesizing(me) -> ready, records synth_s and ready_ns.  A
+ * ready partition has no owner (pid 0, role ""); its slot number stays.
  * ZK_ESTATE when the partition is no longer synthesizing by me (reconciled,
  * canceled, or already taken by a gpud): not an error for the caller.
  */
@@ -228,6 +239,9 @@ int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
  * errors + 1; when errors >= max_errors or attempts >= max_attempts the
  * partition becomes failed (error kept) and its job failed; otherwise
  * queued again.  *ret_failed (may be NULL) = 1 if it is now failed.
+ * Accepted from synthesizing/proving owned by *me and from ready (which
+ * has no owner); ZK_ESTATE otherwise (someone else has it now, or it is
+ * finished: the error is stale and nothing changes).
  */
 int zk_ledger_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                          const char *error, uint32_t max_errors, uint32_t max_attempts,
@@ -251,7 +265,12 @@ int zk_ledger_part_requeue(zk_ledger *l, int64_t id, const char *note,
  *    queued (the pool was recreated or the slot dropped).  The change is
  *    conditional on the state still being ready, so a gpud that moved it
  *    to proving meanwhile is not disturbed.
- * slot_holds may be NULL (= nothing held: the pool is gone).
+ * The candidate rows are read (one read snapshot) before slot_holds is
+ * first called, so a caller that scans the pool lazily on the first call
+ * never sees a partition published after its scan as lost.
+ * slot_holds may be NULL (= nothing held: the pool is gone); it returns
+ * > 0 held, 0 not held, < 0 an error that stops the reconciliation and is
+ * returned (moves made so far stay).
  * *ret_changed (may be NULL) = number of partitions moved.
  */
 int zk_ledger_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id),

@@ -1,0 +1,37 @@
+/*
+ * notify.c -- sd_notify(3), or nothing when built without libsystemd.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "daemon/zkd.h"
+
+#if ZK_HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+int zkd_notify(const char *fmt, ...)
+{
+#if ZK_HAVE_SYSTEMD
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return sd_notify(0, msg);
+#else
+    (void)fmt;
+    return 0;
+#endif
+}
+
+uint64_t zkd_watchdog_usec(void)
+{
+#if ZK_HAVE_SYSTEMD
+    uint64_t usec = 0;
+    return sd_watchdog_enabled(0, &usec) > 0 ? usec : 0;
+#else
+    return 0;
+#endif
+}

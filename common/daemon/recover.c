@@ -1,0 +1,78 @@
+/*
+ * recover.c -- the recovery pass of every daemon: reap the pool, then
+ * reconcile the ledger with what the slots hold.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/zkd.h"
+#include "zk/error.h"
+
+struct held {
+    zk_pool *pool;
+    int scanned, err;
+    uint64_t *ids;
+    size_t n;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The slots that hold a partition (READY or CLAIMED), sorted.  Scanned on
+ * the first question only: the ledger has read its candidates by then, so
+ * a partition published after the scan cannot look lost (ledger.h). */
+static void scan(struct held *h)
+{
+    struct zk_pool_info info;
+
+    h->scanned = 1;
+    if (!h->pool)
+        return;
+    zk_pool_info(h->pool, &info);
+    h->ids = malloc((info.nslots ? info.nslots : 1) * sizeof *h->ids);
+    if (!h->ids) {
+        h->err = -ENOMEM;
+        return;
+    }
+    for (uint32_t i = 0; i < info.nslots; i++) {
+        struct zk_pool_slot_info si;
+        if (zk_pool_slot_info(h->pool, i, &si) == 0 &&
+            (si.state == ZK_SLOT_READY || si.state == ZK_SLOT_CLAIMED) &&
+            si.partition_id != ZK_POOL_NO_ID)
+            h->ids[h->n++] = si.partition_id;
+    }
+    qsort(h->ids, h->n, sizeof *h->ids, cmp_u64);
+}
+
+static int slot_holds(void *ctx, int64_t part_id)
+{
+    struct held *h = ctx;
+    uint64_t key = (uint64_t)part_id;
+    if (!h->scanned)
+        scan(h);
+    if (h->err)
+        return 1;   /* cannot tell: presume held, move nothing */
+    return h->n && bsearch(&key, h->ids, h->n, sizeof key, cmp_u64) != NULL;
+}
+
+int zkd_recover(zk_pool *pool, unsigned reap_flags, zk_ledger *l, int check_ready,
+                uint32_t max_attempts, struct zkd_recovery *ret, struct zk_diag *diag)
+{
+    struct zkd_recovery rec;
+    struct held h = { pool, 0, 0, NULL, 0 };
+    int r;
+
+    memset(&rec, 0, sizeof rec);
+    if (pool && (r = zk_pool_reap(pool, reap_flags, NULL, NULL, &rec.reap)) < 0)
+        return zk_diag_set(diag, "pool", r, "reaping failed: %s", zk_strerror(r));
+    r = zk_ledger_reconcile(l, slot_holds, &h, check_ready, max_attempts,
+                            &rec.ledger_changed, diag);
+    free(h.ids);
+    if (r == 0 && ret)
+        *ret = rec;
+    return r;
+}

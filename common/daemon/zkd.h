@@ -1,0 +1,112 @@
+/*
+ * zkd.h -- the runtime shared by the daemons (zkslot-synthd, zkslot-gpud):
+ * logging, signals, sd_notify, and the recovery pass every daemon runs at
+ * start and on its ticks.
+ *
+ * Unlike the rest of common/ (which never logs or exits), this is the
+ * daemons' own layer and is built as the separate library zkdaemon.
+ */
+#ifndef ZK_DAEMON_ZKD_H
+#define ZK_DAEMON_ZKD_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "zk/config.h"
+#include "zk/ledger.h"
+#include "zk/pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* syslog priorities, as journald reads them from a "<N>" line prefix */
+enum { ZKD_ERR = 3, ZKD_WARN = 4, ZKD_NOTICE = 5, ZKD_INFO = 6, ZKD_DEBUG = 7 };
+
+/* Names the process in log lines; reads ZKSLOT_LOG_LEVEL (err..debug). */
+void zkd_log_init(const char *name);
+/* One line on stderr: "<N>msg" under journald, else "TIME name[pid]: msg". */
+void zkd_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* sd_notify(3) with a printf format; a no-op without libsystemd or
+ * NOTIFY_SOCKET.  Returns what sd_notify returned (0 when a no-op). */
+int zkd_notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* WATCHDOG_USEC for this process, 0 when the watchdog is off. */
+uint64_t zkd_watchdog_usec(void);
+
+/*
+ * Blocks SIGTERM, SIGINT, SIGHUP and SIGPIPE in the calling thread (call
+ * it before starting threads, so they inherit the mask) and returns a
+ * signalfd for the first three, or -errno.
+ */
+int zkd_signals_open(void);
+/* Reads one pending signal from the signalfd: its number, 0 if none. */
+int zkd_signals_read(int fd);
+
+/* What one recovery pass did. */
+struct zkd_recovery {
+    struct zk_pool_reap_stats reap;
+    uint32_t ledger_changed;         /* partitions moved by reconcile */
+};
+
+/*
+ * The recovery pass: reap the pool (with `reap_flags`, e.g.
+ * ZK_POOL_REAP_RESYNC at start), then reconcile the ledger against the
+ * slots that hold partitions (READY or CLAIMED).  pool may be NULL (the
+ * pool is gone: everything not done goes back to queued).
+ */
+int zkd_recover(zk_pool *pool, unsigned reap_flags, zk_ledger *l, int check_ready,
+                uint32_t max_attempts, struct zkd_recovery *ret, struct zk_diag *diag);
+
+/*
+ * Device and inode of the file behind the pool path (following the
+ * symlink), to notice a pool destroyed or replaced under a running daemon.
+ * -errno when it is gone.
+ */
+int zkd_pool_identity(const char *path, dev_t *ret_dev, ino_t *ret_ino);
+
+/* CLOCK_MONOTONIC / CLOCK_REALTIME in seconds / nanoseconds. */
+double zkd_now(void);
+uint64_t zkd_realtime_ns(void);
+
+/* mkdir -p; 0 or -errno. */
+int zkd_mkdir_p(const char *path, mode_t mode);
+
+/*
+ * Writes `len` bytes to `path` atomically: a temporary file in the same
+ * directory, fsync, rename, fsync of the directory.  *ret_existed (may be
+ * NULL) = 1 if `path` existed before.  0 or -errno.
+ */
+int zkd_write_atomic(const char *path, const void *buf, size_t len, int *ret_existed);
+
+/* ---- command line ---------------------------------------------------------- */
+
+/* A daemon flag that sets a configuration option ("--workers" -> [synthd] workers). */
+struct zkd_flag {
+    const char *flag;                /* "--workers" */
+    const char *section, *option;    /* zk_config_set() target */
+    const char *arg;                 /* "K" (every flag takes a value) */
+    const char *help;
+};
+
+/*
+ * Builds the configuration of a daemon: defaults, then the file (--config
+ * FILE, else $ZKSLOT_CONFIG, else /etc/zkslot/zkslot.conf when present),
+ * then the environment, then the flags in `flags` plus the common ones
+ * (--config, --pool, --state-dir, --max-attempts, --max-errors).
+ * --check-config sets *ret_check; --help prints the usage and returns 1.
+ * Errors are printed on stderr (naming the flag, file and line) and
+ * returned as a negative code.
+ */
+int zkd_parse_args(int argc, char **argv, const char *prog, const struct zkd_flag *flags,
+                   size_t nflags, struct zk_config *cfg, int *ret_check);
+
+/* Prints the effective configuration (for --check-config). */
+void zkd_print_config(const struct zk_config *cfg, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZK_DAEMON_ZKD_H */

@@ -1,0 +1,59 @@
+/*
+ * slotfmt.c -- the partition layout inside a pool slot (zk/slotfmt.h).
+ */
+#include <string.h>
+
+#include "zk/error.h"
+#include "zk/slotfmt.h"
+
+static uint64_t align_up(uint64_t x)
+{
+    return (x + ZK_SLOTFMT_ALIGN - 1) & ~(uint64_t)(ZK_SLOTFMT_ALIGN - 1);
+}
+
+uint64_t zk_slotfmt_layout(uint64_t n_vars, uint64_t domain_size, struct zk_slot_desc *d)
+{
+    const uint64_t lim = UINT64_MAX / 64;
+    uint64_t bytes[ZK_SLOTFMT_NREGIONS], off = 0;
+
+    if (n_vars > lim || domain_size > lim)
+        return 0;
+    bytes[ZK_SLOTFMT_HDR] = sizeof(struct zk_slotfmt_header);
+    bytes[ZK_SLOTFMT_W] = n_vars * 32;
+    bytes[ZK_SLOTFMT_A] = bytes[ZK_SLOTFMT_B] = bytes[ZK_SLOTFMT_C] = domain_size * 32;
+    memset(d, 0, sizeof *d);
+    d->nregions = ZK_SLOTFMT_NREGIONS;
+    for (int i = 0; i < ZK_SLOTFMT_NREGIONS; i++) {
+        d->region_off[i] = off;
+        d->region_bytes[i] = bytes[i];
+        off = align_up(off + bytes[i]);
+    }
+    return off;
+}
+
+int zk_slotfmt_check(const struct zk_slot *s, const struct zk_slotfmt_header *expect)
+{
+    struct zk_slotfmt_header h;
+    struct zk_slot_desc d;
+
+    if (s->nregions != ZK_SLOTFMT_NREGIONS || s->region_off[ZK_SLOTFMT_HDR] != 0 ||
+        s->region_bytes[ZK_SLOTFMT_HDR] != sizeof h)
+        return ZK_EBADMAGIC;
+    memcpy(&h, s->data, sizeof h);
+    if (h.magic != ZK_SLOTFMT_MAGIC)
+        return ZK_EBADMAGIC;
+    if (h.version != ZK_SLOTFMT_VERSION)
+        return ZK_EVERSION;
+    uint64_t need = zk_slotfmt_layout(h.n_vars, h.domain_size, &d);
+    if (!need || need > s->capacity)
+        return ZK_ELENGTH;
+    for (int i = 0; i < ZK_SLOTFMT_NREGIONS; i++) {
+        if (s->region_off[i] != d.region_off[i] || s->region_bytes[i] != d.region_bytes[i])
+            return ZK_ELENGTH;
+    }
+    if (expect && (h.curve != expect->curve || h.n_vars != expect->n_vars ||
+                   h.n_public != expect->n_public || h.domain_size != expect->domain_size ||
+                   h.key_id != expect->key_id))
+        return ZK_ELENGTH;
+    return 0;
+}

@@ -1,0 +1,64 @@
+/*
+ * slotfmt.h -- what synthd writes into a pool slot and gpud reads back.
+ *
+ * One partition per slot, five regions in checksum order, each starting on
+ * a ZK_SLOTFMT_ALIGN boundary (so every region is page- and cache-aligned
+ * whatever the slot's huge-page size):
+ *
+ *   0  header   struct zk_slotfmt_header (what is in the slot, for whom)
+ *   1  w        n_vars plain witness scalars (read straight from the .wtns)
+ *   2  a        domain_size Montgomery Fr elements  (A * w)
+ *   3  b        domain_size Montgomery Fr elements  (B * w)
+ *   4  c        domain_size Montgomery Fr elements  (a (.) b)
+ *
+ * Scalars are 32 bytes (4 little-endian 64-bit limbs) on both curves.
+ * The pool's checksum covers all five regions, header included.
+ */
+#ifndef ZK_COMMON_SLOTFMT_H
+#define ZK_COMMON_SLOTFMT_H
+
+#include <stdint.h>
+
+#include "zk/pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZK_SLOTFMT_MAGIC 0x31544f4c534b5a00ULL   /* "\0ZKSLOT1" little-endian */
+#define ZK_SLOTFMT_VERSION 1
+#define ZK_SLOTFMT_ALIGN 4096
+
+enum { ZK_SLOTFMT_HDR, ZK_SLOTFMT_W, ZK_SLOTFMT_A, ZK_SLOTFMT_B, ZK_SLOTFMT_C,
+       ZK_SLOTFMT_NREGIONS };
+
+struct zk_slotfmt_header {
+    uint64_t magic;                  /* ZK_SLOTFMT_MAGIC */
+    uint32_t version;                /* ZK_SLOTFMT_VERSION */
+    uint32_t curve;                  /* enum zk_curve */
+    uint64_t partition_id, key_id;   /* ledger ids */
+    uint64_t n_vars, n_public, domain_size;
+    uint64_t synth_ns;               /* wall time synthesis took */
+    uint32_t attempt;                /* the ledger's attempt number */
+    uint32_t reserved;
+};
+
+/*
+ * The regions of a partition with n_vars witness values and a domain of
+ * domain_size, into d (nregions = ZK_SLOTFMT_NREGIONS, no checksum yet).
+ * Returns the bytes the slot must hold, or 0 on overflow.
+ */
+uint64_t zk_slotfmt_layout(uint64_t n_vars, uint64_t domain_size, struct zk_slot_desc *d);
+
+/*
+ * Checks a claimed slot's regions against the layout its header announces
+ * and the expected key: magic, version, region geometry, and (when
+ * `expect` is not NULL) curve, n_vars, n_public, domain_size and key_id.
+ * Returns 0, ZK_EBADMAGIC, ZK_EVERSION or ZK_ELENGTH.
+ */
+int zk_slotfmt_check(const struct zk_slot *s, const struct zk_slotfmt_header *expect);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZK_COMMON_SLOTFMT_H */

@@ -1,0 +1,690 @@
+/*
+ * zkslot-gpud -- the proving daemon (one per GPU; --backend cpu without one).
+ *
+ * Threads:
+ *   main      signals (signalfd), the recovery tick, sd_notify
+ *   starter   claim a READY slot -> ledger `proving` -> backend prove_start
+ *             -> release the slot (policy after-start) -> hand the pending
+ *             proof to the finisher, then claim the next slot at once
+ *   finisher  prove_finalize (G2 MSM, blinding) -> optional self-verify ->
+ *             proof.json / public.json written atomically -> ledger `done`
+ *             (-> release the slot, policy after-proof)
+ * so partition N+1's prove_start runs while partition N is finalized.
+ *
+ * Proving keys (their points) are loaded once at start and kept; a key
+ * registered later is loaded when its first partition arrives.
+ *
+ * SIGTERM/SIGINT: stop claiming, finish the partitions in hand, exit 0.
+ * A second signal: hand them back to the ledger (re-queued) and exit.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "daemon/zkd.h"
+#include "zk/error.h"
+#include "zk/groth16.h"
+#include "zk/parallel.h"
+#include "zk/slotfmt.h"
+#include "zk/zkey.h"
+
+#define PROG "zkslot-gpud"
+
+static struct zk_config cfg;
+static const struct gpud_backend *backend;
+static zk_pool *pool;
+static struct zk_proc_id me;
+static unsigned nthreads;
+static zk_cancel_flag stop_flag;
+static atomic_int abort_flag;
+static atomic_ullong n_proved, n_duplicates, n_errors, n_dropped;
+static atomic_ullong hb_starter_ms, hb_finisher_ms;
+static atomic_int busy_starter, busy_finisher;
+
+static uint64_t now_ms(void)
+{
+    return (uint64_t)(zkd_now() * 1e3);
+}
+
+static int open_ledger(zk_ledger **ret, struct zk_diag *diag)
+{
+    char path[PATH_MAX];
+    int r = zkd_mkdir_p(cfg.state_dir, 0755);
+    if (r)
+        return zk_diag_set(diag, cfg.state_dir, r, "cannot create the state directory: %s",
+                           zk_strerror(r));
+    if ((r = zk_config_ledger_path(&cfg, path, sizeof path)))
+        return zk_diag_set(diag, cfg.state_dir, r, "path too long");
+    return zk_ledger_open(path, ZK_LEDGER_CREATE, 0, ret, diag);
+}
+
+/* ---- keys ------------------------------------------------------------------ */
+
+struct key_entry {
+    int64_t id;
+    char name[64];
+    struct zk_groth16_key *k;
+    struct zk_groth16_vk vk;          /* for self-verify */
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct key_entry *v;
+    size_t n;
+} keys = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+
+static void load_progress(void *ctx, const char *part, uint64_t done, uint64_t total)
+{
+    const char *name = ctx;
+    zkd_log(ZKD_INFO, "key %s: %s loaded (%llu of %llu MiB, %.0f%%)", name, part,
+            (unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
+            total ? 100.0 * (double)done / (double)total : 100.0);
+    /* loading a big key may outlast TimeoutStartSec: ask for more time */
+    zkd_notify("EXTEND_TIMEOUT_USEC=120000000\nSTATUS=loading key %s: %.0f%%", name,
+               total ? 100.0 * (double)done / (double)total : 100.0);
+}
+
+/* Loads key lk (its points) unless already there.  Caller holds keys.lock. */
+static int key_load_locked(const struct zk_ledger_key *lk, struct key_entry **ret,
+                           struct zk_diag *diag)
+{
+    struct zk_zkey z;
+    struct zk_groth16_key *k = NULL;
+    struct zk_groth16_load_opts o = { backend->key_parts, load_progress, (void *)lk->name };
+    double t0 = zkd_now();
+    int r;
+
+    for (size_t i = 0; i < keys.n; i++) {
+        if (keys.v[i].id == lk->id) {
+            *ret = &keys.v[i];
+            return 0;
+        }
+    }
+    zkd_log(ZKD_INFO, "key %s: loading %s (%llu MiB)", lk->name, lk->path,
+            (unsigned long long)(lk->file_size >> 20));
+    memset(&z, 0, sizeof z);
+    if ((r = zk_zkey_open(&z, lk->path, diag)))
+        return r;
+    if (z.hdr.n_vars != lk->n_vars || z.hdr.domain_size != lk->domain_size ||
+        z.hdr.n_public != lk->n_public) {
+        zk_zkey_done(&z);
+        return zk_diag_set(diag, lk->path, ZK_ELENGTH,
+                           "the file changed since `zkslot key add %s` (sizes differ)", lk->name);
+    }
+    r = zk_groth16_key_load_opts(&z, &o, diag, &k);
+    zk_zkey_done(&z);
+    if (r)
+        return r;
+    struct key_entry *v = realloc(keys.v, (keys.n + 1) * sizeof *v);
+    if (!v) {
+        zk_groth16_key_free(k);
+        return -ENOMEM;
+    }
+    keys.v = v;
+    struct key_entry *e = &v[keys.n];
+    memset(e, 0, sizeof *e);
+    e->id = lk->id;
+    snprintf(e->name, sizeof e->name, "%s", lk->name);
+    e->k = k;
+    if ((r = zk_groth16_vk_from_key(k, &e->vk))) {
+        zk_groth16_key_free(k);
+        return zk_diag_set(diag, lk->path, r, "verification key: %s", zk_strerror(r));
+    }
+    keys.n++;
+    zkd_log(ZKD_INFO, "key %s: ready in %.2f s (%s, 2^%u domain, %llu variables)", lk->name,
+            zkd_now() - t0, lk->curve, (unsigned)__builtin_ctzll(lk->domain_size),
+            (unsigned long long)lk->n_vars);
+    *ret = e;
+    return 0;
+}
+
+static int key_get(zk_ledger *l, int64_t key_id, struct key_entry **ret, struct zk_diag *diag)
+{
+    struct zk_ledger_key lk;
+    int r;
+    pthread_mutex_lock(&keys.lock);
+    for (size_t i = 0; i < keys.n; i++) {
+        if (keys.v[i].id == key_id) {
+            *ret = &keys.v[i];
+            pthread_mutex_unlock(&keys.lock);
+            return 0;
+        }
+    }
+    r = zk_ledger_key_get_id(l, key_id, &lk, diag);
+    if (!r)
+        r = key_load_locked(&lk, ret, diag);
+    pthread_mutex_unlock(&keys.lock);
+    return r;
+}
+
+/* Is `name` in the comma-separated list (empty list = every key)? */
+static int key_served(const char *name)
+{
+    const char *p = cfg.gpud_keys;
+    size_t n = strlen(name);
+    if (!*p)
+        return 1;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && *p == ' ')
+            p++, len--;
+        while (len && p[len - 1] == ' ')
+            len--;
+        if (len == n && !memcmp(p, name, n))
+            return 1;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+struct preload_ctx {
+    int err;
+    unsigned loaded;
+    struct zk_diag diag;
+};
+
+static int preload_one(void *ctx, const struct zk_ledger_key *lk)
+{
+    struct preload_ctx *pc = ctx;
+    struct key_entry *e;
+    if (!key_served(lk->name) || atomic_load(&stop_flag))
+        return 0;
+    pthread_mutex_lock(&keys.lock);
+    int r = key_load_locked(lk, &e, &pc->diag);
+    pthread_mutex_unlock(&keys.lock);
+    if (r)
+        zkd_log(ZKD_ERR, "key %s: %s (its partitions will fail)", lk->name, pc->diag.msg);
+    else
+        pc->loaded++;
+    return 0;
+}
+
+/* ---- the pipeline between starter and finisher ------------------------------ */
+
+struct item {
+    struct zk_ledger_part p;
+    struct key_entry *key;
+    struct zk_slot slot;
+    int slot_held;                    /* after-proof: released by the finisher */
+    struct zk_groth16_pending *pending;
+    zk_scalar *pub;                   /* n_public public signals (copied from the slot) */
+    double wait_s, start_s;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    struct item *item;                /* depth 1: the next partition to finalize */
+    int closed;                       /* the starter has stopped */
+} q = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0 };
+
+/* In-flight partition ids, for a second signal. */
+static atomic_llong inflight[3];
+
+static void item_free(struct item *it)
+{
+    if (!it)
+        return;
+    zk_groth16_pending_free(it->pending);
+    free(it->pub);
+    free(it);
+}
+
+static void part_failed(zk_ledger *l, const struct zk_ledger_part *p, const char *msg)
+{
+    struct zk_diag d;
+    int failed = 0;
+    atomic_fetch_add(&n_errors, 1);
+    zkd_log(ZKD_ERR, "partition %lld (job %lld #%u): %s", (long long)p->id,
+            (long long)p->job_id, p->index, msg);
+    if (zk_ledger_part_error(l, p->id, &me, msg, cfg.max_errors, cfg.max_attempts, &failed, &d))
+        zkd_log(ZKD_WARN, "partition %lld: recording the error: %s", (long long)p->id, d.msg);
+    else if (failed)
+        zkd_log(ZKD_ERR, "partition %lld failed for good; its job fails", (long long)p->id);
+}
+
+static void *starter_main(void *arg)
+{
+    zk_ledger *l = NULL;
+    struct zk_diag d;
+    int r;
+
+    (void)arg;
+    if ((r = open_ledger(&l, &d))) {
+        zkd_log(ZKD_ERR, "starter: %s", d.msg);
+        atomic_store(&stop_flag, 1);
+        goto out;
+    }
+    while (!atomic_load(&stop_flag)) {
+        struct item *it = NULL;
+        struct zk_slot s;
+
+        atomic_store(&hb_starter_ms, now_ms());
+        r = zk_pool_claim(pool, ZK_POOL_ANY_NODE, 0, 250, &stop_flag, &s);
+        if (r == ZK_ETIMEOUT || r == ZK_ECANCELED)
+            continue;
+        if (r == ZK_ECHECKSUM) {
+            zkd_log(ZKD_WARN, "slot %u failed its checksum: dropped, partition %lld re-queued",
+                    s.index, (long long)s.partition_id);
+            zk_pool_release(pool, &s);
+            if (s.partition_id != ZK_POOL_NO_ID)
+                zk_ledger_part_requeue(l, (int64_t)s.partition_id,
+                                       "its slot failed the checksum; synthesized again", NULL);
+            atomic_fetch_add(&n_dropped, 1);
+            continue;
+        }
+        if (r) {
+            zkd_log(ZKD_ERR, "claiming a slot: %s", zk_strerror(r));
+            usleep(cfg.poll_ms * 1000u);
+            continue;
+        }
+        atomic_store(&busy_starter, 1);
+        double t_claim = zkd_now();
+        it = calloc(1, sizeof *it);
+        if (!it) {
+            zk_pool_unclaim(pool, &s);
+            atomic_store(&busy_starter, 0);
+            continue;
+        }
+        it->slot = s;
+        it->slot_held = 1;
+        uint64_t now = zkd_realtime_ns();
+        it->wait_s = s.fill_ns && now > s.fill_ns ? (double)(now - s.fill_ns) * 1e-9 : 0;
+        r = zk_ledger_part_proving(l, (int64_t)s.partition_id, &me, (int32_t)s.index, &it->p, &d);
+        if (r) {
+            zkd_log(ZKD_INFO, "slot %u: partition %lld is not to be proved (%s): slot dropped",
+                    s.index, (long long)s.partition_id, r == ZK_ESTATE ? "done, failed or "
+                    "canceled" : d.msg);
+            atomic_fetch_add(&n_dropped, 1);
+            zk_pool_release(pool, &s);
+            free(it);
+            atomic_store(&busy_starter, 0);
+            continue;
+        }
+        atomic_store(&inflight[0], it->p.id);
+        if ((r = key_get(l, (int64_t)s.key_id, &it->key, &d))) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "proving key: %s", d.msg);
+            part_failed(l, &it->p, msg);
+            goto drop;
+        }
+        const struct zk_zkey_header *kh = zk_groth16_key_header(it->key->k);
+        struct zk_slotfmt_header want;
+        memset(&want, 0, sizeof want);
+        want.curve = kh->curve;
+        want.n_vars = kh->n_vars;
+        want.n_public = kh->n_public;
+        want.domain_size = kh->domain_size;
+        want.key_id = s.key_id;
+        if ((r = zk_slotfmt_check(&s, &want))) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "slot %u does not hold a partition of key %s (%s)",
+                     s.index, it->key->name, zk_strerror(r));
+            part_failed(l, &it->p, msg);
+            goto drop;
+        }
+        it->pub = malloc((kh->n_public + 1) * sizeof *it->pub);
+        if (!it->pub) {
+            part_failed(l, &it->p, "out of memory");
+            goto drop;
+        }
+        memcpy(it->pub, s.data + s.region_off[ZK_SLOTFMT_W] + 32, kh->n_public * 32);
+        double t0 = zkd_now();
+        d.msg[0] = 0;
+        if ((r = backend->prove_start(backend, it->key->k, &s, nthreads, &it->pending, &d))) {
+            part_failed(l, &it->p, d.msg);
+            goto drop;
+        }
+        it->start_s = zkd_now() - t0;
+        if (cfg.gpud_release == ZK_RELEASE_AFTER_START) {
+            zk_pool_release(pool, &s);
+            it->slot_held = 0;
+        }
+        zkd_log(ZKD_DEBUG, "partition %lld: prove_start %.3f s (claimed %.3f s ago)",
+                (long long)it->p.id, it->start_s, zkd_now() - t_claim);
+        /* hand over; wait while the finisher still has the previous one */
+        pthread_mutex_lock(&q.lock);
+        while (q.item && !atomic_load(&abort_flag))
+            pthread_cond_wait(&q.cond, &q.lock);
+        if (atomic_load(&abort_flag)) {
+            pthread_mutex_unlock(&q.lock);
+            goto drop_requeue;
+        }
+        q.item = it;
+        atomic_store(&inflight[1], it->p.id);
+        atomic_store(&inflight[0], 0);
+        pthread_cond_broadcast(&q.cond);
+        pthread_mutex_unlock(&q.lock);
+        atomic_store(&busy_starter, 0);
+        continue;
+drop_requeue:
+        zk_ledger_part_requeue(l, it->p.id, "gpud stopped before finishing it", NULL);
+drop:
+        atomic_store(&inflight[0], 0);
+        if (it->slot_held)
+            zk_pool_release(pool, &it->slot);
+        item_free(it);
+        atomic_store(&busy_starter, 0);
+    }
+out:
+    pthread_mutex_lock(&q.lock);
+    q.closed = 1;
+    pthread_cond_broadcast(&q.cond);
+    pthread_mutex_unlock(&q.lock);
+    zk_ledger_close(l);
+    return NULL;
+}
+
+/* Writes out_dir/<index>/{public,proof}.json; *dup = a proof was there. */
+static int write_proof(const struct zk_ledger_job *j, const struct item *it,
+                       const struct zk_groth16_proof *proof, int *dup, struct zk_diag *diag)
+{
+    char dir[PATH_MAX + 16], path[PATH_MAX + 32];
+    char *pj = NULL, *uj = NULL;
+    int r;
+
+    snprintf(dir, sizeof dir, "%s/%u", j->out_dir, it->p.index);
+    if ((r = zkd_mkdir_p(dir, 0755)))
+        return zk_diag_set(diag, dir, r, "cannot create the output directory: %s",
+                           zk_strerror(r));
+    pj = zk_groth16_proof_to_json(proof);
+    uj = zk_groth16_public_to_json(it->pub, zk_groth16_key_header(it->key->k)->n_public);
+    if (!pj || !uj) {
+        r = -ENOMEM;
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/public.json", dir);
+    if ((r = zkd_write_atomic(path, uj, strlen(uj), NULL))) {
+        zk_diag_set(diag, path, r, "cannot write: %s", zk_strerror(r));
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/proof.json", dir);
+    if ((r = zkd_write_atomic(path, pj, strlen(pj), dup)))
+        zk_diag_set(diag, path, r, "cannot write: %s", zk_strerror(r));
+out:
+    free(pj);
+    free(uj);
+    return r;
+}
+
+static void *finisher_main(void *arg)
+{
+    zk_ledger *l = NULL;
+    struct zk_diag d;
+    int r;
+
+    (void)arg;
+    if ((r = open_ledger(&l, &d))) {
+        zkd_log(ZKD_ERR, "finisher: %s", d.msg);
+        atomic_store(&stop_flag, 1);
+    }
+    for (;;) {
+        struct item *it;
+        pthread_mutex_lock(&q.lock);
+        while (!q.item && !q.closed) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += 1;
+            pthread_cond_timedwait(&q.cond, &q.lock, &ts);
+            atomic_store(&hb_finisher_ms, now_ms());
+        }
+        it = q.item;
+        q.item = NULL;
+        pthread_cond_broadcast(&q.cond);
+        pthread_mutex_unlock(&q.lock);
+        if (!it)
+            break;   /* closed and drained */
+        atomic_store(&busy_finisher, 1);
+        atomic_store(&hb_finisher_ms, now_ms());
+        if (!l || atomic_load(&abort_flag)) {
+            if (l)
+                zk_ledger_part_requeue(l, it->p.id, "gpud stopped before finishing it", NULL);
+            goto next;
+        }
+        struct zk_groth16_proof proof;
+        struct zk_ledger_job job;
+        double t0 = zkd_now();
+        if ((r = zk_groth16_prove_finalize(it->pending, nthreads, &proof))) {
+            snprintf(d.msg, sizeof d.msg, "prove_finalize failed: %s", zk_strerror(r));
+            part_failed(l, &it->p, d.msg);
+            goto next;
+        }
+        if (cfg.gpud_self_verify) {
+            int valid = 0;
+            const zk_scalar *pub = it->pub;
+            r = zk_groth16_verify(&it->key->vk, pub, it->key->vk.n_public, &proof, &valid);
+            if (r || !valid) {
+                part_failed(l, &it->p, r ? "self-verify could not run" :
+                            "self-verify rejected the proof (bad witness or key?)");
+                goto next;
+            }
+        }
+        if ((r = zk_ledger_job_get(l, it->p.job_id, &job, &d))) {
+            part_failed(l, &it->p, d.msg);
+            goto next;
+        }
+        int dup = 0;
+        if ((r = write_proof(&job, it, &proof, &dup, &d))) {
+            part_failed(l, &it->p, d.msg);
+            goto next;
+        }
+        struct zk_ledger_timings t = { it->wait_s, it->start_s, zkd_now() - t0 };
+        r = zk_ledger_part_done(l, it->p.id, &me, &t, dup, &d);
+        if (r == ZK_ESTATE)
+            zkd_log(ZKD_INFO, "partition %lld: proof written but the job was canceled",
+                    (long long)it->p.id);
+        else if (r)
+            zkd_log(ZKD_ERR, "partition %lld: marking done: %s", (long long)it->p.id, d.msg);
+        atomic_fetch_add(&n_proved, 1);
+        if (dup)
+            atomic_fetch_add(&n_duplicates, 1);
+        zkd_log(ZKD_INFO, "partition %lld (job %lld #%u) proved%s: wait %.3f s, start %.3f s, "
+                "finalize %.3f s -> %s/%u/proof.json", (long long)it->p.id,
+                (long long)it->p.job_id, it->p.index, dup ? " again (duplicate)" : "",
+                it->wait_s, it->start_s, t.finalize_s, job.out_dir, it->p.index);
+next:
+        if (it->slot_held)
+            zk_pool_release(pool, &it->slot);
+        atomic_store(&inflight[1], 0);
+        item_free(it);
+        atomic_store(&busy_finisher, 0);
+    }
+    zk_ledger_close(l);
+    return NULL;
+}
+
+static const struct zkd_flag flags[] = {
+    { "--backend", "gpud", "backend", "cpu|cuda", "where prove_start runs" },
+    { "--device", "gpud", "device", "N", "GPU index (cuda backend)" },
+    { "--threads", "gpud", "threads", "T", "CPU threads (0 = all cores)" },
+    { "--release", "gpud", "release", "after-start|after-proof", "when a slot is handed back" },
+    { "--self-verify", "gpud", "self_verify", "yes|no", "verify every proof before writing it" },
+    { "--keys", "gpud", "keys", "NAME,...", "keys to load at start (default: all registered)" },
+};
+
+int main(int argc, char **argv)
+{
+    struct zk_diag d;
+    struct zkd_recovery rec;
+    zk_ledger *l = NULL;
+    pthread_t t_start, t_finish;
+    int started = 0;
+    dev_t pool_dev;
+    ino_t pool_ino;
+    int check = 0, r, sfd, rc = 1;
+
+    zkd_log_init("gpud");
+    r = zkd_parse_args(argc, argv, PROG, flags, sizeof flags / sizeof flags[0], &cfg, &check);
+    if (r)
+        return r > 0 ? 0 : 2;
+    if (!(backend = gpud_backend_get(cfg.gpud_backend, cfg.gpud_device, &d))) {
+        fprintf(stderr, "%s: %s\n", PROG, d.msg);
+        return 2;
+    }
+    if (check) {
+        zkd_print_config(&cfg, stdout);
+        return 0;
+    }
+    if ((sfd = zkd_signals_open()) < 0) {
+        zkd_log(ZKD_ERR, "signalfd: %s", zk_strerror(sfd));
+        return 1;
+    }
+    nthreads = cfg.gpud_threads ? cfg.gpud_threads : zk_nthreads_default();
+    if ((r = zk_proc_self(&me))) {
+        zkd_log(ZKD_ERR, "/proc/self/stat: %s", zk_strerror(r));
+        return 1;
+    }
+    pool = calloc(1, zk_pool_sizeof());
+    if (!pool)
+        return 1;
+    struct zk_pool_attach_opts ao = { "gpud", 0, 0 };
+    if ((r = zk_pool_attach(pool, cfg.pool, &ao))) {
+        zkd_log(ZKD_ERR, "pool %s: %s%s", cfg.pool, zk_strerror(r),
+                r == -ENOENT ? " (create it with `zkslot pool create`)" : "");
+        goto out;
+    }
+    if ((r = zkd_pool_identity(cfg.pool, &pool_dev, &pool_ino))) {
+        zkd_log(ZKD_ERR, "pool %s: %s", cfg.pool, zk_strerror(r));
+        goto out;
+    }
+    if ((r = open_ledger(&l, &d))) {
+        zkd_log(ZKD_ERR, "%s", d.msg);
+        goto out;
+    }
+    if ((r = zkd_recover(pool, ZK_POOL_REAP_RESYNC, l, 1, cfg.max_attempts, &rec, &d))) {
+        zkd_log(ZKD_ERR, "recovery: %s", d.msg);
+        goto out;
+    }
+    zkd_log(ZKD_INFO, "backend %s, %u thread(s), release %s; recovery freed %u filling slot(s), "
+            "re-queued %u claimed, moved %u partition(s)", backend->name, nthreads,
+            cfg.gpud_release == ZK_RELEASE_AFTER_PROOF ? "after-proof" : "after-start",
+            rec.reap.filling_freed, rec.reap.claimed_requeued, rec.ledger_changed);
+    struct preload_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    if ((r = zk_ledger_key_list(l, preload_one, &pc, &d))) {
+        zkd_log(ZKD_ERR, "listing keys: %s", d.msg);
+        goto out;
+    }
+    if ((r = pthread_create(&t_finish, NULL, finisher_main, NULL))) {
+        zkd_log(ZKD_ERR, "starting the finisher: %s", strerror(r));
+        goto out;
+    }
+    if ((r = pthread_create(&t_start, NULL, starter_main, NULL))) {
+        zkd_log(ZKD_ERR, "starting the starter: %s", strerror(r));
+        pthread_mutex_lock(&q.lock);
+        q.closed = 1;
+        pthread_cond_broadcast(&q.cond);
+        pthread_mutex_unlock(&q.lock);
+        pthread_join(t_finish, NULL);
+        goto out;
+    }
+    started = 1;
+    zkd_log(ZKD_INFO, "ready: %u key(s) loaded, pool %s, ledger %s", pc.loaded, cfg.pool,
+            zk_ledger_path(l));
+    zkd_notify("READY=1\nSTATUS=proving with %u key(s) loaded", pc.loaded);
+
+    uint64_t wd_usec = zkd_watchdog_usec();
+    double last_tick = 0, t_begin = zkd_now();
+    rc = 0;
+    int signals = 0;
+    for (;;) {
+        struct pollfd pfd = { sfd, POLLIN, 0 };
+        if (poll(&pfd, 1, 250) > 0) {
+            int sig = zkd_signals_read(sfd);
+            if (sig && ++signals == 1) {
+                zkd_log(ZKD_INFO, "signal %d: finishing the partitions in hand, then exiting",
+                        sig);
+                zkd_notify("STOPPING=1");
+                atomic_store(&stop_flag, 1);
+            } else if (sig) {
+                zkd_log(ZKD_INFO, "second signal: handing the partitions in hand back");
+                atomic_store(&abort_flag, 1);
+                pthread_mutex_lock(&q.lock);
+                pthread_cond_broadcast(&q.cond);
+                pthread_mutex_unlock(&q.lock);
+                for (int i = 0; i < 2; i++) {
+                    long long id = atomic_load(&inflight[i]);
+                    if (id)
+                        zk_ledger_part_requeue(l, id, "gpud stopped before finishing it", NULL);
+                }
+                zkd_log(ZKD_INFO, "exiting with work handed back");
+                _exit(0);
+            }
+        }
+        if (atomic_load(&stop_flag)) {
+            pthread_mutex_lock(&q.lock);
+            int done = q.closed && !q.item && !atomic_load(&busy_finisher);
+            pthread_mutex_unlock(&q.lock);
+            if (done)
+                break;
+            continue;
+        }
+        double t = zkd_now();
+        if (t - last_tick < 1.0)
+            continue;
+        last_tick = t;
+        dev_t dv;
+        ino_t in;
+        if (zkd_pool_identity(cfg.pool, &dv, &in) || dv != pool_dev || in != pool_ino) {
+            zkd_log(ZKD_ERR, "pool %s was destroyed or replaced; finishing the partitions in "
+                    "hand and exiting (restart to attach the new pool)", cfg.pool);
+            atomic_store(&stop_flag, 1);
+            rc = 75;
+            continue;
+        }
+        if (zkd_recover(pool, 0, l, 1, cfg.max_attempts, &rec, &d))
+            zkd_log(ZKD_WARN, "recovery: %s", d.msg);
+        else if (rec.ledger_changed || rec.reap.filling_freed || rec.reap.claimed_requeued)
+            zkd_log(ZKD_INFO, "recovery: freed %u filling slot(s), re-queued %u claimed, "
+                    "moved %u partition(s)", rec.reap.filling_freed, rec.reap.claimed_requeued,
+                    rec.ledger_changed);
+        struct zk_pool_info pi;
+        zk_pool_info(pool, &pi);
+        unsigned long long np = atomic_load(&n_proved);
+        zkd_notify("STATUS=slots free %u filling %u ready %u claimed %u; proved %llu "
+                   "(%.2f/min), duplicates %llu, errors %llu", pi.count[ZK_SLOT_FREE],
+                   pi.count[ZK_SLOT_FILLING], pi.count[ZK_SLOT_READY],
+                   pi.count[ZK_SLOT_CLAIMED], np, 60.0 * (double)np / (t - t_begin),
+                   (unsigned long long)atomic_load(&n_duplicates),
+                   (unsigned long long)atomic_load(&n_errors));
+        if (wd_usec) {
+            uint64_t lim = wd_usec / 2000, nowm = now_ms();
+            int ok = (atomic_load(&busy_starter) || nowm - atomic_load(&hb_starter_ms) < lim) &&
+                     (atomic_load(&busy_finisher) || nowm - atomic_load(&hb_finisher_ms) < lim);
+            if (ok)
+                zkd_notify("WATCHDOG=1");
+        }
+    }
+    zkd_log(ZKD_INFO, "stopped: %llu proof(s), %llu duplicate(s), %llu error(s), %llu slot(s) "
+            "dropped", (unsigned long long)atomic_load(&n_proved),
+            (unsigned long long)atomic_load(&n_duplicates),
+            (unsigned long long)atomic_load(&n_errors),
+            (unsigned long long)atomic_load(&n_dropped));
+out:
+    if (started) {
+        atomic_store(&stop_flag, 1);
+        pthread_join(t_start, NULL);
+        pthread_join(t_finish, NULL);
+    }
+    zk_ledger_close(l);
+    zk_pool_detach(pool);
+    free(pool);
+    for (size_t i = 0; i < keys.n; i++) {
+        zk_groth16_vk_done(&keys.v[i].vk);
+        zk_groth16_key_free(keys.v[i].k);
+    }
+    free(keys.v);
+    close(sfd);
+    return rc;
+}

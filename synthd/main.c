@@ -1,0 +1,479 @@
+/*
+ * zkslot-synthd -- the synthesis daemon (one per NUMA node).
+ *
+ * Each worker thread loops: a FREE slot (the permit, taken before any work)
+ * -> the oldest queued partition from the ledger -> its witness read
+ * straight into the slot -> a, b, c computed into the slot with the key's
+ * coefficients (loaded once per key, shared read-only by the workers) ->
+ * checksum and READY -> ledger `ready`.  The main thread handles signals
+ * (signalfd), runs the recovery pass on a tick, notices a destroyed pool,
+ * and talks to systemd.
+ *
+ * SIGTERM/SIGINT: stop taking work, finish the partitions in hand, exit 0.
+ * A second signal: hand the partitions in hand back (slot abandoned,
+ * ledger re-queued) and exit at once.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if ZK_HAVE_NUMA
+#include <numa.h>
+#endif
+
+#include "daemon/zkd.h"
+#include "zk/error.h"
+#include "zk/groth16.h"
+#include "zk/parallel.h"
+#include "zk/slotfmt.h"
+#include "zk/wtns.h"
+#include "zk/zkey.h"
+
+#define PROG "zkslot-synthd"
+
+/* ---- keys: coefficients loaded once, shared read-only ------------------- */
+
+struct key_entry {
+    int64_t id;
+    char name[64];
+    struct zk_groth16_key *k;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct key_entry *v;
+    size_t n;
+} keys = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+
+/* The coefficient-only key for key_id, loading it on first use (under the
+ * lock, so two workers never load the same key twice). */
+static int key_get(zk_ledger *l, int64_t key_id, const struct zk_groth16_key **ret,
+                   struct zk_diag *diag)
+{
+    struct zk_ledger_key lk;
+    struct zk_zkey z;
+    struct zk_groth16_key *k = NULL;
+    struct zk_groth16_load_opts o = { ZK_G16_LOAD_COEFS, NULL, NULL };
+    int r;
+
+    pthread_mutex_lock(&keys.lock);
+    for (size_t i = 0; i < keys.n; i++) {
+        if (keys.v[i].id == key_id) {
+            *ret = keys.v[i].k;
+            pthread_mutex_unlock(&keys.lock);
+            return 0;
+        }
+    }
+    if ((r = zk_ledger_key_get_id(l, key_id, &lk, diag)))
+        goto out;
+    double t0 = zkd_now();
+    memset(&z, 0, sizeof z);
+    if ((r = zk_zkey_open(&z, lk.path, diag)))
+        goto out;
+    r = zk_groth16_key_load_opts(&z, &o, diag, &k);
+    zk_zkey_done(&z);
+    if (r)
+        goto out;
+    struct key_entry *v = realloc(keys.v, (keys.n + 1) * sizeof *v);
+    if (!v) {
+        zk_groth16_key_free(k);
+        r = -ENOMEM;
+        goto out;
+    }
+    keys.v = v;
+    v[keys.n].id = key_id;
+    snprintf(v[keys.n].name, sizeof v[keys.n].name, "%s", lk.name);
+    v[keys.n].k = k;
+    keys.n++;
+    zkd_log(ZKD_INFO, "key %s: coefficients of %s loaded in %.2f s", lk.name, lk.path,
+            zkd_now() - t0);
+    *ret = k;
+out:
+    pthread_mutex_unlock(&keys.lock);
+    return r;
+}
+
+/* ---- the daemon ---------------------------------------------------------- */
+
+static struct zk_config cfg;
+static zk_pool *pool;
+static struct zk_proc_id me;
+static zk_cancel_flag stop_flag;        /* finish what is in hand, take nothing new */
+static atomic_int abort_flag;           /* hand back what is in hand */
+static atomic_ullong n_synthesized, n_errors;
+static unsigned threads_per_worker;
+
+struct worker {
+    pthread_t tid;
+    unsigned no;
+    atomic_ullong heartbeat_ms;         /* last time around the loop */
+    atomic_int busy;                    /* a partition in hand */
+};
+
+static uint64_t now_ms(void)
+{
+    return (uint64_t)(zkd_now() * 1e3);
+}
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+/* Opens this process's ledger handle from the configuration. */
+static int open_ledger(zk_ledger **ret, struct zk_diag *diag)
+{
+    char path[PATH_MAX];
+    int r = zkd_mkdir_p(cfg.state_dir, 0755);
+    if (r)
+        return zk_diag_set(diag, cfg.state_dir, r, "cannot create the state directory: %s",
+                           zk_strerror(r));
+    if ((r = zk_config_ledger_path(&cfg, path, sizeof path)))
+        return zk_diag_set(diag, cfg.state_dir, r, "path too long");
+    return zk_ledger_open(path, ZK_LEDGER_CREATE, 0, ret, diag);
+}
+
+/* Synthesizes partition p into the held slot s.  0, or an error with diag. */
+static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_slot *s,
+                      struct zk_diag *diag)
+{
+    const struct zk_groth16_key *k;
+    const struct zk_zkey_header *kh;
+    struct zk_wtns w;
+    struct zk_slot_desc d;
+    struct zk_slotfmt_header h;
+    double t0 = zkd_now();
+    int r;
+
+    if ((r = key_get(l, p->key_id, &k, diag)))
+        return r;
+    kh = zk_groth16_key_header(k);
+    uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, &d);
+    if (!need || need > s->capacity)
+        return zk_diag_set(diag, p->witness, ZK_ELENGTH,
+                           "the partition needs %llu bytes but a slot holds %llu: recreate "
+                           "the pool with --slot-size %lluM or more",
+                           (unsigned long long)need, (unsigned long long)s->capacity,
+                           (unsigned long long)((need + (1u << 20) - 1) >> 20));
+    memset(&w, 0, sizeof w);
+    if ((r = zk_wtns_open(&w, p->witness, diag)))
+        return r;
+    if (!(r = zk_wtns_check_against_zkey(&w.hdr, kh, p->witness, diag)))
+        r = zk_wtns_read_values(&w, 0, kh->n_vars, s->data + d.region_off[ZK_SLOTFMT_W], diag);
+    zk_wtns_done(&w);
+    if (r)
+        return r;
+    if (atomic_load(&abort_flag))
+        return ZK_ECANCELED;
+    r = zk_groth16_synthesize(k, (const zk_scalar *)(s->data + d.region_off[ZK_SLOTFMT_W]),
+                              (zk_scalar *)(s->data + d.region_off[ZK_SLOTFMT_A]),
+                              (zk_scalar *)(s->data + d.region_off[ZK_SLOTFMT_B]),
+                              (zk_scalar *)(s->data + d.region_off[ZK_SLOTFMT_C]),
+                              threads_per_worker);
+    if (r)
+        return zk_diag_set(diag, p->witness, r, "synthesis failed: %s", zk_strerror(r));
+    memset(&h, 0, sizeof h);
+    h.magic = ZK_SLOTFMT_MAGIC;
+    h.version = ZK_SLOTFMT_VERSION;
+    h.curve = kh->curve;
+    h.partition_id = (uint64_t)p->id;
+    h.key_id = (uint64_t)p->key_id;
+    h.n_vars = kh->n_vars;
+    h.n_public = kh->n_public;
+    h.domain_size = kh->domain_size;
+    h.synth_ns = (uint64_t)((zkd_now() - t0) * 1e9);
+    h.attempt = p->attempts;
+    memcpy(s->data, &h, sizeof h);
+    if ((r = zk_pool_publish(pool, s, &d)))
+        return zk_diag_set(diag, "pool", r, "slot %u: publish failed: %s", s->index,
+                           zk_strerror(r));
+    return 0;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *wk = arg;
+    zk_ledger *l = NULL;
+    struct zk_diag d;
+    int r;
+
+    if ((r = open_ledger(&l, &d))) {
+        zkd_log(ZKD_ERR, "worker %u: %s", wk->no, d.msg);
+        atomic_store(&stop_flag, 1);
+        return NULL;
+    }
+    while (!atomic_load(&stop_flag)) {
+        atomic_store(&wk->heartbeat_ms, now_ms());
+        r = zk_ledger_has_queued(l, &d);
+        if (r <= 0) {
+            if (r < 0)
+                zkd_log(ZKD_WARN, "worker %u: %s", wk->no, d.msg);
+            sleep_ms(cfg.poll_ms);
+            continue;
+        }
+        struct zk_slot s;
+        r = zk_pool_acquire(pool, ZK_POOL_NO_ID, ZK_POOL_NO_ID, 250, &stop_flag, &s);
+        if (r == ZK_ETIMEOUT || r == ZK_ECANCELED)
+            continue;
+        if (r) {
+            zkd_log(ZKD_ERR, "worker %u: taking a slot: %s", wk->no, zk_strerror(r));
+            sleep_ms(cfg.poll_ms);
+            continue;
+        }
+        struct zk_ledger_part p;
+        r = zk_ledger_claim_queued(l, &me, (int32_t)s.index, &p, &d);
+        if (r) {
+            if (r != -ENOENT)
+                zkd_log(ZKD_WARN, "worker %u: claiming a partition: %s", wk->no, d.msg);
+            zk_pool_abandon(pool, &s);
+            continue;
+        }
+        atomic_store(&wk->busy, 1);
+        zk_pool_set_ids(pool, &s, (uint64_t)p.id, (uint64_t)p.key_id);
+        double t0 = zkd_now();
+        d.msg[0] = 0;
+        r = synthesize(l, &p, &s, &d);
+        double dt = zkd_now() - t0;
+        if (r == 0) {
+            atomic_fetch_add(&n_synthesized, 1);
+            r = zk_ledger_part_ready(l, p.id, &me, dt, &d);
+            if (r == ZK_ESTATE)
+                zkd_log(ZKD_INFO, "partition %lld (job %lld #%u): moved on while we "
+                        "synthesized it (canceled or already taken)",
+                        (long long)p.id, (long long)p.job_id, p.index);
+            else if (r)
+                zkd_log(ZKD_WARN, "partition %lld: marking ready: %s", (long long)p.id, d.msg);
+            zkd_log(ZKD_INFO, "partition %lld (job %lld #%u) ready in slot %u: %.3f s",
+                    (long long)p.id, (long long)p.job_id, p.index, s.index, dt);
+        } else {
+            zk_pool_abandon(pool, &s);
+            if (r == ZK_ECANCELED) {
+                zk_ledger_part_requeue(l, p.id, "synthd stopped before finishing it", NULL);
+            } else {
+                int failed = 0;
+                atomic_fetch_add(&n_errors, 1);
+                zkd_log(ZKD_ERR, "partition %lld (job %lld #%u): %s", (long long)p.id,
+                        (long long)p.job_id, p.index, d.msg);
+                if (zk_ledger_part_error(l, p.id, &me, d.msg, cfg.max_errors, cfg.max_attempts,
+                                         &failed, &d))
+                    zkd_log(ZKD_WARN, "partition %lld: recording the error: %s",
+                            (long long)p.id, d.msg);
+                else if (failed)
+                    zkd_log(ZKD_ERR, "partition %lld failed for good; its job fails",
+                            (long long)p.id);
+            }
+        }
+        atomic_store(&wk->busy, 0);
+    }
+    zk_ledger_close(l);
+    return NULL;
+}
+
+static void bind_numa(int node)
+{
+    if (node < 0)
+        return;
+#if ZK_HAVE_NUMA
+    if (numa_available() < 0) {
+        zkd_log(ZKD_NOTICE, "numa: this machine has no NUMA support; --numa-node %d is a no-op",
+                node);
+        return;
+    }
+    if (node > numa_max_node()) {
+        zkd_log(ZKD_WARN, "numa: node %d does not exist (nodes 0..%d); not binding", node,
+                numa_max_node());
+        return;
+    }
+    struct bitmask *nodes = numa_allocate_nodemask();
+    numa_bitmask_setbit(nodes, (unsigned)node);
+    int r1 = numa_run_on_node(node);
+    numa_set_membind(nodes);
+    numa_free_nodemask(nodes);
+    struct bitmask *cpus = numa_allocate_cpumask();
+    unsigned ncpu = 0;
+    if (numa_node_to_cpus(node, cpus) == 0) {
+        for (unsigned i = 0; i < cpus->size; i++)
+            ncpu += numa_bitmask_isbitset(cpus, i) != 0;
+    }
+    numa_free_cpumask(cpus);
+    zkd_log(ZKD_INFO, "numa: bound to node %d (%u CPUs, memory from node %d only)%s", node,
+            ncpu, node, r1 ? " but moving the threads failed" : "");
+#else
+    zkd_log(ZKD_NOTICE, "numa: built without libnuma; --numa-node %d is a no-op", node);
+#endif
+}
+
+static const struct zkd_flag flags[] = {
+    { "--workers", "synthd", "workers", "K", "partitions synthesized at once" },
+    { "--threads", "synthd", "threads", "T", "threads per worker (0 = cores / workers)" },
+    { "--numa-node", "synthd", "numa_node", "N", "bind CPUs and memory to NUMA node N (-1 = no)" },
+};
+
+int main(int argc, char **argv)
+{
+    struct zk_diag d;
+    struct zkd_recovery rec;
+    zk_ledger *l = NULL;
+    struct worker *wk = NULL;
+    dev_t pool_dev;
+    ino_t pool_ino;
+    int check = 0, r, sfd, rc = 1, signals = 0;
+
+    zkd_log_init("synthd");
+    r = zkd_parse_args(argc, argv, PROG, flags, sizeof flags / sizeof flags[0], &cfg, &check);
+    if (r)
+        return r > 0 ? 0 : 2;
+    if (check) {
+        zkd_print_config(&cfg, stdout);
+        return 0;
+    }
+    if ((sfd = zkd_signals_open()) < 0) {
+        zkd_log(ZKD_ERR, "signalfd: %s", zk_strerror(sfd));
+        return 1;
+    }
+    bind_numa(cfg.synthd_numa_node);
+    unsigned cores = zk_nthreads_default();
+    threads_per_worker = cfg.synthd_threads ? cfg.synthd_threads
+                                            : (cores / cfg.synthd_workers ? cores / cfg.synthd_workers : 1);
+    if ((r = zk_proc_self(&me))) {
+        zkd_log(ZKD_ERR, "/proc/self/stat: %s", zk_strerror(r));
+        return 1;
+    }
+    pool = calloc(1, zk_pool_sizeof());
+    if (!pool)
+        return 1;
+    struct zk_pool_attach_opts ao = { "synthd", 0, 0 };
+    if ((r = zk_pool_attach(pool, cfg.pool, &ao))) {
+        zkd_log(ZKD_ERR, "pool %s: %s%s", cfg.pool, zk_strerror(r),
+                r == -ENOENT ? " (create it with `zkslot pool create`)" : "");
+        goto out;
+    }
+    if ((r = zkd_pool_identity(cfg.pool, &pool_dev, &pool_ino))) {
+        zkd_log(ZKD_ERR, "pool %s: %s", cfg.pool, zk_strerror(r));
+        goto out;
+    }
+    if ((r = open_ledger(&l, &d))) {
+        zkd_log(ZKD_ERR, "%s", d.msg);
+        goto out;
+    }
+    if ((r = zkd_recover(pool, ZK_POOL_REAP_RESYNC, l, 1, cfg.max_attempts, &rec, &d))) {
+        zkd_log(ZKD_ERR, "recovery: %s", d.msg);
+        goto out;
+    }
+    struct zk_pool_info pi;
+    zk_pool_info(pool, &pi);
+    zkd_log(ZKD_INFO, "pool %s: %u slots of %llu MiB; recovery freed %u filling slot(s), "
+            "re-queued %u claimed, moved %u partition(s) in the ledger",
+            cfg.pool, pi.nslots, (unsigned long long)(pi.slot_size >> 20),
+            rec.reap.filling_freed, rec.reap.claimed_requeued, rec.ledger_changed);
+
+    wk = calloc(cfg.synthd_workers, sizeof *wk);
+    if (!wk)
+        goto out;
+    for (unsigned i = 0; i < cfg.synthd_workers; i++) {
+        wk[i].no = i;
+        atomic_store(&wk[i].heartbeat_ms, now_ms());
+        if ((r = pthread_create(&wk[i].tid, NULL, worker_main, &wk[i]))) {
+            zkd_log(ZKD_ERR, "starting worker %u: %s", i, strerror(r));
+            atomic_store(&stop_flag, 1);
+            for (unsigned j = 0; j < i; j++)
+                pthread_join(wk[j].tid, NULL);
+            goto out;
+        }
+    }
+    zkd_log(ZKD_INFO, "ready: %u worker(s) x %u thread(s), ledger %s", cfg.synthd_workers,
+            threads_per_worker, zk_ledger_path(l));
+    zkd_notify("READY=1\nSTATUS=synthesizing with %u worker(s)", cfg.synthd_workers);
+
+    uint64_t wd_usec = zkd_watchdog_usec();
+    double last_tick = 0;
+    while (!atomic_load(&stop_flag)) {
+        struct pollfd pfd = { sfd, POLLIN, 0 };
+        int pr = poll(&pfd, 1, 500);
+        if (pr > 0) {
+            int sig = zkd_signals_read(sfd);
+            if (sig) {
+                signals++;
+                zkd_log(ZKD_INFO, "signal %d: finishing the partitions in hand, then exiting",
+                        sig);
+                zkd_notify("STOPPING=1");
+                atomic_store(&stop_flag, 1);
+            }
+        }
+        double t = zkd_now();
+        if (t - last_tick < 1.0)
+            continue;
+        last_tick = t;
+        dev_t dv;
+        ino_t in;
+        if (zkd_pool_identity(cfg.pool, &dv, &in) || dv != pool_dev || in != pool_ino) {
+            zkd_log(ZKD_ERR, "pool %s was destroyed or replaced; finishing the partitions in "
+                    "hand and exiting (restart to attach the new pool)", cfg.pool);
+            atomic_store(&stop_flag, 1);
+            rc = 75;
+            break;
+        }
+        if (zkd_recover(pool, 0, l, 1, cfg.max_attempts, &rec, &d))
+            zkd_log(ZKD_WARN, "recovery: %s", d.msg);
+        else if (rec.ledger_changed || rec.reap.filling_freed || rec.reap.claimed_requeued)
+            zkd_log(ZKD_INFO, "recovery: freed %u filling slot(s), re-queued %u claimed, "
+                    "moved %u partition(s)", rec.reap.filling_freed, rec.reap.claimed_requeued,
+                    rec.ledger_changed);
+        zk_pool_info(pool, &pi);
+        zkd_notify("STATUS=slots free %u filling %u ready %u claimed %u; synthesized %llu, "
+                   "errors %llu", pi.count[ZK_SLOT_FREE], pi.count[ZK_SLOT_FILLING],
+                   pi.count[ZK_SLOT_READY], pi.count[ZK_SLOT_CLAIMED],
+                   (unsigned long long)atomic_load(&n_synthesized),
+                   (unsigned long long)atomic_load(&n_errors));
+        if (wd_usec) {
+            /* alive = every worker came around its loop recently, or is busy */
+            int ok = 1;
+            for (unsigned i = 0; i < cfg.synthd_workers; i++) {
+                if (!atomic_load(&wk[i].busy) &&
+                    now_ms() - atomic_load(&wk[i].heartbeat_ms) > wd_usec / 2000)
+                    ok = 0;
+            }
+            if (ok)
+                zkd_notify("WATCHDOG=1");
+        }
+    }
+    /* stopping: a second signal hands back what is in hand */
+    for (;;) {
+        int busy = 0;
+        for (unsigned i = 0; i < cfg.synthd_workers; i++)
+            busy |= atomic_load(&wk[i].busy);
+        if (!busy)
+            break;
+        struct pollfd pfd = { sfd, POLLIN, 0 };
+        if (poll(&pfd, 1, 100) > 0 && zkd_signals_read(sfd)) {
+            zkd_log(ZKD_INFO, "second signal: handing the partitions in hand back");
+            atomic_store(&abort_flag, 1);
+        }
+    }
+    for (unsigned i = 0; i < cfg.synthd_workers; i++)
+        pthread_join(wk[i].tid, NULL);
+    if (rc != 75)
+        rc = 0;
+    zkd_log(ZKD_INFO, "stopped: %llu partition(s) synthesized, %llu error(s)",
+            (unsigned long long)atomic_load(&n_synthesized),
+            (unsigned long long)atomic_load(&n_errors));
+out:
+    (void)signals;
+    free(wk);
+    zk_ledger_close(l);
+    zk_pool_detach(pool);
+    free(pool);
+    for (size_t i = 0; i < keys.n; i++)
+        zk_groth16_key_free(keys.v[i].k);
+    free(keys.v);
+    close(sfd);
+    return rc;
+}
