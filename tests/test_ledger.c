@@ -1,0 +1,706 @@
+/*
+ * test_ledger.c -- the ledger (zk/ledger.h): open/migration/format checks,
+ * keys, the partition state machine with every ZK_ESTATE refusal, job state
+ * derivation, cancel, error limits, reconciliation against really dead and
+ * live owners, and claims racing from several processes.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "zk/error.h"
+#include "zk/ledger.h"
+#include "zktest.h"
+
+static char dir[64];
+static struct zk_proc_id me, parent, dead;
+
+static void path_of(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/%s", dir, name);
+}
+
+/* The identity of a process that really existed and is now reaped. */
+static struct zk_proc_id dead_identity(void)
+{
+    struct zk_proc_id id = { 0, 0 };
+    int fd[2];
+    if (pipe(fd))
+        return id;
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct zk_proc_id c;
+        close(fd[0]);
+        if (zk_proc_self(&c) || write(fd[1], &c, sizeof c) != (ssize_t)sizeof c)
+            _exit(1);
+        _exit(0);
+    }
+    close(fd[1]);
+    if (read(fd[0], &id, sizeof id) != (ssize_t)sizeof id)
+        id.pid = 0;
+    close(fd[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    return id;
+}
+
+static int64_t add_key(zk_ledger *l, const char *name)
+{
+    struct zk_ledger_key k;
+    memset(&k, 0, sizeof k);
+    snprintf(k.name, sizeof k.name, "%s", name);
+    snprintf(k.path, sizeof k.path, "/keys/%s.zkey", name);
+    snprintf(k.curve, sizeof k.curve, "bn128");
+    snprintf(k.hash, sizeof k.hash, "0123456789abcdef0123456789abcdef");
+    k.file_size = 1000;
+    k.n_vars = 10;
+    k.n_public = 2;
+    k.domain_size = 16;
+    int r = zk_ledger_key_add(l, &k, NULL);
+    ZT_CHECK(r == 0, "key_add %s: %d", name, r);
+    return k.id;
+}
+
+static int64_t submit(zk_ledger *l, int64_t key, uint32_t n)
+{
+    const char *w[64];
+    char buf[64][32];
+    for (uint32_t i = 0; i < n; i++) {
+        snprintf(buf[i], sizeof buf[i], "/w/%u.wtns", i);
+        w[i] = buf[i];
+    }
+    int64_t id = 0;
+    int r = zk_ledger_job_submit(l, key, NULL, w, n, &id, NULL);
+    ZT_CHECK(r == 0 && id > 0, "submit: %d", r);
+    return id;
+}
+
+static struct zk_ledger_job job(zk_ledger *l, int64_t id)
+{
+    struct zk_ledger_job j;
+    memset(&j, 0, sizeof j);
+    j.state = -1;
+    int r = zk_ledger_job_get(l, id, &j, NULL);
+    ZT_CHECK(r == 0, "job_get %lld: %d", (long long)id, r);
+    return j;
+}
+
+static struct zk_ledger_part part(zk_ledger *l, int64_t id)
+{
+    struct zk_ledger_part p;
+    memset(&p, 0, sizeof p);
+    p.state = -1;
+    int r = zk_ledger_part_get(l, id, &p, NULL);
+    ZT_CHECK(r == 0, "part_get %lld: %d", (long long)id, r);
+    return p;
+}
+
+/* Partition ids of a job, in index order. */
+struct ids {
+    int64_t v[64];
+    int n;
+};
+
+static int collect(void *ctx, const struct zk_ledger_part *p)
+{
+    struct ids *ids = ctx;
+    ZT_CHECK(p->index == (uint32_t)ids->n);
+    ids->v[ids->n++] = p->id;
+    return 0;
+}
+
+static struct ids parts_of(zk_ledger *l, int64_t job_id)
+{
+    struct ids ids = { .n = 0 };
+    ZT_CHECK(zk_ledger_part_list(l, job_id, collect, &ids, NULL) == 0);
+    return ids;
+}
+
+static void test_names(void)
+{
+    for (int s = 0; s < 7; s++)
+        ZT_CHECK(zk_part_state_parse(zk_part_state_name(s)) == s);
+    for (int s = 0; s < 5; s++)
+        ZT_CHECK(zk_job_state_parse(zk_job_state_name(s)) == s);
+    ZT_CHECK(!strcmp(zk_part_state_name(ZK_PART_SYNTHESIZING), "synthesizing"));
+    ZT_CHECK(!strcmp(zk_part_state_name(9), "?") && zk_part_state_parse("bogus") == -1);
+    ZT_CHECK(!strcmp(zk_job_state_name(-1), "?") && zk_job_state_parse(NULL) == -1);
+}
+
+static int sql_int(const char *path, const char *q)
+{
+    sqlite3 *db;
+    sqlite3_stmt *s;
+    int v = -1;
+    if (sqlite3_open(path, &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, q, -1, &s, NULL) == SQLITE_OK) {
+        if (sqlite3_step(s) == SQLITE_ROW)
+            v = sqlite3_column_int(s, 0);
+        sqlite3_finalize(s);
+    }
+    sqlite3_close(db);
+    return v;
+}
+
+static int sql_exec(const char *path, const char *q)
+{
+    sqlite3 *db;
+    int rc = sqlite3_open(path, &db);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, q, NULL, NULL, NULL);
+    sqlite3_close(db);
+    return rc;
+}
+
+static void test_open_formats(void)
+{
+    char p[128], q[128];
+    zk_ledger *l = NULL;
+    struct zk_diag d = { "" };
+    path_of(p, sizeof p, "fmt.db");
+    ZT_CHECK(zk_ledger_open(p, 0, 0, &l, &d) == -ENOENT && !l);
+    ZT_CHECK(strstr(d.msg, "fmt.db"), "%s", d.msg);
+    ZT_CHECK(zk_ledger_open(p, ZK_LEDGER_CREATE, 0, &l, NULL) == 0 && l);
+    ZT_CHECK(!strcmp(zk_ledger_path(l), p));
+    zk_ledger_close(l);
+    zk_ledger_close(NULL);
+    ZT_CHECK(sql_int(p, "PRAGMA user_version") == ZK_LEDGER_SCHEMA_VERSION);
+    ZT_CHECK(sql_int(p, "SELECT count(*) FROM sqlite_master WHERE name IN ('keys', 'jobs',"
+                        " 'partitions', 'partitions_state', 'partitions_job')") == 5);
+    ZT_CHECK(sql_int(p, "SELECT journal_mode = 'wal' FROM pragma_journal_mode") == 1);
+    l = NULL;
+    ZT_CHECK(zk_ledger_open(p, 0, 0, &l, NULL) == 0 && l, "reopen");
+    zk_ledger_close(l);
+
+    /* a newer schema */
+    ZT_CHECK(sql_exec(p, "PRAGMA user_version = 2") == SQLITE_OK);
+    l = NULL;
+    ZT_CHECK(zk_ledger_open(p, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EVERSION && !l);
+    ZT_CHECK(strstr(d.msg, "newer"), "%s", d.msg);
+    ZT_CHECK(sql_int(p, "PRAGMA user_version") == 2, "left untouched");
+
+    /* an older one (0 with our tables) is not ours to guess: format error */
+    ZT_CHECK(sql_exec(p, "PRAGMA application_id = 0; PRAGMA user_version = 1") == SQLITE_OK);
+    ZT_CHECK(zk_ledger_open(p, 0, 0, &l, &d) == ZK_EFORMAT && !l, "%s", d.msg);
+
+    /* an unrelated SQLite database, left untouched */
+    path_of(q, sizeof q, "other.db");
+    ZT_CHECK(sql_exec(q, "CREATE TABLE t (x); INSERT INTO t VALUES (1)") == SQLITE_OK);
+    ZT_CHECK(zk_ledger_open(q, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EFORMAT && !l);
+    ZT_CHECK(strstr(d.msg, "other.db") && strstr(d.msg, "not a zkslot ledger"), "%s", d.msg);
+    ZT_CHECK(sql_int(q, "SELECT count(*) FROM sqlite_master") == 1);
+    ZT_CHECK(sql_int(q, "SELECT journal_mode = 'delete' FROM pragma_journal_mode") == 1);
+
+    /* not SQLite at all: text, random bytes, a directory */
+    path_of(q, sizeof q, "text.db");
+    FILE *f = fopen(q, "w");
+    ZT_REQUIRE(f, );
+    for (int i = 0; i < 200; i++)
+        fprintf(f, "this is not a database, line %d\n", i);
+    fclose(f);
+    ZT_CHECK(zk_ledger_open(q, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EFORMAT && !l, "%s", d.msg);
+    path_of(q, sizeof q, "random.db");
+    f = fopen(q, "w");
+    ZT_REQUIRE(f, );
+    unsigned char junk[8192];
+    zt_rand_bytes(junk, sizeof junk);
+    fwrite(junk, 1, sizeof junk, f);
+    fclose(f);
+    ZT_CHECK(zk_ledger_open(q, 0, 0, &l, &d) == ZK_EFORMAT && !l, "%s", d.msg);
+    ZT_CHECK(zk_ledger_open(dir, 0, 0, &l, &d) == ZK_EFORMAT && !l, "%s", d.msg);
+    /* an empty file without CREATE is not a ledger; with CREATE it becomes one */
+    path_of(q, sizeof q, "empty.db");
+    f = fopen(q, "w");
+    ZT_REQUIRE(f, );
+    fclose(f);
+    ZT_CHECK(zk_ledger_open(q, 0, 0, &l, &d) == ZK_EFORMAT && !l, "%s", d.msg);
+    ZT_CHECK(zk_ledger_open(q, ZK_LEDGER_CREATE, 0, &l, &d) == 0 && l, "%s", d.msg);
+    zk_ledger_close(l);
+}
+
+static int count_keys(void *ctx, const struct zk_ledger_key *k)
+{
+    (void)k;
+    return ++*(int *)ctx >= 2 ? 5 : 0;   /* stop after two */
+}
+
+static void test_keys(zk_ledger *l)
+{
+    struct zk_ledger_key k, g;
+    struct zk_diag d = { "" };
+    int64_t a = add_key(l, "alpha");
+    int64_t b = add_key(l, "beta");
+    add_key(l, "gamma");
+    ZT_CHECK(a > 0 && b > a);
+    memset(&k, 0, sizeof k);
+    snprintf(k.name, sizeof k.name, "alpha");
+    ZT_CHECK(zk_ledger_key_add(l, &k, &d) == -EEXIST && strstr(d.msg, "alpha"), "%s", d.msg);
+    k.name[0] = 0;
+    ZT_CHECK(zk_ledger_key_add(l, &k, NULL) == -EINVAL);
+    ZT_CHECK(zk_ledger_key_get(l, "beta", &g, NULL) == 0 && g.id == b);
+    ZT_CHECK(!strcmp(g.path, "/keys/beta.zkey") && !strcmp(g.curve, "bn128"));
+    ZT_CHECK(!strcmp(g.hash, "0123456789abcdef0123456789abcdef") && g.file_size == 1000);
+    ZT_CHECK(g.n_vars == 10 && g.n_public == 2 && g.domain_size == 16 && g.added_ns > 0);
+    ZT_CHECK(zk_ledger_key_get_id(l, a, &g, NULL) == 0 && !strcmp(g.name, "alpha"));
+    ZT_CHECK(zk_ledger_key_get(l, "nope", &g, &d) == -ENOENT && strstr(d.msg, "nope"));
+    ZT_CHECK(zk_ledger_key_get_id(l, 999, &g, NULL) == -ENOENT);
+    int n = 0;
+    ZT_CHECK(zk_ledger_key_list(l, count_keys, &n, NULL) == 5 && n == 2);
+}
+
+/* The happy path through every transition, and every ZK_ESTATE refusal. */
+static void test_states(zk_ledger *l, int64_t key)
+{
+    struct zk_ledger_part p, c;
+    struct zk_ledger_job j;
+    struct zk_diag d = { "" };
+    struct zk_ledger_timings t = { 0.5, 1.5, 2.5 };
+    struct zk_proc_id other = me;
+    other.start++;   /* same pid, another start time: a different process */
+
+    ZT_CHECK(zk_ledger_job_submit(l, key, NULL, NULL, 0, &(int64_t){ 0 }, NULL) == -EINVAL);
+    const char *w1[] = { "/w" };
+    ZT_CHECK(zk_ledger_job_submit(l, 12345, NULL, w1, 1, &(int64_t){ 0 }, NULL) == -ENOENT);
+    ZT_CHECK(zk_ledger_job_get(l, 12345, &j, NULL) == -ENOENT);
+    ZT_CHECK(zk_ledger_part_get(l, 12345, &p, NULL) == -ENOENT);
+    ZT_CHECK(zk_ledger_has_queued(l, NULL) == 0);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == -ENOENT);
+
+    int64_t jid = submit(l, key, 3);
+    j = job(l, jid);
+    char want[256];
+    snprintf(want, sizeof want, "%s/jobs/%lld", dir, (long long)jid);
+    ZT_CHECK(j.state == ZK_JOB_QUEUED && j.nparts == 3 && j.count[ZK_PART_QUEUED] == 3);
+    ZT_CHECK(!strcmp(j.out_dir, want), "%s", j.out_dir);
+    ZT_CHECK(!strcmp(j.key_name, "alpha") && j.key_id == key && j.submitted_ns > 0);
+    ZT_CHECK(j.started_ns == 0 && j.finished_ns == 0 && !j.error[0]);
+    struct ids ids = parts_of(l, jid);
+    ZT_REQUIRE(ids.n == 3, );
+    p = part(l, ids.v[1]);
+    ZT_CHECK(p.state == ZK_PART_QUEUED && p.index == 1 && !strcmp(p.witness, "/w/1.wtns"));
+    ZT_CHECK(p.slot == -1 && p.owner.pid == 0 && p.synth_s < 0 && p.queued_ns > 0);
+    ZT_CHECK(zk_ledger_has_queued(l, NULL) == 1);
+
+    /* partition 0: queued -> synthesizing -> ready -> proving -> done */
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 7, &p, NULL) == 0);
+    ZT_CHECK(p.id == ids.v[0] && p.state == ZK_PART_SYNTHESIZING && p.attempts == 1);
+    ZT_CHECK(p.owner.pid == me.pid && p.owner.start == me.start && p.slot == 7);
+    ZT_CHECK(!strcmp(p.owner_role, "synthd") && p.key_id == key && p.job_id == jid);
+    j = job(l, jid);
+    ZT_CHECK(j.state == ZK_JOB_RUNNING && j.started_ns > 0 && j.count[ZK_PART_SYNTHESIZING] == 1);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &other, 1.0, &d) == ZK_ESTATE, "ready by another");
+    ZT_CHECK(strstr(d.msg, "synthesizing"), "%s", d.msg);
+    ZT_CHECK(zk_ledger_part_requeue(l, ids.v[1], "x", NULL) == ZK_ESTATE, "requeue queued");
+    ZT_CHECK(zk_ledger_part_ready(l, ids.v[1], &me, 1.0, NULL) == ZK_ESTATE, "ready queued");
+    ZT_CHECK(zk_ledger_part_error(l, ids.v[1], &me, "e", 9, 9, NULL, NULL) == ZK_ESTATE,
+             "error on queued");
+    ZT_CHECK(zk_ledger_part_error(l, p.id, &other, "e", 9, 9, NULL, NULL) == ZK_ESTATE,
+             "error by another");
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.25, NULL) == 0);
+    c = part(l, p.id);
+    ZT_CHECK(c.state == ZK_PART_READY && c.synth_s == 1.25 && c.ready_ns > 0);
+    ZT_CHECK(c.owner.pid == 0 && !c.owner_role[0] && c.slot == 7);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, NULL) == ZK_ESTATE, "ready twice");
+    ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 7, &c, NULL) == 0);
+    ZT_CHECK(c.state == ZK_PART_PROVING && !strcmp(c.owner_role, "gpud") && c.owner.pid == me.pid);
+    ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 7, NULL, NULL) == 0, "again by me");
+    ZT_CHECK(zk_ledger_part_proving(l, p.id, &parent, 3, NULL, &d) == ZK_ESTATE,
+             "proving by a live owner");
+    ZT_CHECK(strstr(d.msg, "gpud"), "%s", d.msg);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, NULL) == ZK_ESTATE, "ready when proving");
+    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, 0, NULL) == 0);
+    c = part(l, p.id);
+    ZT_CHECK(c.state == ZK_PART_DONE && c.proofs == 1 && c.done_ns > 0 && c.slot == -1);
+    ZT_CHECK(c.wait_s == 0.5 && c.start_s == 1.5 && c.finalize_s == 2.5 && c.synth_s == 1.25);
+    ZT_CHECK(zk_ledger_part_done(l, p.id, &parent, NULL, 1, NULL) == 0, "second proof");
+    ZT_CHECK(part(l, p.id).proofs == 3);
+    ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 1, NULL, NULL) == ZK_ESTATE, "proving done");
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, NULL) == ZK_ESTATE, "ready done");
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, "x", NULL) == ZK_ESTATE, "requeue done");
+    ZT_CHECK(zk_ledger_part_error(l, p.id, &me, "e", 9, 9, NULL, NULL) == ZK_ESTATE,
+             "error done");
+
+    /* partition 1: gpud takes it straight from synthesizing (slot already READY) */
+    ZT_CHECK(zk_ledger_claim_queued(l, &parent, 2, &p, NULL) == 0 && p.id == ids.v[1]);
+    ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 2, &c, NULL) == 0 && c.state == ZK_PART_PROVING);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &parent, 1.0, NULL) == ZK_ESTATE, "late ready");
+    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, 0, NULL) == 0);
+    j = job(l, jid);
+    ZT_CHECK(j.state == ZK_JOB_RUNNING && j.count[ZK_PART_DONE] == 2 && j.finished_ns == 0);
+
+    /* partition 2: from queued (synthd died after publishing, before the ledger) */
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[2], &me, 4, &c, NULL) == 0);
+    ZT_CHECK(c.state == ZK_PART_PROVING && c.attempts == 0 && c.slot == 4);
+    ZT_CHECK(zk_ledger_part_done(l, ids.v[2], &me, &t, 0, NULL) == 0);
+    j = job(l, jid);
+    ZT_CHECK(j.state == ZK_JOB_DONE && j.count[ZK_PART_DONE] == 3 && j.finished_ns > 0);
+    ZT_CHECK(zk_ledger_job_cancel(l, jid, &d) == ZK_ESTATE && strstr(d.msg, "done"), "%s", d.msg);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == -ENOENT);
+    ZT_CHECK(zk_ledger_part_proving(l, 12345, &me, 0, NULL, NULL) == -ENOENT);
+
+    /* done is accepted after a re-queue, and a proof on a re-queued partition */
+    int64_t j2 = submit(l, key, 1);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 1, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, "slot dropped: checksum", NULL) == 0);
+    c = part(l, p.id);
+    ZT_CHECK(c.state == ZK_PART_QUEUED && c.errors == 0 && c.owner.pid == 0 && c.slot == -1);
+    ZT_CHECK(!strcmp(c.error, "slot dropped: checksum"));
+    ZT_CHECK(job(l, j2).state == ZK_JOB_RUNNING, "stays running once started");
+    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, 0, NULL) == 0);
+    ZT_CHECK(part(l, p.id).state == ZK_PART_DONE && job(l, j2).state == ZK_JOB_DONE);
+    /* requeue from ready and from synthesizing */
+    int64_t j3 = submit(l, key, 1);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0 && p.attempts == 2);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 0.1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, "shutdown", NULL) == 0);
+    ZT_CHECK(part(l, p.id).state == ZK_PART_QUEUED);
+    ZT_CHECK(zk_ledger_job_cancel(l, j3, NULL) == 0);
+}
+
+static void test_cancel(zk_ledger *l, int64_t key)
+{
+    struct zk_ledger_part p;
+    struct zk_ledger_job j;
+    struct zk_ledger_timings t = { 0, 0, 0 };
+    int64_t jid = submit(l, key, 4);
+    struct ids ids = parts_of(l, jid);
+    ZT_REQUIRE(ids.n == 4, );
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.id == ids.v[0]);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1, NULL) == 0);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0 && p.id == ids.v[1]);
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[1], &me, 1, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 2, &p, NULL) == 0 && p.id == ids.v[2]);
+    ZT_CHECK(zk_ledger_part_done(l, ids.v[1], &me, &t, 0, NULL) == 0);
+    /* now: ready, done, synthesizing, queued */
+    ZT_CHECK(zk_ledger_job_cancel(l, jid, NULL) == 0);
+    j = job(l, jid);
+    ZT_CHECK(j.state == ZK_JOB_CANCELED && j.finished_ns > 0 && !strcmp(j.error, "canceled"));
+    ZT_CHECK(j.count[ZK_PART_CANCELED] == 3 && j.count[ZK_PART_DONE] == 1);
+    ZT_CHECK(part(l, ids.v[1]).state == ZK_PART_DONE, "done stays done");
+    ZT_CHECK(zk_ledger_job_cancel(l, jid, NULL) == ZK_ESTATE, "cancel twice");
+    ZT_CHECK(zk_ledger_job_cancel(l, 12345, NULL) == -ENOENT);
+    ZT_CHECK(zk_ledger_has_queued(l, NULL) == 0);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == -ENOENT);
+    /* in-flight work on canceled partitions is refused, so the daemons drop it */
+    ZT_CHECK(zk_ledger_part_ready(l, ids.v[2], &me, 1, NULL) == ZK_ESTATE);
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[0], &me, 0, NULL, NULL) == ZK_ESTATE);
+    ZT_CHECK(zk_ledger_part_done(l, ids.v[0], &me, &t, 0, NULL) == ZK_ESTATE);
+    ZT_CHECK(zk_ledger_part_requeue(l, ids.v[3], NULL, NULL) == ZK_ESTATE);
+    ZT_CHECK(zk_ledger_part_error(l, ids.v[2], &me, "e", 9, 9, NULL, NULL) == ZK_ESTATE);
+    j = job(l, jid);
+    ZT_CHECK(j.state == ZK_JOB_CANCELED && j.count[ZK_PART_CANCELED] == 3);
+}
+
+static void test_error_limits(zk_ledger *l, int64_t key)
+{
+    struct zk_ledger_part p, c;
+    struct zk_ledger_job j;
+    struct zk_ledger_timings t = { 0, 0, 0 };
+    int failed = -1;
+
+    /* max_errors = 2: the second error fails the partition and the job */
+    int64_t jid = submit(l, key, 3);
+    struct ids ids = parts_of(l, jid);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.id == ids.v[0]);
+    ZT_CHECK(zk_ledger_part_error(l, p.id, &me, "bad witness", 2, 10, &failed, NULL) == 0);
+    c = part(l, p.id);
+    ZT_CHECK(failed == 0 && c.state == ZK_PART_QUEUED && c.errors == 1 && c.owner.pid == 0);
+    ZT_CHECK(!strcmp(c.error, "bad witness") && job(l, jid).state == ZK_JOB_RUNNING);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.id == ids.v[0]);
+    ZT_CHECK(p.attempts == 2 && p.errors == 1);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &c, NULL) == 0 && c.id == ids.v[1]);
+    ZT_CHECK(zk_ledger_part_ready(l, c.id, &me, 1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_proving(l, c.id, &me, 1, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(l, c.id, &me, &t, 0, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_error(l, p.id, &me, "bad witness again", 2, 10, &failed, NULL) == 0);
+    c = part(l, p.id);
+    ZT_CHECK(failed == 1 && c.state == ZK_PART_FAILED && c.errors == 2);
+    ZT_CHECK(!strcmp(c.error, "bad witness again"));
+    j = job(l, jid);
+    ZT_CHECK(j.state == ZK_JOB_FAILED && j.finished_ns > 0, "%d", j.state);
+    ZT_CHECK(strstr(j.error, "partition 0") && strstr(j.error, "bad witness again"), "%s", j.error);
+    ZT_CHECK(j.count[ZK_PART_FAILED] == 1 && j.count[ZK_PART_DONE] == 1);
+    ZT_CHECK(j.count[ZK_PART_CANCELED] == 1, "the rest is canceled");
+    ZT_CHECK(strstr(part(l, ids.v[2]).error, "job failed"));
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == -ENOENT);
+    ZT_CHECK(zk_ledger_part_error(l, ids.v[0], &me, "e", 9, 9, NULL, NULL) == ZK_ESTATE,
+             "error on failed");
+    ZT_CHECK(zk_ledger_part_done(l, ids.v[0], &me, &t, 0, NULL) == ZK_ESTATE, "done on failed");
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[0], &me, 0, NULL, NULL) == ZK_ESTATE);
+    ZT_CHECK(zk_ledger_part_requeue(l, ids.v[0], NULL, NULL) == ZK_ESTATE);
+    ZT_CHECK(zk_ledger_job_cancel(l, jid, NULL) == ZK_ESTATE, "cancel failed job");
+
+    /* max_attempts = 2: the error after the second synthesis fails it */
+    jid = submit(l, key, 1);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_error(l, p.id, &me, "oom", 100, 2, &failed, NULL) == 0 && !failed);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.attempts == 2);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 0, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_error(l, p.id, &me, "prove failed", 100, 2, &failed, NULL) == 0);
+    ZT_CHECK(failed == 1 && part(l, p.id).state == ZK_PART_FAILED && part(l, p.id).errors == 2);
+    ZT_CHECK(job(l, jid).state == ZK_JOB_FAILED);
+
+    /* an error on a ready partition (no owner) is accepted */
+    jid = submit(l, key, 1);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_error(l, p.id, &parent, "bad slot", 3, 10, &failed, NULL) == 0);
+    ZT_CHECK(!failed && part(l, p.id).state == ZK_PART_QUEUED);
+    ZT_CHECK(zk_ledger_job_cancel(l, jid, NULL) == 0);
+}
+
+/* slot_holds: held iff the id is in the list. */
+struct held {
+    int64_t v[8];
+    int n, calls;
+};
+
+static int holds(void *ctx, int64_t id)
+{
+    struct held *h = ctx;
+    h->calls++;
+    for (int i = 0; i < h->n; i++)
+        if (h->v[i] == id)
+            return 1;
+    return 0;
+}
+
+static int holds_fail(void *ctx, int64_t id)
+{
+    (void)ctx;
+    (void)id;
+    return -EIO;
+}
+
+static void test_reconcile(zk_ledger *l, int64_t key)
+{
+    struct zk_ledger_part p;
+    uint32_t changed = 99;
+    ZT_REQUIRE(dead.pid > 0, );
+    ZT_CHECK(zk_proc_alive(&dead, 64) == 0 && zk_proc_alive(&me, 64) == 1);
+    int64_t jid = submit(l, key, 6);
+    struct ids ids = parts_of(l, jid);
+    ZT_REQUIRE(ids.n == 6, );
+    /* 0: synthesizing(dead), no slot           -> queued
+     * 1: proving(dead), slot freed             -> queued
+     * 2: synthesizing(me)                      -> unchanged
+     * 3: synthesizing(dead), slot READY        -> ready
+     * 4: proving(dead), slot CLAIMED           -> ready
+     * 5: proving(parent, alive)                -> unchanged */
+    for (int i = 0; i < 6; i++) {
+        const struct zk_proc_id *who = i == 2 ? &me : &dead;
+        ZT_CHECK(zk_ledger_claim_queued(l, who, i, &p, NULL) == 0 && p.id == ids.v[i]);
+    }
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[1], &dead, 1, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[4], &dead, 4, NULL, NULL) == 0);
+    /* a dead gpud's partition can be taken over by a live one; here by parent */
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[5], &dead, 5, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[5], &parent, 5, &p, NULL) == 0);
+    ZT_CHECK(p.owner.pid == parent.pid, "taken over from a dead owner");
+
+    struct held h = { { ids.v[3], ids.v[4] }, 2, 0 };
+    struct zk_diag d = { "" };
+    ZT_CHECK(zk_ledger_reconcile(l, holds_fail, NULL, 0, 10, &changed, &d) == -EIO);
+    ZT_CHECK(changed == 99 && part(l, ids.v[0]).state == ZK_PART_SYNTHESIZING);
+    ZT_CHECK(zk_ledger_reconcile(l, holds, &h, 0, 10, &changed, NULL) == 0);
+    ZT_CHECK(changed == 4, "%u", changed);
+    const int want[6] = { ZK_PART_QUEUED, ZK_PART_QUEUED, ZK_PART_SYNTHESIZING,
+                          ZK_PART_READY,  ZK_PART_READY,  ZK_PART_PROVING };
+    for (int i = 0; i < 6; i++) {
+        p = part(l, ids.v[i]);
+        ZT_CHECK(p.state == want[i], "part %d: %s", i, zk_part_state_name(p.state));
+        if (i == 0 || i == 1) {
+            ZT_CHECK(strstr(p.error, "died") && p.slot == -1 && p.owner.pid == 0, "%s", p.error);
+            ZT_CHECK(p.errors == 0 && p.attempts == 1, "a death is not an error");
+        }
+        if (i == 3 || i == 4)
+            ZT_CHECK(p.slot == i && p.owner.pid == 0, "ready keeps its slot");
+    }
+    ZT_CHECK(zk_ledger_reconcile(l, holds, &h, 0, 10, &changed, NULL) == 0 && changed == 0,
+             "idempotent");
+    /* check_ready: partition 4's slot is gone (pool recreated), 3's still holds it */
+    h.n = 1;
+    ZT_CHECK(zk_ledger_reconcile(l, holds, &h, 0, 10, &changed, NULL) == 0 && changed == 0);
+    ZT_CHECK(zk_ledger_reconcile(l, holds, &h, 1, 10, &changed, NULL) == 0 && changed == 1);
+    ZT_CHECK(part(l, ids.v[4]).state == ZK_PART_QUEUED && part(l, ids.v[3]).state == ZK_PART_READY);
+    ZT_CHECK(strstr(part(l, ids.v[4]).error, "slot"));
+    /* the pool is gone: every ready partition goes back */
+    ZT_CHECK(zk_ledger_reconcile(l, NULL, NULL, 1, 10, &changed, NULL) == 0 && changed == 1);
+    ZT_CHECK(part(l, ids.v[3]).state == ZK_PART_QUEUED);
+    ZT_CHECK(part(l, ids.v[2]).state == ZK_PART_SYNTHESIZING && part(l, ids.v[5]).state ==
+             ZK_PART_PROVING, "live owners untouched");
+    /* attempts exhausted: a dead owner fails the partition and the job */
+    ZT_CHECK(zk_ledger_claim_queued(l, &dead, 0, &p, NULL) == 0 && p.id == ids.v[0]);
+    ZT_CHECK(p.attempts == 2);
+    ZT_CHECK(zk_ledger_reconcile(l, NULL, NULL, 0, 2, &changed, NULL) == 0 && changed == 1);
+    p = part(l, ids.v[0]);
+    ZT_CHECK(p.state == ZK_PART_FAILED && strstr(p.error, "gave up after 2"), "%s", p.error);
+    struct zk_ledger_job j = job(l, jid);
+    ZT_CHECK(j.state == ZK_JOB_FAILED && strstr(j.error, "died"), "%s", j.error);
+    ZT_CHECK(part(l, ids.v[2]).state == ZK_PART_CANCELED, "the rest canceled");
+}
+
+static void test_counts_lists(zk_ledger *l)
+{
+    uint64_t c[7];
+    uint64_t total = 0;
+    ZT_REQUIRE(zk_ledger_counts(l, c, NULL) == 0, );
+    for (int i = 0; i < 7; i++)
+        total += c[i];
+    ZT_CHECK(total == (uint64_t)sql_int(zk_ledger_path(l), "SELECT count(*) FROM partitions"));
+    ZT_CHECK(c[ZK_PART_DONE] > 0 && c[ZK_PART_FAILED] > 0 && c[ZK_PART_CANCELED] > 0);
+}
+
+static int count_jobs(void *ctx, const struct zk_ledger_job *j)
+{
+    uint32_t sum = 0;
+    for (int i = 0; i < 7; i++)
+        sum += j->count[i];
+    ZT_CHECK(sum == j->nparts, "job %lld: %u of %u", (long long)j->id, sum, j->nparts);
+    ++*(int *)ctx;
+    return 0;
+}
+
+/* A held write lock makes the ledger fail with ZK_ELEDGER and a one-line diag. */
+static void test_busy(zk_ledger *l)
+{
+    sqlite3 *db;
+    struct zk_diag d = { "" };
+    struct zk_ledger_part p;
+    zk_ledger *l2 = NULL;
+    ZT_REQUIRE(sqlite3_open(zk_ledger_path(l), &db) == SQLITE_OK, );
+    ZT_CHECK(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
+    ZT_CHECK(zk_ledger_open(zk_ledger_path(l), 0, 50, &l2, NULL) == 0);
+    if (l2) {
+        ZT_CHECK(zk_ledger_claim_queued(l2, &me, 0, &p, &d) == ZK_ELEDGER);
+        ZT_CHECK(strstr(d.msg, zk_ledger_path(l)) && strstr(d.msg, "locked"), "%s", d.msg);
+        ZT_CHECK(zk_ledger_has_queued(l2, NULL) >= 0, "reads go on under WAL");
+    }
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    if (l2)
+        ZT_CHECK(zk_ledger_claim_queued(l2, &me, 0, &p, NULL) == -ENOENT);
+    zk_ledger_close(l2);
+}
+
+/* Several processes, each with its own handle, claim until nothing is left. */
+static void test_concurrent(void)
+{
+    enum { NPROC = 4, NPARTS = 48 };
+    char path[128], out[128];
+    zk_ledger *l = NULL;
+    path_of(path, sizeof path, "race.db");
+    ZT_REQUIRE(zk_ledger_open(path, ZK_LEDGER_CREATE, 0, &l, NULL) == 0, );
+    int64_t key = add_key(l, "race");
+    int64_t jid = submit(l, key, NPARTS);
+    zk_ledger_close(l);
+    pid_t pids[NPROC];
+    for (int k = 0; k < NPROC; k++) {
+        pids[k] = fork();
+        if (pids[k] == 0) {
+            struct zk_proc_id self;
+            struct zk_ledger_part p;
+            zk_ledger *cl = NULL;
+            int r;
+            snprintf(out, sizeof out, "%s/claims.%d", dir, k);
+            FILE *f = fopen(out, "w");
+            if (!f || zk_proc_self(&self) || zk_ledger_open(path, 0, 0, &cl, NULL))
+                _exit(2);
+            while ((r = zk_ledger_claim_queued(cl, &self, k, &p, NULL)) == 0) {
+                fprintf(f, "%lld %d\n", (long long)p.id, (int)p.owner.pid);
+                if (p.id % 2 && zk_ledger_part_ready(cl, p.id, &self, 0.0, NULL))
+                    _exit(3);
+            }
+            zk_ledger_close(cl);
+            fclose(f);
+            _exit(r == -ENOENT ? 0 : 4);
+        }
+    }
+    int seen[NPARTS + 1] = { 0 }, claims = 0;
+    ZT_REQUIRE(zk_ledger_open(path, 0, 0, &l, NULL) == 0, );
+    struct ids ids = parts_of(l, jid);
+    for (int k = 0; k < NPROC; k++) {
+        int st;
+        ZT_CHECK(waitpid(pids[k], &st, 0) == pids[k] && WIFEXITED(st) && !WEXITSTATUS(st),
+                 "child %d: status %d", k, st);
+        snprintf(out, sizeof out, "%s/claims.%d", dir, k);
+        FILE *f = fopen(out, "r");
+        long long id;
+        int pid;
+        while (f && fscanf(f, "%lld %d", &id, &pid) == 2) {
+            int i = (int)(id - ids.v[0]);
+            ZT_CHECK(i >= 0 && i < NPARTS && pid == pids[k], "id %lld", id);
+            if (i >= 0 && i < NPARTS)
+                seen[i]++;
+            claims++;
+        }
+        if (f)
+            fclose(f);
+    }
+    ZT_CHECK(claims == NPARTS, "%d claims", claims);
+    for (int i = 0; i < NPARTS; i++)
+        ZT_CHECK(seen[i] == 1, "partition %d claimed %d times", i, seen[i]);
+    struct zk_ledger_job j = job(l, jid);
+    ZT_CHECK(j.count[ZK_PART_SYNTHESIZING] + j.count[ZK_PART_READY] == NPARTS);
+    ZT_CHECK(j.state == ZK_JOB_RUNNING);
+    /* the claimers are dead now: everything synthesizing goes back */
+    uint32_t changed = 0;
+    ZT_CHECK(zk_ledger_reconcile(l, NULL, NULL, 0, 10, &changed, NULL) == 0);
+    j = job(l, jid);
+    ZT_CHECK(changed == j.count[ZK_PART_QUEUED] && j.count[ZK_PART_QUEUED] > 0, "%u", changed);
+    ZT_CHECK(j.count[ZK_PART_QUEUED] + j.count[ZK_PART_READY] == NPARTS);
+    zk_ledger_close(l);
+}
+
+int main(int argc, char **argv)
+{
+    zt_init(argc, argv);
+    snprintf(dir, sizeof dir, "/tmp/zk_ledger_XXXXXX");
+    if (!mkdtemp(dir))
+        zt_skip("mkdtemp failed");
+    ZT_REQUIRE(zk_proc_self(&me) == 0, 1);
+    char st;
+    parent.pid = (int32_t)getppid();
+    ZT_REQUIRE(zk_proc_stat(parent.pid, &st, &parent.start) == 0, 1);
+    dead = dead_identity();
+
+    test_names();
+    test_open_formats();
+    char path[128];
+    zk_ledger *l = NULL;
+    path_of(path, sizeof path, ZK_LEDGER_FILE);
+    int r = zk_ledger_open(path, ZK_LEDGER_CREATE, 0, &l, NULL);
+    ZT_CHECK(r == 0, "open: %d", r);
+    if (l) {
+        test_keys(l);
+        struct zk_ledger_key k;
+        ZT_CHECK(zk_ledger_key_get(l, "alpha", &k, NULL) == 0);
+        test_states(l, k.id);
+        test_cancel(l, k.id);
+        test_error_limits(l, k.id);
+        test_reconcile(l, k.id);
+        test_counts_lists(l);
+        int n = 0;
+        ZT_CHECK(zk_ledger_job_list(l, count_jobs, &n, NULL) == 0 && n >= 8, "%d jobs", n);
+        test_busy(l);
+        zk_ledger_close(l);
+    }
+    test_concurrent();
+
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return zt_finish();
+}
