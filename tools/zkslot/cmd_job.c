@@ -1,0 +1,493 @@
+/*
+ * cmd_job.c -- the job subcommands over the ledger:
+ *
+ *   zkslot submit --key NAME [--out DIR] WITNESS.wtns...   prints the job id
+ *   zkslot status [JOB] [--json]
+ *   zkslot wait JOB [--timeout S]       0 done, 1 failed/canceled, 3 timeout
+ *   zkslot result JOB                   proof/public paths; 1 if not done
+ *   zkslot cancel JOB                   1 if the job had finished already
+ *
+ * All take --config FILE and --state-dir DIR (ledger_cli.h).  Exit code 2
+ * is an error (bad arguments, no ledger, unknown job, bad witness).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "ledger_cli.h"
+#include "zk/error.h"
+#include "zk/wtns.h"
+
+enum { A_KEY = 1, A_OUT = 2, A_JSON = 4, A_TIMEOUT = 8 };
+
+struct args {
+    struct lcli c;
+    const char *key, *out;
+    int json;
+    double timeout;      /* < 0: none */
+    int npos;
+    char **pos;
+};
+
+static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struct args *a)
+{
+    static const struct option opts[] = { LCLI_OPTIONS,
+                                          { "key", required_argument, 0, 'k' },
+                                          { "out", required_argument, 0, 'o' },
+                                          { "json", no_argument, 0, 'j' },
+                                          { "timeout", required_argument, 0, 't' },
+                                          { 0, 0, 0, 0 } };
+    int o;
+    memset(a, 0, sizeof *a);
+    a->c.cmd = cmd;
+    a->timeout = -1;
+    optind = 1;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (lcli_option(&a->c, o, optarg))
+            continue;
+        if (o == 'k' && (allowed & A_KEY)) {
+            a->key = optarg;
+        } else if (o == 'o' && (allowed & A_OUT)) {
+            a->out = optarg;
+        } else if (o == 'j' && (allowed & A_JSON)) {
+            a->json = 1;
+        } else if (o == 't' && (allowed & A_TIMEOUT)) {
+            char *end;
+            a->timeout = strtod(optarg, &end);
+            if (end == optarg || *end || !(a->timeout >= 0) || !isfinite(a->timeout)) {
+                fprintf(stderr, "zkslot %s: --timeout: '%s' is not a number of seconds\n", cmd,
+                        optarg);
+                return -1;
+            }
+        } else {
+            fprintf(stderr, "zkslot %s: bad option '%s'\n", cmd, argv[optind - 1]);
+            return -1;
+        }
+    }
+    a->npos = argc - optind;
+    a->pos = argv + optind;
+    return 0;
+}
+
+static const char *usage_common = "[--config FILE] [--state-dir DIR]";
+
+/* ---- submit ------------------------------------------------------------------ */
+
+/* Checks every witness against the key; absolute paths into abs[i] (malloc'd). */
+static int check_witnesses(const struct zk_ledger_key *k, char **files, int n, char **abs)
+{
+    struct zk_zkey_header zh;
+    int bad = 0;
+    memset(&zh, 0, sizeof zh);
+    zh.curve = !strcmp(k->curve, "bls12381") ? ZK_CURVE_BLS12_381 : ZK_CURVE_BN254;
+    zh.n_vars = (uint32_t)k->n_vars;
+    for (int i = 0; i < n; i++) {
+        struct zk_wtns w = { 0 };
+        struct zk_diag d = { "" };
+        if (zk_wtns_open(&w, files[i], &d) < 0 ||
+            zk_wtns_check_against_zkey(&w.hdr, &zh, files[i], &d) < 0) {
+            fprintf(stderr, "zkslot submit: %s (key '%s')\n", d.msg, k->name);
+            bad++;
+        }
+        zk_wtns_done(&w);
+        abs[i] = realpath(files[i], NULL);
+        if (!abs[i] && !d.msg[0]) {
+            fprintf(stderr, "zkslot submit: %s: %s\n", files[i], strerror(errno));
+            bad++;
+        }
+    }
+    return bad;
+}
+
+int cmd_submit(int argc, char **argv)
+{
+    struct args a;
+    struct zk_ledger_key k;
+    struct zk_ledger_job j;
+    struct zk_diag d = { "" };
+    char **abs = NULL, *out = NULL;
+    int64_t id = 0;
+    int rc = 2, r;
+    if (parse(argc, argv, "submit", A_KEY | A_OUT, &a) < 0 || !a.key || a.npos < 1) {
+        fprintf(stderr, "usage: zkslot submit --key NAME [--out DIR] WITNESS.wtns... %s\n",
+                usage_common);
+        return 2;
+    }
+    if (lcli_open(&a.c, 1) < 0)
+        return 2;
+    if ((r = zk_ledger_key_get(a.c.l, a.key, &k, &d)) < 0) {
+        if (r == -ENOENT)
+            fprintf(stderr, "zkslot submit: no key named '%s' (see zkslot key list)\n", a.key);
+        else
+            fprintf(stderr, "zkslot submit: %s\n", d.msg);
+        goto out;
+    }
+    abs = calloc((size_t)a.npos, sizeof *abs);
+    if (!abs)
+        goto out;
+    int bad = check_witnesses(&k, a.pos, a.npos, abs);
+    if (bad) {
+        fprintf(stderr, "zkslot submit: %d of %d witness%s refused; nothing submitted\n", bad,
+                a.npos, a.npos > 1 ? "es" : "");
+        goto out;
+    }
+    if (a.out) {
+        if ((r = lcli_mkdirs(a.out)) < 0 || !(out = realpath(a.out, NULL))) {
+            fprintf(stderr, "zkslot submit: cannot create %s: %s\n", a.out,
+                    zk_strerror(r < 0 ? r : -errno));
+            goto out;
+        }
+    }
+    r = zk_ledger_job_submit(a.c.l, k.id, out, (const char *const *)abs, (uint32_t)a.npos, &id,
+                             &d);
+    if (r < 0 || (r = zk_ledger_job_get(a.c.l, id, &j, &d)) < 0) {
+        fprintf(stderr, "zkslot submit: %s\n", d.msg);
+        goto out;
+    }
+    for (int i = 0; i < a.npos; i++) {
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s/%d", j.out_dir, i);
+        if ((r = lcli_mkdirs(dir)) < 0) {
+            fprintf(stderr, "zkslot submit: cannot create %s: %s; job %lld canceled\n", dir,
+                    zk_strerror(r), (long long)id);
+            zk_ledger_job_cancel(a.c.l, id, NULL);
+            goto out;
+        }
+    }
+    printf("%lld\n", (long long)id);
+    rc = 0;
+out:
+    for (int i = 0; abs && i < a.npos; i++)
+        free(abs[i]);
+    free(abs);
+    free(out);
+    lcli_close(&a.c);
+    return rc;
+}
+
+/* ---- status ------------------------------------------------------------------ */
+
+static json_t *job_json(const struct zk_ledger_job *j)
+{
+    json_t *counts = json_object();
+    for (int s = 0; s < 7; s++)
+        json_object_set_new(counts, zk_part_state_name(s), json_integer(j->count[s]));
+    return json_pack("{s:I, s:s, s:I, s:s, s:I, s:o, s:s, s:I, s:I, s:I, s:s}", "id",
+                     (json_int_t)j->id, "key", j->key_name, "key_id", (json_int_t)j->key_id,
+                     "state", zk_job_state_name(j->state), "nparts", (json_int_t)j->nparts,
+                     "counts", counts, "out_dir", j->out_dir, "submitted_ns",
+                     (json_int_t)j->submitted_ns, "started_ns", (json_int_t)j->started_ns,
+                     "finished_ns", (json_int_t)j->finished_ns, "error", j->error);
+}
+
+static json_t *secs(double s)
+{
+    return s < 0 ? json_null() : json_real(s);
+}
+
+static json_t *part_json(const struct zk_ledger_part *p)
+{
+    json_t *owner = p->owner.pid
+                        ? json_pack("{s:i, s:I, s:s}", "pid", (int)p->owner.pid, "start",
+                                    (json_int_t)p->owner.start, "role", p->owner_role)
+                        : json_null();
+    return json_pack("{s:I, s:i, s:s, s:s, s:i, s:i, s:i, s:o, s:i, s:o, s:o, s:o, s:o,"
+                     " s:I, s:I, s:I, s:s}",
+                     "id", (json_int_t)p->id, "index", (int)p->index, "state",
+                     zk_part_state_name(p->state), "witness", p->witness, "attempts",
+                     (int)p->attempts, "errors", (int)p->errors, "proofs", (int)p->proofs,
+                     "owner", owner, "slot", (int)p->slot, "synth_s", secs(p->synth_s), "wait_s",
+                     secs(p->wait_s), "start_s", secs(p->start_s), "finalize_s",
+                     secs(p->finalize_s), "queued_ns", (json_int_t)p->queued_ns, "ready_ns",
+                     (json_int_t)p->ready_ns, "done_ns", (json_int_t)p->done_ns, "error",
+                     p->error);
+}
+
+static int list_job(void *ctx, const struct zk_ledger_job *j)
+{
+    json_t *arr = ctx;
+    char age[32];
+    if (arr) {
+        json_t *o = job_json(j);
+        return o ? json_array_append_new(arr, o) : -ENOMEM;
+    }
+    printf("%-8lld %-20s %-9s %6u/%-6u %s\n", (long long)j->id, j->key_name,
+           zk_job_state_name(j->state), j->count[ZK_PART_DONE], j->nparts,
+           lcli_duration(lcli_now_ns() - j->submitted_ns, age, sizeof age));
+    return 0;
+}
+
+static const char *fmt_s(double s, char *buf, size_t n)
+{
+    if (s < 0)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.3f", s);
+    return buf;
+}
+
+static int list_part(void *ctx, const struct zk_ledger_part *p)
+{
+    json_t *arr = ctx;
+    char owner[48], t[4][24];
+    if (arr) {
+        json_t *o = part_json(p);
+        return o ? json_array_append_new(arr, o) : -ENOMEM;
+    }
+    if (p->owner.pid)
+        snprintf(owner, sizeof owner, "%s:%d", p->owner_role, (int)p->owner.pid);
+    else
+        snprintf(owner, sizeof owner, "-");
+    printf("%5u %-12s %4u %4u %5u %-14s %4d %8s %8s %8s %8s %s\n", p->index,
+           zk_part_state_name(p->state), p->attempts, p->errors, p->proofs, owner, (int)p->slot,
+           fmt_s(p->synth_s, t[0], sizeof t[0]), fmt_s(p->wait_s, t[1], sizeof t[1]),
+           fmt_s(p->start_s, t[2], sizeof t[2]), fmt_s(p->finalize_s, t[3], sizeof t[3]),
+           p->error);
+    return 0;
+}
+
+static int show_job(struct args *a, int64_t id)
+{
+    struct zk_ledger_job j;
+    struct zk_diag d = { "" };
+    char age[32];
+    int r = zk_ledger_job_get(a->c.l, id, &j, &d);
+    if (r < 0) {
+        if (r == -ENOENT)
+            fprintf(stderr, "zkslot status: no job %lld\n", (long long)id);
+        else
+            fprintf(stderr, "zkslot status: %s\n", d.msg);
+        return 2;
+    }
+    if (a->json) {
+        json_t *o = job_json(&j), *parts = json_array();
+        if (!o || !parts || json_object_set_new(o, "partitions", parts) < 0)
+            return 2;
+        r = zk_ledger_part_list(a->c.l, id, list_part, parts, &d);
+        char *s = r < 0 ? NULL : json_dumps(o, JSON_INDENT(2));
+        json_decref(o);
+        if (!s) {
+            fprintf(stderr, "zkslot status: %s\n", r < 0 ? d.msg : "out of memory");
+            return 2;
+        }
+        printf("%s\n", s);
+        free(s);
+        return 0;
+    }
+    printf("job %lld: key %s, %s, %u/%u done, submitted %s ago", (long long)j.id, j.key_name,
+           zk_job_state_name(j.state), j.count[ZK_PART_DONE], j.nparts,
+           lcli_duration(lcli_now_ns() - j.submitted_ns, age, sizeof age));
+    if (j.finished_ns && j.started_ns)
+        printf(", ran %s", lcli_duration(j.finished_ns - j.started_ns, age, sizeof age));
+    printf("\n  out: %s\n", j.out_dir);
+    if (j.error[0])
+        printf("  error: %s\n", j.error);
+    printf("%5s %-12s %4s %4s %5s %-14s %4s %8s %8s %8s %8s %s\n", "INDEX", "STATE", "ATT",
+           "ERR", "PROOF", "OWNER", "SLOT", "SYNTH_S", "WAIT_S", "START_S", "FINAL_S", "ERROR");
+    r = zk_ledger_part_list(a->c.l, id, list_part, NULL, &d);
+    if (r < 0) {
+        fprintf(stderr, "zkslot status: %s\n", d.msg);
+        return 2;
+    }
+    return 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+    struct args a;
+    struct zk_diag d = { "" };
+    int64_t id = 0;
+    int rc = 2;
+    if (parse(argc, argv, "status", A_JSON, &a) < 0 || a.npos > 1) {
+        fprintf(stderr, "usage: zkslot status [JOB] [--json] %s\n", usage_common);
+        return 2;
+    }
+    if (a.npos == 1 && lcli_job_id("status", a.pos[0], &id) < 0)
+        return 2;
+    if (lcli_open(&a.c, 0) < 0)
+        return 2;
+    if (id) {
+        rc = show_job(&a, id);
+        goto out;
+    }
+    json_t *arr = a.json ? json_array() : NULL;
+    if (!a.json)
+        printf("%-8s %-20s %-9s %13s %s\n", "JOB", "KEY", "STATE", "DONE/TOTAL", "AGE");
+    int r = zk_ledger_job_list(a.c.l, list_job, arr, &d);
+    if (r < 0) {
+        fprintf(stderr, "zkslot status: %s\n", r == -ENOMEM ? "out of memory" : d.msg);
+    } else if (arr) {
+        json_t *o = json_pack("{s:O}", "jobs", arr);
+        char *s = o ? json_dumps(o, JSON_INDENT(2)) : NULL;
+        json_decref(o);
+        if (s) {
+            printf("%s\n", s);
+            free(s);
+            rc = 0;
+        }
+    } else {
+        rc = 0;
+    }
+    json_decref(arr);
+out:
+    lcli_close(&a.c);
+    return rc;
+}
+
+/* ---- wait, result, cancel ----------------------------------------------------- */
+
+/* Parses `CMD JOB [options]` and opens the ledger; 0 or an exit code (2). */
+static int open_job(int argc, char **argv, const char *cmd, unsigned allowed, struct args *a,
+                    int64_t *id, const char *usage)
+{
+    if (parse(argc, argv, cmd, allowed, a) < 0 || a->npos != 1) {
+        fprintf(stderr, "usage: zkslot %s %s %s\n", cmd, usage, usage_common);
+        return 2;
+    }
+    if (lcli_job_id(cmd, a->pos[0], id) < 0 || lcli_open(&a->c, 0) < 0)
+        return 2;
+    return 0;
+}
+
+static int get_job(struct args *a, int64_t id, struct zk_ledger_job *j)
+{
+    struct zk_diag d = { "" };
+    int r = zk_ledger_job_get(a->c.l, id, j, &d);
+    if (r == -ENOENT)
+        fprintf(stderr, "zkslot %s: no job %lld\n", a->c.cmd, (long long)id);
+    else if (r < 0)
+        fprintf(stderr, "zkslot %s: %s\n", a->c.cmd, d.msg);
+    return r;
+}
+
+int cmd_wait(int argc, char **argv)
+{
+    struct args a;
+    struct zk_ledger_job j;
+    int64_t id;
+    int rc = open_job(argc, argv, "wait", A_TIMEOUT, &a, &id, "JOB [--timeout S]");
+    if (rc)
+        return rc;
+    int tty = isatty(2), shown = 0;
+    int64_t t0 = lcli_now_ns();
+    unsigned poll_ms = a.c.cfg.poll_ms ? a.c.cfg.poll_ms : 100;
+    for (;;) {
+        rc = 2;
+        if (get_job(&a, id, &j) < 0)
+            break;
+        if (tty) {
+            fprintf(stderr, "\rjob %lld: %s, %u/%u done, %u proving, %u synthesizing   ",
+                    (long long)id, zk_job_state_name(j.state), j.count[ZK_PART_DONE], j.nparts,
+                    j.count[ZK_PART_PROVING], j.count[ZK_PART_SYNTHESIZING]);
+            shown = 1;
+        }
+        if (j.state == ZK_JOB_DONE || j.state == ZK_JOB_FAILED || j.state == ZK_JOB_CANCELED) {
+            if (shown)
+                fprintf(stderr, "\n");
+            shown = 0;
+            rc = j.state == ZK_JOB_DONE ? 0 : 1;
+            if (rc)
+                fprintf(stderr, "zkslot wait: job %lld %s: %s\n", (long long)id,
+                        zk_job_state_name(j.state), j.error[0] ? j.error : "(no message)");
+            break;
+        }
+        double waited = (double)(lcli_now_ns() - t0) / 1e9;
+        if (a.timeout >= 0 && waited >= a.timeout) {
+            if (shown)
+                fprintf(stderr, "\n");
+            shown = 0;
+            fprintf(stderr, "zkslot wait: timed out after %g s: job %lld is %s (%u/%u done)\n",
+                    a.timeout, (long long)id, zk_job_state_name(j.state), j.count[ZK_PART_DONE],
+                    j.nparts);
+            rc = 3;
+            break;
+        }
+        double left_ms = a.timeout >= 0 ? (a.timeout - waited) * 1e3 : poll_ms;
+        double ms = left_ms < poll_ms ? left_ms : poll_ms;
+        struct timespec ts = { (time_t)(ms / 1e3), (long)fmod(ms * 1e6, 1e9) };
+        nanosleep(&ts, NULL);
+    }
+    if (shown)
+        fprintf(stderr, "\n");
+    lcli_close(&a.c);
+    return rc;
+}
+
+struct result_ctx {
+    const char *out_dir;
+};
+
+static int print_result(void *ctx, const struct zk_ledger_part *p)
+{
+    const struct result_ctx *rc = ctx;
+    printf("%s/%u/proof.json %s/%u/public.json\n", rc->out_dir, p->index, rc->out_dir, p->index);
+    return 0;
+}
+
+int cmd_result(int argc, char **argv)
+{
+    struct args a;
+    struct zk_ledger_job j;
+    struct zk_diag d = { "" };
+    int64_t id;
+    int rc = open_job(argc, argv, "result", 0, &a, &id, "JOB");
+    if (rc)
+        return rc;
+    rc = 2;
+    if (get_job(&a, id, &j) < 0)
+        goto out;
+    if (j.state != ZK_JOB_DONE) {
+        fprintf(stderr, "zkslot result: job %lld is %s (%u/%u done): no result%s%s\n",
+                (long long)id, zk_job_state_name(j.state), j.count[ZK_PART_DONE], j.nparts,
+                j.error[0] ? ": " : "", j.error);
+        rc = 1;
+        goto out;
+    }
+    struct result_ctx ctx = { j.out_dir };
+    if (zk_ledger_part_list(a.c.l, id, print_result, &ctx, &d) < 0) {
+        fprintf(stderr, "zkslot result: %s\n", d.msg);
+        goto out;
+    }
+    rc = 0;
+out:
+    lcli_close(&a.c);
+    return rc;
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+    struct args a;
+    struct zk_ledger_job j;
+    struct zk_diag d = { "" };
+    int64_t id;
+    int rc = open_job(argc, argv, "cancel", 0, &a, &id, "JOB");
+    if (rc)
+        return rc;
+    int r = zk_ledger_job_cancel(a.c.l, id, &d);
+    if (r == ZK_ESTATE && zk_ledger_job_get(a.c.l, id, &j, NULL) == 0) {
+        fprintf(stderr, "zkslot cancel: job %lld has finished already (%s)\n", (long long)id,
+                zk_job_state_name(j.state));
+        rc = 1;
+    } else if (r == -ENOENT) {
+        fprintf(stderr, "zkslot cancel: no job %lld\n", (long long)id);
+        rc = 2;
+    } else if (r < 0) {
+        fprintf(stderr, "zkslot cancel: %s\n", d.msg);
+        rc = 2;
+    } else {
+        fprintf(stderr, "job %lld canceled\n", (long long)id);
+        rc = 0;
+    }
+    lcli_close(&a.c);
+    return rc;
+}

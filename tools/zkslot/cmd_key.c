@@ -1,0 +1,250 @@
+/*
+ * cmd_key.c -- `zkslot key add NAME FILE`, `zkslot key list [--json]`:
+ * the proving keys registered in the ledger.
+ *
+ * `key add` validates the .zkey (zk_zkey_open), hashes the whole file with
+ * XXH3-128 and records its absolute path, curve and sizes under NAME
+ * ([A-Za-z0-9._-], 1 to 63 characters, unique).  Exit codes: 0 ok, 2 error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "cmd.h"
+#include "ledger_cli.h"
+#include "zk/error.h"
+#include "zk/zkey.h"
+
+#define HASH_CHUNK (8u << 20)
+#define HASH_PROGRESS_MIN (256ull << 20)
+
+static int valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 63)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+              ch == '.' || ch == '_' || ch == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+/* XXH3-128 of the whole file as 32 lowercase hex digits; progress on a tty. */
+static int hash_file(const char *path, char hex[33], uint64_t *ret_size)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        fprintf(stderr, "zkslot key add: %s: %s\n", path, strerror(e));
+        return -1;
+    }
+    int r = -1;
+    char *buf = malloc(HASH_CHUNK);
+    XXH3_state_t *xs = XXH3_createState();
+    int progress = isatty(2) && (uint64_t)st.st_size > HASH_PROGRESS_MIN;
+    uint64_t done = 0;
+    int shown = -1;
+    if (!buf || !xs || XXH3_128bits_reset(xs) != XXH_OK) {
+        fprintf(stderr, "zkslot key add: out of memory\n");
+        goto out;
+    }
+    for (;;) {
+        ssize_t n = read(fd, buf, HASH_CHUNK);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            fprintf(stderr, "zkslot key add: %s: %s\n", path, strerror(errno));
+            goto out;
+        }
+        if (n == 0)
+            break;
+        XXH3_128bits_update(xs, buf, (size_t)n);
+        done += (uint64_t)n;
+        int pct = st.st_size ? (int)(done * 100 / (uint64_t)st.st_size) : 100;
+        if (progress && pct != shown) {
+            fprintf(stderr, "\rhashing %s: %3d%%", path, pct);
+            shown = pct;
+        }
+    }
+    if (progress)
+        fprintf(stderr, "\n");
+    XXH128_canonical_t c;
+    XXH128_canonicalFromHash(&c, XXH3_128bits_digest(xs));
+    for (int i = 0; i < 16; i++)
+        snprintf(hex + 2 * i, 3, "%02x", c.digest[i]);
+    *ret_size = done;
+    r = 0;
+out:
+    XXH3_freeState(xs);
+    free(buf);
+    close(fd);
+    return r;
+}
+
+static int key_add(struct lcli *c, const char *name, const char *file)
+{
+    struct zk_zkey z = { 0 };
+    struct zk_diag d = { "" };
+    struct zk_ledger_key k, old;
+    char abs[PATH_MAX];
+    int rc = 2;
+    if (!valid_name(name)) {
+        fprintf(stderr,
+                "zkslot key add: bad key name '%s': use 1 to 63 of A-Z a-z 0-9 . _ -\n", name);
+        return 2;
+    }
+    if (zk_zkey_open(&z, file, &d) < 0) {
+        fprintf(stderr, "zkslot key add: %s\n", d.msg);
+        return 2;
+    }
+    memset(&k, 0, sizeof k);
+    snprintf(k.name, sizeof k.name, "%s", name);
+    snprintf(k.curve, sizeof k.curve, "%s", zk_curve_name(z.hdr.curve));
+    k.n_vars = z.hdr.n_vars;
+    k.n_public = z.hdr.n_public;
+    k.domain_size = z.hdr.domain_size;
+    zk_zkey_done(&z);
+    if (!realpath(file, abs)) {
+        fprintf(stderr, "zkslot key add: %s: %s\n", file, strerror(errno));
+        return 2;
+    }
+    if (strlen(abs) >= sizeof k.path) {
+        fprintf(stderr, "zkslot key add: %s: path too long\n", abs);
+        return 2;
+    }
+    memcpy(k.path, abs, strlen(abs) + 1);
+    if (lcli_open(c, 1) < 0)
+        return 2;
+    int r = zk_ledger_key_get(c->l, name, &old, &d);
+    if (r == 0) {
+        fprintf(stderr, "zkslot key add: a key named '%s' is already registered (%s)\n", name,
+                old.path);
+        goto out;
+    }
+    if (r != -ENOENT) {
+        fprintf(stderr, "zkslot key add: %s\n", d.msg);
+        goto out;
+    }
+    if (hash_file(abs, k.hash, &k.file_size) < 0)
+        goto out;
+    r = zk_ledger_key_add(c->l, &k, &d);
+    if (r == -EEXIST) {
+        fprintf(stderr, "zkslot key add: a key named '%s' is already registered\n", name);
+        goto out;
+    }
+    if (r < 0) {
+        fprintf(stderr, "zkslot key add: %s\n", d.msg);
+        goto out;
+    }
+    printf("key %s: %s, nVars %llu, nPublic %llu, domain %llu, %llu bytes, xxh3-128 %s\n",
+           k.name, k.curve, (unsigned long long)k.n_vars, (unsigned long long)k.n_public,
+           (unsigned long long)k.domain_size, (unsigned long long)k.file_size, k.hash);
+    rc = 0;
+out:
+    lcli_close(c);
+    return rc;
+}
+
+static int print_key(void *ctx, const struct zk_ledger_key *k)
+{
+    json_t *arr = ctx;
+    if (arr) {
+        json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "id",
+                              (json_int_t)k->id, "name", k->name, "path", k->path, "curve",
+                              k->curve, "hash", k->hash, "file_size", (json_int_t)k->file_size,
+                              "n_vars", (json_int_t)k->n_vars, "n_public",
+                              (json_int_t)k->n_public, "domain_size",
+                              (json_int_t)k->domain_size, "added_ns", (json_int_t)k->added_ns);
+        return o ? json_array_append_new(arr, o) : -ENOMEM;
+    }
+    printf("%-20s %-8s %10llu %8llu %10llu %12llu %s %s\n", k->name, k->curve,
+           (unsigned long long)k->n_vars, (unsigned long long)k->n_public,
+           (unsigned long long)k->domain_size, (unsigned long long)k->file_size, k->hash,
+           k->path);
+    return 0;
+}
+
+static int key_list(struct lcli *c, int json)
+{
+    struct zk_diag d = { "" };
+    json_t *arr = json ? json_array() : NULL;
+    int rc = 2;
+    if (lcli_open(c, 0) < 0)
+        goto out;
+    if (!json)
+        printf("%-20s %-8s %10s %8s %10s %12s %-32s %s\n", "NAME", "CURVE", "NVARS", "NPUBLIC",
+               "DOMAIN", "BYTES", "XXH3-128", "PATH");
+    int r = zk_ledger_key_list(c->l, print_key, arr, &d);
+    if (r < 0) {
+        fprintf(stderr, "zkslot key list: %s\n", r == -ENOMEM ? "out of memory" : d.msg);
+        goto out;
+    }
+    if (json) {
+        char *s = json_dumps(arr, JSON_INDENT(2));
+        if (!s)
+            goto out;
+        printf("%s\n", s);
+        free(s);
+    }
+    rc = 0;
+out:
+    json_decref(arr);
+    lcli_close(c);
+    return rc;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: zkslot key add NAME FILE.zkey [--config FILE] [--state-dir DIR]\n"
+                    "       zkslot key list [--json] [--config FILE] [--state-dir DIR]\n");
+}
+
+int cmd_key(int argc, char **argv)
+{
+    static const struct option opts[] = { LCLI_OPTIONS, { "json", no_argument, 0, 'j' },
+                                          { 0, 0, 0, 0 } };
+    struct lcli c = { 0 };
+    int json = 0, o;
+    if (argc < 2) {
+        usage();
+        return 2;
+    }
+    const char *sub = argv[1];
+    c.cmd = !strcmp(sub, "add") ? "key add" : "key list";
+    optind = 1;
+    opterr = 0;
+    while ((o = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
+        if (lcli_option(&c, o, optarg))
+            continue;
+        if (o == 'j' && !strcmp(sub, "list")) {
+            json = 1;
+            continue;
+        }
+        fprintf(stderr, "zkslot %s: bad option '%s'\n", c.cmd, argv[optind]);
+        usage();
+        return 2;
+    }
+    int npos = argc - 1 - optind;
+    char **pos = argv + 1 + optind;
+    if (!strcmp(sub, "add") && npos == 2)
+        return key_add(&c, pos[0], pos[1]);
+    if (!strcmp(sub, "list") && npos == 0)
+        return key_list(&c, json);
+    usage();
+    return 2;
+}

@@ -1,0 +1,138 @@
+/*
+ * ledger_cli.c -- shared plumbing of the ledger subcommands (ledger_cli.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ledger_cli.h"
+#include "zk/error.h"
+
+int lcli_option(struct lcli *c, int opt, const char *arg)
+{
+    if (opt == 'C') {
+        c->config_flag = arg;
+        return 1;
+    }
+    if (opt == 'S') {
+        c->state_dir_flag = arg;
+        return 1;
+    }
+    return 0;
+}
+
+int lcli_mkdirs(const char *path)
+{
+    char buf[PATH_MAX];
+    struct stat st;
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return -ENAMETOOLONG;
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != 0)
+            continue;
+        char saved = *p;
+        *p = 0;
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return -errno;
+        if (stat(buf, &st) != 0)
+            return -errno;
+        if (!S_ISDIR(st.st_mode))
+            return -ENOTDIR;
+        if (!saved)
+            return 0;
+        *p = saved;
+    }
+}
+
+int lcli_open(struct lcli *c, int create)
+{
+    struct zk_diag d = { "" };
+    const char *env = getenv("ZKSLOT_CONFIG");
+    const char *conf = c->config_flag ? c->config_flag
+                                      : env && *env ? env : ZK_CONFIG_DEFAULT_PATH;
+    int optional = !c->config_flag && !(env && *env);
+    zk_config_defaults(&c->cfg);
+    if (zk_config_load(&c->cfg, conf, optional, &d) < 0) {
+        fprintf(stderr, "zkslot %s: %s\n", c->cmd, d.msg);
+        return -1;
+    }
+    zk_config_env(&c->cfg);
+    if (c->state_dir_flag && zk_config_set(&c->cfg, "zkslot", "state_dir", c->state_dir_flag,
+                                           &d) < 0) {
+        fprintf(stderr, "zkslot %s: --state-dir: %s\n", c->cmd, d.msg);
+        return -1;
+    }
+    if (!c->cfg.state_dir[0]) {
+        fprintf(stderr, "zkslot %s: the state directory is empty\n", c->cmd);
+        return -1;
+    }
+    int r;
+    if (create && (r = lcli_mkdirs(c->cfg.state_dir)) < 0) {
+        fprintf(stderr, "zkslot %s: cannot create the state directory %s: %s\n", c->cmd,
+                c->cfg.state_dir, zk_strerror(r));
+        return -1;
+    }
+    char abs[PATH_MAX];
+    if (realpath(c->cfg.state_dir, abs) && strlen(abs) < sizeof c->cfg.state_dir)
+        memcpy(c->cfg.state_dir, abs, strlen(abs) + 1);
+    if (zk_config_ledger_path(&c->cfg, c->ledger_path, sizeof c->ledger_path) < 0) {
+        fprintf(stderr, "zkslot %s: state directory name too long\n", c->cmd);
+        return -1;
+    }
+    if (!create && access(c->ledger_path, F_OK) != 0 && errno == ENOENT) {
+        fprintf(stderr, "zkslot: no ledger at %s (nothing submitted yet?)\n", c->ledger_path);
+        return -1;
+    }
+    r = zk_ledger_open(c->ledger_path, create ? ZK_LEDGER_CREATE : 0, 0, &c->l, &d);
+    if (r < 0) {
+        fprintf(stderr, "zkslot %s: %s\n", c->cmd, d.msg);
+        return -1;
+    }
+    return 0;
+}
+
+void lcli_close(struct lcli *c)
+{
+    zk_ledger_close(c->l);
+    c->l = NULL;
+}
+
+int lcli_job_id(const char *cmd, const char *s, int64_t *ret)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v <= 0) {
+        fprintf(stderr, "zkslot %s: '%s' is not a job id\n", cmd, s);
+        return -1;
+    }
+    *ret = v;
+    return 0;
+}
+
+const char *lcli_duration(int64_t ns, char *buf, unsigned n)
+{
+    long long s = ns > 0 ? ns / 1000000000 : 0;
+    if (s < 60)
+        snprintf(buf, n, "%llds", s);
+    else if (s < 3600)
+        snprintf(buf, n, "%lldm%02llds", s / 60, s % 60);
+    else if (s < 86400)
+        snprintf(buf, n, "%lldh%02lldm", s / 3600, s / 60 % 60);
+    else
+        snprintf(buf, n, "%lldd%02lldh", s / 86400, s / 3600 % 24);
+    return buf;
+}
+
+int64_t lcli_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}

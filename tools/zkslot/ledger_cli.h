@@ -1,0 +1,59 @@
+/*
+ * ledger_cli.h -- what the ledger subcommands (key, submit, status, wait,
+ * result, cancel) share: the options --config FILE and --state-dir DIR,
+ * finding and opening the ledger, job ids, ages.  Every function that
+ * fails has already printed one line "zkslot CMD: problem" to stderr.
+ *
+ * Where the state directory comes from, lowest first: the built-in
+ * default, the config file (--config FILE, else $ZKSLOT_CONFIG, else
+ * /etc/zkslot/zkslot.conf if it exists), $ZKSLOT_STATE_DIR, --state-dir.
+ */
+#ifndef ZK_TOOLS_LEDGER_CLI_H
+#define ZK_TOOLS_LEDGER_CLI_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+#include "zk/config.h"
+#include "zk/ledger.h"
+
+/* getopt_long entries for the common options (values 'C' and 'S'). */
+#define LCLI_OPTIONS                                                              \
+    { "config", required_argument, 0, 'C' }, { "state-dir", required_argument, 0, 'S' }
+
+struct lcli {
+    const char *cmd;              /* "key add", "submit", ...: for messages */
+    const char *config_flag;      /* --config, or NULL */
+    const char *state_dir_flag;   /* --state-dir, or NULL */
+    struct zk_config cfg;         /* after lcli_open */
+    char ledger_path[2048];
+    zk_ledger *l;
+};
+
+/* Takes option `opt` (from getopt_long) if it is a common one: 1, else 0. */
+int lcli_option(struct lcli *c, int opt, const char *arg);
+
+/*
+ * Reads the config, resolves the state directory (made absolute) and opens
+ * the ledger.  `create`: make the directory (mkdir -p) and the ledger when
+ * absent; otherwise a missing ledger is "no ledger at PATH (nothing
+ * submitted yet?)".  0, or -1 with the message printed (exit code 2).
+ */
+int lcli_open(struct lcli *c, int create);
+
+/* Closes the ledger; accepts an unopened struct. */
+void lcli_close(struct lcli *c);
+
+/* mkdir -p path (mode 0755 for new directories).  0 or -errno. */
+int lcli_mkdirs(const char *path);
+
+/* Parses a job id (a positive decimal).  0, or -1 with the message printed. */
+int lcli_job_id(const char *cmd, const char *s, int64_t *ret);
+
+/* Human age/duration of `ns` nanoseconds ("45s", "3m07s", "2h05m", "4d03h") into buf. */
+const char *lcli_duration(int64_t ns, char *buf, unsigned n);
+
+/* CLOCK_REALTIME in ns. */
+int64_t lcli_now_ns(void);
+
+#endif /* ZK_TOOLS_LEDGER_CLI_H */
