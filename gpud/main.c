@@ -17,10 +17,12 @@
  * SIGTERM/SIGINT: stop claiming, finish the partitions in hand, exit 0.
  * A second signal: hand them back to the ledger (re-queued) and exit.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,6 +388,29 @@ out:
     return NULL;
 }
 
+/* Removes temporary files that a killed gpud left in dir (name.tmp.PID of a
+ * process that is gone). */
+static void remove_stale_tmp(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    struct dirent *e;
+    if (!dp)
+        return;
+    while ((e = readdir(dp))) {
+        const char *t = strstr(e->d_name, ".tmp.");
+        if (!t)
+            continue;
+        int pid = atoi(t + 5);
+        if (pid > 0 && pid != (int)getpid() && kill(pid, 0) && errno == ESRCH) {
+            char path[PATH_MAX + 300];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (!unlink(path))
+                zkd_log(ZKD_INFO, "removed %s, left by a gpud that died", path);
+        }
+    }
+    closedir(dp);
+}
+
 /* Writes out_dir/<index>/{public,proof}.json; *dup = a proof was there. */
 static int write_proof(const struct zk_ledger_job *j, const struct item *it,
                        const struct zk_groth16_proof *proof, int *dup, struct zk_diag *diag)
@@ -398,6 +423,7 @@ static int write_proof(const struct zk_ledger_job *j, const struct item *it,
     if ((r = zkd_mkdir_p(dir, 0755)))
         return zk_diag_set(diag, dir, r, "cannot create the output directory: %s",
                            zk_strerror(r));
+    remove_stale_tmp(dir);
     pj = zk_groth16_proof_to_json(proof);
     uj = zk_groth16_public_to_json(it->pub, zk_groth16_key_header(it->key->k)->n_public);
     if (!pj || !uj) {

@@ -109,6 +109,9 @@ static zk_cancel_flag stop_flag;        /* finish what is in hand, take nothing 
 static atomic_int abort_flag;           /* hand back what is in hand */
 static atomic_ullong n_synthesized, n_errors;
 static unsigned threads_per_worker;
+/* Test hook: ZKSLOT_TEST_FILL_DELAY_MS holds each slot FILLING that long
+ * after the witness is in it, so a test can kill -9 synthd mid-fill. */
+static unsigned fill_delay_ms;
 
 struct worker {
     pthread_t tid;
@@ -171,6 +174,8 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
     zk_wtns_done(&w);
     if (r)
         return r;
+    if (fill_delay_ms)
+        sleep_ms(fill_delay_ms);
     if (atomic_load(&abort_flag))
         return ZK_ECANCELED;
     r = zk_groth16_synthesize(k, (const zk_scalar *)(s->data + d.region_off[ZK_SLOTFMT_W]),
@@ -245,10 +250,9 @@ static void *worker_main(void *arg)
         if (r == 0) {
             atomic_fetch_add(&n_synthesized, 1);
             r = zk_ledger_part_ready(l, p.id, &me, dt, &d);
-            if (r == ZK_ESTATE)
-                zkd_log(ZKD_INFO, "partition %lld (job %lld #%u): moved on while we "
-                        "synthesized it (canceled or already taken)",
-                        (long long)p.id, (long long)p.job_id, p.index);
+            if (r == ZK_ESTATE)   /* a gpud took it already, or it was canceled */
+                zkd_log(ZKD_DEBUG, "partition %lld: no longer synthesizing in the ledger "
+                        "(taken by a gpud or canceled)", (long long)p.id);
             else if (r)
                 zkd_log(ZKD_WARN, "partition %lld: marking ready: %s", (long long)p.id, d.msg);
             zkd_log(ZKD_INFO, "partition %lld (job %lld #%u) ready in slot %u: %.3f s",
@@ -340,6 +344,11 @@ int main(int argc, char **argv)
         return 1;
     }
     bind_numa(cfg.synthd_numa_node);
+    if (getenv("ZKSLOT_TEST_FILL_DELAY_MS")) {
+        fill_delay_ms = (unsigned)atoi(getenv("ZKSLOT_TEST_FILL_DELAY_MS"));
+        zkd_log(ZKD_WARN, "test hook: every fill is held %u ms (ZKSLOT_TEST_FILL_DELAY_MS)",
+                fill_delay_ms);
+    }
     unsigned cores = zk_nthreads_default();
     threads_per_worker = cfg.synthd_threads ? cfg.synthd_threads
                                             : (cores / cfg.synthd_workers ? cores / cfg.synthd_workers : 1);

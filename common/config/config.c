@@ -46,7 +46,7 @@ struct option {
 
 static const struct option options[] = {
     O("zkslot", "state_dir", K_STR, state_dir, 0, 0),
-    O("zkslot", "pool", K_STR, pool, 0, 0),
+    O("pool", "path", K_STR, pool, 0, 0),
     O("zkslot", "max_attempts", K_UINT, max_attempts, 1, 1000),
     O("zkslot", "max_errors", K_UINT, max_errors, 1, 1000),
     O("zkslot", "poll_ms", K_UINT, poll_ms, 1, 60000),

@@ -10,7 +10,7 @@
 #include "zk/error.h"
 
 static const struct zkd_flag common_flags[] = {
-    { "--pool", "zkslot", "pool", "PATH", "the slot pool" },
+    { "--pool", "pool", "path", "PATH", "the slot pool" },
     { "--state-dir", "zkslot", "state_dir", "DIR", "directory of the ledger" },
     { "--max-attempts", "zkslot", "max_attempts", "N", "syntheses of a partition before it fails" },
     { "--max-errors", "zkslot", "max_errors", "N", "errors of a partition before it fails" },
@@ -116,9 +116,9 @@ void zkd_print_config(const struct zk_config *c, FILE *out)
 {
     fprintf(out, "# effective configuration%s%s\n", c->source[0] ? " from " : " (defaults, no file)",
             c->source);
-    fprintf(out, "[zkslot]\nstate_dir = %s\npool = %s\nmax_attempts = %u\nmax_errors = %u\n"
-                 "poll_ms = %u\n",
-            c->state_dir, c->pool, c->max_attempts, c->max_errors, c->poll_ms);
+    fprintf(out, "[zkslot]\nstate_dir = %s\nmax_attempts = %u\nmax_errors = %u\npoll_ms = %u\n",
+            c->state_dir, c->max_attempts, c->max_errors, c->poll_ms);
+    fprintf(out, "[pool]\npath = %s\n", c->pool);
     fprintf(out, "[synthd]\nworkers = %u\nthreads = %u\nnuma_node = %d\n", c->synthd_workers,
             c->synthd_threads, c->synthd_numa_node);
     fprintf(out, "[gpud]\nbackend = %s\ndevice = %d\nthreads = %u\nrelease = %s\n"

@@ -4,7 +4,8 @@
  * An INI file read with inih.  Sections and options (docs/configuration.md
  * documents each; flags of the daemons and the CLI override the file):
  *
- *   [zkslot]  state_dir, pool, max_attempts, max_errors, poll_ms
+ *   [zkslot]  state_dir, max_attempts, max_errors, poll_ms
+ *   [pool]    path
  *   [synthd]  workers, threads, numa_node
  *   [gpud]    backend, device, threads, release, self_verify, keys
  *
@@ -33,7 +34,7 @@ enum zk_release_policy {
 struct zk_config {
     /* [zkslot] */
     char state_dir[1024];           /* ledger.db and default job outputs */
-    char pool[1024];                /* the pool's path */
+    char pool[1024];                /* [pool] path: the pool's path */
     unsigned max_attempts;          /* syntheses of one partition before it fails */
     unsigned max_errors;            /* errors of one partition before it fails */
     unsigned poll_ms;               /* idle poll of the ledger */

@@ -1,0 +1,354 @@
+/*
+ * bench_pipeline.c -- `zkslot bench pipeline KEY.zkey WITNESS.wtns...
+ * [--threads T] [--slots S] [--repeats R] [--json]`: the pipeline's
+ * throughput against proving the same partitions back to back.
+ *
+ *   baseline  the K witnesses proved one after the other in this process
+ *             with T threads (key loaded once, not timed; stricter than K
+ *             runs of `zkslot prove`, which would reload the key each time)
+ *   pipeline  a private pool of S slots and ledger, zkslot-synthd (1 worker,
+ *             T threads) and zkslot-gpud (T threads) started and ready
+ *             (not timed), then one job of the K witnesses: time from submit
+ *             to the job's `done`
+ *
+ * Each is run R times, alternating; medians and their ratio are printed
+ * (ratio >= 1: the pipeline keeps up with back-to-back proving).  The
+ * daemons are found next to this binary (build tree or install prefix) or
+ * given with --synthd PATH / --gpud PATH.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "cmd.h"
+#include "g16_cli.h"
+#include "zk/error.h"
+#include "zk/ledger.h"
+#include "zk/parallel.h"
+#include "zk/pool.h"
+#include "zk/slotfmt.h"
+
+extern char **environ;
+
+#define USAGE "usage: zkslot bench pipeline KEY.zkey WITNESS.wtns... [--threads T] " \
+              "[--slots S] [--repeats R] [--synthd PATH] [--gpud PATH] [--json]\n"
+
+/* A daemon binary next to ours: DIR/NAME, DIR/../DIRNAME/NAME (build tree). */
+static int find_daemon(const char *name, const char *subdir, char *out, size_t n)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return -1;
+    self[len] = 0;
+    char *dir = dirname(self);
+    snprintf(out, n, "%s/%s", dir, name);
+    if (access(out, X_OK) == 0)
+        return 0;
+    snprintf(out, n, "%s/%s/%s", dir, subdir, name);
+    if (access(out, X_OK) == 0)
+        return 0;
+    snprintf(out, n, "%s/../%s/%s", dir, subdir, name);
+    return access(out, X_OK) == 0 ? 0 : -1;
+}
+
+struct daemons {
+    pid_t synthd, gpud;
+    int notify_fd;
+    char sock[108];
+};
+
+static pid_t spawn(const char *path, char *const argv[], const char *log)
+{
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    int r = posix_spawn(&pid, path, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    return r ? -1 : pid;
+}
+
+/* Waits for READY=1 from `want` processes on the notify socket (30 s). */
+static int wait_ready(int fd, int want)
+{
+    double end = bench_now() + 120;
+    int got = 0;
+    while (got < want && bench_now() < end) {
+        char buf[512];
+        struct timeval tv = { 0, 200000 };
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
+        if (n <= 0)
+            continue;
+        buf[n] = 0;
+        if (strstr(buf, "READY=1"))
+            got++;
+    }
+    return got == want ? 0 : -1;
+}
+
+static void stop(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+}
+
+int cmd_bench_pipeline(int argc, char **argv)
+{
+    const char **wpaths = calloc((size_t)argc, sizeof *wpaths);
+    const char *keypath = NULL, *synthd_path = NULL, *gpud_path = NULL;
+    char synthd_buf[PATH_MAX], gpud_buf[PATH_MAX];
+    unsigned nw = 0, nthreads = 0, nslots = 2, repeats = 3;
+    int json = 0, ret = 2, r;
+    struct zk_groth16_key *k = NULL;
+    zk_scalar **w = NULL;
+    double *tb = NULL, *tp = NULL;
+    char dir[] = "/tmp/zkslot-bench-XXXXXX", pool_path[128], ledger_path[PATH_MAX];
+    char conf[PATH_MAX], logp[PATH_MAX];
+    int have_dir = 0, have_pool = 0;
+    zk_ledger *l = NULL;
+    struct daemons dm = { -1, -1, -1, "" };
+    char **abs = NULL;
+
+    if (!wpaths)
+        return 2;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            if (g16_cli_parse_uint("bench pipeline", "--threads", argv[++i], &nthreads))
+                goto out;
+        } else if (!strcmp(argv[i], "--slots") && i + 1 < argc) {
+            if (g16_cli_parse_uint("bench pipeline", "--slots", argv[++i], &nslots))
+                goto out;
+        } else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
+            if (g16_cli_parse_uint("bench pipeline", "--repeats", argv[++i], &repeats))
+                goto out;
+        } else if (!strcmp(argv[i], "--synthd") && i + 1 < argc) {
+            synthd_path = argv[++i];
+        } else if (!strcmp(argv[i], "--gpud") && i + 1 < argc) {
+            gpud_path = argv[++i];
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (argv[i][0] != '-') {
+            if (!keypath)
+                keypath = argv[i];
+            else
+                wpaths[nw++] = argv[i];
+        } else {
+            fputs(USAGE, stderr);
+            goto out;
+        }
+    }
+    if (!keypath || !nw || !repeats || !nslots) {
+        fputs(USAGE, stderr);
+        goto out;
+    }
+    if (!synthd_path) {
+        if (find_daemon("zkslot-synthd", "synthd", synthd_buf, sizeof synthd_buf)) {
+            fprintf(stderr, "zkslot bench pipeline: zkslot-synthd not found next to zkslot "
+                            "(give --synthd PATH)\n");
+            goto out;
+        }
+        synthd_path = synthd_buf;
+    }
+    if (!gpud_path) {
+        if (find_daemon("zkslot-gpud", "gpud", gpud_buf, sizeof gpud_buf)) {
+            fprintf(stderr, "zkslot bench pipeline: zkslot-gpud not found next to zkslot "
+                            "(give --gpud PATH)\n");
+            goto out;
+        }
+        gpud_path = gpud_buf;
+    }
+    if (!nthreads)
+        nthreads = zk_nthreads_default();
+    if (g16_cli_load_key("bench pipeline", keypath, nthreads, &k))
+        goto out;
+    w = calloc(nw, sizeof *w);
+    tb = calloc(repeats, sizeof *tb);
+    tp = calloc(repeats, sizeof *tp);
+    if (!w || !tb || !tp)
+        goto out;
+    for (unsigned i = 0; i < nw; i++) {
+        if (g16_cli_load_witness("bench pipeline", wpaths[i], k, &w[i]))
+            goto out;
+    }
+
+    /* the private pipeline: pool, ledger, config, notify socket, daemons */
+    const struct zk_zkey_header *kh = zk_groth16_key_header(k);
+    struct zk_slot_desc sd;
+    uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, &sd);
+    if (!mkdtemp(dir)) {
+        perror("zkslot bench pipeline: mkdtemp");
+        goto out;
+    }
+    have_dir = 1;
+    snprintf(pool_path, sizeof pool_path, "/dev/shm/zkslot-bench-%d.pool", (int)getpid());
+    struct zk_pool_params pp = { nslots, need, NULL, NULL, 0, ZK_POOL_CREATE_TMPFS };
+    if ((r = zk_pool_create(pool_path, &pp, NULL))) {
+        fprintf(stderr, "zkslot bench pipeline: %s: %s\n", pool_path, zk_strerror(r));
+        goto out;
+    }
+    have_pool = 1;
+    snprintf(ledger_path, sizeof ledger_path, "%s/%s", dir, ZK_LEDGER_FILE);
+    struct zk_diag d;
+    if ((r = zk_ledger_open(ledger_path, ZK_LEDGER_CREATE, 0, &l, &d))) {
+        fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+        goto out;
+    }
+    struct zk_ledger_key lk;
+    memset(&lk, 0, sizeof lk);
+    snprintf(lk.name, sizeof lk.name, "bench");
+    if (!realpath(keypath, lk.path))
+        goto out;
+    snprintf(lk.curve, sizeof lk.curve, "%s", kh->curve == ZK_CURVE_BN254 ? "bn128" : "bls12381");
+    snprintf(lk.hash, sizeof lk.hash, "%032x", 0);
+    struct stat st;
+    lk.file_size = stat(keypath, &st) ? 0 : (uint64_t)st.st_size;
+    lk.n_vars = kh->n_vars;
+    lk.n_public = kh->n_public;
+    lk.domain_size = kh->domain_size;
+    if ((r = zk_ledger_key_add(l, &lk, &d))) {
+        fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+        goto out;
+    }
+    abs = calloc(nw, sizeof *abs);
+    if (!abs)
+        goto out;
+    for (unsigned i = 0; i < nw; i++)
+        abs[i] = realpath(wpaths[i], NULL);
+
+    snprintf(conf, sizeof conf, "%s/zkslot.conf", dir);
+    FILE *cf = fopen(conf, "w");
+    if (!cf)
+        goto out;
+    fprintf(cf, "[zkslot]\nstate_dir = %s\npoll_ms = 5\n[pool]\npath = %s\n", dir, pool_path);
+    fclose(cf);
+    setenv("ZKSLOT_CONFIG", conf, 1);
+    unsetenv("ZKSLOT_POOL");
+    unsetenv("ZKSLOT_STATE_DIR");
+    dm.notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    snprintf(dm.sock, sizeof dm.sock, "%s/notify", dir);
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", dm.sock);
+    if (dm.notify_fd < 0 || bind(dm.notify_fd, (struct sockaddr *)&sa, sizeof sa)) {
+        perror("zkslot bench pipeline: notify socket");
+        goto out;
+    }
+    setenv("NOTIFY_SOCKET", dm.sock, 1);
+    char tbuf[16];
+    snprintf(tbuf, sizeof tbuf, "%u", nthreads);
+    char *sargv[] = { (char *)synthd_path, "--workers", "1", "--threads", tbuf, NULL };
+    char *gargv[] = { (char *)gpud_path, "--backend", "cpu", "--threads", tbuf, NULL };
+    snprintf(logp, sizeof logp, "%s/daemons.log", dir);
+    dm.synthd = spawn(synthd_path, sargv, logp);
+    dm.gpud = spawn(gpud_path, gargv, logp);
+    unsetenv("NOTIFY_SOCKET");
+    if (dm.synthd < 0 || dm.gpud < 0 || wait_ready(dm.notify_fd, 2)) {
+        fprintf(stderr, "zkslot bench pipeline: the daemons did not become ready (log %s)\n",
+                logp);
+        have_dir = 0;   /* keep the log */
+        goto out;
+    }
+    if (!json)
+        printf("bench pipeline: %u partitions of 2^%u (%s), %u threads, %u slots, %u repeats\n",
+               nw, kh->log2_domain, lk.curve, nthreads, nslots, repeats);
+
+    for (unsigned rep = 0; rep < repeats; rep++) {
+        /* back to back, in this process */
+        double t0 = bench_now();
+        for (unsigned i = 0; i < nw; i++) {
+            struct zk_groth16_proof proof;
+            if ((r = zk_groth16_prove(k, w[i], nthreads, &proof))) {
+                fprintf(stderr, "zkslot bench pipeline: prove: %s\n", zk_strerror(r));
+                goto out;
+            }
+        }
+        tb[rep] = bench_now() - t0;
+        /* through the pipeline */
+        int64_t job;
+        char outd[PATH_MAX];
+        snprintf(outd, sizeof outd, "%s/out%u", dir, rep);
+        t0 = bench_now();
+        if ((r = zk_ledger_job_submit(l, lk.id, outd, (const char *const *)abs, nw, &job, &d))) {
+            fprintf(stderr, "zkslot bench pipeline: submit: %s\n", d.msg);
+            goto out;
+        }
+        struct zk_ledger_job j;
+        for (;;) {
+            if ((r = zk_ledger_job_get(l, job, &j, &d))) {
+                fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+                goto out;
+            }
+            if (j.state >= ZK_JOB_DONE)
+                break;
+            struct timespec ts = { 0, 2000000 };
+            nanosleep(&ts, NULL);
+        }
+        tp[rep] = bench_now() - t0;
+        if (j.state != ZK_JOB_DONE) {
+            fprintf(stderr, "zkslot bench pipeline: job %s: %s (log %s)\n",
+                    zk_job_state_name(j.state), j.error, logp);
+            have_dir = 0;
+            goto out;
+        }
+        if (!json)
+            printf("  repeat %u: back to back %.3f s, pipeline %.3f s\n", rep + 1, tb[rep],
+                   tp[rep]);
+    }
+    double mb = bench_median(tb, repeats), mp = bench_median(tp, repeats);
+    if (json)
+        printf("{\"partitions\": %u, \"log2_domain\": %u, \"curve\": \"%s\", \"threads\": %u, "
+               "\"slots\": %u, \"repeats\": %u, \"back_to_back_s\": %.6f, "
+               "\"pipeline_s\": %.6f, \"throughput_ratio\": %.4f}\n",
+               nw, kh->log2_domain, lk.curve, nthreads, nslots, repeats, mb, mp, mb / mp);
+    else
+        printf("median: back to back %.3f s (%.2f proofs/s), pipeline %.3f s (%.2f proofs/s); "
+               "pipeline throughput = %.3fx back to back\n",
+               mb, nw / mb, mp, nw / mp, mb / mp);
+    ret = 0;
+out:
+    if (abs) {
+        for (unsigned i = 0; i < nw; i++)
+            free(abs[i]);
+        free(abs);
+    }
+    stop(dm.gpud);
+    stop(dm.synthd);
+    if (dm.notify_fd >= 0)
+        close(dm.notify_fd);
+    zk_ledger_close(l);
+    if (have_pool)
+        zk_pool_destroy(pool_path, 1, NULL);
+    if (have_dir) {
+        char cmd[PATH_MAX + 16];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "zkslot bench pipeline: could not remove %s\n", dir);
+    }
+    if (w) {
+        for (unsigned i = 0; i < nw; i++)
+            free(w[i]);
+        free(w);
+    }
+    free(tb);
+    free(tp);
+    free(wpaths);
+    zk_groth16_key_free(k);
+    return ret;
+}
