@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "zk/error.h"
 #include "zk/ledger.h"
@@ -350,6 +351,36 @@ out:
     return end(l, r, diag);
 }
 
+/*
+ * Switches to WAL mode.  SQLite does not call the busy handler for this
+ * (it needs the only connection), so concurrent first opens retry here
+ * for up to busy_ms.
+ */
+static int set_wal(zk_ledger *l, unsigned busy_ms, struct zk_diag *diag)
+{
+    for (unsigned waited = 0;; waited += 2) {
+        sqlite3_stmt *s;
+        if (sqlite3_prepare_v2(l->db, "PRAGMA journal_mode = WAL", -1, &s, NULL) != SQLITE_OK)
+            return dberr(l, diag);
+        int rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW) {
+            const char *mode = (const char *)sqlite3_column_text(s, 0);
+            int wal = mode && !strcmp(mode, "wal");
+            char m[16];
+            snprintf(m, sizeof m, "%s", mode ? mode : "?");
+            sqlite3_finalize(s);
+            if (wal)
+                return 0;
+            return zk_diag_set(diag, l->path, ZK_ELEDGER,
+                               "cannot use WAL mode (journal mode stays %s)", m);
+        }
+        sqlite3_finalize(s);
+        if (rc != SQLITE_BUSY || waited >= busy_ms)
+            return dberr(l, diag);
+        usleep(2000);
+    }
+}
+
 int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret,
                    struct zk_diag *diag)
 {
@@ -375,14 +406,21 @@ int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger
     }
     sqlite3_extended_result_codes(l->db, 0);
     sqlite3_busy_timeout(l->db, busy_ms ? (int)busy_ms : 10000);
+    /* one read transaction: the values must come from one snapshot, not
+     * from either side of another process's first migration */
+    if ((r = exec(l, "BEGIN", diag)) < 0)
+        goto out;
     r = identify(l, &ver, diag);
+    int e = end(l, r < 0 ? r : 0, diag);
+    if (r >= 0 && e < 0)
+        r = e;
     if (r < 0)
         goto out;
     if (r == 0 && !(flags & ZK_LEDGER_CREATE)) {
         r = zk_diag_set(diag, path, ZK_EFORMAT, "not a zkslot ledger (empty database)");
         goto out;
     }
-    r = exec(l, "PRAGMA journal_mode = WAL", diag);
+    r = set_wal(l, busy_ms ? busy_ms : 10000, diag);
     if (!r)
         r = exec(l, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", diag);
     if (!r && ver < ZK_LEDGER_SCHEMA_VERSION)
