@@ -584,11 +584,11 @@ static int job_counts(zk_ledger *l, int64_t id, uint32_t count[7], struct zk_dia
 
 /*
  * Derives job id's state from its partitions (inside the caller's
- * transaction): a failed partition fails the job and cancels its unfinished
+ * transaction) after one of them moved to state `to`: a failed partition fails the job and cancels its unfinished
  * partitions; all done -> done; any partition out of queued -> running.
  * Terminal job states (done, failed, canceled) never change here.
  */
-static int derive_job(zk_ledger *l, int64_t id, struct zk_diag *diag)
+static int derive_job(zk_ledger *l, int64_t id, int to, struct zk_diag *diag)
 {
     uint32_t count[7];
     sqlite3_stmt *s = stmt(l, S_JOB_STATE, diag);
@@ -602,6 +602,10 @@ static int derive_job(zk_ledger *l, int64_t id, struct zk_diag *diag)
     uint32_t nparts = (uint32_t)sqlite3_column_int64(s, 1);
     sqlite3_reset(s);
     if (state != ZK_JOB_QUEUED && state != ZK_JOB_RUNNING)
+        return 0;
+    /* a running job changes only when a partition is done or failed: skip
+     * the count (O(partitions of the job)) for the other moves */
+    if (state == ZK_JOB_RUNNING && to != ZK_PART_DONE && to != ZK_PART_FAILED)
         return 0;
     if ((r = job_counts(l, id, count, diag)) < 0)
         return r;
@@ -980,7 +984,7 @@ int zk_ledger_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t sl
         goto out;
     if ((r = part_get(l, id, &p, diag)) < 0)
         goto out;
-    r = derive_job(l, p.job_id, diag);
+    r = derive_job(l, p.job_id, ZK_PART_SYNTHESIZING, diag);
 out:
     r = end(l, r, diag);
     if (!r)
@@ -1012,7 +1016,7 @@ int zk_ledger_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
     sqlite3_bind_int64(s, 5, (int64_t)me->start);
     r = run(l, s, diag);
     if (r > 0)
-        r = derive_job(l, p.job_id, diag);
+        r = derive_job(l, p.job_id, ZK_PART_READY, diag);
 out:
     return end(l, r, diag);
 }
@@ -1050,7 +1054,7 @@ int zk_ledger_part_proving(zk_ledger *l, int64_t id, const struct zk_proc_id *me
     sqlite3_bind_int64(s, 4, id);
     if ((r = run(l, s, diag)) < 0)
         goto out;
-    if ((r = derive_job(l, p.job_id, diag)) < 0)
+    if ((r = derive_job(l, p.job_id, ZK_PART_PROVING, diag)) < 0)
         goto out;
     r = part_get(l, id, &p, diag);
 out:
@@ -1096,7 +1100,7 @@ int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
     sqlite3_bind_int64(s, 6, id);
     if ((r = run(l, s, diag)) < 0)
         goto out;
-    r = derive_job(l, p.job_id, diag);
+    r = derive_job(l, p.job_id, ZK_PART_DONE, diag);
 out:
     return end(l, r > 0 ? 0 : r, diag);
 }
@@ -1130,7 +1134,7 @@ int zk_ledger_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
     sqlite3_bind_int64(s, 3, id);
     if ((r = run(l, s, diag)) < 0)
         goto out;
-    r = derive_job(l, p.job_id, diag);
+    r = derive_job(l, p.job_id, failed ? ZK_PART_FAILED : ZK_PART_QUEUED, diag);
 out:
     r = end(l, r, diag);
     if (!r && ret_failed)
@@ -1161,7 +1165,7 @@ int zk_ledger_part_requeue(zk_ledger *l, int64_t id, const char *note, struct zk
     sqlite3_bind_int64(s, 3, id);
     if ((r = run(l, s, diag)) < 0)
         goto out;
-    r = derive_job(l, p.job_id, diag);
+    r = derive_job(l, p.job_id, ZK_PART_QUEUED, diag);
 out:
     return end(l, r, diag);
 }
@@ -1257,7 +1261,7 @@ static int move(zk_ledger *l, const struct cand *c, int to, const char *note,
     r = run(l, s, diag);
     sqlite3_finalize(s);
     if (r > 0) {
-        int d = derive_job(l, c->job_id, diag);
+        int d = derive_job(l, c->job_id, to, diag);
         r = d < 0 ? d : 1;
     }
 out:
