@@ -551,6 +551,43 @@ static void test_reconcile(zk_ledger *l, int64_t key)
     ZT_CHECK(part(l, ids.v[2]).state == ZK_PART_CANCELED, "the rest canceled");
 }
 
+/* A pool scanned lazily on the first question, while a partition is
+ * published right after the scan (through another handle). */
+struct lazy {
+    zk_ledger *other;
+    int64_t publish;
+    int calls;
+};
+
+static int holds_lazy(void *ctx, int64_t id)
+{
+    struct lazy *z = ctx;
+    (void)id;
+    if (z->calls++ == 0)
+        ZT_CHECK(zk_ledger_part_ready(z->other, z->publish, &me, 0.5, NULL) == 0);
+    return 0;   /* the scan saw nothing */
+}
+
+static void test_reconcile_snapshot(zk_ledger *l, int64_t key)
+{
+    struct zk_ledger_part p;
+    uint32_t changed = 0;
+    struct lazy z = { NULL, 0, 0 };
+    int64_t jid = submit(l, key, 2);
+    struct ids ids = parts_of(l, jid);
+    ZT_REQUIRE(ids.n == 2, );
+    ZT_CHECK(zk_ledger_claim_queued(l, &dead, 0, &p, NULL) == 0 && p.id == ids.v[0]);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0 && p.id == ids.v[1]);
+    ZT_REQUIRE(zk_ledger_open(zk_ledger_path(l), 0, 0, &z.other, NULL) == 0, );
+    z.publish = ids.v[1];
+    ZT_CHECK(zk_ledger_reconcile(l, holds_lazy, &z, 1, 10, &changed, NULL) == 0);
+    ZT_CHECK(z.calls == 1 && changed == 1, "calls %d changed %u", z.calls, changed);
+    ZT_CHECK(part(l, ids.v[0]).state == ZK_PART_QUEUED);
+    ZT_CHECK(part(l, ids.v[1]).state == ZK_PART_READY, "published after the scan: not lost");
+    zk_ledger_close(z.other);
+    ZT_CHECK(zk_ledger_job_cancel(l, jid, NULL) == 0);
+}
+
 static void test_counts_lists(zk_ledger *l)
 {
     uint64_t c[7];
@@ -702,6 +739,7 @@ int main(int argc, char **argv)
         test_cancel(l, k.id);
         test_error_limits(l, k.id);
         test_reconcile(l, k.id);
+        test_reconcile_snapshot(l, k.id);
         test_counts_lists(l);
         int n = 0;
         ZT_CHECK(zk_ledger_job_list(l, count_jobs, &n, NULL) == 0 && n >= 8, "%d jobs", n);

@@ -1276,11 +1276,19 @@ int zk_ledger_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_
                         void *ctx, int check_ready, uint32_t max_attempts,
                         uint32_t *ret_changed, struct zk_diag *diag)
 {
-    struct cand *v = NULL;
-    size_t n = 0;
+    struct cand *v = NULL, *rv = NULL;
+    size_t n = 0, rn = 0;
     uint32_t changed = 0;
     char note[512];
-    int r = candidates(l, "state IN ('synthesizing', 'proving')", &v, &n, diag);
+    /* both candidate lists from one snapshot, before slot_holds is asked
+     * anything (see ledger.h: callers may scan the pool on the first call) */
+    int r = exec(l, "BEGIN", diag);
+    if (r)
+        return r;
+    r = candidates(l, "state IN ('synthesizing', 'proving')", &v, &n, diag);
+    if (!r && check_ready)
+        r = candidates(l, "state = 'ready'", &rv, &rn, diag);
+    r = end(l, r, diag);
     for (size_t i = 0; !r && i < n; i++) {
         const struct cand *c = &v[i];
         if (zk_proc_alive(&c->owner, 64))
@@ -1303,24 +1311,21 @@ int zk_ledger_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_
             changed++;
         r = r < 0 ? r : 0;
     }
-    free(v);
-    v = NULL;
-    if (!r && check_ready)
-        r = candidates(l, "state = 'ready'", &v, &n, diag);
-    for (size_t i = 0; !r && check_ready && i < n; i++) {
-        int held = slot_holds ? slot_holds(ctx, v[i].id) : 0;
+    for (size_t i = 0; !r && i < rn; i++) {
+        int held = slot_holds ? slot_holds(ctx, rv[i].id) : 0;
         if (held < 0) {
-            r = zk_diag_set(diag, l->path, held, "slot_holds(%lld) failed", (long long)v[i].id);
+            r = zk_diag_set(diag, l->path, held, "slot_holds(%lld) failed", (long long)rv[i].id);
             break;
         }
         if (held)
             continue;
-        r = move(l, &v[i], ZK_PART_QUEUED, "its slot was lost: re-queued", diag);
+        r = move(l, &rv[i], ZK_PART_QUEUED, "its slot was lost: re-queued", diag);
         if (r > 0)
             changed++;
         r = r < 0 ? r : 0;
     }
     free(v);
+    free(rv);
     if (!r && ret_changed)
         *ret_changed = changed;
     return r;
