@@ -126,6 +126,9 @@ check "status canceled" 0 "$Z" status "$job1" --state-dir "$S"
 expect "partitions canceled" "^    0 canceled "
 
 # result of a finished job: mark job 2 done the way gpud would leave it
+if ! python3 -c 'import sqlite3' 2>/dev/null; then
+  echo "note: python3 has no sqlite3 module; result of a done job not checked"
+else
 python3 - "$S/ledger.db" "$job2" <<'PY' || { echo "FAIL: could not mark done"; fail=1; }
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
@@ -137,6 +140,7 @@ check "wait done" 0 "$Z" wait "$job2" --state-dir "$S"
 check "result" 0 "$Z" result "$job2" --state-dir "$S"
 [ "$(cat "$OUT")" = "$T/rel/out/0/proof.json $T/rel/out/0/public.json" ] ||
   { echo "FAIL: result paths"; cat "$OUT"; fail=1; }
+fi
 
 # where the state directory comes from: config < env < flag
 printf '[zkslot]\nstate_dir = %s\n' "$S" >"$T/z.conf"
