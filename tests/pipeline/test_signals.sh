@@ -8,24 +8,29 @@ set -u
 pl_init signals || exit 77
 
 pl_pool 2 || exit 1
-pl_circuit bls12381 2000 6 || { pl_bad circuit; exit 1; }
+pl_circuit bls12381 4000 6 || { pl_bad circuit; exit 1; }
 pl_start_synthd --workers 1
 pl_start_gpud --threads 1
-j=$(pl_submit 6)
-done_count() { "$ZKSLOT" status "$j" --json | python3 -c 'import json,sys; s=json.load(sys.stdin); p=s.get("partitions") or s["job"]["partitions"]; print(sum(x["state"]=="done" for x in p))'; }
+j=$("$ZKSLOT" submit --key "$PL_KEYNAME" "${PL_WTNS[@]}" "${PL_WTNS[@]}")   # 12 partitions
+count() { "$ZKSLOT" status "$j" --json | python3 -c 'import json,sys; s=json.load(sys.stdin); p=s.get("partitions") or s["job"]["partitions"]; print(sum(x["state"]==sys.argv[1] for x in p))' "$1"; }
+done_count() { count done; }
 for _ in $(seq 300); do [ "$(done_count)" -ge 1 ] && break; sleep 0.1; done
 pl_stop "$PL_GPUD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "gpud exit $rc after SIGTERM"
 grep -q "finishing the partitions in hand" "$PL_W/gpud.log" || pl_bad "gpud did not log the stop"
 kill -INT "$PL_SYNTHD"; wait "$PL_SYNTHD"; rc=$?
 [ "$rc" = 0 ] || pl_bad "synthd exit $rc after SIGINT"
 n1=$(done_count)
-echo "stopped cleanly with $n1 of 6 done"
+[ "$(count proving)" = 0 ] || pl_bad "a clean stop left partitions proving"
+[ "$n1" -lt 12 ] || pl_bad "the job finished before the stop: the test stopped nothing in flight"
+echo "stopped cleanly with $n1 of 12 done"
 # a double SIGTERM: work handed back, exit at once
 pl_start_synthd --workers 1
 pl_start_gpud --threads 1
 for _ in $(seq 300); do [ "$(done_count)" -gt "$n1" ] && break; sleep 0.1; done
 kill -TERM "$PL_GPUD"; sleep 0.05; kill -TERM "$PL_GPUD"; wait "$PL_GPUD"; rc=$?
 [ "$rc" = 0 ] || pl_bad "gpud exit $rc after two SIGTERMs"
+[ "$(count proving)" = 0 ] || pl_bad "a double SIGTERM left partitions proving"
+echo "double SIGTERM: $(done_count) of 12 done, the rest handed back"
 pl_start_gpud --threads 1
 pl_wait "$j" 300 && n=$(pl_check_job "$j") && echo "ok: $n proofs accepted after clean restarts"
 pl_stop "$PL_GPUD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "gpud exit $rc"
