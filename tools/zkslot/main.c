@@ -43,7 +43,7 @@ static const struct command commands[] = {
     { "wait", cmd_wait, "JOB [--timeout S]" },
     { "result", cmd_result, "JOB" },
     { "cancel", cmd_cancel, "JOB" },
-    { "plan", cmd_plan, "[--ram SIZE] [--key KEY.zkey] ..." },
+    { "plan", cmd_plan, "--key KEY.zkey | --partition-size SIZE [--ram SIZE] ..." },
     { "top", cmd_top, "" },
 };
 

@@ -1,0 +1,710 @@
+/*
+ * cmd_plan.c -- `zkslot plan`: size a machine for zkslot from its facts (RAM,
+ * NUMA nodes, GPUs, huge-page size, cores; detected or given) and a key (or
+ * a partition size), and print the configuration with the memory bound it
+ * guarantees, the arithmetic shown line by line.
+ *
+ * The model (docs/plan.md):
+ *   slot     = partition bytes (zk_slotfmt_layout) rounded up to the huge page
+ *   S        = 2 per gpud (one on the device, one waiting) + one per synth
+ *              worker, or --in-flight N
+ *   pool     = S x slot                       (partition memory, by construction)
+ *   keys     = gpud x key points + synthd x key coefficients
+ *   overhead = daemons x 256 MiB + pool table + 3 witness copies per gpud
+ *              (what prove_finalize keeps after the slot is released)
+ *   bound    = pool + keys + overhead  <=  RAM - reserve
+ *   reserve  = max(8 GiB, 5% of RAM) unless --reserve
+ * A configuration whose bound exceeds RAM - reserve is refused (exit 1).
+ * Exit 2 on bad flags or files, one line naming the flag or file.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "pool/layout.h"
+#include "zk/binfile.h"
+#include "zk/error.h"
+#include "zk/pool.h"
+#include "zk/slotfmt.h"
+#include "zk/zkey.h"
+
+#define GiB (1ULL << 30)
+#define MiB (1ULL << 20)
+#define PLAN_DAEMON_OVERHEAD (256 * MiB)   /* heap, stacks, libraries of one daemon */
+#define PLAN_RESERVE_MIN (8 * GiB)
+#define PLAN_RESERVE_PCT 5                 /* % of RAM kept for the OS and the rest */
+#define PLAN_KEY_PER_PARTITION 3           /* key estimate without --key/--key-memory */
+#define PLAN_COEF_BYTES 36                 /* synthd: 4-byte signal + 32-byte value */
+/* Proofs a gpud holds between slot release and proof.json, each with a copy of
+ * its witness: one in the finisher, one handed over, one in the starter
+ * waiting to hand over (gpud/main.c). */
+#define PLAN_PENDING_PER_GPUD 3
+
+/* One machine fact and where it came from. */
+struct fact {
+    uint64_t v;
+    const char *src;                       /* "given", "detected", "default" */
+    char how[128];                         /* what was read */
+};
+
+struct plan {
+    struct fact ram, nodes, gpus, hpage, cores;
+    uint64_t partition, witness;           /* partition bytes; its witness region */
+    const char *partition_src;
+    uint64_t key_gpud, key_synthd;
+    const char *key_src;
+    uint64_t ngpud, nsynthd, workers, threads, slots, slot;
+    int in_flight_given;
+    uint64_t pool, table, keys, daemons, finalize, overhead, bound, reserve, available;
+    const char *reserve_src;
+    uint64_t max_slots;                    /* most slots that would fit */
+    int fits;
+};
+
+static int bad(const char *what, const char *val, const char *why)
+{
+    fprintf(stderr, "zkslot plan: %s '%s': %s\n", what, val, why);
+    return 2;
+}
+
+static int parse_count(const char *s, uint64_t max, uint64_t *ret)
+{
+    char *end;
+    if (!isdigit((unsigned char)s[0]))
+        return -EINVAL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max)
+        return -EINVAL;
+    *ret = v;
+    return 0;
+}
+
+/* "1.00 GiB"-style text of a byte count. */
+static const char *human(uint64_t b, char *buf, size_t n)
+{
+    if (b >= GiB)
+        snprintf(buf, n, "%.2f GiB", (double)b / GiB);
+    else
+        snprintf(buf, n, "%.1f MiB", (double)b / MiB);
+    return buf;
+}
+
+/* Exact size text for a flag ("16G", "18434M", "4096K" or bytes). */
+static const char *exact(uint64_t b, char *buf, size_t n)
+{
+    static const struct { uint64_t u; char c; } units[] = {
+        { 1ULL << 40, 'T' }, { GiB, 'G' }, { MiB, 'M' }, { 1ULL << 10, 'K' } };
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (b && b % units[i].u == 0) {
+            snprintf(buf, n, "%llu%c", (unsigned long long)(b / units[i].u), units[i].c);
+            return buf;
+        }
+    }
+    snprintf(buf, n, "%llu", (unsigned long long)b);
+    return buf;
+}
+
+static uint64_t round_up(uint64_t x, uint64_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* A "kB" line of /proc/meminfo, in bytes; 0 when absent. */
+static uint64_t meminfo(const char *key)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    uint64_t v = 0;
+    size_t kl = strlen(key);
+
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, key, kl) && line[kl] == ':') {
+            v = strtoull(line + kl + 1, NULL, 10) * 1024;
+            break;
+        }
+    }
+    fclose(f);
+    return v;
+}
+
+/* Count of directory entries of `dir` named `prefix` followed by a digit
+ * (prefix "": any name not starting with a dot). */
+static uint64_t count_entries(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    uint64_t n = 0;
+    size_t pl = strlen(prefix);
+
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (pl && (strncmp(e->d_name, prefix, pl) || !isdigit((unsigned char)e->d_name[pl])))
+            continue;
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* CPUs in a cpulist file ("0-15,32-47"); 0 when unreadable. */
+static uint64_t cpulist_count(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char buf[4096];
+    uint64_t n = 0;
+
+    if (!f)
+        return 0;
+    if (fgets(buf, sizeof buf, f)) {
+        char *p = buf;
+        while (isdigit((unsigned char)*p)) {
+            unsigned long a = strtoul(p, &p, 10), b = a;
+            if (*p == '-')
+                b = strtoul(p + 1, &p, 10);
+            if (b >= a)
+                n += b - a + 1;
+            if (*p != ',')
+                break;
+            p++;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+static void detect(struct plan *p)
+{
+    if (!p->ram.src) {
+        p->ram.v = meminfo("MemTotal");
+        p->ram.src = "detected";
+        snprintf(p->ram.how, sizeof p->ram.how, "/proc/meminfo MemTotal");
+    }
+    if (!p->nodes.src) {
+        p->nodes.v = count_entries("/sys/devices/system/node", "node");
+        p->nodes.src = "detected";
+        snprintf(p->nodes.how, sizeof p->nodes.how, "/sys/devices/system/node/node*");
+        if (!p->nodes.v) {
+            p->nodes.v = 1;
+            p->nodes.src = "default";
+            snprintf(p->nodes.how, sizeof p->nodes.how, "no NUMA information: 1 node");
+        }
+    }
+    if (!p->gpus.src) {
+        p->gpus.v = count_entries("/proc/driver/nvidia/gpus", "");
+        p->gpus.src = "detected";
+        snprintf(p->gpus.how, sizeof p->gpus.how, "/proc/driver/nvidia/gpus/*");
+    }
+    if (!p->hpage.src) {
+        p->hpage.v = meminfo("Hugepagesize");
+        p->hpage.src = "detected";
+        snprintf(p->hpage.how, sizeof p->hpage.how, "/proc/meminfo Hugepagesize");
+        if (!p->hpage.v) {
+            p->hpage.v = 2 * MiB;
+            p->hpage.src = "default";
+            snprintf(p->hpage.how, sizeof p->hpage.how, "no huge pages reported: 2 MiB");
+        }
+    }
+    if (!p->cores.src) {
+        /* per node: the smallest node's cpulist (synthd is bound to one node) */
+        uint64_t minc = 0;
+        char path[128];
+        for (uint64_t i = 0; i < 4096; i++) {
+            snprintf(path, sizeof path, "/sys/devices/system/node/node%llu/cpulist",
+                     (unsigned long long)i);
+            if (access(path, R_OK))
+                continue;
+            uint64_t c = cpulist_count(path);
+            if (c && (!minc || c < minc))
+                minc = c;
+        }
+        p->cores.src = "detected";
+        if (minc && !strcmp(p->nodes.src, "detected")) {
+            p->cores.v = minc;
+            snprintf(p->cores.how, sizeof p->cores.how, "/sys/devices/system/node/node*/cpulist");
+        } else {
+            long n = sysconf(_SC_NPROCESSORS_ONLN);
+            p->cores.v = (uint64_t)(n > 0 ? n : 1) / p->nodes.v;
+            if (!p->cores.v)
+                p->cores.v = 1;
+            snprintf(p->cores.how, sizeof p->cores.how, "online CPUs / nodes");
+        }
+    }
+}
+
+/* Partition and key memory from a zkey.  Returns 0 or 2 (message printed). */
+static int from_key(struct plan *p, const char *path, int key_mem_given)
+{
+    struct zk_zkey z;
+    struct zk_diag d = { "" };
+    struct zk_slot_desc desc;
+    int r = zk_zkey_open(&z, path, &d);
+
+    if (r) {
+        fprintf(stderr, "zkslot plan: %s\n", d.msg[0] ? d.msg : zk_strerror(r));
+        return 2;
+    }
+    p->partition = zk_slotfmt_layout(z.hdr.n_vars, z.hdr.domain_size, &desc);
+    p->witness = desc.region_bytes[ZK_SLOTFMT_W];
+    p->partition_src = "key";
+    if (!key_mem_given) {
+        static const enum zk_zkey_section pts[] = { ZK_ZKEY_SEC_IC, ZK_ZKEY_SEC_A,
+                                                    ZK_ZKEY_SEC_B1, ZK_ZKEY_SEC_B2,
+                                                    ZK_ZKEY_SEC_C, ZK_ZKEY_SEC_H };
+        uint64_t g = 0;
+        for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
+            size_t pb = 0;
+            uint64_t n = zk_zkey_section_points(&z, pts[i], &pb);
+            g += n * pb;
+        }
+        p->key_gpud = g;
+        p->key_synthd = z.hdr.n_coef * PLAN_COEF_BYTES +
+                        2 * ((uint64_t)z.hdr.domain_size + 1) * sizeof(uint32_t);
+        p->key_src = "key";
+    }
+    zk_zkey_done(&z);
+    if (!p->partition) {
+        fprintf(stderr, "zkslot plan: %s: partition size overflows\n", path);
+        return 2;
+    }
+    return 0;
+}
+
+/* Pages the pool's header and slot table take (before the first slot). */
+static uint64_t table_bytes(uint64_t slots, uint64_t page)
+{
+    return round_up(POOL_HDR_SIZE + (uint64_t)ZK_POOL_MAX_ATTACH * POOL_ATTACH_SIZE +
+                    slots * POOL_SLOT_SIZE, page);
+}
+
+static void compute(struct plan *p)
+{
+    p->ngpud = p->gpus.v ? p->gpus.v : 1;
+    p->nsynthd = p->nodes.v;
+    p->slot = round_up(p->partition, p->hpage.v);
+    if (!p->in_flight_given) {
+        /* enough workers that each gpud has one partition being synthesized */
+        p->workers = (p->ngpud + p->nsynthd - 1) / p->nsynthd;
+        p->slots = 2 * p->ngpud + p->workers * p->nsynthd;
+    } else {
+        uint64_t spare = p->slots > 2 * p->ngpud ? p->slots - 2 * p->ngpud : 0;
+        /* the slots beyond 2 per gpud feed the workers; no more workers than cores */
+        p->workers = spare / p->nsynthd;
+        if (p->workers > p->cores.v)
+            p->workers = p->cores.v;
+        if (!p->workers)
+            p->workers = 1;
+    }
+    p->threads = p->cores.v / p->workers;
+    if (!p->threads)
+        p->threads = 1;
+    p->pool = p->slots * p->slot;
+    p->table = table_bytes(p->slots, p->hpage.v);
+    p->keys = p->ngpud * p->key_gpud + p->nsynthd * p->key_synthd;
+    p->daemons = (p->ngpud + p->nsynthd) * PLAN_DAEMON_OVERHEAD;
+    p->finalize = p->ngpud * PLAN_PENDING_PER_GPUD * p->witness;
+    p->overhead = p->daemons + p->table + p->finalize;
+    p->bound = p->pool + p->keys + p->overhead;
+    if (!p->reserve_src) {
+        p->reserve = p->ram.v / 100 * PLAN_RESERVE_PCT;
+        if (p->reserve < PLAN_RESERVE_MIN)
+            p->reserve = PLAN_RESERVE_MIN;
+        p->reserve_src = "max(8 GiB, 5% of RAM)";
+    }
+    p->available = p->ram.v > p->reserve ? p->ram.v - p->reserve : 0;
+    p->fits = p->bound <= p->available;
+    /* the most slots that fit with the same keys and daemons */
+    uint64_t fixed = p->keys + p->daemons + p->finalize;
+    p->max_slots = 0;
+    if (p->available > fixed) {
+        uint64_t s = (p->available - fixed) / p->slot;
+        while (s && s * p->slot + table_bytes(s, p->hpage.v) > p->available - fixed)
+            s--;
+        p->max_slots = s > ZK_POOL_MAX_SLOTS ? ZK_POOL_MAX_SLOTS : s;
+    }
+}
+
+static void node_list(const struct plan *p, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (uint64_t i = 0; i < p->nodes.v && o + 24 < n; i++)
+        o += (size_t)snprintf(buf + o, n - o, "%s%llu", i ? "," : "", (unsigned long long)i);
+}
+
+/* Huge pages node i needs: its share of the slots (round-robin), plus the
+ * header and table on node 0. */
+static uint64_t node_pages(const struct plan *p, uint64_t i)
+{
+    uint64_t s = p->slots / p->nodes.v + (i < p->slots % p->nodes.v ? 1 : 0);
+    uint64_t pages = s * (p->slot / p->hpage.v);
+    if (i == 0)
+        pages += p->table / p->hpage.v;
+    return pages;
+}
+
+static void print_conf(const struct plan *p, FILE *f, const char *indent)
+{
+    fprintf(f, "%s[pool]\n%spath = " ZK_POOL_DEFAULT_PATH "\n", indent, indent);
+    fprintf(f, "%s[synthd]\n%sworkers = %llu\n%sthreads = %llu\n", indent, indent,
+            (unsigned long long)p->workers, indent, (unsigned long long)p->threads);
+    fprintf(f, "%s[gpud]\n%sbackend = %s\n", indent, indent, p->gpus.v ? "cuda" : "cpu");
+}
+
+static void pool_cmd(const struct plan *p, char *buf, size_t n)
+{
+    char sz[32], nl[256];
+    node_list(p, nl, sizeof nl);
+    snprintf(buf, n, "zkslot pool create --slots %llu --slot-size %s%s%s --hugetlb",
+             (unsigned long long)p->slots, exact(p->slot, sz, sizeof sz),
+             p->nodes.v > 1 ? " --numa-nodes " : "", p->nodes.v > 1 ? nl : "");
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if (*s == '\n')
+            fputs("\\n", f);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void print_json(const struct plan *p)
+{
+    const struct { const char *name; const struct fact *f; } facts[] = {
+        { "ram", &p->ram }, { "numa_nodes", &p->nodes }, { "gpus", &p->gpus },
+        { "hugepage_size", &p->hpage }, { "cores_per_node", &p->cores } };
+    char buf[1024];
+    FILE *mf;
+    char *conf = NULL;
+    size_t conf_len = 0;
+
+    printf("{\n  \"machine\": {");
+    for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
+        printf("%s\n    \"%s\": {\"value\": %llu, \"source\": \"%s\", \"how\": ", i ? "," : "",
+               facts[i].name, (unsigned long long)facts[i].f->v, facts[i].f->src);
+        json_str(stdout, facts[i].f->how);
+        printf("}");
+    }
+    printf("\n  },\n");
+    printf("  \"partition_size\": %llu,\n  \"partition_source\": \"%s\",\n"
+           "  \"witness_size\": %llu,\n",
+           (unsigned long long)p->partition, p->partition_src, (unsigned long long)p->witness);
+    printf("  \"key_memory_gpud\": %llu,\n  \"key_memory_synthd\": %llu,\n"
+           "  \"key_memory_source\": \"%s\",\n",
+           (unsigned long long)p->key_gpud, (unsigned long long)p->key_synthd, p->key_src);
+    printf("  \"gpud\": %llu,\n  \"synthd\": %llu,\n  \"synth_workers_per_node\": %llu,\n"
+           "  \"synth_threads_per_worker\": %llu,\n",
+           (unsigned long long)p->ngpud, (unsigned long long)p->nsynthd,
+           (unsigned long long)p->workers, (unsigned long long)p->threads);
+    printf("  \"slots\": %llu,\n  \"slot_size\": %llu,\n  \"hugepages_per_node\": [",
+           (unsigned long long)p->slots, (unsigned long long)p->slot);
+    for (uint64_t i = 0; i < p->nodes.v; i++)
+        printf("%s%llu", i ? ", " : "", (unsigned long long)node_pages(p, i));
+    printf("],\n");
+    printf("  \"pool\": %llu,\n  \"keys\": %llu,\n  \"overhead\": %llu,\n"
+           "  \"overhead_daemons\": %llu,\n  \"overhead_pool_table\": %llu,\n"
+           "  \"overhead_finalize\": %llu,\n  \"bound\": %llu,\n  \"reserve\": %llu,\n"
+           "  \"available\": %llu,\n  \"max_slots_that_fit\": %llu,\n  \"fits\": %s,\n",
+           (unsigned long long)p->pool, (unsigned long long)p->keys,
+           (unsigned long long)p->overhead, (unsigned long long)p->daemons,
+           (unsigned long long)p->table, (unsigned long long)p->finalize,
+           (unsigned long long)p->bound, (unsigned long long)p->reserve,
+           (unsigned long long)p->available, (unsigned long long)p->max_slots,
+           p->fits ? "true" : "false");
+    mf = open_memstream(&conf, &conf_len);
+    if (mf) {
+        print_conf(p, mf, "");
+        fclose(mf);
+    }
+    printf("  \"config\": ");
+    json_str(stdout, conf ? conf : "");
+    free(conf);
+    pool_cmd(p, buf, sizeof buf);
+    printf(",\n  \"pool_create\": ");
+    json_str(stdout, buf);
+    printf("\n}\n");
+}
+
+static void print_text(const struct plan *p)
+{
+    char a[32], b[32], c[32], d[32], nl[256], cmd[1024];
+    const struct { const char *name; const struct fact *f; int bytes; } facts[] = {
+        { "RAM", &p->ram, 1 }, { "NUMA nodes", &p->nodes, 0 }, { "GPUs", &p->gpus, 0 },
+        { "huge page", &p->hpage, 1 }, { "cores/node", &p->cores, 0 } };
+
+    printf("machine:\n");
+    for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
+        if (facts[i].bytes)
+            human(facts[i].f->v, a, sizeof a);
+        else
+            snprintf(a, sizeof a, "%llu", (unsigned long long)facts[i].f->v);
+        printf("  %-12s %-12s %s%s%s%s\n", facts[i].name, a, facts[i].f->src,
+               facts[i].f->how[0] ? " (" : "", facts[i].f->how, facts[i].f->how[0] ? ")" : "");
+    }
+    printf("workload:\n");
+    printf("  partition    %s (%s)\n", human(p->partition, a, sizeof a),
+           !strcmp(p->partition_src, "key") ? "slot layout of the key's header"
+                                            : "--partition-size");
+    printf("  key memory   %s per gpud (points), %s per synthd (coefficients) -- %s\n",
+           human(p->key_gpud, a, sizeof a), human(p->key_synthd, b, sizeof b),
+           !strcmp(p->key_src, "key") ? "from the key's sections"
+           : !strcmp(p->key_src, "given") ? "--key-memory"
+                                          : "ESTIMATED as 3 x partition: pass --key-memory");
+    printf("recommendation:\n");
+    printf("  gpud         %llu (%s)\n", (unsigned long long)p->ngpud,
+           p->gpus.v ? "one per GPU, backend cuda" : "no GPU: one gpud with backend cpu");
+    printf("  synthd       %llu (one per NUMA node), %llu worker(s) each, "
+           "%llu thread(s) per worker\n",
+           (unsigned long long)p->nsynthd, (unsigned long long)p->workers,
+           (unsigned long long)p->threads);
+    if (p->in_flight_given)
+        printf("  slots        %llu (--in-flight)\n", (unsigned long long)p->slots);
+    else
+        printf("  slots        %llu = 2 per gpud x %llu + 1 per synth worker x %llu\n",
+               (unsigned long long)p->slots, (unsigned long long)p->ngpud,
+               (unsigned long long)(p->workers * p->nsynthd));
+    if (p->in_flight_given && p->slots < 2 * p->ngpud + p->nsynthd)
+        printf("  note         fewer than 2 per gpud + 1 per synthd: GPUs will wait\n");
+    printf("  slot size    %s = partition %s rounded up to the %s huge page\n",
+           exact(p->slot, a, sizeof a), human(p->partition, b, sizeof b),
+           human(p->hpage.v, c, sizeof c));
+    for (uint64_t i = 0; i < p->nodes.v; i++)
+        printf("  node %-7llu %llu huge pages (%s)\n", (unsigned long long)i,
+               (unsigned long long)node_pages(p, i),
+               human(node_pages(p, i) * p->hpage.v, a, sizeof a));
+    printf("memory bound:\n");
+    printf("  pool     = S x slot = %llu x %s = %s\n", (unsigned long long)p->slots,
+           human(p->slot, a, sizeof a), human(p->pool, b, sizeof b));
+    printf("  keys     = gpud x points + synthd x coefficients = %llu x %s + %llu x %s = %s\n",
+           (unsigned long long)p->ngpud, human(p->key_gpud, a, sizeof a),
+           (unsigned long long)p->nsynthd, human(p->key_synthd, b, sizeof b),
+           human(p->keys, c, sizeof c));
+    printf("  overhead = daemons x 256 MiB + pool table + gpud x 3 witness copies"
+           " = %s + %s + %s = %s\n",
+           human(p->daemons, a, sizeof a), human(p->table, b, sizeof b),
+           human(p->finalize, c, sizeof c), human(p->overhead, d, sizeof d));
+    printf("  bound    = pool + keys + overhead = %s\n", human(p->bound, a, sizeof a));
+    printf("  reserve  = %s = %s\n", p->reserve_src, human(p->reserve, a, sizeof a));
+    printf("  available = RAM - reserve = %s - %s = %s\n", human(p->ram.v, a, sizeof a),
+           human(p->reserve, b, sizeof b), human(p->available, c, sizeof c));
+    if (p->fits) {
+        printf("  verdict: FITS, bound %s <= available %s (headroom %s)\n",
+               human(p->bound, a, sizeof a), human(p->available, b, sizeof b),
+               human(p->available - p->bound, c, sizeof c));
+        printf("\n/etc/zkslot/zkslot.conf:\n");
+        print_conf(p, stdout, "  ");
+        printf("\nhuge pages (at boot, e.g. a unit before zkslot-pool.service):\n");
+        for (uint64_t i = 0; i < p->nodes.v; i++)
+            printf("  echo %llu > /sys/devices/system/node/node%llu/hugepages/"
+                   "hugepages-%llukB/nr_hugepages\n",
+                   (unsigned long long)node_pages(p, i), (unsigned long long)i,
+                   (unsigned long long)(p->hpage.v / 1024));
+        pool_cmd(p, cmd, sizeof cmd);
+        printf("\npool:\n  %s\n", cmd);
+        node_list(p, nl, sizeof nl);
+        printf("\nunits: zkslot-synthd@%s%s%s.service", p->nodes.v > 1 ? "{" : "", nl,
+               p->nodes.v > 1 ? "}" : "");
+        if (p->ngpud > 1)
+            printf(", zkslot-gpud@{0..%llu}.service\n", (unsigned long long)(p->ngpud - 1));
+        else
+            printf(", zkslot-gpud@0.service\n");
+    } else {
+        printf("  verdict: DOES NOT FIT\n");
+    }
+}
+
+/* The one-line refusal: the shortfall and what to change. */
+static void refuse(const struct plan *p, FILE *f)
+{
+    char a[32], b[32], c[32], d[32];
+    fprintf(f, "zkslot plan: does not fit: bound %s exceeds RAM - reserve %s by %s; ",
+            human(p->bound, a, sizeof a), human(p->available, b, sizeof b),
+            human(p->bound - p->available, c, sizeof c));
+    if (p->pool > p->available)
+        fprintf(f, "the pool alone (%llu x %s = %s) is larger; ", (unsigned long long)p->slots,
+                human(p->slot, d, sizeof d), human(p->pool, a, sizeof a));
+    if (p->max_slots >= 2)
+        fprintf(f, "at most %llu slots of %s fit with these keys: use --in-flight %llu, "
+                   "smaller partitions, or more RAM\n",
+                (unsigned long long)p->max_slots, human(p->slot, d, sizeof d),
+                (unsigned long long)p->max_slots);
+    else
+        fprintf(f, "keys (%s) and daemons leave room for %llu slot(s) of %s, fewer than the 2 "
+                   "a pipeline needs: smaller partitions, less key memory per process "
+                   "(--key-memory), or more RAM\n",
+                human(p->keys, a, sizeof a), (unsigned long long)p->max_slots,
+                human(p->slot, d, sizeof d));
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "key", required_argument, NULL, 'k' },
+        { "partition-size", required_argument, NULL, 'p' },
+        { "ram", required_argument, NULL, 'r' },
+        { "numa-nodes", required_argument, NULL, 'n' },
+        { "gpus", required_argument, NULL, 'g' },
+        { "hugepage-size", required_argument, NULL, 'H' },
+        { "cores", required_argument, NULL, 'c' },
+        { "in-flight", required_argument, NULL, 'i' },
+        { "reserve", required_argument, NULL, 'R' },
+        { "key-memory", required_argument, NULL, 'K' },
+        { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    static const char *usage =
+        "usage: zkslot plan (--key KEY.zkey | --partition-size SIZE) [--ram SIZE]\n"
+        "                   [--numa-nodes N] [--gpus N] [--hugepage-size SIZE] [--cores N]\n"
+        "                   [--in-flight N] [--reserve SIZE] [--key-memory SIZE[,SIZE]] [--json]\n"
+        "  --key-memory G[,S]: key bytes each gpud (G) and each synthd (S, default G) holds\n";
+    struct plan p;
+    const char *key = NULL;
+    int json = 0, o;
+
+    memset(&p, 0, sizeof p);
+    optind = 1;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        uint64_t v = 0;
+        switch (o) {
+        case 'k':
+            key = optarg;
+            break;
+        case 'p':
+            if (zk_pool_parse_size(optarg, &v) || !v)
+                return bad("--partition-size", optarg, "not a size (e.g. 16G, 512M)");
+            p.partition = v;
+            p.partition_src = "given";
+            break;
+        case 'r':
+            if (zk_pool_parse_size(optarg, &v) || !v)
+                return bad("--ram", optarg, "not a size (e.g. 755G, 128G)");
+            p.ram.v = v;
+            p.ram.src = "given";
+            break;
+        case 'n':
+            if (parse_count(optarg, 1024, &v) || !v)
+                return bad("--numa-nodes", optarg, "not a node count (1..1024)");
+            p.nodes.v = v;
+            p.nodes.src = "given";
+            break;
+        case 'g':
+            if (parse_count(optarg, 1024, &v))
+                return bad("--gpus", optarg, "not a GPU count (0..1024)");
+            p.gpus.v = v;
+            p.gpus.src = "given";
+            break;
+        case 'H':
+            if (zk_pool_parse_size(optarg, &v) || v < 4096 || (v & (v - 1)))
+                return bad("--hugepage-size", optarg, "not a power-of-two size (2M, 1G)");
+            p.hpage.v = v;
+            p.hpage.src = "given";
+            break;
+        case 'c':
+            if (parse_count(optarg, 1u << 20, &v) || !v)
+                return bad("--cores", optarg, "not a core count per node");
+            p.cores.v = v;
+            p.cores.src = "given";
+            break;
+        case 'i':
+            if (parse_count(optarg, ZK_POOL_MAX_SLOTS, &v) || !v)
+                return bad("--in-flight", optarg, "not a slot count (1..65536)");
+            p.slots = v;
+            p.in_flight_given = 1;
+            break;
+        case 'R':
+            if (zk_pool_parse_size(optarg, &v))
+                return bad("--reserve", optarg, "not a size (e.g. 8G)");
+            p.reserve = v;
+            p.reserve_src = "--reserve";
+            break;
+        case 'K': {
+            char tmp[64];
+            char *comma;
+            uint64_t s = 0;
+            snprintf(tmp, sizeof tmp, "%s", optarg);
+            comma = strchr(tmp, ',');
+            if (comma)
+                *comma = 0;
+            if (zk_pool_parse_size(tmp, &v) || (comma && zk_pool_parse_size(comma + 1, &s)))
+                return bad("--key-memory", optarg, "not a size or SIZE,SIZE (e.g. 47G)");
+            p.key_gpud = v;
+            p.key_synthd = comma ? s : v;
+            p.key_src = "given";
+            break;
+        }
+        case 'j':
+            json = 1;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
+        default:
+            if (optopt)
+                fprintf(stderr, "zkslot plan: option '%s' needs a value or is unknown\n",
+                        argv[optind - 1]);
+            else
+                fprintf(stderr, "zkslot plan: unknown option '%s'\n", argv[optind - 1]);
+            fputs(usage, stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "zkslot plan: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    if (!!key == !!p.partition_src) {
+        fprintf(stderr, "zkslot plan: give exactly one of --key KEY.zkey and "
+                        "--partition-size SIZE\n%s", usage);
+        return 2;
+    }
+    if (key && from_key(&p, key, p.key_src != NULL))
+        return 2;
+    if (!key) {
+        /* a partition of n vars and domain d ~ n: witness 32n of ~128n */
+        p.witness = p.partition / 4;
+        if (!p.key_src) {
+            p.key_gpud = p.key_synthd = p.partition * PLAN_KEY_PER_PARTITION;
+            p.key_src = "estimated";
+        }
+    }
+    detect(&p);
+    if (!p.ram.v) {
+        fprintf(stderr, "zkslot plan: /proc/meminfo: no MemTotal; give --ram SIZE\n");
+        return 2;
+    }
+    if (p.partition > (UINT64_MAX >> 8)) {
+        fprintf(stderr, "zkslot plan: partition size too large\n");
+        return 2;
+    }
+    compute(&p);
+    if (json)
+        print_json(&p);
+    else
+        print_text(&p);
+    if (!p.fits) {
+        refuse(&p, json ? stderr : stdout);
+        return 1;
+    }
+    return 0;
+}
