@@ -91,6 +91,11 @@ assert j["key_memory_gpud"] == 47 * G and j["key_memory_synthd"] == 47 * G
 assert j["hugepages_per_node"][1] * 2 * 2**20 == (j["slots"] // 2) * 16 * G
 PY
 
+# its "room for up to N slots" is exact: N fits, N + 1 does not
+n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["max_slots_that_fit"])' "$tmp/cuzk.json")
+run "cuzk --in-flight $n (the most that fit)" 0 "${cuzk[@]}" --in-flight "$n"
+run "cuzk --in-flight $((n + 1))" 1 "${cuzk[@]}" --in-flight $((n + 1))
+
 # Bar 2: 128 GiB with 12 partitions of 16 GiB in flight cannot fit.
 run "128G, 12 x 16G in flight" 1 --ram 128G --partition-size 16G --in-flight 12
 grep -q "does not fit: bound .* exceeds RAM - reserve .* by " "$tmp/out" &&

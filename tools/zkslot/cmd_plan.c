@@ -510,6 +510,10 @@ static void print_text(const struct plan *p)
         printf("  verdict: FITS, bound %s <= available %s (headroom %s)\n",
                human(p->bound, a, sizeof a), human(p->available, b, sizeof b),
                human(p->available - p->bound, c, sizeof c));
+        if (p->max_slots > p->slots)
+            printf("  room for up to %llu slots of this size (--in-flight %llu): more partitions "
+                   "in flight smooth out slow syntheses\n",
+                   (unsigned long long)p->max_slots, (unsigned long long)p->max_slots);
         printf("\n/etc/zkslot/zkslot.conf:\n");
         print_conf(p, stdout, "  ");
         printf("\nhuge pages (at boot, e.g. a unit before zkslot-pool.service):\n");
@@ -540,7 +544,7 @@ static void refuse(const struct plan *p, FILE *f)
             human(p->bound, a, sizeof a), human(p->available, b, sizeof b),
             human(p->bound - p->available, c, sizeof c));
     if (p->pool > p->available)
-        fprintf(f, "the pool alone (%llu x %s = %s) is larger; ", (unsigned long long)p->slots,
+        fprintf(f, "the pool alone (%llu x %s = %s) is larger than that; ", (unsigned long long)p->slots,
                 human(p->slot, d, sizeof d), human(p->pool, a, sizeof a));
     if (p->max_slots >= 2)
         fprintf(f, "at most %llu slots of %s fit with these keys: use --in-flight %llu, "
