@@ -621,7 +621,8 @@ int main(int argc, char **argv)
     zkd_notify("READY=1\nSTATUS=proving with %u key(s) loaded", pc.loaded);
 
     uint64_t wd_usec = zkd_watchdog_usec();
-    double last_tick = 0, t_begin = zkd_now();
+    double last_tick = 0, t_begin = zkd_now(), rate = 0;
+    unsigned long long last_np = 0;
     rc = 0;
     int signals = 0;
     for (;;) {
@@ -678,10 +679,14 @@ int main(int argc, char **argv)
         struct zk_pool_info pi;
         zk_pool_info(pool, &pi);
         unsigned long long np = atomic_load(&n_proved);
+        if (np != last_np) {   /* the rate moves only when a proof lands */
+            rate = 60.0 * (double)np / (t - t_begin);
+            last_np = np;
+        }
         zkd_notify("STATUS=slots free %u filling %u ready %u claimed %u; proved %llu "
                    "(%.2f/min), duplicates %llu, errors %llu", pi.count[ZK_SLOT_FREE],
                    pi.count[ZK_SLOT_FILLING], pi.count[ZK_SLOT_READY],
-                   pi.count[ZK_SLOT_CLAIMED], np, 60.0 * (double)np / (t - t_begin),
+                   pi.count[ZK_SLOT_CLAIMED], np, rate,
                    (unsigned long long)atomic_load(&n_duplicates),
                    (unsigned long long)atomic_load(&n_errors));
         if (wd_usec) {

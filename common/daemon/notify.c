@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/zkd.h"
 
@@ -14,11 +15,19 @@
 int zkd_notify(const char *fmt, ...)
 {
 #if ZK_HAVE_SYSTEMD
+    /* The last STATUS= sent: an unchanged one is not sent again (the
+     * daemons call this every tick; the manager only needs changes). */
+    static char last_status[512];
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (!strncmp(msg, "STATUS=", 7)) {
+        if (!strcmp(msg, last_status))
+            return 0;
+        memcpy(last_status, msg, sizeof msg);
+    }
     return sd_notify(0, msg);
 #else
     (void)fmt;

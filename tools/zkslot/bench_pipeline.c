@@ -265,6 +265,12 @@ int cmd_bench_pipeline(int argc, char **argv)
         have_dir = 0;   /* keep the log */
         goto out;
     }
+    /* Stop listening: an unread datagram socket fills up (max_dgram_qlen)
+     * and would block the daemons' sd_notify calls; once closed, their
+     * notifications fail with ECONNREFUSED instead. */
+    close(dm.notify_fd);
+    dm.notify_fd = -1;
+    unlink(dm.sock);
     if (!json)
         printf("bench pipeline: %u partitions of 2^%u (%s), %u threads, %u slots, %u repeats\n",
                nw, kh->log2_domain, lk.curve, nthreads, nslots, repeats);
