@@ -40,6 +40,8 @@
 #define PLAN_RESERVE_MIN (8 * GiB)
 #define PLAN_RESERVE_PCT 5                 /* % of RAM kept for the OS and the rest */
 #define PLAN_KEY_PER_PARTITION 3           /* key estimate without --key/--key-memory */
+#define PLAN_MAX_SIZE (1ULL << 50)         /* sizes above 1 PiB are typos (and overflow) */
+#define PLAN_MAX_PARTITION (1ULL << 44)    /* 16 TiB: S x slot stays < 2^61 */
 #define PLAN_COEF_BYTES 36                 /* synthd: 4-byte signal + 32-byte value */
 /* Proofs a gpud holds between slot release and proof.json, each with a copy of
  * its witness: one in the finisher, one handed over, one in the starter
@@ -364,7 +366,7 @@ static void print_conf(const struct plan *p, FILE *f, const char *indent)
 
 static void pool_cmd(const struct plan *p, char *buf, size_t n)
 {
-    char sz[32], nl[256];
+    char sz[32], nl[8192];
     node_list(p, nl, sizeof nl);
     snprintf(buf, n, "zkslot pool create --slots %llu --slot-size %s%s%s --hugetlb",
              (unsigned long long)p->slots, exact(p->slot, sz, sizeof sz),
@@ -392,7 +394,7 @@ static void print_json(const struct plan *p)
     const struct { const char *name; const struct fact *f; } facts[] = {
         { "ram", &p->ram }, { "numa_nodes", &p->nodes }, { "gpus", &p->gpus },
         { "hugepage_size", &p->hpage }, { "cores_per_node", &p->cores } };
-    char buf[1024];
+    char buf[8448];
     FILE *mf;
     char *conf = NULL;
     size_t conf_len = 0;
@@ -446,7 +448,7 @@ static void print_json(const struct plan *p)
 
 static void print_text(const struct plan *p)
 {
-    char a[32], b[32], c[32], d[32], nl[256], cmd[1024];
+    char a[32], b[32], c[32], d[32], nl[8192], cmd[8448];
     const struct { const char *name; const struct fact *f; int bytes; } facts[] = {
         { "RAM", &p->ram, 1 }, { "NUMA nodes", &p->nodes, 0 }, { "GPUs", &p->gpus, 0 },
         { "huge page", &p->hpage, 1 }, { "cores/node", &p->cores, 0 } };
@@ -544,7 +546,8 @@ static void refuse(const struct plan *p, FILE *f)
             human(p->bound, a, sizeof a), human(p->available, b, sizeof b),
             human(p->bound - p->available, c, sizeof c));
     if (p->pool > p->available)
-        fprintf(f, "the pool alone (%llu x %s = %s) is larger than that; ", (unsigned long long)p->slots,
+        fprintf(f, "the pool alone (%llu x %s = %s) is larger than that; ",
+                (unsigned long long)p->slots,
                 human(p->slot, d, sizeof d), human(p->pool, a, sizeof a));
     if (p->max_slots >= 2)
         fprintf(f, "at most %llu slots of %s fit with these keys: use --in-flight %llu, "
@@ -601,8 +604,8 @@ int cmd_plan(int argc, char **argv)
             p.partition_src = "given";
             break;
         case 'r':
-            if (zk_pool_parse_size(optarg, &v) || !v)
-                return bad("--ram", optarg, "not a size (e.g. 755G, 128G)");
+            if (zk_pool_parse_size(optarg, &v) || !v || v > PLAN_MAX_SIZE)
+                return bad("--ram", optarg, "not a size up to 1024T (e.g. 755G)");
             p.ram.v = v;
             p.ram.src = "given";
             break;
@@ -619,7 +622,7 @@ int cmd_plan(int argc, char **argv)
             p.gpus.src = "given";
             break;
         case 'H':
-            if (zk_pool_parse_size(optarg, &v) || v < 4096 || (v & (v - 1)))
+            if (zk_pool_parse_size(optarg, &v) || v < 4096 || (v & (v - 1)) || v > PLAN_MAX_SIZE)
                 return bad("--hugepage-size", optarg, "not a power-of-two size (2M, 1G)");
             p.hpage.v = v;
             p.hpage.src = "given";
@@ -637,8 +640,8 @@ int cmd_plan(int argc, char **argv)
             p.in_flight_given = 1;
             break;
         case 'R':
-            if (zk_pool_parse_size(optarg, &v))
-                return bad("--reserve", optarg, "not a size (e.g. 8G)");
+            if (zk_pool_parse_size(optarg, &v) || v > PLAN_MAX_SIZE)
+                return bad("--reserve", optarg, "not a size up to 1024T (e.g. 8G)");
             p.reserve = v;
             p.reserve_src = "--reserve";
             break;
@@ -650,7 +653,8 @@ int cmd_plan(int argc, char **argv)
             comma = strchr(tmp, ',');
             if (comma)
                 *comma = 0;
-            if (zk_pool_parse_size(tmp, &v) || (comma && zk_pool_parse_size(comma + 1, &s)))
+            if (zk_pool_parse_size(tmp, &v) || (comma && zk_pool_parse_size(comma + 1, &s)) ||
+                v > PLAN_MAX_SIZE || s > PLAN_MAX_SIZE)
                 return bad("--key-memory", optarg, "not a size or SIZE,SIZE (e.g. 47G)");
             p.key_gpud = v;
             p.key_synthd = comma ? s : v;
@@ -697,8 +701,9 @@ int cmd_plan(int argc, char **argv)
         fprintf(stderr, "zkslot plan: /proc/meminfo: no MemTotal; give --ram SIZE\n");
         return 2;
     }
-    if (p.partition > (UINT64_MAX >> 8)) {
-        fprintf(stderr, "zkslot plan: partition size too large\n");
+    if (p.partition > PLAN_MAX_PARTITION || p.ram.v > PLAN_MAX_SIZE) {
+        fprintf(stderr, "zkslot plan: %s: partition larger than 16 TiB or RAM above 1 PiB\n",
+                key ? key : "--partition-size");
         return 2;
     }
     compute(&p);
