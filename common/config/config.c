@@ -13,12 +13,14 @@
 #include "zk/config.h"
 #include "zk/error.h"
 #include "zk/ledger.h"
+#include "zk/pool.h"
 
 void zk_config_defaults(struct zk_config *c)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->state_dir, sizeof c->state_dir, "%s", ZK_STATE_DIR_DEFAULT);
     snprintf(c->pool, sizeof c->pool, "%s", "/dev/shm/zkslot.pool");
+    c->pool_hugepages = ZK_HUGEPAGES_AUTO;
     c->max_attempts = 10;
     c->max_errors = 3;
     c->poll_ms = 100;
@@ -32,7 +34,7 @@ void zk_config_defaults(struct zk_config *c)
     c->gpud_self_verify = 0;
 }
 
-enum kind { K_STR, K_UINT, K_INT, K_BOOL, K_RELEASE, K_BACKEND };
+enum kind { K_STR, K_UINT, K_INT, K_BOOL, K_RELEASE, K_BACKEND, K_SIZE, K_NODES, K_HUGEPAGES };
 
 struct option {
     const char *section, *name;
@@ -47,6 +49,11 @@ struct option {
 static const struct option options[] = {
     O("zkslot", "state_dir", K_STR, state_dir, 0, 0),
     O("pool", "path", K_STR, pool, 0, 0),
+    O("pool", "slots", K_UINT, pool_slots, 1, ZK_POOL_MAX_SLOTS),
+    O("pool", "slot_size", K_SIZE, pool_slot_size, 0, 0),
+    O("pool", "dir", K_STR, pool_dir, 0, 0),
+    O("pool", "numa_nodes", K_NODES, pool_numa_nodes, 0, 0),
+    O("pool", "hugepages", K_HUGEPAGES, pool_hugepages, 0, 0),
     O("zkslot", "max_attempts", K_UINT, max_attempts, 1, 1000),
     O("zkslot", "max_errors", K_UINT, max_errors, 1, 1000),
     O("zkslot", "poll_ms", K_UINT, poll_ms, 1, 60000),
@@ -60,6 +67,26 @@ static const struct option options[] = {
     O("gpud", "self_verify", K_BOOL, gpud_self_verify, 0, 1),
     O("gpud", "keys", K_STR, gpud_keys, 0, 0),
 };
+
+int zk_config_parse_nodes(const char *s, int *nodes, unsigned max, unsigned *ret_n)
+{
+    unsigned n = 0;
+    while (*s) {
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (errno || end == s || v < 0 || v > 1023 || n >= max || (*end && *end != ','))
+            return -EINVAL;
+        nodes[n++] = (int)v;
+        s = *end ? end + 1 : end;
+        if (*end && !*s)            /* trailing comma */
+            return -EINVAL;
+    }
+    if (!n)
+        return -EINVAL;
+    *ret_n = n;
+    return 0;
+}
 
 static int parse_ll(const char *v, long long lo, long long hi, long long *ret)
 {
@@ -120,6 +147,40 @@ int zk_config_set(struct zk_config *c, const char *section, const char *name,
                 return zk_diag_set(diag, src, -EINVAL,
                                    "[%s] %s: '%s' is not after-start or after-proof", section,
                                    name, value);
+            return 0;
+        case K_SIZE: {
+            uint64_t b;
+            if (zk_pool_parse_size(value, &b) < 0 || b == 0)
+                return zk_diag_set(diag, src, -EINVAL,
+                                   "[%s] %s: '%s' is not a size (e.g. 16G, 512M)", section, name,
+                                   value);
+            *(uint64_t *)p = b;
+            return 0;
+        }
+        case K_NODES: {
+            int nodes[64];
+            unsigned n;
+            if (!*value) {              /* empty: no placement */
+                *(char *)p = 0;
+                return 0;
+            }
+            if (strlen(value) >= o->size || zk_config_parse_nodes(value, nodes, 64, &n))
+                return zk_diag_set(diag, src, -EINVAL,
+                                   "[%s] %s: '%s' is not a list of NUMA nodes (e.g. 0,1)",
+                                   section, name, value);
+            memcpy(p, value, strlen(value) + 1);
+            return 0;
+        }
+        case K_HUGEPAGES:
+            if (!strcmp(value, "auto"))
+                *(int *)p = ZK_HUGEPAGES_AUTO;
+            else if (!strcmp(value, "yes"))
+                *(int *)p = ZK_HUGEPAGES_YES;
+            else if (!strcmp(value, "no"))
+                *(int *)p = ZK_HUGEPAGES_NO;
+            else
+                return zk_diag_set(diag, src, -EINVAL, "[%s] %s: '%s' is not auto, yes or no",
+                                   section, name, value);
             return 0;
         case K_BACKEND:
             if (strcmp(value, "cpu") && strcmp(value, "cuda"))

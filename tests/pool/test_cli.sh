@@ -44,5 +44,28 @@ check "destroy" 0 env ZKSLOT_CONFIG="$conf" "$Z" pool destroy
 [ -e "$p1" ] && { echo "FAIL: destroy left $p1"; fail=1; }
 check "destroy again" 2 "$Z" pool destroy --pool "$p1"
 check "usage" 2 "$Z" pool
+
+# geometry from the config file; create --exist-ok / ensure (zkslot-pool.service)
+printf '[pool]\npath = %s\nslots = 2\nslot_size = 3M\nhugepages = no\n' "$p1" >"$conf"
+check "create from config" 0 "$Z" pool create --config "$conf"
+check "create again refused" 2 "$Z" pool create --config "$conf"
+check "exist-ok, same geometry" 0 "$Z" pool create --config "$conf" --exist-ok
+grep -q "already exists, geometry matches" /tmp/zk_pool_cli.$$ || { echo "FAIL: no match message"; cat /tmp/zk_pool_cli.$$; fail=1; }
+check "ensure via env" 0 env ZKSLOT_CONFIG="$conf" "$Z" pool ensure
+check "ensure, other slot count" 2 "$Z" pool ensure --config "$conf" --slots 3
+grep -q "another geometry; it has 2 slots, 3 configured" /tmp/zk_pool_cli.$$ || { echo "FAIL: mismatch message"; cat /tmp/zk_pool_cli.$$; fail=1; }
+check "ensure, other slot size" 2 "$Z" pool ensure --config "$conf" --slot-size 64M
+check "ensure, other placement" 2 "$Z" pool ensure --config "$conf" --numa-nodes 0
+check "ensure, huge pages required" 2 "$Z" pool ensure --config "$conf" --hugetlb
+check "destroy (config)" 0 "$Z" pool destroy --config "$conf"
+printf '[pool]\npath = %s\nslots = 2\n' "$p1" >"$conf"
+check "no slot size anywhere" 2 "$Z" pool ensure --config "$conf"
+grep -q "slot_size" /tmp/zk_pool_cli.$$ || { echo "FAIL: missing-geometry message"; cat /tmp/zk_pool_cli.$$; fail=1; }
+for bad in "slots = 0" "slot_size = 12Q" "numa_nodes = 0,x" "hugepages = maybe" "bogus = 1"; do
+  printf '[pool]\npath = %s\n%s\n' "$p1" "$bad" >"$conf"
+  check "bad config: $bad" 2 "$Z" pool ensure --config "$conf" --slots 1 --slot-size 1M
+  grep -q "line 3" /tmp/zk_pool_cli.$$ || { echo "FAIL: '$bad' not reported with its line"; cat /tmp/zk_pool_cli.$$; fail=1; }
+done
+[ -e "$p1" ] && { echo "FAIL: a bad config created $p1"; fail=1; }
 [ $fail = 0 ] && echo "pool CLI: ok"
 exit $fail

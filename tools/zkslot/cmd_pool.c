@@ -1,9 +1,14 @@
 /*
  * cmd_pool.c -- `zkslot pool create|status|check|reap|destroy`.
  *
- * The pool path is, in order: --pool PATH, $ZKSLOT_POOL, `path` in section
- * [pool] of the config file ($ZKSLOT_CONFIG or /etc/zkslot/zkslot.conf),
- * else ZK_POOL_DEFAULT_PATH.  Exit codes: 0 ok, 1 check found violations,
+ * Configuration comes from zk_config (zk/config.h): the file (--config
+ * FILE, else $ZKSLOT_CONFIG, else /etc/zkslot/zkslot.conf when present),
+ * then the environment, then flags.  The pool path is, in order: --pool
+ * PATH, $ZKSLOT_POOL, `path` in section [pool], else ZK_POOL_DEFAULT_PATH.
+ * `create` takes its geometry from [pool] slots, slot_size, dir,
+ * numa_nodes and hugepages unless flags give it; with --exist-ok (or as
+ * `ensure`) an existing pool of the same geometry is success, one of
+ * another geometry an error.  Exit codes: 0 ok, 1 check found violations,
  * 2 error.
  */
 #define _GNU_SOURCE
@@ -14,47 +19,34 @@
 #include <string.h>
 #include <time.h>
 
-#if __has_include(<ini.h>)
-#include <ini.h>
-#define HAVE_INIH 1
-#else
-#define HAVE_INIH 0
-#endif
 #include <jansson.h>
 
 #include "cmd.h"
+#include "zk/config.h"
 #include "zk/error.h"
 #include "zk/pool.h"
 
-#define CONFIG_DEFAULT "/etc/zkslot/zkslot.conf"
+static const char *config_flag;   /* --config FILE of this invocation */
 
-static char config_pool[4096];
-
-#if HAVE_INIH
-static int ini_cb(void *user, const char *section, const char *name, const char *value)
+/*
+ * The configuration every subcommand uses: defaults, then the file
+ * (--config FILE, else $ZKSLOT_CONFIG, else /etc/zkslot/zkslot.conf when
+ * present), then $ZKSLOT_POOL / $ZKSLOT_STATE_DIR.  -1 with the error
+ * printed when the file cannot be read or has a bad value.
+ */
+static int load_config(const char *cmd, struct zk_config *cfg)
 {
-    (void)user;
-    if (!strcmp(section, "pool") && !strcmp(name, "path"))
-        snprintf(config_pool, sizeof config_pool, "%s", value);
-    return 1;
-}
-#endif
-
-/* The pool path every subcommand uses (see the file comment). */
-static const char *pool_path(const char *flag)
-{
-    const char *env = getenv("ZKSLOT_POOL");
-    if (flag)
-        return flag;
-    if (env && *env)
-        return env;
-#if HAVE_INIH
-    const char *conf = getenv("ZKSLOT_CONFIG");
-    config_pool[0] = 0;
-    if (ini_parse(conf && *conf ? conf : CONFIG_DEFAULT, ini_cb, NULL) == 0 && config_pool[0])
-        return config_pool;
-#endif
-    return ZK_POOL_DEFAULT_PATH;
+    struct zk_diag d;
+    const char *env = getenv("ZKSLOT_CONFIG");
+    const char *path = config_flag ? config_flag : env && *env ? env : ZK_CONFIG_DEFAULT_PATH;
+    int optional = !config_flag && !(env && *env);
+    zk_config_defaults(cfg);
+    if (zk_config_load(cfg, path, optional, &d) < 0) {
+        fprintf(stderr, "zkslot pool %s: %s\n", cmd, d.msg);
+        return -1;
+    }
+    zk_config_env(cfg);
+    return 0;
 }
 
 static const char *human(uint64_t b, char *buf, size_t len)
@@ -68,22 +60,6 @@ static const char *human(uint64_t b, char *buf, size_t len)
     }
     snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
     return buf;
-}
-
-static int parse_nodes(const char *s, int *nodes, unsigned *n)
-{
-    char *end;
-    *n = 0;
-    while (*s) {
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 0 || v > 1023 || *n >= 64)
-            return -1;
-        nodes[(*n)++] = (int)v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',')
-            return -1;
-    }
-    return *n ? 0 : -1;
 }
 
 static void print_hugepage_shortage(const struct zk_pool_create_result *res)
@@ -101,18 +77,91 @@ static void print_hugepage_shortage(const struct zk_pool_create_result *res)
             (unsigned long long)missing, (unsigned long long)(res->pages_reserved + missing));
 }
 
+static const char *backing_name(int b);
+static int open_pool(const char *path, zk_pool **ret, unsigned flags);
+
+/* The slot size `want` occupies in a pool of page size `page`. */
+static uint64_t rounded(uint64_t want, uint64_t page)
+{
+    return page ? (want + page - 1) / page * page : want;
+}
+
+/*
+ * An existing pool at `path` against the requested geometry: 0 when it
+ * matches (printed), 2 when not or when it cannot be read (explained).
+ */
+static int compare_existing(const char *path, const struct zk_pool_params *p)
+{
+    zk_pool *h;
+    struct zk_pool_info in;
+    char b1[32], b2[32], why[512] = "";
+    size_t w = 0;
+    int r = open_pool(path, &h, ZK_POOL_OBSERVER);
+    if (r < 0) {
+        fprintf(stderr, "zkslot pool create: %s exists but is not a usable pool;"
+                        " destroy it (zkslot pool destroy --force) or choose another path\n", path);
+        return 2;
+    }
+    zk_pool_info(h, &in);
+#define WHY(...) (w += (size_t)snprintf(why + w, w < sizeof why ? sizeof why - w : 0, __VA_ARGS__))
+    if (in.nslots != p->nslots)
+        WHY("; it has %u slots, %u configured", in.nslots, p->nslots);
+    if (in.slot_size != rounded(p->slot_size, in.page_size))
+        WHY("; its slots are %s, %s configured", human(in.slot_size, b1, sizeof b1),
+            human(p->slot_size, b2, sizeof b2));
+    if ((p->flags & ZK_POOL_CREATE_HUGETLB) && in.backing != ZK_POOL_BACKING_HUGETLBFS)
+        WHY("; it is on %s, huge pages required (hugepages = yes / --hugetlb)",
+            backing_name(in.backing));
+    if ((p->flags & ZK_POOL_CREATE_TMPFS) && in.backing != ZK_POOL_BACKING_TMPFS)
+        WHY("; it is on %s, tmpfs required (hugepages = no / --tmpfs)", backing_name(in.backing));
+    for (uint32_t i = 0; i < in.nslots && i < p->nslots; i++) {
+        struct zk_pool_slot_info si;
+        int want = p->n_numa_nodes ? p->numa_nodes[i % p->n_numa_nodes] : -1;
+        if (zk_pool_slot_info(h, i, &si) == 0 && si.numa_node != want) {
+            WHY("; slot %u is placed on NUMA node %d, %d configured", i, si.numa_node, want);
+            break;
+        }
+    }
+    if (p->dir) {
+        char *real_pool = realpath(path, NULL), *real_dir = realpath(p->dir, NULL);
+        const char *slash = real_pool ? strrchr(real_pool, '/') : NULL;
+        if (!real_pool || !real_dir || !slash ||
+            strlen(real_dir) != (size_t)(slash - real_pool) ||
+            strncmp(real_pool, real_dir, (size_t)(slash - real_pool)))
+            WHY("; its data is in %s, not in %s", real_pool ? real_pool : path, p->dir);
+        free(real_pool);
+        free(real_dir);
+    }
+#undef WHY
+    zk_pool_detach(h);
+    free(h);
+    if (w) {
+        fprintf(stderr, "zkslot pool create: pool %s already exists with another geometry%s.\n"
+                        "  destroy it first (zkslot pool destroy; partitions in it are lost)"
+                        " or change the configuration\n", path, why);
+        return 2;
+    }
+    printf("pool %s already exists, geometry matches: %u slots x %s, %s\n", path, in.nslots,
+           human(in.slot_size, b1, sizeof b1), backing_name(in.backing));
+    if (in.backing != ZK_POOL_BACKING_HUGETLBFS)
+        fprintf(stderr, "warning: huge pages are not in use (tmpfs backing); see docs/pool.md\n");
+    return 0;
+}
+
 static int do_create(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "slots", required_argument, 0, 's' }, { "slot-size", required_argument, 0, 'z' },
         { "path", required_argument, 0, 'd' },  { "numa-nodes", required_argument, 0, 'n' },
         { "pool", required_argument, 0, 'p' },  { "tmpfs", no_argument, 0, 't' },
-        { "hugetlb", no_argument, 0, 'H' },     { 0, 0, 0, 0 }
+        { "hugetlb", no_argument, 0, 'H' },     { "exist-ok", no_argument, 0, 'e' },
+        { "config", required_argument, 0, 'C' }, { 0, 0, 0, 0 }
     };
     struct zk_pool_params p = { 0 };
     struct zk_pool_create_result res;
-    const char *flag = NULL;
-    int nodes[64], c;
+    struct zk_config cfg;
+    const char *flag = NULL, *dir = NULL, *nodes_s = NULL;
+    int nodes[64], c, exist_ok = !strcmp(argv[0], "ensure"), hp_flag = -1;
     uint64_t v;
     char b[32];
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -132,35 +181,68 @@ static int do_create(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'd': p.dir = optarg; break;
+        case 'd': dir = optarg; break;
         case 'p': flag = optarg; break;
-        case 't': p.flags |= ZK_POOL_CREATE_TMPFS; break;
-        case 'H': p.flags |= ZK_POOL_CREATE_HUGETLB; break;
-        case 'n':
-            if (parse_nodes(optarg, nodes, &p.n_numa_nodes) < 0) {
-                fprintf(stderr, "zkslot pool create: bad --numa-nodes '%s' (e.g. 0,1)\n", optarg);
-                return 2;
-            }
-            p.numa_nodes = nodes;
-            break;
+        case 't': hp_flag = ZK_HUGEPAGES_NO; break;
+        case 'H': hp_flag = ZK_HUGEPAGES_YES; break;
+        case 'e': exist_ok = 1; break;
+        case 'C': config_flag = optarg; break;
+        case 'n': nodes_s = optarg; break;
         default:
             return 2;
         }
     }
-    if (!p.nslots || !p.slot_size) {
-        fprintf(stderr, "usage: zkslot pool create --slots N --slot-size SIZE [--path DIR]"
-                        " [--numa-nodes LIST] [--tmpfs|--hugetlb] [--pool PATH]\n");
+    if (optind < argc) {
+        fprintf(stderr, "zkslot pool create: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
-    const char *path = pool_path(flag);
+    if (nodes_s && zk_config_parse_nodes(nodes_s, nodes, 64, &p.n_numa_nodes) < 0) {
+        fprintf(stderr, "zkslot pool create: bad --numa-nodes '%s' (e.g. 0,1)\n", nodes_s);
+        return 2;
+    }
+    if (load_config("create", &cfg) < 0)
+        return 2;
+    /* flags override the file */
+    if (!p.nslots)
+        p.nslots = cfg.pool_slots;
+    if (!p.slot_size)
+        p.slot_size = cfg.pool_slot_size;
+    if (!dir && cfg.pool_dir[0])
+        dir = cfg.pool_dir;
+    p.dir = dir;
+    if (!nodes_s && cfg.pool_numa_nodes[0] &&
+        zk_config_parse_nodes(cfg.pool_numa_nodes, nodes, 64, &p.n_numa_nodes) < 0)
+        return 2;   /* validated when the file was read */
+    if (p.n_numa_nodes)
+        p.numa_nodes = nodes;
+    int hp = hp_flag >= 0 ? hp_flag : cfg.pool_hugepages;
+    if (hp == ZK_HUGEPAGES_NO)
+        p.flags |= ZK_POOL_CREATE_TMPFS;
+    else if (hp == ZK_HUGEPAGES_YES)
+        p.flags |= ZK_POOL_CREATE_HUGETLB;
+    if (!p.nslots || !p.slot_size) {
+        fprintf(stderr, "zkslot pool create: the %s is not set: give --slots N --slot-size SIZE,"
+                        " or set [pool] slots and slot_size in %s\n",
+                !p.nslots ? "slot count" : "slot size",
+                cfg.source[0] ? cfg.source : ZK_CONFIG_DEFAULT_PATH);
+        fprintf(stderr, "usage: zkslot pool create --slots N --slot-size SIZE [--path DIR]"
+                        " [--numa-nodes LIST] [--tmpfs|--hugetlb] [--exist-ok] [--pool PATH]"
+                        " [--config FILE]\n");
+        return 2;
+    }
+    const char *path = flag ? flag : cfg.pool;
     int r = zk_pool_create(path, &p, &res);
+    if (r == -EEXIST && exist_ok)
+        return compare_existing(path, &p);
     if (r == ZK_ENOHUGEPAGES && res.pages_needed) {
         print_hugepage_shortage(&res);
         return 2;
     }
     if (r < 0) {
         fprintf(stderr, "zkslot pool create: %s: %s%s\n", path, zk_strerror(r),
-                r == ZK_EBADPARAMS ? " (the directory must be on tmpfs or hugetlbfs)" : "");
+                r == ZK_EBADPARAMS ? " (the directory must be on tmpfs or hugetlbfs)"
+                : r == -EEXIST     ? " (a pool is there already; --exist-ok accepts it)"
+                                   : "");
         return 2;
     }
     printf("created pool %s: %u slots x %s, %s in %s\n", path, p.nslots,
@@ -189,14 +271,21 @@ static int open_pool(const char *path, zk_pool **ret, unsigned flags)
     return 0;
 }
 
+static char pool_buf[sizeof ((struct zk_config *)0)->pool];
+
 static const char *opt_pool(int argc, char **argv, int *json, int *force)
 {
     const char *flag = NULL;
+    struct zk_config cfg;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--pool") && i + 1 < argc)
             flag = argv[++i];
         else if (!strncmp(argv[i], "--pool=", 7))
             flag = argv[i] + 7;
+        else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+            config_flag = argv[++i];
+        else if (!strncmp(argv[i], "--config=", 9))
+            config_flag = argv[i] + 9;
         else if (json && !strcmp(argv[i], "--json"))
             *json = 1;
         else if (force && !strcmp(argv[i], "--force"))
@@ -206,7 +295,12 @@ static const char *opt_pool(int argc, char **argv, int *json, int *force)
             return NULL;
         }
     }
-    return pool_path(flag);
+    if (flag)
+        return flag;
+    if (load_config(argv[0], &cfg) < 0)
+        return NULL;
+    memcpy(pool_buf, cfg.pool, sizeof pool_buf);
+    return pool_buf;
 }
 
 static const char *backing_name(int b)
@@ -414,7 +508,8 @@ int cmd_pool(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } sub[] = { { "create", do_create }, { "status", do_status }, { "check", do_check },
-                { "reap", do_reap },     { "destroy", do_destroy } };
+                { "reap", do_reap },     { "destroy", do_destroy },
+                { "ensure", do_create } };
     if (argc >= 2) {
         for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
             if (!strcmp(argv[1], sub[i].name)) {
@@ -424,13 +519,17 @@ int cmd_pool(int argc, char **argv)
         }
     }
     fprintf(stderr,
-            "usage: zkslot pool create --slots N --slot-size SIZE [--path DIR] [--numa-nodes LIST]\n"
-            "                          [--tmpfs|--hugetlb] [--pool PATH]\n"
+            "usage: zkslot pool create [--slots N] [--slot-size SIZE] [--path DIR] [--numa-nodes LIST]\n"
+            "                          [--tmpfs|--hugetlb] [--exist-ok] [--pool PATH]\n"
+            "       zkslot pool ensure ...             (create --exist-ok: an existing pool of\n"
+            "                                           the same geometry is success)\n"
             "       zkslot pool status [--json] [--pool PATH]\n"
             "       zkslot pool check [--pool PATH]     (exit 1 on violations)\n"
             "       zkslot pool reap [--pool PATH]      (recover slots of dead processes)\n"
             "       zkslot pool destroy [--force] [--pool PATH]\n"
-            "  pool path: --pool, $ZKSLOT_POOL, [pool] path in %s, else %s\n",
-            CONFIG_DEFAULT, ZK_POOL_DEFAULT_PATH);
+            "  every subcommand takes --config FILE (else $ZKSLOT_CONFIG, else %s);\n"
+            "  create takes its geometry from [pool] slots, slot_size, dir, numa_nodes, hugepages\n"
+            "  pool path: --pool, $ZKSLOT_POOL, [pool] path, else %s\n",
+            ZK_CONFIG_DEFAULT_PATH, ZK_POOL_DEFAULT_PATH);
     return 2;
 }

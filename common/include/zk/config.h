@@ -5,7 +5,7 @@
  * documents each; flags of the daemons and the CLI override the file):
  *
  *   [zkslot]  state_dir, max_attempts, max_errors, poll_ms
- *   [pool]    path
+ *   [pool]    path, slots, slot_size, dir, numa_nodes, hugepages
  *   [synthd]  workers, threads, numa_node
  *   [gpud]    backend, device, threads, release, self_verify, keys
  *
@@ -16,6 +16,7 @@
 #define ZK_COMMON_CONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "zk/binfile.h"
 
@@ -26,6 +27,13 @@ extern "C" {
 #define ZK_CONFIG_DEFAULT_PATH "/etc/zkslot/zkslot.conf"
 #define ZK_STATE_DIR_DEFAULT "/var/lib/zkslot"
 
+/* [pool] hugepages: what `zkslot pool create` may back the pool with. */
+enum zk_hugepages_policy {
+    ZK_HUGEPAGES_AUTO = 0,          /* hugetlbfs when pages are reserved, else tmpfs */
+    ZK_HUGEPAGES_YES = 1,           /* hugetlbfs or fail */
+    ZK_HUGEPAGES_NO = 2,            /* tmpfs only */
+};
+
 enum zk_release_policy {
     ZK_RELEASE_AFTER_START = 0,     /* free the slot once prove_start is done with it */
     ZK_RELEASE_AFTER_PROOF = 1,     /* hold it until the proof is written */
@@ -35,6 +43,12 @@ struct zk_config {
     /* [zkslot] */
     char state_dir[1024];           /* ledger.db and default job outputs */
     char pool[1024];                /* [pool] path: the pool's path */
+    /* [pool] geometry, for `zkslot pool create` (0 / "" = not set) */
+    unsigned pool_slots;            /* slots, 1 .. ZK_POOL_MAX_SLOTS */
+    uint64_t pool_slot_size;        /* bytes per slot ("16G", "512M", ...) */
+    char pool_dir[1024];            /* backing directory; "" = automatic */
+    char pool_numa_nodes[256];      /* "0,1": slots spread over these nodes; "" = none */
+    int pool_hugepages;             /* enum zk_hugepages_policy */
     unsigned max_attempts;          /* syntheses of one partition before it fails */
     unsigned max_errors;            /* errors of one partition before it fails */
     unsigned poll_ms;               /* idle poll of the ledger */
@@ -57,7 +71,7 @@ struct zk_config {
 void zk_config_defaults(struct zk_config *c);
 
 /*
- * Sets one option from its text (section "zkslot", "synthd" or "gpud").
+ * Sets one option from its text (section "zkslot", "pool", "synthd" or "gpud").
  * Errors: -ENOENT unknown option, -EINVAL bad value; diag says which and why.
  */
 int zk_config_set(struct zk_config *c, const char *section, const char *name,
@@ -73,6 +87,12 @@ int zk_config_load(struct zk_config *c, const char *path, int optional,
 
 /* Applies ZKSLOT_STATE_DIR and ZKSLOT_POOL when set. */
 void zk_config_env(struct zk_config *c);
+
+/*
+ * Parses a NUMA node list "0,1,3" (each 0..1023, at most `max` entries)
+ * into nodes[]; *ret_n = the count.  -EINVAL on garbage or an empty list.
+ */
+int zk_config_parse_nodes(const char *s, int *nodes, unsigned max, unsigned *ret_n);
 
 /* Path of the ledger: "<state_dir>/ledger.db" into buf (size n). */
 int zk_config_ledger_path(const struct zk_config *c, char *buf, size_t n);
