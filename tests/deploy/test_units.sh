@@ -68,6 +68,36 @@ rm -f "$unitdir"/zkslot-control@*
 grep -q NoSuchKey <<<"$out" && grep -q nonexistent <<<"$out" ||
     bad "control: verify did not report a bad key and a missing binary: $out"
 
+# the settings the deployment relies on, and every usual hardening option
+# either set or explained in a comment ("#  Option=")
+has() { grep -qE "^$2\$" "$unitdir/$1" || bad "$1: no '$2'"; }
+for u in zkslot-synthd@.service zkslot-gpud@.service; do
+    for kv in 'Type=notify' 'NotifyAccess=main' 'WatchdogSec=[0-9]+s?' 'Restart=on-failure' \
+              'TimeoutStartSec=[0-9]+(s|min)' 'User=zkslot' 'RemoveIPC=no' 'ExecStartPre=.* --check-config' \
+              'PartOf=zkslot.target' 'WantedBy=zkslot.target'; do
+        has "$u" "$kv"
+    done
+    for o in PrivateTmp PrivateDevices PrivateNetwork PrivateIPC DynamicUser NoNewPrivileges ProtectSystem \
+             ProtectHome ProtectKernelTunables ProtectKernelModules ProtectKernelLogs ProtectControlGroups \
+             ProtectClock ProtectHostname RestrictNamespaces RestrictRealtime RestrictSUIDSGID \
+             LockPersonality MemoryDenyWriteExecute RestrictAddressFamilies SystemCallFilter \
+             CapabilityBoundingSet DevicePolicy MemoryMax; do
+        grep -qE "^$o=|^#  $o=|^#  .*\b$o=" "$unitdir/$u" || bad "$u: $o neither set nor explained"
+    done
+done
+has zkslot-synthd@.service 'ExecStart=.*zkslot-synthd --numa-node %i'
+has zkslot-gpud@.service 'ExecStart=.*zkslot-gpud --device %i'
+has zkslot-gpud@.service 'Environment=CUDA_DEVICE_ORDER=PCI_BUS_ID'
+has zkslot-gpud@.service 'LimitMEMLOCK=infinity'
+grep -qE '^(PrivateDevices|DevicePolicy|DeviceAllow|ProtectClock|NoNewPrivileges)=' "$unitdir/zkslot-gpud@.service" &&
+    bad "zkslot-gpud@.service restricts devices or setuid helpers (the NVIDIA driver needs them)"
+grep -qE '^(RuntimeDirectory|DynamicUser|RemoveIPC=yes|PrivateTmp=yes)' "$unitdir"/*.service &&
+    bad "a unit would delete or hide the pool or job paths (RuntimeDirectory/DynamicUser/RemoveIPC/PrivateTmp)"
+for kv in 'Type=oneshot' 'RemainAfterExit=yes' 'User=zkslot' 'RemoveIPC=no' 'ExecStart=.*zkslot pool create --exist-ok'; do
+    has zkslot-pool.service "$kv"
+done
+grep -qE '^ExecStop' "$unitdir/zkslot-pool.service" && bad "zkslot-pool.service has an ExecStop (the pool must survive a stop)"
+
 # ---- 2. every command line of the units --------------------------------------------
 conf=$W/zkslot.conf
 printf '[zkslot]\nstate_dir = %s\n[pool]\npath = %s\nslots = 2\nslot_size = 2M\nhugepages = no\n' \
