@@ -221,7 +221,7 @@ struct item {
     int slot_held;                    /* after-proof: released by the finisher */
     struct zk_groth16_pending *pending;
     zk_scalar *pub;                   /* n_public public signals (copied from the slot) */
-    double wait_s, start_s;
+    double synth_s, wait_s, start_s;
 };
 
 static struct {
@@ -342,6 +342,9 @@ static void *starter_main(void *arg)
             goto drop;
         }
         memcpy(it->pub, s.data + s.region_off[ZK_SLOTFMT_W] + 32, kh->n_public * 32);
+        struct zk_slotfmt_header sh;
+        memcpy(&sh, s.data, sizeof sh);
+        it->synth_s = (double)sh.synth_ns * 1e-9;
         double t0 = zkd_now();
         d.msg[0] = 0;
         if ((r = backend->prove_start(backend, it->key->k, &s, nthreads, &it->pending, &d))) {
@@ -505,7 +508,7 @@ static void *finisher_main(void *arg)
             part_failed(l, &it->p, d.msg);
             goto next;
         }
-        struct zk_ledger_timings t = { it->wait_s, it->start_s, zkd_now() - t0 };
+        struct zk_ledger_timings t = { it->synth_s, it->wait_s, it->start_s, zkd_now() - t0 };
         r = zk_ledger_part_done(l, it->p.id, &me, &t, dup, &d);
         if (r == ZK_ESTATE)
             zkd_log(ZKD_INFO, "partition %lld: proof written but the job was canceled",
@@ -588,6 +591,10 @@ int main(int argc, char **argv)
         zkd_log(ZKD_ERR, "%s", d.msg);
         goto out;
     }
+    char inst[16];
+    snprintf(inst, sizeof inst, "%d", cfg.gpud_device);
+    if ((r = zk_ledger_daemon_started(l, "gpud", inst, me.pid, &d)))
+        zkd_log(ZKD_WARN, "recording the start: %s", d.msg);
     if ((r = zkd_recover(pool, ZK_POOL_REAP_RESYNC, l, 1, cfg.max_attempts, &rec, &d))) {
         zkd_log(ZKD_ERR, "recovery: %s", d.msg);
         goto out;

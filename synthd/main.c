@@ -373,6 +373,10 @@ int main(int argc, char **argv)
         zkd_log(ZKD_ERR, "%s", d.msg);
         goto out;
     }
+    char inst[16];
+    snprintf(inst, sizeof inst, "%d", cfg.synthd_numa_node);
+    if ((r = zk_ledger_daemon_started(l, "synthd", inst, me.pid, &d)))
+        zkd_log(ZKD_WARN, "recording the start: %s", d.msg);
     if ((r = zkd_recover(pool, ZK_POOL_REAP_RESYNC, l, 1, cfg.max_attempts, &rec, &d))) {
         zkd_log(ZKD_ERR, "recovery: %s", d.msg);
         goto out;

@@ -179,12 +179,27 @@ static void test_open_formats(void)
     ZT_CHECK(zk_ledger_open(p, 0, 0, &l, NULL) == 0 && l, "reopen");
     zk_ledger_close(l);
 
+    /* a version 1 ledger (before the daemons table) is migrated, data kept */
+    ZT_CHECK(sql_exec(p, "DROP TABLE daemons; INSERT INTO keys (name, path, curve, hash,"
+                         " file_size, n_vars, n_public, domain_size, added_ns) VALUES"
+                         " ('old', '/k', 'bn128', 'h', 1, 2, 1, 4, 5);"
+                         " PRAGMA user_version = 1") == SQLITE_OK);
+    l = NULL;
+    ZT_CHECK(zk_ledger_open(p, 0, 0, &l, &d) == 0 && l, "migrate 1 -> 2: %s", d.msg);
+    ZT_CHECK(zk_ledger_daemon_started(l, "gpud", "0", 42, NULL) == 0);
+    ZT_CHECK(zk_ledger_daemon_started(l, "gpud", "0", 43, NULL) == 0);
+    zk_ledger_close(l);
+    ZT_CHECK(sql_int(p, "PRAGMA user_version") == ZK_LEDGER_SCHEMA_VERSION);
+    ZT_CHECK(sql_int(p, "SELECT count(*) FROM keys WHERE name = 'old'") == 1, "data kept");
+    ZT_CHECK(sql_int(p, "SELECT starts * 100 + last_pid FROM daemons") == 243);
+    ZT_CHECK(sql_exec(p, "DELETE FROM daemons; DELETE FROM keys") == SQLITE_OK);
+
     /* a newer schema */
-    ZT_CHECK(sql_exec(p, "PRAGMA user_version = 2") == SQLITE_OK);
+    ZT_CHECK(sql_exec(p, "PRAGMA user_version = 99") == SQLITE_OK);
     l = NULL;
     ZT_CHECK(zk_ledger_open(p, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EVERSION && !l);
     ZT_CHECK(strstr(d.msg, "newer"), "%s", d.msg);
-    ZT_CHECK(sql_int(p, "PRAGMA user_version") == 2, "left untouched");
+    ZT_CHECK(sql_int(p, "PRAGMA user_version") == 99, "left untouched");
 
     /* an older one (0 with our tables) is not ours to guess: format error */
     ZT_CHECK(sql_exec(p, "PRAGMA application_id = 0; PRAGMA user_version = 1") == SQLITE_OK);
@@ -261,7 +276,7 @@ static void test_states(zk_ledger *l, int64_t key)
     struct zk_ledger_part p, c;
     struct zk_ledger_job j;
     struct zk_diag d = { "" };
-    struct zk_ledger_timings t = { 0.5, 1.5, 2.5 };
+    struct zk_ledger_timings t = { 9.0, 0.5, 1.5, 2.5 };
     struct zk_proc_id other = me;
     other.start++;   /* same pid, another start time: a different process */
 
@@ -332,6 +347,8 @@ static void test_states(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 2, &c, NULL) == 0 && c.state == ZK_PART_PROVING);
     ZT_CHECK(zk_ledger_part_ready(l, p.id, &parent, 1.0, NULL) == ZK_ESTATE, "late ready");
     ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, 0, NULL) == 0);
+    c = part(l, p.id);
+    ZT_CHECK(c.synth_s == 9.0, "synth_s from gpud when synthd could not record it: %g", c.synth_s);
     j = job(l, jid);
     ZT_CHECK(j.state == ZK_JOB_RUNNING && j.count[ZK_PART_DONE] == 2 && j.finished_ns == 0);
 
@@ -371,7 +388,7 @@ static void test_cancel(zk_ledger *l, int64_t key)
 {
     struct zk_ledger_part p;
     struct zk_ledger_job j;
-    struct zk_ledger_timings t = { 0, 0, 0 };
+    struct zk_ledger_timings t = { -1, 0, 0, 0 };
     int64_t jid = submit(l, key, 4);
     struct ids ids = parts_of(l, jid);
     ZT_REQUIRE(ids.n == 4, );
@@ -405,7 +422,7 @@ static void test_error_limits(zk_ledger *l, int64_t key)
 {
     struct zk_ledger_part p, c;
     struct zk_ledger_job j;
-    struct zk_ledger_timings t = { 0, 0, 0 };
+    struct zk_ledger_timings t = { -1, 0, 0, 0 };
     int failed = -1;
 
     /* max_errors = 2: the second error fails the partition and the job */

@@ -118,7 +118,13 @@ void zkd_print_config(const struct zk_config *c, FILE *out)
             c->source);
     fprintf(out, "[zkslot]\nstate_dir = %s\nmax_attempts = %u\nmax_errors = %u\npoll_ms = %u\n",
             c->state_dir, c->max_attempts, c->max_errors, c->poll_ms);
-    fprintf(out, "[pool]\npath = %s\n", c->pool);
+    fprintf(out, "[pool]\npath = %s\nslots = %u\nslot_size = %llu\ndir = %s\nnuma_nodes = %s\n"
+                 "hugepages = %s\n",
+            c->pool, c->pool_slots, (unsigned long long)c->pool_slot_size, c->pool_dir,
+            c->pool_numa_nodes,
+            c->pool_hugepages == ZK_HUGEPAGES_YES  ? "yes"
+            : c->pool_hugepages == ZK_HUGEPAGES_NO ? "no"
+                                                   : "auto");
     fprintf(out, "[synthd]\nworkers = %u\nthreads = %u\nnuma_node = %d\n", c->synthd_workers,
             c->synthd_threads, c->synthd_numa_node);
     fprintf(out, "[gpud]\nbackend = %s\ndevice = %d\nthreads = %u\nrelease = %s\n"

@@ -72,6 +72,14 @@ static const char *const migrations[] = {
     "  error TEXT NOT NULL DEFAULT '');"
     "CREATE INDEX partitions_state ON partitions(state, id);"
     "CREATE UNIQUE INDEX partitions_job ON partitions(job_id, idx);",
+    /* 1 -> 2: daemon starts (restarts for the metrics) */
+    "CREATE TABLE daemons ("
+    "  role TEXT NOT NULL,"
+    "  instance TEXT NOT NULL,"
+    "  starts INTEGER NOT NULL DEFAULT 0,"
+    "  last_pid INTEGER NOT NULL DEFAULT 0,"
+    "  last_start_ns INTEGER NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY (role, instance));",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == ZK_LEDGER_SCHEMA_VERSION, "one migration per schema version");
@@ -141,7 +149,9 @@ static const char *const sql[S_COUNT] = {
                   " owner_role = 'gpud', slot = ? WHERE id = ?",
     [S_DONE] = "UPDATE partitions SET state = 'done', proofs = proofs + ?, owner_pid = 0,"
                " owner_start = 0, owner_role = '', slot = -1, wait_s = ?, start_s = ?,"
-               " finalize_s = ?, done_ns = ? WHERE id = ?",
+               " finalize_s = ?, done_ns = ?,"
+               " synth_s = CASE WHEN ? >= 0 AND (synth_s IS NULL OR synth_s < 0)"
+               " THEN ? ELSE synth_s END WHERE id = ?",
     [S_DONE_AGAIN] = "UPDATE partitions SET proofs = proofs + ? WHERE id = ?",
     [S_ERROR_QUEUE] = "UPDATE partitions SET state = 'queued', errors = errors + 1, error = ?,"
                       " owner_pid = 0, owner_start = 0, owner_role = '', slot = -1,"
@@ -1097,7 +1107,9 @@ int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
     sqlite3_bind_double(s, 3, t ? t->start_s : -1);
     sqlite3_bind_double(s, 4, t ? t->finalize_s : -1);
     sqlite3_bind_int64(s, 5, now_ns());
-    sqlite3_bind_int64(s, 6, id);
+    sqlite3_bind_double(s, 6, t ? t->synth_s : -1);
+    sqlite3_bind_double(s, 7, t ? t->synth_s : -1);
+    sqlite3_bind_int64(s, 8, id);
     if ((r = run(l, s, diag)) < 0)
         goto out;
     r = derive_job(l, p.job_id, ZK_PART_DONE, diag);
@@ -1328,5 +1340,121 @@ int zk_ledger_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_
     free(rv);
     if (!r && ret_changed)
         *ret_changed = changed;
+    return r;
+}
+
+/* ---- statistics (metrics, top) ---------------------------------------------- */
+
+int zk_ledger_daemon_started(zk_ledger *l, const char *role, const char *instance, int32_t pid,
+                             struct zk_diag *diag)
+{
+    sqlite3_stmt *s;
+    int r = begin(l, diag);
+    if (r)
+        return r;
+    if (sqlite3_prepare_v2(l->db,
+                           "INSERT INTO daemons (role, instance, starts, last_pid, last_start_ns)"
+                           " VALUES (?, ?, 1, ?, ?) ON CONFLICT (role, instance) DO UPDATE SET"
+                           " starts = starts + 1, last_pid = excluded.last_pid,"
+                           " last_start_ns = excluded.last_start_ns",
+                           -1, &s, NULL)) {
+        r = dberr(l, diag);
+        return end(l, r, diag);
+    }
+    sqlite3_bind_text(s, 1, role, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, instance, -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 3, pid);
+    sqlite3_bind_int64(s, 4, now_ns());
+    r = step(l, s, diag);
+    sqlite3_finalize(s);
+    return end(l, r < 0 ? r : 0, diag);
+}
+
+int zk_ledger_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                          void *ctx, struct zk_diag *diag)
+{
+    sqlite3_stmt *s;
+    int r;
+    if (sqlite3_prepare_v2(l->db,
+                           "SELECT role, instance, starts, last_pid, last_start_ns FROM daemons"
+                           " ORDER BY role, instance",
+                           -1, &s, NULL))
+        return dberr(l, diag);
+    while ((r = step(l, s, diag)) > 0) {
+        struct zk_ledger_daemon d;
+        memset(&d, 0, sizeof d);
+        text(d.role, sizeof d.role, s, 0);
+        text(d.instance, sizeof d.instance, s, 1);
+        d.starts = (uint64_t)sqlite3_column_int64(s, 2);
+        d.last_pid = (int32_t)sqlite3_column_int(s, 3);
+        d.last_start_ns = sqlite3_column_int64(s, 4);
+        if ((r = fn(ctx, &d)))
+            break;
+    }
+    sqlite3_finalize(s);
+    return r;
+}
+
+int zk_ledger_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag)
+{
+    struct zk_ledger_totals t;
+    sqlite3_stmt *s;
+    int r;
+
+    memset(&t, 0, sizeof t);
+    if ((r = zk_ledger_counts(l, t.parts, diag)))
+        return r;
+    if (sqlite3_prepare_v2(l->db,
+                           "SELECT coalesce(sum(proofs), 0), coalesce(sum(errors), 0),"
+                           " coalesce(sum(attempts), 0) FROM partitions",
+                           -1, &s, NULL))
+        return dberr(l, diag);
+    if ((r = step(l, s, diag)) > 0) {
+        t.proofs = (uint64_t)sqlite3_column_int64(s, 0);
+        t.errors = (uint64_t)sqlite3_column_int64(s, 1);
+        t.attempts = (uint64_t)sqlite3_column_int64(s, 2);
+        r = 0;
+    }
+    sqlite3_finalize(s);
+    if (r)
+        return r;
+    if (sqlite3_prepare_v2(l->db, "SELECT state, count(*) FROM jobs GROUP BY state", -1, &s,
+                           NULL))
+        return dberr(l, diag);
+    while ((r = step(l, s, diag)) > 0) {
+        int st = zk_job_state_parse((const char *)sqlite3_column_text(s, 0));
+        if (st >= 0)
+            t.jobs[st] = (uint64_t)sqlite3_column_int64(s, 1);
+    }
+    sqlite3_finalize(s);
+    if (!r)
+        *ret = t;
+    return r;
+}
+
+int zk_ledger_done_times(zk_ledger *l, int64_t since_ns,
+                         int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,
+                         struct zk_diag *diag)
+{
+    sqlite3_stmt *s;
+    int r;
+    if (sqlite3_prepare_v2(l->db,
+                           "SELECT synth_s, wait_s, start_s, finalize_s, done_ns, queued_ns"
+                           " FROM partitions WHERE state = 'done' AND done_ns >= ? ORDER BY done_ns",
+                           -1, &s, NULL))
+        return dberr(l, diag);
+    sqlite3_bind_int64(s, 1, since_ns);
+    while ((r = step(l, s, diag)) > 0) {
+        struct zk_ledger_part_times t;
+        t.synth_s = sqlite3_column_double(s, 0);
+        t.wait_s = sqlite3_column_double(s, 1);
+        t.start_s = sqlite3_column_double(s, 2);
+        t.finalize_s = sqlite3_column_double(s, 3);
+        t.done_ns = sqlite3_column_int64(s, 4);
+        t.queued_ns = sqlite3_column_int64(s, 5);
+        if ((r = fn(ctx, &t)))
+            break;
+    }
+    sqlite3_finalize(s);
     return r;
 }

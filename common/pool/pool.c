@@ -116,6 +116,10 @@ static int find_hugetlbfs(char *dir, size_t len, int *ret_unmounted)
             continue;
         if (strcmp(type, "hugetlbfs") || strchr(mnt, '\\') || strlen(mnt) >= len)
             continue;
+        /* a mount we cannot create files in (root's /dev/hugepages for the
+         * zkslot user) is no choice: look for the next one */
+        if (access(mnt, W_OK | X_OK))
+            continue;
         if (statfs(mnt, &sf) || hugepages_count((uint64_t)sf.f_bsize, "nr_hugepages") == 0)
             continue;
         snprintf(dir, len, "%s", mnt);

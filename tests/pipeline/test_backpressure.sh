@@ -8,7 +8,7 @@
 #
 # must stay <= pool file size + the per-process overhead, which is the
 # private RSS of each process once warm (keys loaded, one partition proved;
-# measured here before the load) + 16 MiB (docs/pipeline.md).  Without the
+# measured here before the load) + 16 MiB (docs/architecture.md).  Without the
 # bound, 16 finished partitions (64 MiB) would pile up outside the pool.
 # Also: at no sample do more partitions hold memory (synthesizing + ready in
 # the ledger) than there are slots, and backpressure really happened (all

@@ -27,6 +27,7 @@ ZK_CMD(result);
 ZK_CMD(cancel);
 ZK_CMD(plan);
 ZK_CMD(top);
+ZK_CMD(metrics);
 
 /* `zkslot bench <what>` subbenchmarks, one per module, same convention. */
 ZK_CMD(bench_field);

@@ -22,6 +22,7 @@
 #pragma weak cmd_cancel
 #pragma weak cmd_plan
 #pragma weak cmd_top
+#pragma weak cmd_metrics
 
 struct command {
     const char *name;
@@ -44,7 +45,8 @@ static const struct command commands[] = {
     { "result", cmd_result, "JOB" },
     { "cancel", cmd_cancel, "JOB" },
     { "plan", cmd_plan, "--key KEY.zkey | --partition-size SIZE [--ram SIZE] ..." },
-    { "top", cmd_top, "" },
+    { "metrics", cmd_metrics, "[--textfile PATH [--interval S] | --listen ADDR:PORT]" },
+    { "top", cmd_top, "[--once] [--interval S]" },
 };
 
 static void usage(FILE *out)

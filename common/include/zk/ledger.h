@@ -43,7 +43,7 @@
 extern "C" {
 #endif
 
-#define ZK_LEDGER_SCHEMA_VERSION 1
+#define ZK_LEDGER_SCHEMA_VERSION 2
 #define ZK_LEDGER_FILE "ledger.db"        /* name inside the state directory */
 
 enum zk_part_state {
@@ -119,6 +119,8 @@ struct zk_ledger_part {
 
 /* Per-stage timings reported by gpud with zk_ledger_part_done(). */
 struct zk_ledger_timings {
+    double synth_s;                   /* synthesis (from the slot header); < 0 = unknown;
+                                         kept only if synthd could not record it */
     double wait_s;                    /* READY -> claimed */
     double start_s;                   /* prove_start */
     double finalize_s;                /* prove_finalize + write */
@@ -276,6 +278,45 @@ int zk_ledger_part_requeue(zk_ledger *l, int64_t id, const char *note,
 int zk_ledger_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id),
                         void *ctx, int check_ready, uint32_t max_attempts,
                         uint32_t *ret_changed, struct zk_diag *diag);
+
+/* ---- statistics (metrics, `zkslot top`) -------------------------------------- */
+
+struct zk_ledger_daemon {
+    char role[16];                    /* "synthd", "gpud" */
+    char instance[32];                /* NUMA node / device index */
+    uint64_t starts;                  /* times started (restarts = starts - 1) */
+    int32_t last_pid;
+    int64_t last_start_ns;
+};
+
+/* A daemon records each start (role, instance); one transaction. */
+int zk_ledger_daemon_started(zk_ledger *l, const char *role, const char *instance, int32_t pid,
+                             struct zk_diag *diag);
+/* Every daemon instance ever started, by role and instance (fn as for key_list). */
+int zk_ledger_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                          void *ctx, struct zk_diag *diag);
+
+struct zk_ledger_totals {
+    uint64_t parts[7];                /* partitions per enum zk_part_state */
+    uint64_t jobs[5];                 /* jobs per enum zk_job_state */
+    uint64_t proofs;                  /* proofs written (duplicates included) */
+    uint64_t errors;                  /* partition errors recorded */
+    uint64_t attempts;                /* syntheses started */
+};
+
+/* Counts over the whole ledger. */
+int zk_ledger_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag);
+
+/* The stage times of one done partition (< 0 = not recorded). */
+struct zk_ledger_part_times {
+    double synth_s, wait_s, start_s, finalize_s;
+    int64_t done_ns, queued_ns;
+};
+
+/* Every partition done at or after since_ns (0 = all), oldest first. */
+int zk_ledger_done_times(zk_ledger *l, int64_t since_ns,
+                         int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,
+                         struct zk_diag *diag);
 
 #ifdef __cplusplus
 }

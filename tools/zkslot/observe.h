@@ -1,0 +1,56 @@
+/*
+ * observe.h -- one snapshot of the whole system for `zkslot metrics` and
+ * `zkslot top`: the ledger's counts, daemon starts and stage times, and the
+ * pool's slots, counters and attached processes (read as an observer: it
+ * never changes the pool).
+ */
+#ifndef ZK_TOOLS_OBSERVE_H
+#define ZK_TOOLS_OBSERVE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ledger_cli.h"
+#include "zk/pool.h"
+
+#define OBS_STAGES 5                   /* synth, wait, start, finalize, total */
+#define OBS_BUCKETS 14
+
+extern const char *const obs_stage_names[OBS_STAGES];
+extern const double obs_bucket_le[OBS_BUCKETS];   /* upper bounds, last = +Inf */
+
+struct obs_daemon {
+    struct zk_ledger_daemon d;
+    int alive;                         /* attached to the pool and alive now */
+};
+
+struct obs {
+    int64_t at_ns;
+    struct zk_ledger_totals totals;
+    struct obs_daemon *daemons;
+    unsigned ndaemons;
+    /* histograms over every done partition (cumulative) */
+    uint64_t bucket[OBS_STAGES][OBS_BUCKETS];
+    double sum[OBS_STAGES];
+    uint64_t count[OBS_STAGES];
+    /* the last 60 s */
+    unsigned recent;                   /* partitions done */
+    double recent_median[OBS_STAGES];
+    /* the pool */
+    int have_pool;
+    char pool_path[1024];
+    char pool_error[256];
+    struct zk_pool_info pool;
+    char slots[4096 + 1];              /* one letter per slot: . F R C */
+    struct zk_pool_attach_info attached[ZK_POOL_MAX_ATTACH];
+    unsigned nattached;
+};
+
+/* Fills *o from the ledger (open in c) and the pool of c->cfg.  0 or -1 (printed). */
+int obs_collect(struct lcli *c, struct obs *o);
+void obs_free(struct obs *o);
+
+/* Prometheus text exposition (version 0.0.4) of *o. */
+void obs_write_prometheus(const struct obs *o, FILE *out);
+
+#endif /* ZK_TOOLS_OBSERVE_H */
