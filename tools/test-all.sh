@@ -9,6 +9,10 @@ jobs=$(nproc)
 
 "$here/tools/deps.sh"
 
+# Circuits, keys and witnesses made with snarkjs/circom for the interop and
+# pipeline tests are data, the same for both trees: make them once.
+export ZK_INTEROP_WORK="${ZK_INTEROP_WORK:-$here/build/interop-work}"
+
 run_suite() {   # run_suite NAME CMAKE-ARGS...
   local name=$1; shift
   echo "=== $name build ==="

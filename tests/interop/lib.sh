@@ -64,7 +64,7 @@ zk_chain_circuit() {
     mkdir -p "$d"
     if [ ! -f "$f" ]; then
         printf 'pragma circom 2.0.0;\ninclude "chain.circom";\ncomponent main {public [x]} = Chain(%s);\n' \
-            "$n" >"$f.tmp" && mv "$f.tmp" "$f"
+            "$n" >"$f.tmp.$$" && mv "$f.tmp.$$" "$f"
     fi
     echo "$f"
 }
@@ -88,18 +88,22 @@ zk_compile() {
     h=$(zk__hash "$src" "$ZK_INTEROP_DIR/circuits/chain.circom")
     local d="$ZK_INTEROP_WORK/$curve/$name-$h"
     if [ ! -f "$d/$name.r1cs" ] || [ ! -f "$d/${name}_js/$name.wasm" ]; then
-        rm -rf "$d.tmp" && mkdir -p "$d.tmp"
+        # a private temporary dir, renamed into place: tests running in
+        # parallel (ctest -j) may compile the same circuit at once
+        local t="$d.tmp.$$"
+        rm -rf "$t" && mkdir -p "$t"
         zk__run zk_circom "$src" --r1cs --wasm --prime "$curve" -l "$ZK_INTEROP_NM" \
             -l "$ZK_INTEROP_DIR/circuits" \
-            -o "$d.tmp" || return 1
+            -o "$t" || { rm -rf "$t"; return 1; }
         local base
         base=$(basename "$src" .circom)
         if [ "$base" != "$name" ]; then
-            mv "$d.tmp/$base.r1cs" "$d.tmp/$name.r1cs" &&
-            mv "$d.tmp/${base}_js" "$d.tmp/${name}_js" &&
-            mv "$d.tmp/${name}_js/$base.wasm" "$d.tmp/${name}_js/$name.wasm" || return 1
+            mv "$t/$base.r1cs" "$t/$name.r1cs" &&
+            mv "$t/${base}_js" "$t/${name}_js" &&
+            mv "$t/${name}_js/$base.wasm" "$t/${name}_js/$name.wasm" || { rm -rf "$t"; return 1; }
         fi
-        rm -rf "$d" && mv "$d.tmp" "$d"
+        rm -rf "$d"   # an incomplete one (no r1cs or wasm)
+        mv -T "$t" "$d" 2>/dev/null || rm -rf "$t"   # lost the race: theirs is complete
     fi
     echo "$d"
 }

@@ -61,15 +61,19 @@ pl_circuit() {
     PL_CURVE=$curve
     PL_KEY="$ZK_INTEROP_WORK/pipeline-$curve-$name.zkey"
     if [ ! -f "$PL_KEY" ] || [ "$PL_KEY" -ot "$d/$name.r1cs" ]; then
-        "$ZKSLOT" setup "$d/$name.r1cs" "$PL_KEY.tmp" --curve "$curve" 2>/dev/null &&
-            mv "$PL_KEY.tmp" "$PL_KEY" || return 1
+        "$ZKSLOT" setup "$d/$name.r1cs" "$PL_KEY.tmp.$$" --curve "$curve" 2>/dev/null &&
+            mv "$PL_KEY.tmp.$$" "$PL_KEY" || { rm -f "$PL_KEY.tmp.$$"; return 1; }
     fi
     PL_VK="$PL_KEY.vk.json"
-    [ "$PL_VK" -nt "$PL_KEY" ] || "$ZKSLOT" export-vk "$PL_KEY" "$PL_VK" || return 1
+    if [ ! "$PL_VK" -nt "$PL_KEY" ]; then
+        "$ZKSLOT" export-vk "$PL_KEY" "$PL_VK.tmp.$$" && mv "$PL_VK.tmp.$$" "$PL_VK" || return 1
+    fi
     PL_WTNS=()
     for ((i = 0; i < k; i++)); do
         local in="$ZK_INTEROP_WORK/pipeline-in-$i.json" w="$ZK_INTEROP_WORK/pipeline-$curve-$name-$i.wtns"
-        printf '{"x":"%d","y":"%d"}\n' $((i + 2)) $((i + 5)) >"$in"
+        if [ ! -f "$in" ]; then   # fixed content; written once, atomically
+            printf '{"x":"%d","y":"%d"}\n' $((i + 2)) $((i + 5)) >"$in.tmp.$$" && mv "$in.tmp.$$" "$in"
+        fi
         zk_witness "$d/${name}_js/$name.wasm" "$in" "$w" >/dev/null || return 1
         PL_WTNS+=("$w")
     done
