@@ -42,8 +42,9 @@
 
 static struct zk_config cfg;
 static const struct gpud_backend *backend;
-static zk_pool *pool;
-static struct zk_proc_id me;
+static struct zkd_base base;            /* pool, ledger, identity, recovery */
+static zk_pool *pool;                   /* = base.pool, for the threads */
+static struct zk_proc_id me;            /* = base.me */
 static unsigned nthreads;
 static zk_cancel_flag stop_flag;
 static atomic_int abort_flag;
@@ -54,18 +55,6 @@ static atomic_int busy_starter, busy_finisher;
 static uint64_t now_ms(void)
 {
     return (uint64_t)(zkd_now() * 1e3);
-}
-
-static int open_ledger(zk_ledger **ret, struct zk_diag *diag)
-{
-    char path[PATH_MAX];
-    int r = zkd_mkdir_p(cfg.state_dir, 0755);
-    if (r)
-        return zk_diag_set(diag, cfg.state_dir, r, "cannot create the state directory: %s",
-                           zk_strerror(r));
-    if ((r = zk_config_ledger_path(&cfg, path, sizeof path)))
-        return zk_diag_set(diag, cfg.state_dir, r, "path too long");
-    return zk_ledger_open(path, ZK_LEDGER_CREATE, 0, ret, diag);
 }
 
 /* ---- keys ------------------------------------------------------------------ */
@@ -263,7 +252,7 @@ static void *starter_main(void *arg)
     int r;
 
     (void)arg;
-    if ((r = open_ledger(&l, &d))) {
+    if ((r = zkd_open_ledger(&cfg, &l, &d))) {
         zkd_log(ZKD_ERR, "starter: %s", d.msg);
         atomic_store(&stop_flag, 1);
         goto out;
@@ -454,7 +443,7 @@ static void *finisher_main(void *arg)
     int r;
 
     (void)arg;
-    if ((r = open_ledger(&l, &d))) {
+    if ((r = zkd_open_ledger(&cfg, &l, &d))) {
         zkd_log(ZKD_ERR, "finisher: %s", d.msg);
         atomic_store(&stop_flag, 1);
     }
@@ -545,12 +534,9 @@ static const struct zkd_flag flags[] = {
 int main(int argc, char **argv)
 {
     struct zk_diag d;
-    struct zkd_recovery rec;
     zk_ledger *l = NULL;
     pthread_t t_start, t_finish;
     int started = 0;
-    dev_t pool_dev;
-    ino_t pool_ino;
     int check = 0, r, sfd, rc = 1;
 
     zkd_log_init("gpud");
@@ -570,39 +556,15 @@ int main(int argc, char **argv)
         return 1;
     }
     nthreads = cfg.gpud_threads ? cfg.gpud_threads : zk_nthreads_default();
-    if ((r = zk_proc_self(&me))) {
-        zkd_log(ZKD_ERR, "/proc/self/stat: %s", zk_strerror(r));
-        return 1;
-    }
-    pool = calloc(1, zk_pool_sizeof());
-    if (!pool)
-        return 1;
-    struct zk_pool_attach_opts ao = { "gpud", 0, 0 };
-    if ((r = zk_pool_attach(pool, cfg.pool, &ao))) {
-        zkd_log(ZKD_ERR, "pool %s: %s%s", cfg.pool, zk_strerror(r),
-                r == -ENOENT ? " (create it with `zkslot pool create`)" : "");
-        goto out;
-    }
-    if ((r = zkd_pool_identity(cfg.pool, &pool_dev, &pool_ino))) {
-        zkd_log(ZKD_ERR, "pool %s: %s", cfg.pool, zk_strerror(r));
-        goto out;
-    }
-    if ((r = open_ledger(&l, &d))) {
-        zkd_log(ZKD_ERR, "%s", d.msg);
-        goto out;
-    }
     char inst[16];
     snprintf(inst, sizeof inst, "%d", cfg.gpud_device);
-    if ((r = zk_ledger_daemon_started(l, "gpud", inst, me.pid, &d)))
-        zkd_log(ZKD_WARN, "recording the start: %s", d.msg);
-    if ((r = zkd_recover(pool, ZK_POOL_REAP_RESYNC, l, 1, cfg.max_attempts, &rec, &d))) {
-        zkd_log(ZKD_ERR, "recovery: %s", d.msg);
+    if (zkd_base_open(&base, "gpud", inst, &cfg))
         goto out;
-    }
-    zkd_log(ZKD_INFO, "backend %s, %u thread(s), release %s; recovery freed %u filling slot(s), "
-            "re-queued %u claimed, moved %u partition(s)", backend->name, nthreads,
-            cfg.gpud_release == ZK_RELEASE_AFTER_PROOF ? "after-proof" : "after-start",
-            rec.reap.filling_freed, rec.reap.claimed_requeued, rec.ledger_changed);
+    pool = base.pool;
+    me = base.me;
+    l = base.l;
+    zkd_log(ZKD_INFO, "backend %s, %u thread(s), release %s", backend->name, nthreads,
+            cfg.gpud_release == ZK_RELEASE_AFTER_PROOF ? "after-proof" : "after-start");
     struct preload_ctx pc;
     memset(&pc, 0, sizeof pc);
     if ((r = zk_ledger_key_list(l, preload_one, &pc, &d))) {
@@ -668,21 +630,11 @@ int main(int argc, char **argv)
         if (t - last_tick < 1.0)
             continue;
         last_tick = t;
-        dev_t dv;
-        ino_t in;
-        if (zkd_pool_identity(cfg.pool, &dv, &in) || dv != pool_dev || in != pool_ino) {
-            zkd_log(ZKD_ERR, "pool %s was destroyed or replaced; finishing the partitions in "
-                    "hand and exiting (restart to attach the new pool)", cfg.pool);
+        if (zkd_base_tick(&base) == ZKD_EXIT_POOL_GONE) {
             atomic_store(&stop_flag, 1);
-            rc = 75;
+            rc = ZKD_EXIT_POOL_GONE;
             continue;
         }
-        if (zkd_recover(pool, 0, l, 1, cfg.max_attempts, &rec, &d))
-            zkd_log(ZKD_WARN, "recovery: %s", d.msg);
-        else if (rec.ledger_changed || rec.reap.filling_freed || rec.reap.claimed_requeued)
-            zkd_log(ZKD_INFO, "recovery: freed %u filling slot(s), re-queued %u claimed, "
-                    "moved %u partition(s)", rec.reap.filling_freed, rec.reap.claimed_requeued,
-                    rec.ledger_changed);
         struct zk_pool_info pi;
         zk_pool_info(pool, &pi);
         unsigned long long np = atomic_load(&n_proved);
@@ -715,9 +667,7 @@ out:
         pthread_join(t_start, NULL);
         pthread_join(t_finish, NULL);
     }
-    zk_ledger_close(l);
-    zk_pool_detach(pool);
-    free(pool);
+    zkd_base_close(&base);
     for (size_t i = 0; i < keys.n; i++) {
         zk_groth16_vk_done(&keys.v[i].vk);
         zk_groth16_key_free(keys.v[i].k);

@@ -103,8 +103,9 @@ out:
 /* ---- the daemon ---------------------------------------------------------- */
 
 static struct zk_config cfg;
-static zk_pool *pool;
-static struct zk_proc_id me;
+static struct zkd_base base;            /* pool, ledger, identity, recovery */
+static zk_pool *pool;                   /* = base.pool, for the workers */
+static struct zk_proc_id me;            /* = base.me */
 static zk_cancel_flag stop_flag;        /* finish what is in hand, take nothing new */
 static atomic_int abort_flag;           /* hand back what is in hand */
 static atomic_ullong n_synthesized, n_errors;
@@ -129,19 +130,6 @@ static void sleep_ms(unsigned ms)
 {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
     nanosleep(&ts, NULL);
-}
-
-/* Opens this process's ledger handle from the configuration. */
-static int open_ledger(zk_ledger **ret, struct zk_diag *diag)
-{
-    char path[PATH_MAX];
-    int r = zkd_mkdir_p(cfg.state_dir, 0755);
-    if (r)
-        return zk_diag_set(diag, cfg.state_dir, r, "cannot create the state directory: %s",
-                           zk_strerror(r));
-    if ((r = zk_config_ledger_path(&cfg, path, sizeof path)))
-        return zk_diag_set(diag, cfg.state_dir, r, "path too long");
-    return zk_ledger_open(path, ZK_LEDGER_CREATE, 0, ret, diag);
 }
 
 /* Synthesizes partition p into the held slot s.  0, or an error with diag. */
@@ -210,7 +198,7 @@ static void *worker_main(void *arg)
     struct zk_diag d;
     int r;
 
-    if ((r = open_ledger(&l, &d))) {
+    if ((r = zkd_open_ledger(&cfg, &l, &d))) {
         zkd_log(ZKD_ERR, "worker %u: %s", wk->no, d.msg);
         atomic_store(&stop_flag, 1);
         return NULL;
@@ -323,12 +311,8 @@ static const struct zkd_flag flags[] = {
 
 int main(int argc, char **argv)
 {
-    struct zk_diag d;
-    struct zkd_recovery rec;
     zk_ledger *l = NULL;
     struct worker *wk = NULL;
-    dev_t pool_dev;
-    ino_t pool_ino;
     int check = 0, r, sfd, rc = 1, signals = 0;
 
     zkd_log_init("synthd");
@@ -352,41 +336,13 @@ int main(int argc, char **argv)
     unsigned cores = zk_nthreads_default();
     threads_per_worker = cfg.synthd_threads ? cfg.synthd_threads
                                             : (cores / cfg.synthd_workers ? cores / cfg.synthd_workers : 1);
-    if ((r = zk_proc_self(&me))) {
-        zkd_log(ZKD_ERR, "/proc/self/stat: %s", zk_strerror(r));
-        return 1;
-    }
-    pool = calloc(1, zk_pool_sizeof());
-    if (!pool)
-        return 1;
-    struct zk_pool_attach_opts ao = { "synthd", 0, 0 };
-    if ((r = zk_pool_attach(pool, cfg.pool, &ao))) {
-        zkd_log(ZKD_ERR, "pool %s: %s%s", cfg.pool, zk_strerror(r),
-                r == -ENOENT ? " (create it with `zkslot pool create`)" : "");
-        goto out;
-    }
-    if ((r = zkd_pool_identity(cfg.pool, &pool_dev, &pool_ino))) {
-        zkd_log(ZKD_ERR, "pool %s: %s", cfg.pool, zk_strerror(r));
-        goto out;
-    }
-    if ((r = open_ledger(&l, &d))) {
-        zkd_log(ZKD_ERR, "%s", d.msg);
-        goto out;
-    }
     char inst[16];
     snprintf(inst, sizeof inst, "%d", cfg.synthd_numa_node);
-    if ((r = zk_ledger_daemon_started(l, "synthd", inst, me.pid, &d)))
-        zkd_log(ZKD_WARN, "recording the start: %s", d.msg);
-    if ((r = zkd_recover(pool, ZK_POOL_REAP_RESYNC, l, 1, cfg.max_attempts, &rec, &d))) {
-        zkd_log(ZKD_ERR, "recovery: %s", d.msg);
+    if (zkd_base_open(&base, "synthd", inst, &cfg))
         goto out;
-    }
-    struct zk_pool_info pi;
-    zk_pool_info(pool, &pi);
-    zkd_log(ZKD_INFO, "pool %s: %u slots of %llu MiB; recovery freed %u filling slot(s), "
-            "re-queued %u claimed, moved %u partition(s) in the ledger",
-            cfg.pool, pi.nslots, (unsigned long long)(pi.slot_size >> 20),
-            rec.reap.filling_freed, rec.reap.claimed_requeued, rec.ledger_changed);
+    pool = base.pool;
+    me = base.me;
+    l = base.l;
 
     wk = calloc(cfg.synthd_workers, sizeof *wk);
     if (!wk)
@@ -425,21 +381,12 @@ int main(int argc, char **argv)
         if (t - last_tick < 1.0)
             continue;
         last_tick = t;
-        dev_t dv;
-        ino_t in;
-        if (zkd_pool_identity(cfg.pool, &dv, &in) || dv != pool_dev || in != pool_ino) {
-            zkd_log(ZKD_ERR, "pool %s was destroyed or replaced; finishing the partitions in "
-                    "hand and exiting (restart to attach the new pool)", cfg.pool);
+        if (zkd_base_tick(&base) == ZKD_EXIT_POOL_GONE) {
             atomic_store(&stop_flag, 1);
-            rc = 75;
+            rc = ZKD_EXIT_POOL_GONE;
             break;
         }
-        if (zkd_recover(pool, 0, l, 1, cfg.max_attempts, &rec, &d))
-            zkd_log(ZKD_WARN, "recovery: %s", d.msg);
-        else if (rec.ledger_changed || rec.reap.filling_freed || rec.reap.claimed_requeued)
-            zkd_log(ZKD_INFO, "recovery: freed %u filling slot(s), re-queued %u claimed, "
-                    "moved %u partition(s)", rec.reap.filling_freed, rec.reap.claimed_requeued,
-                    rec.ledger_changed);
+        struct zk_pool_info pi;
         zk_pool_info(pool, &pi);
         zkd_notify("STATUS=slots free %u filling %u ready %u claimed %u; synthesized %llu, "
                    "errors %llu", pi.count[ZK_SLOT_FREE], pi.count[ZK_SLOT_FILLING],
@@ -473,7 +420,7 @@ int main(int argc, char **argv)
     }
     for (unsigned i = 0; i < cfg.synthd_workers; i++)
         pthread_join(wk[i].tid, NULL);
-    if (rc != 75)
+    if (rc != ZKD_EXIT_POOL_GONE)
         rc = 0;
     zkd_log(ZKD_INFO, "stopped: %llu partition(s) synthesized, %llu error(s)",
             (unsigned long long)atomic_load(&n_synthesized),
@@ -481,9 +428,7 @@ int main(int argc, char **argv)
 out:
     (void)signals;
     free(wk);
-    zk_ledger_close(l);
-    zk_pool_detach(pool);
-    free(pool);
+    zkd_base_close(&base);
     for (size_t i = 0; i < keys.n; i++)
         zk_groth16_key_free(keys.v[i].k);
     free(keys.v);

@@ -81,6 +81,43 @@ int zkd_mkdir_p(const char *path, mode_t mode);
  */
 int zkd_write_atomic(const char *path, const void *buf, size_t len, int *ret_existed);
 
+/* ---- what every daemon shares ------------------------------------------------ */
+
+/* Exit status of a daemon whose pool was destroyed or replaced (EX_TEMPFAIL). */
+#define ZKD_EXIT_POOL_GONE 75
+
+struct zkd_base {
+    char role[16];                   /* "synthd", "gpud": pool attach name, ledger role */
+    const struct zk_config *cfg;
+    struct zk_proc_id me;            /* this process, as ledger and pool owner */
+    zk_pool *pool;
+    zk_ledger *l;                    /* the main thread's handle */
+    dev_t pool_dev;                  /* identity of the pool file at attach */
+    ino_t pool_ino;
+    int sfd;                         /* unused by base; for the caller */
+};
+
+/* Opens a ledger handle for this thread from cfg (mkdir -p the state dir). */
+int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag *diag);
+
+/*
+ * Start of a daemon: its identity, the pool attached (named `role`), the
+ * ledger, the start recorded as (role, instance), and the recovery pass
+ * with semaphore resync.  Logs what fails (and what recovery did); returns
+ * 0 or the error.  Close with zkd_base_close() in both cases.
+ */
+int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
+                  const struct zk_config *cfg);
+
+/*
+ * Once a second in the main loop: ZKD_EXIT_POOL_GONE if the pool file was
+ * destroyed or replaced (logged), else runs the recovery pass (logging what
+ * it moved) and returns 0.
+ */
+int zkd_base_tick(struct zkd_base *b);
+
+void zkd_base_close(struct zkd_base *b);
+
 /* ---- command line ---------------------------------------------------------- */
 
 /* A daemon flag that sets a configuration option ("--workers" -> [synthd] workers). */

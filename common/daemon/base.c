@@ -1,0 +1,104 @@
+/*
+ * base.c -- what every daemon does the same way: its identity, the pool,
+ * the ledger, the recovery pass at start and on every tick, and noticing a
+ * pool destroyed under it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/zkd.h"
+#include "zk/error.h"
+
+int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag *diag)
+{
+    char path[PATH_MAX];
+    int r = zkd_mkdir_p(cfg->state_dir, 0755);
+    if (r)
+        return zk_diag_set(diag, cfg->state_dir, r, "cannot create the state directory: %s",
+                           zk_strerror(r));
+    if ((r = zk_config_ledger_path(cfg, path, sizeof path)))
+        return zk_diag_set(diag, cfg->state_dir, r, "path too long");
+    return zk_ledger_open(path, ZK_LEDGER_CREATE, 0, ret, diag);
+}
+
+int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
+                  const struct zk_config *cfg)
+{
+    struct zk_diag d;
+    struct zkd_recovery rec;
+    int r;
+
+    memset(b, 0, sizeof *b);
+    b->cfg = cfg;
+    b->sfd = -1;
+    snprintf(b->role, sizeof b->role, "%s", role);
+    if ((r = zk_proc_self(&b->me))) {
+        zkd_log(ZKD_ERR, "/proc/self/stat: %s", zk_strerror(r));
+        return r;
+    }
+    if (!(b->pool = calloc(1, zk_pool_sizeof())))
+        return -ENOMEM;
+    struct zk_pool_attach_opts ao = { b->role, 0, 0 };
+    if ((r = zk_pool_attach(b->pool, cfg->pool, &ao))) {
+        zkd_log(ZKD_ERR, "pool %s: %s%s", cfg->pool, zk_strerror(r),
+                r == -ENOENT ? " (create it with `zkslot pool create`)" : "");
+        return r;
+    }
+    if ((r = zkd_pool_identity(cfg->pool, &b->pool_dev, &b->pool_ino))) {
+        zkd_log(ZKD_ERR, "pool %s: %s", cfg->pool, zk_strerror(r));
+        return r;
+    }
+    if ((r = zkd_open_ledger(cfg, &b->l, &d))) {
+        zkd_log(ZKD_ERR, "%s", d.msg);
+        return r;
+    }
+    if (zk_ledger_daemon_started(b->l, role, instance, b->me.pid, &d))
+        zkd_log(ZKD_WARN, "recording the start: %s", d.msg);
+    if ((r = zkd_recover(b->pool, ZK_POOL_REAP_RESYNC, b->l, 1, cfg->max_attempts, &rec, &d))) {
+        zkd_log(ZKD_ERR, "recovery: %s", d.msg);
+        return r;
+    }
+    struct zk_pool_info pi;
+    zk_pool_info(b->pool, &pi);
+    zkd_log(ZKD_INFO, "pool %s: %u slots of %llu MiB; recovery freed %u filling slot(s), "
+            "re-queued %u claimed, moved %u partition(s) in the ledger",
+            cfg->pool, pi.nslots, (unsigned long long)(pi.slot_size >> 20),
+            rec.reap.filling_freed, rec.reap.claimed_requeued, rec.ledger_changed);
+    return 0;
+}
+
+int zkd_base_tick(struct zkd_base *b)
+{
+    struct zk_diag d;
+    struct zkd_recovery rec;
+    dev_t dv;
+    ino_t in;
+
+    if (zkd_pool_identity(b->cfg->pool, &dv, &in) || dv != b->pool_dev || in != b->pool_ino) {
+        zkd_log(ZKD_ERR, "pool %s was destroyed or replaced; finishing the partitions in "
+                "hand and exiting (restart to attach the new pool)", b->cfg->pool);
+        return ZKD_EXIT_POOL_GONE;
+    }
+    if (zkd_recover(b->pool, 0, b->l, 1, b->cfg->max_attempts, &rec, &d))
+        zkd_log(ZKD_WARN, "recovery: %s", d.msg);
+    else if (rec.ledger_changed || rec.reap.filling_freed || rec.reap.claimed_requeued)
+        zkd_log(ZKD_INFO, "recovery: freed %u filling slot(s), re-queued %u claimed, "
+                "moved %u partition(s)", rec.reap.filling_freed, rec.reap.claimed_requeued,
+                rec.ledger_changed);
+    return 0;
+}
+
+void zkd_base_close(struct zkd_base *b)
+{
+    zk_ledger_close(b->l);
+    b->l = NULL;
+    if (b->pool) {
+        zk_pool_detach(b->pool);
+        free(b->pool);
+        b->pool = NULL;
+    }
+}
