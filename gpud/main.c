@@ -17,11 +17,13 @@
  * SIGTERM/SIGINT: stop claiming, finish the partitions in hand, exit 0.
  * A second signal: hand them back to the ledger (re-queued) and exit.
  */
+#define _GNU_SOURCE   /* sched_getaffinity, CPU_ISSET */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -29,6 +31,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#if ZK_HAVE_NUMA
+#include <numa.h>
+#endif
 
 #include "backend.h"
 #include "daemon/zkd.h"
@@ -51,6 +57,32 @@ static atomic_int abort_flag;
 static atomic_ullong n_proved, n_duplicates, n_errors, n_dropped;
 static atomic_ullong hb_starter_ms, hb_finisher_ms;
 static atomic_int busy_starter, busy_finisher;
+
+/* The NUMA node this process runs on, when its CPUs all belong to one (a
+ * gpud@N confined by the unit or numactl), else ZK_POOL_ANY_NODE.  The
+ * starter claims READY slots on this node first. */
+static int own_numa_node(void)
+{
+#if ZK_HAVE_NUMA
+    cpu_set_t set;
+    int node = -2;
+    if (numa_available() < 0 || sched_getaffinity(0, sizeof set, &set))
+        return ZK_POOL_ANY_NODE;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &set))
+            continue;
+        int n = numa_node_of_cpu(cpu);
+        if (n < 0 || (node != -2 && n != node))
+            return ZK_POOL_ANY_NODE;
+        node = n;
+    }
+    return node < 0 ? ZK_POOL_ANY_NODE : node;
+#else
+    return ZK_POOL_ANY_NODE;
+#endif
+}
+
+static int claim_node = ZK_POOL_ANY_NODE;
 
 static uint64_t now_ms(void)
 {
@@ -262,7 +294,7 @@ static void *starter_main(void *arg)
         struct zk_slot s;
 
         atomic_store(&hb_starter_ms, now_ms());
-        r = zk_pool_claim(pool, ZK_POOL_ANY_NODE, 0, 250, &stop_flag, &s);
+        r = zk_pool_claim(pool, claim_node, 0, 250, &stop_flag, &s);
         if (r == ZK_ETIMEOUT || r == ZK_ECANCELED)
             continue;
         if (r == ZK_ECHECKSUM) {
@@ -563,8 +595,13 @@ int main(int argc, char **argv)
     pool = base.pool;
     me = base.me;
     l = base.l;
-    zkd_log(ZKD_INFO, "backend %s, %u thread(s), release %s", backend->name, nthreads,
-            cfg.gpud_release == ZK_RELEASE_AFTER_PROOF ? "after-proof" : "after-start");
+    claim_node = own_numa_node();
+    zkd_log(ZKD_INFO, "backend %s, %u thread(s), release %s, %s", backend->name, nthreads,
+            cfg.gpud_release == ZK_RELEASE_AFTER_PROOF ? "after-proof" : "after-start",
+            claim_node == ZK_POOL_ANY_NODE ? "slots claimed from any NUMA node"
+                                           : "slots on this NUMA node claimed first");
+    if (claim_node != ZK_POOL_ANY_NODE)
+        zkd_log(ZKD_INFO, "numa: running on node %d", claim_node);
     struct preload_ctx pc;
     memset(&pc, 0, sizeof pc);
     if ((r = zk_ledger_key_list(l, preload_one, &pc, &d))) {
