@@ -24,6 +24,15 @@ fi
 
 pl_pool 3 4M || exit 1
 pl_circuit bn128 30000 8 || { pl_bad circuit; exit 1; }
+# a pool whose slots are too small for this key: submit refuses the job
+small=/dev/shm/zkslot-test-small-$$.pool
+"$ZKSLOT" pool create --pool "$small" --slots 1 --slot-size 2M --tmpfs >/dev/null 2>&1
+out=$(ZKSLOT_POOL=$small "$ZKSLOT" submit --key "$PL_KEYNAME" "${PL_WTNS[0]}" 2>&1); rc=$?
+"$ZKSLOT" pool destroy --pool "$small" >/dev/null 2>&1
+[ "$rc" = 2 ] && echo "$out" | grep -q "needs .* bytes per partition but the slots of $small hold 2097152" ||
+    pl_bad "submit against too-small slots: rc $rc: $out"
+[ "$("$ZKSLOT" status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 0 ] ||
+    pl_bad "a refused submit left a job"
 pool_bytes=$("$ZKSLOT" pool status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["file_size"])')
 pl_start_synthd --workers 2
 pl_start_gpud --threads 1

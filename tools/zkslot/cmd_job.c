@@ -24,6 +24,8 @@
 
 #include "cmd.h"
 #include "ledger_cli.h"
+#include "zk/pool.h"
+#include "zk/slotfmt.h"
 #include "zk/error.h"
 #include "zk/wtns.h"
 
@@ -109,6 +111,40 @@ static int check_witnesses(const struct zk_ledger_key *k, char **files, int n, c
     return bad;
 }
 
+/*
+ * The key's partitions must fit the pool's slots: checked here when the
+ * pool exists (it may legitimately be created later), so a job that could
+ * never be synthesized is refused at submit.  0 fits or no pool, -1 printed.
+ */
+static int check_slot_size(const struct lcli *c, const struct zk_ledger_key *k)
+{
+    struct zk_slot_desc sd;
+    struct zk_pool_info pi;
+    struct zk_pool_attach_opts ao = { "submit", ZK_POOL_OBSERVER, 0 };
+    uint64_t need = zk_slotfmt_layout(k->n_vars, k->domain_size, &sd);
+    zk_pool *h = calloc(1, zk_pool_sizeof());
+    int rc = 0;
+
+    if (!h || zk_pool_attach(h, c->cfg.pool, &ao)) {
+        free(h);
+        return 0;
+    }
+    zk_pool_info(h, &pi);
+    if (!need || need > pi.slot_size) {
+        fprintf(stderr,
+                "zkslot submit: key '%s' needs %llu bytes per partition but the slots of %s hold "
+                "%llu: nothing submitted (recreate the pool with --slot-size %lluM or more; "
+                "see zkslot plan --key %s)\n",
+                k->name, (unsigned long long)need, c->cfg.pool,
+                (unsigned long long)pi.slot_size,
+                (unsigned long long)((need + (1u << 20) - 1) >> 20), k->path);
+        rc = -1;
+    }
+    zk_pool_detach(h);
+    free(h);
+    return rc;
+}
+
 int cmd_submit(int argc, char **argv)
 {
     struct args a;
@@ -132,6 +168,8 @@ int cmd_submit(int argc, char **argv)
             fprintf(stderr, "zkslot submit: %s\n", d.msg);
         goto out;
     }
+    if (check_slot_size(&a.c, &k))
+        goto out;
     abs = calloc((size_t)a.npos, sizeof *abs);
     if (!abs)
         goto out;
