@@ -11,6 +11,11 @@
  * -P (cancelling in one bucket), scalars r-1, r, r+1 and 2^256-1.  Results
  * must be identical across thread counts (1, 2, 3), forced window sizes,
  * the affine and Jacobian bucket methods, batch sizes and chunkings.
+ * GLV path (msm/msm_glv.h): the scalar split k = +-k1 +- k2 lambda (mod r,
+ * |k1|, |k2| < 2^129) against GMP on random and edge scalars; phi(G) =
+ * [lambda] G on every group (the beta constants); the GLV MSM against the
+ * plain one and the dlog reference around MSM_GLV_MIN with scalars 0, 1,
+ * r-1, r, 2^256-1, infinity points, P and -P, and a point used twice.
  *
  * The file includes itself once per group (TG defined) to instantiate the
  * group-generic part.
@@ -19,6 +24,7 @@
 #include <string.h>
 
 #include "zk/error.h"
+#include "msm/msm_glv.h"
 #include "zk/msm.h"
 #include "zktest.h"
 
@@ -82,6 +88,53 @@ static void mixed_scalars(limb_t *k, size_t n, unsigned rbits)
     }
 }
 
+static mpz_t g_lambda;
+
+/* The GLV split of random and edge scalars against GMP. */
+static void check_glv_split(const char *name,
+                            unsigned (*split)(limb_t *, limb_t *, const limb_t *))
+{
+    mpz_t k, k1, k2, t, lim;
+    mpz_inits(k, k1, k2, t, lim, NULL);
+    mpz_ui_pow_ui(lim, 2, 129);
+    for (int i = 0; i < 4000; i++) {
+        limb_t kk[4], a[4], b[4];
+        if (i < 12) {
+            switch (i) {
+            case 0: mpz_set_ui(k, 0); break;
+            case 1: mpz_set_ui(k, 1); break;
+            case 2: mpz_sub_ui(k, g_r, 1); break;
+            case 3: mpz_set(k, g_r); break;
+            case 4: mpz_add_ui(k, g_r, 1); break;
+            case 5: mpz_set(k, g_lambda); break;
+            case 6: mpz_sub(k, g_r, g_lambda); break;
+            case 7: mpz_ui_pow_ui(k, 2, 256); mpz_sub_ui(k, k, 1); break;
+            case 8: mpz_ui_pow_ui(k, 2, 128); break;
+            case 9: mpz_fdiv_q_2exp(k, g_r, 1); break;
+            case 10: mpz_mul(k, g_lambda, g_lambda); mpz_mod(k, k, g_r); break;
+            default: mpz_ui_pow_ui(k, 2, 255); break;
+            }
+            mpz_to_limbs(kk, k);
+        } else {
+            rand_scalar(kk, i % 3 ? 256 : 255 - (unsigned)(i % 200));
+            limbs_to_mpz(k, kk);
+        }
+        unsigned neg = split(a, b, kk);
+        limbs_to_mpz(k1, a);
+        limbs_to_mpz(k2, b);
+        int small = mpz_cmp(k1, lim) < 0 && mpz_cmp(k2, lim) < 0 && a[3] == 0 && b[3] == 0;
+        if (neg & 1)
+            mpz_neg(k1, k1);
+        if (neg & 2)
+            mpz_neg(k2, k2);
+        mpz_mul(t, k2, g_lambda);
+        mpz_add(t, t, k1);
+        mpz_sub(t, t, k);
+        ZT_CHECK(mpz_divisible_p(t, g_r) && small && neg < 4, "%s glv split #%d", name, i);
+    }
+    mpz_clears(k, k1, k2, t, lim, NULL);
+}
+
 #define TG bn254_g1
 #include "test_msm.c"
 #undef TG
@@ -99,13 +152,19 @@ int main(int argc, char **argv)
 {
     zt_init(argc, argv);
     mpz_init(g_r);
+    mpz_init(g_lambda);
     limbs_to_mpz(g_r, bn254_g1_ORDER_);
+    mpz_set_str(g_lambda, "b3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd", 16);
+    check_glv_split("bn254", zk_glv_split_bn254);
     bn254_g1_test();
     bn254_g2_test();
     limbs_to_mpz(g_r, bls381_g1_ORDER_);
+    mpz_set_str(g_lambda, "ac45a4010001a40200000000ffffffff", 16);
+    check_glv_split("bls381", zk_glv_split_bls381);
     bls381_g1_test();
     bls381_g2_test();
     mpz_clear(g_r);
+    mpz_clear(g_lambda);
     return zt_finish();
 }
 #endif /* ZK_TEST_HAVE_GMP */
@@ -425,10 +484,97 @@ static void T(check_edges)(const char *name)
     mpz_clear(dl0);
 }
 
+/* GLV path vs plain path vs dlog reference (see the top of the file). */
+static void T(check_glv)(const char *name, unsigned rbits)
+{
+    enum { N = 200 };
+    static const size_t sizes[] = { 0, 1, 2, MSM_GLV_MIN - 1, MSM_GLV_MIN, MSM_GLV_MIN + 1, 131, N };
+    TA *pts = malloc(N * sizeof *pts);
+    limb_t *k = malloc(N * 4 * sizeof *k);
+    mpz_t dl[N], t;
+    TG got, plain, want, lp;
+    TA g;
+    mpz_init(t);
+    for (size_t i = 0; i < N; i++)
+        mpz_init(dl[i]);
+    T(make_points)(pts, dl, N);
+
+    /* phi(G) = [lambda] G: the beta constant of this group */
+    {
+        limb_t lam[4];
+        mpz_to_limbs(lam, g_lambda);
+        TA two[MSM_GLV_MIN];
+        limb_t ks[4 * MSM_GLV_MIN];
+        T(generator)(&g);
+        T(from_affine)(&lp, &g);
+        T(mul)(&want, &lp, lam, 256);
+        /* [lambda] G through the GLV MSM: lambda splits as (0, 1), so this
+         * is phi(G) itself; compare with the direct product */
+        memset(ks, 0, sizeof ks);
+        memset(two, 0, sizeof two);
+        two[0] = g;
+        memcpy(ks, lam, sizeof lam);
+        int r = T(msm_glv_opts)(&got, two, ks, MSM_GLV_MIN, 1, NULL, NULL, 1);
+        ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s glv [lambda]G", name);
+    }
+
+    for (size_t i = 0; i < N; i++) {
+        unsigned sel = (unsigned)(i % 11);
+        if (sel == 0)
+            memset(k + 4 * i, 0, 32);                   /* 0 */
+        else if (sel == 1)
+            mpz_to_limbs(k + 4 * i, (mpz_set_ui(t, 1), t));
+        else if (sel == 2)
+            mpz_to_limbs(k + 4 * i, (mpz_sub_ui(t, g_r, 1), t));    /* r - 1 */
+        else if (sel == 3)
+            mpz_to_limbs(k + 4 * i, g_r);               /* r */
+        else if (sel == 4)
+            memset(k + 4 * i, 0xff, 32);                /* 2^256 - 1 */
+        else
+            rand_scalar(k + 4 * i, sel == 5 ? 256 : rbits);
+    }
+    memset(&pts[7], 0, sizeof pts[7]);                  /* infinity points */
+    memset(&pts[70], 0, sizeof pts[70]);
+    mpz_set_ui(dl[7], 0);
+    mpz_set_ui(dl[70], 0);
+    pts[66] = pts[65];                                  /* repeated point */
+    mpz_set(dl[66], dl[65]);
+    T(affine_neg)(&pts[68], &pts[67]);                  /* P and -P */
+    mpz_sub(dl[68], g_r, dl[67]);
+    memcpy(k + 4 * 68, k + 4 * 67, 32);
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        size_t n = sizes[si];
+        T(ref_dlog)(&want, k, dl, n);
+        int r1 = T(msm_glv_opts)(&got, pts, k, n, 2, NULL, NULL, 1);
+        int r2 = T(msm_glv_opts)(&plain, pts, k, n, 1, NULL, NULL, 0);
+        ZT_CHECK(r1 == 0 && r2 == 0 && T(eq)(&got, &want) && T(eq)(&plain, &want),
+                 "%s glv n=%zu", name, n);
+        size_t ss = T(msm_glv_scratch_size)(n, 3, NULL, 1);
+        void *scr = malloc(ss ? ss : 1);
+        r1 = T(msm_glv_opts)(&got, pts, k, n, 3, scr, NULL, 1);
+        ZT_CHECK(r1 == 0 && T(eq)(&got, &want), "%s glv n=%zu caller scratch", name, n);
+        free(scr);
+        struct zk_msm_opts o = { 6, ZK_MSM_AFFINE, 32, 3 };
+        r1 = T(msm_glv_opts)(&got, pts, k, n, 2, NULL, &o, 1);
+        ZT_CHECK(r1 == 0 && T(eq)(&got, &want), "%s glv n=%zu affine c=6", name, n);
+    }
+    /* all scalars r: infinity */
+    for (size_t i = 0; i < N; i++)
+        mpz_to_limbs(k + 4 * i, g_r);
+    ZT_CHECK(T(msm_glv_opts)(&got, pts, k, N, 2, NULL, NULL, 1) == 0 && T(is_inf)(&got),
+             "%s glv all scalars r", name);
+    for (size_t i = 0; i < N; i++)
+        mpz_clear(dl[i]);
+    mpz_clear(t);
+    free(pts);
+    free(k);
+}
+
 static void T(test)(void)
 {
     const char *name = STR(TG);
     unsigned rbits = (unsigned)mpz_sizeinbase(g_r, 2);
+    T(check_glv)(name, rbits);
     T(check_edges)(name);
     T(check_params)(name, rbits);
     T(check_sizes)(name, rbits);

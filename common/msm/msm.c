@@ -7,10 +7,12 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "zk/error.h"
 #include "zk/msm.h"
 #include "zk/parallel.h"
+#include "msm_glv.h"
 
 /* Bucket states of the affine method. */
 enum { MSM_EMPTY = 0, MSM_OCC = 1, MSM_LOCKED = 2 };
@@ -25,7 +27,7 @@ struct msm_plan {
     unsigned batch;          /* affine additions per inversion */
     unsigned chunks;         /* point ranges per window */
     unsigned threads;
-    size_t max_tasks;        /* windows of a 256-bit scalar times chunks */
+    size_t max_tasks;        /* windows of a `bits`-bit scalar times chunks */
     size_t results_bytes, thread_bytes, total_bytes;
 };
 
@@ -74,17 +76,17 @@ static unsigned msm_max_bits(const limb_t *k, size_t n)
 }
 
 /*
- * Window size minimizing a cost model in field multiplications for 255-bit
- * scalars: ceil(256/c) windows, each n bucket additions (affine batched
- * ~6.5M, mixed Jacobian ~11M) plus 2^(c-1) buckets to reduce (~27M).
+ * Window size minimizing a cost model in field multiplications for scalars
+ * of `bits` bits: ceil(bits/c) windows, each n bucket additions (affine
+ * batched ~6.5M, mixed Jacobian ~11M) plus 2^(c-1) buckets to reduce (~27M).
  */
-static unsigned msm_auto_window(size_t n, int affine, int g2)
+static unsigned msm_auto_window(size_t n, unsigned bits, int affine, int g2)
 {
     double add = affine ? 6.5 : 11.0, red = 27.0, best = 0;
     unsigned bc = 1, cmax = affine ? (g2 ? 15 : 16) : 16;
     (void)g2;
     for (unsigned c = 1; c <= cmax; c++) {
-        double nwin = (double)((256 + c - 1) / c);
+        double nwin = (double)((bits + c - 1) / c);
         double cost = nwin * ((double)n * add + (double)((size_t)1 << (c - 1)) * red);
         if (c == 1 || cost < best) {
             best = cost;
@@ -94,8 +96,9 @@ static unsigned msm_auto_window(size_t n, int affine, int g2)
     return bc;
 }
 
-/* Fills the group-independent part of the plan from the resolved options. */
-static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned nthreads,
+/* Fills the group-independent part of the plan from the resolved options,
+ * for scalars of at most `bits` bits. */
+static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned bits, unsigned nthreads,
                             const struct zk_msm_opts *a)
 {
     unsigned T = nthreads ? nthreads : zk_nthreads_default();
@@ -108,7 +111,7 @@ static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned nthreads,
         size_t b = nbk / 8;
         pl->batch = (unsigned)(b < 32 ? 32 : b > 1024 ? 1024 : b);
     }
-    size_t nwin = (257 + pl->c - 1) / pl->c;
+    size_t nwin = (bits + 1 + pl->c - 1) / pl->c;
     if (a->chunks) {
         pl->chunks = a->chunks;
     } else {
@@ -125,10 +128,175 @@ static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned nthreads,
     pl->threads = T > pl->max_tasks ? (unsigned)pl->max_tasks : T;
 }
 
+/* ---- GLV scalar splitting ------------------------------------------------ */
+
+/*
+ * Babai rounding in a reduced basis (a1, b1), (a2, b2) of the lattice
+ * {(u, v): u + v lambda = 0 mod r}: with k reduced mod r,
+ *   c1 = floor(k |g1| / 2^256) (negated if g1 < 0), c2 likewise with g2,
+ *   k1 = k - c1 a1 - c2 a2,   k2 = -c1 b1 - c2 b2,
+ * where g1 / 2^256 ~ b2 / det, g2 / 2^256 ~ -b1 / det.  Then
+ * k1 + k2 lambda = k - c1 (a1 + b1 lambda) - c2 (a2 + b2 lambda) = k mod r,
+ * and since each ci is within 1 of the exact real coordinate,
+ * |k1| < |a1| + |a2|, |k2| < |b1| + |b2| (< 2^129 on both curves).  k1 and
+ * k2 are computed modulo 2^192 in two's complement (they fit).  Constants
+ * computed with Python from the curve parameters (Gauss reduction).
+ */
+struct msm_glv_consts {
+    limb_t r[4];
+    limb_t g1[3], g2[3];
+    limb_t a1[2], b1[2], a2[2], b2[2];
+    unsigned char g1neg, g2neg, a1neg, b1neg, a2neg, b2neg;
+};
+
+static const struct msm_glv_consts MSM_GLV_BN254 = {
+    .r = { 0x43e1f593f0000001ULL, 0x2833e84879b97091ULL, 0xb85045b68181585dULL,
+           0x30644e72e131a029ULL },
+    .g1 = { 0xd91d232ec7e0b3d7ULL, 0x0000000000000002ULL, 0 }, .g1neg = 1,
+    .g2 = { 0x7a7bd9d4391eb18dULL, 0x4ccef014a773d2cfULL, 0x0000000000000002ULL }, .g2neg = 0,
+    .a1 = { 0x89d3256894d213e3ULL, 0 }, .a1neg = 1,
+    .b1 = { 0x8211bbeb7d4f1128ULL, 0x6f4d8248eeb859fcULL }, .b1neg = 0,
+    .a2 = { 0x0be4e1541221250bULL, 0x6f4d8248eeb859fdULL }, .a2neg = 0,
+    .b2 = { 0x89d3256894d213e3ULL, 0 }, .b2neg = 0,
+};
+
+static const struct msm_glv_consts MSM_GLV_BLS381 = {
+    .r = { 0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
+           0x73eda753299d7d48ULL },
+    .g1 = { 0x63f6e522f6cfee30ULL, 0x7c6becf1e01faaddULL, 0x0000000000000001ULL }, .g1neg = 0,
+    .g2 = { 0x0000000000000002ULL, 0, 0 }, .g2neg = 0,
+    .a1 = { 0x00000000ffffffffULL, 0xac45a4010001a402ULL }, .a1neg = 0,
+    .b1 = { 1, 0 }, .b1neg = 1,
+    .a2 = { 1, 0 }, .a2neg = 0,
+    .b2 = { 0x0000000100000000ULL, 0xac45a4010001a402ULL }, .b2neg = 0,
+};
+
+typedef unsigned __int128 msm_u128;
+
+/* r = -a mod 2^192 */
+static inline void glv_neg3(limb_t *r, const limb_t *a)
+{
+    msm_u128 t = 1;
+    for (int i = 0; i < 3; i++) {
+        t += (limb_t)~a[i];
+        r[i] = (limb_t)t;
+        t >>= 64;
+    }
+}
+
+/* r += (neg ? -1 : 1) * (c * a) mod 2^192; c 3 limbs, a 2 limbs. */
+static inline void glv_muladd3(limb_t *r, const limb_t *c, const limb_t *a, int neg)
+{
+    limb_t p[3] = { 0, 0, 0 };
+    for (int i = 0; i < 3; i++) {
+        msm_u128 carry = 0;
+        for (int j = 0; j < 2 && i + j < 3; j++) {
+            msm_u128 t = (msm_u128)c[i] * a[j] + p[i + j] + carry;
+            p[i + j] = (limb_t)t;
+            carry = t >> 64;
+        }
+        if (i + 2 < 3)
+            p[i + 2] += (limb_t)carry;
+    }
+    if (neg)
+        glv_neg3(p, p);
+    msm_u128 t = 0;
+    for (int i = 0; i < 3; i++) {
+        t += (msm_u128)r[i] + p[i];
+        r[i] = (limb_t)t;
+        t >>= 64;
+    }
+}
+
+/* c = floor(k g / 2^256) (negated mod 2^192 if neg); k 4 limbs, g 3 limbs. */
+static inline void glv_round(limb_t *c, const limb_t *k, const limb_t *g, int neg)
+{
+    limb_t p[7] = { 0, 0, 0, 0, 0, 0, 0 };
+    for (int i = 0; i < 4; i++) {
+        msm_u128 carry = 0;
+        for (int j = 0; j < 3; j++) {
+            msm_u128 t = (msm_u128)k[i] * g[j] + p[i + j] + carry;
+            p[i + j] = (limb_t)t;
+            carry = t >> 64;
+        }
+        p[i + 3] = (limb_t)carry;
+    }
+    c[0] = p[4];
+    c[1] = p[5];
+    c[2] = p[6];
+    if (neg)
+        glv_neg3(c, c);
+}
+
+/* Magnitude of the signed 192-bit v into 4 limbs; returns 1 if v < 0. */
+static inline unsigned glv_mag(limb_t *out, limb_t *v)
+{
+    unsigned neg = (unsigned)(v[2] >> 63);
+    if (neg)
+        glv_neg3(v, v);
+    out[0] = v[0];
+    out[1] = v[1];
+    out[2] = v[2];
+    out[3] = 0;
+    return neg;
+}
+
+static unsigned msm_glv_split(const struct msm_glv_consts *cs, limb_t *k1, limb_t *k2,
+                              const limb_t *kin)
+{
+    limb_t k[4] = { kin[0], kin[1], kin[2], kin[3] };
+    while (cmp_n(k, cs->r, 4) >= 0)          /* k < 2^256 < 6r: a few rounds */
+        sub_n(k, k, cs->r, 4);
+    limb_t c1[3], c2[3], v1[3] = { k[0], k[1], k[2] }, v2[3] = { 0, 0, 0 };
+    glv_round(c1, k, cs->g1, cs->g1neg);
+    glv_round(c2, k, cs->g2, cs->g2neg);
+    glv_muladd3(v1, c1, cs->a1, !cs->a1neg);  /* k1 = k - c1 a1 - c2 a2 */
+    glv_muladd3(v1, c2, cs->a2, !cs->a2neg);
+    glv_muladd3(v2, c1, cs->b1, !cs->b1neg);  /* k2 = -c1 b1 - c2 b2 */
+    glv_muladd3(v2, c2, cs->b2, !cs->b2neg);
+    return glv_mag(k1, v1) | glv_mag(k2, v2) << 1;
+}
+
+unsigned zk_glv_split_bn254(limb_t *k1, limb_t *k2, const limb_t *k)
+{
+    return msm_glv_split(&MSM_GLV_BN254, k1, k2, k);
+}
+
+unsigned zk_glv_split_bls381(limb_t *k1, limb_t *k2, const limb_t *k)
+{
+    return msm_glv_split(&MSM_GLV_BLS381, k1, k2, k);
+}
+
+/* ---- the endomorphisms: x *= beta (Montgomery form; see msm_glv.h) ------- */
+
+/* beta^2 of BN254 (phi = [lambda] on G1) and beta (on G2) */
+static const bn254_fp MSM_BN254_BETA_G1 = { { 0x71930c11d782e155ULL, 0xa6bb947cffbe3323ULL,
+                                              0xaa303344d4741444ULL, 0x2c3b3f0d26594943ULL } };
+static const bn254_fp MSM_BN254_BETA_G2 = { { 0x3350c88e13e80b9cULL, 0x7dce557cdb5e56b9ULL,
+                                              0x6001b4b8b615564aULL, 0x2682e617020217e0ULL } };
+/* BLS12-381: beta^2 on G1, beta (= endo.h's sigma constant) on G2 */
+static const bls381_fp MSM_BLS381_BETA_G1 = { { 0xcd03c9e48671f071ULL, 0x5dab22461fcda5d2ULL,
+                                                0x587042afd3851b95ULL, 0x8eb60ebe01bacb9eULL,
+                                                0x03f97d6e83d050d2ULL, 0x18f0206554638741ULL } };
+static const bls381_fp MSM_BLS381_BETA_G2 = { { 0x30f1361b798a64e8ULL, 0xf3b8ddab7ece5a2aULL,
+                                                0x16a8ca3ac61577f7ULL, 0xc26a2ff874fd029bULL,
+                                                0x3636b76660701c6eULL, 0x051ba4ab241b6160ULL } };
+
+static inline void bn254_g1_msm_endo_x(bn254_fp *x)
+{ bn254_fp_mul(x, x, &MSM_BN254_BETA_G1); }
+static inline void bn254_g2_msm_endo_x(bn254_fp2 *x)
+{ bn254_fp_mul(&x->c0, &x->c0, &MSM_BN254_BETA_G2); bn254_fp_mul(&x->c1, &x->c1, &MSM_BN254_BETA_G2); }
+static inline void bls381_g1_msm_endo_x(bls381_fp *x)
+{ bls381_fp_mul(x, x, &MSM_BLS381_BETA_G1); }
+static inline void bls381_g2_msm_endo_x(bls381_fp2 *x)
+{ bls381_fp_mul(&x->c0, &x->c0, &MSM_BLS381_BETA_G2); bls381_fp_mul(&x->c1, &x->c1, &MSM_BLS381_BETA_G2); }
+
 #define ZK_G bn254_g1
 #define ZK_G_F bn254_fp
 #define ZK_MSM_G2 0
+#define ZK_MSM_GLV_C MSM_GLV_BN254
 #include "msm_tmpl.h"
+#undef ZK_MSM_GLV_C
 #undef ZK_G
 #undef ZK_G_F
 #undef ZK_MSM_G2
@@ -136,7 +304,9 @@ static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned nthreads,
 #define ZK_G bn254_g2
 #define ZK_G_F bn254_fp2
 #define ZK_MSM_G2 1
+#define ZK_MSM_GLV_C MSM_GLV_BN254
 #include "msm_tmpl.h"
+#undef ZK_MSM_GLV_C
 #undef ZK_G
 #undef ZK_G_F
 #undef ZK_MSM_G2
@@ -144,7 +314,9 @@ static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned nthreads,
 #define ZK_G bls381_g1
 #define ZK_G_F bls381_fp
 #define ZK_MSM_G2 0
+#define ZK_MSM_GLV_C MSM_GLV_BLS381
 #include "msm_tmpl.h"
+#undef ZK_MSM_GLV_C
 #undef ZK_G
 #undef ZK_G_F
 #undef ZK_MSM_G2
@@ -152,7 +324,9 @@ static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned nthreads,
 #define ZK_G bls381_g2
 #define ZK_G_F bls381_fp2
 #define ZK_MSM_G2 1
+#define ZK_MSM_GLV_C MSM_GLV_BLS381
 #include "msm_tmpl.h"
+#undef ZK_MSM_GLV_C
 #undef ZK_G
 #undef ZK_G_F
 #undef ZK_MSM_G2

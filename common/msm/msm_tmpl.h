@@ -3,7 +3,9 @@
  *   ZK_G      group prefix (bn254_g1, ...): types ZK_G, ZK_G_affine
  *   ZK_G_F    its coordinate field prefix (bn254_fp, bn254_fp2, ...)
  *   ZK_MSM_G2 1 for a G2 group (changes only the automatic tuning)
- * See zk/msm.h for the contract; msm.c defines the group-independent helpers
+ *   ZK_MSM_GLV_C  the curve's msm_glv_consts (scalar splitting), with
+ *             ZK_G_msm_endo_x (x *= beta) defined before inclusion
+ * See zk/msm.h and msm_glv.h for the contract; msm.c defines the group-independent helpers
  * (msm_digit, msm_plan_common, the scratch layout helpers).
  */
 #define MN(name) ZK_CAT(ZK_G, name)
@@ -261,8 +263,9 @@ static void MN(msm_worker)(void *arg, unsigned t, unsigned nthreads)
     }
 }
 
-/* The plan for n points: window, method, batch, chunks, threads, sizes. */
-static int MN(msm_plan)(struct msm_plan *pl, size_t n, unsigned nthreads,
+/* The plan for n points with scalars of at most `bits` bits: window,
+ * method, batch, chunks, threads, sizes. */
+static int MN(msm_plan)(struct msm_plan *pl, size_t n, unsigned bits, unsigned nthreads,
                         const struct zk_msm_opts *o)
 {
     struct zk_msm_opts a = { 0, 0, 0, 0 };
@@ -274,8 +277,8 @@ static int MN(msm_plan)(struct msm_plan *pl, size_t n, unsigned nthreads,
         a.method = n >= (ZK_MSM_G2 ? MSM_AFFINE_MIN_G2 : MSM_AFFINE_MIN_G1)
                  ? ZK_MSM_AFFINE : ZK_MSM_JACOBIAN;
     if (a.window == 0)
-        a.window = msm_auto_window(n, a.method == ZK_MSM_AFFINE, ZK_MSM_G2);
-    msm_plan_common(pl, n, nthreads, &a);
+        a.window = msm_auto_window(n, bits, a.method == ZK_MSM_AFFINE, ZK_MSM_G2);
+    msm_plan_common(pl, n, bits, nthreads, &a);
     size_t nbk = (size_t)1 << (pl->c - 1);
     pl->results_bytes = msm_align(pl->max_tasks * sizeof(ZK_G));
     if (pl->method == ZK_MSM_AFFINE)
@@ -289,35 +292,15 @@ static int MN(msm_plan)(struct msm_plan *pl, size_t n, unsigned nthreads,
     return 0;
 }
 
-size_t MN(msm_scratch_size_opts)(size_t n, unsigned nthreads, const struct zk_msm_opts *opts)
-{
-    struct msm_plan pl;
-    if (MN(msm_plan)(&pl, n, nthreads, opts))
-        return 0;
-    return pl.total_bytes;
-}
-
-size_t MN(msm_scratch_size)(size_t n, unsigned nthreads)
-{
-    return MN(msm_scratch_size_opts)(n, nthreads, NULL);
-}
-
-unsigned MN(msm_window)(size_t n)
-{
-    struct msm_plan pl;
-    MN(msm_plan)(&pl, n, 1, NULL);
-    return pl.c;
-}
-
-int MN(msm_opts)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
-                 unsigned nthreads, void *scratch, const struct zk_msm_opts *opts)
+/* Plain Pippenger over scalars of at most `bits` bits (n points). */
+static int MN(msm_core)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
+                        unsigned bits_max, unsigned nthreads, void *scratch,
+                        const struct zk_msm_opts *opts)
 {
     struct MN(msm_job) jb;
     void *mem = NULL;
     int r;
-    if (!ret || (n && (!points || !scalars)))
-        return ZK_EBADPARAMS;
-    r = MN(msm_plan)(&jb.pl, n, nthreads, opts);
+    r = MN(msm_plan)(&jb.pl, n, bits_max, nthreads, opts);
     if (r)
         return r;
     unsigned bits = msm_max_bits(scalars, n);
@@ -327,6 +310,8 @@ int MN(msm_opts)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
         *ret = acc;
         return 0;
     }
+    if (bits > bits_max)
+        return ZK_EBADPARAMS;      /* cannot happen: the GLV halves are < 2^129 */
     if (!scratch) {
         mem = aligned_alloc(64, jb.pl.total_bytes);
         if (!mem)
@@ -360,6 +345,114 @@ int MN(msm_opts)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
     return 0;
 }
 
+/* GLV: nominal bit length of the split scalars (|k1|, |k2| < 2^129). */
+#define MSM_GLV_BITS 129
+
+/* GLV working memory ahead of the inner MSM's: 2n points, 2n scalars. */
+static size_t MN(msm_glv_head)(size_t n)
+{
+    return msm_align(2 * n * sizeof(MGA)) + msm_align(2 * n * 4 * sizeof(limb_t));
+}
+
+struct MN(msm_glv_arg) {
+    const MGA *in;
+    const limb_t *k;
+    MGA *out;
+    limb_t *ko;
+};
+
+/* out[2i] = +-P_i, out[2i+1] = +-phi(P_i), ko = |k1_i|, |k2_i| for i in range. */
+static void MN(msm_glv_range)(void *arg, size_t begin, size_t end)
+{
+    const struct MN(msm_glv_arg) *a = arg;
+    for (size_t i = begin; i < end; i++) {
+        const MGA *p = &a->in[i];
+        MGA *o = &a->out[2 * i];
+        limb_t *k1 = a->ko + 8 * i, *k2 = k1 + 4;
+        const limb_t *k = a->k + 4 * i;
+        if (MN(affine_is_inf)(p) || (k[0] | k[1] | k[2] | k[3]) == 0) {
+            memset(o, 0, 2 * sizeof *o);
+            memset(k1, 0, 8 * sizeof *k1);
+            continue;
+        }
+        unsigned neg = msm_glv_split(&ZK_MSM_GLV_C, k1, k2, k);
+        o[0].x = p->x;
+        o[1].x = p->x;
+        MN(msm_endo_x)(&o[1].x);
+        MN(msm_y)(&o[0].y, p, neg & 1);
+        MN(msm_y)(&o[1].y, p, neg >> 1);
+    }
+}
+
+size_t MN(msm_glv_scratch_size)(size_t n, unsigned nthreads, const struct zk_msm_opts *opts,
+                                int glv)
+{
+    struct msm_plan pl;
+    if (glv && n >= MSM_GLV_MIN) {
+        if (MN(msm_plan)(&pl, 2 * n, MSM_GLV_BITS, nthreads, opts))
+            return 0;
+        return MN(msm_glv_head)(n) + pl.total_bytes;
+    }
+    if (MN(msm_plan)(&pl, n, 256, nthreads, opts))
+        return 0;
+    return pl.total_bytes;
+}
+
+int MN(msm_glv_opts)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
+                     unsigned nthreads, void *scratch, const struct zk_msm_opts *opts, int glv)
+{
+    struct msm_plan pl;
+    void *mem = NULL;
+    int r;
+    if (!ret || (n && (!points || !scalars)))
+        return ZK_EBADPARAMS;
+    if (!glv || n < MSM_GLV_MIN)
+        return MN(msm_core)(ret, points, scalars, n, 256, nthreads, scratch, opts);
+    r = MN(msm_plan)(&pl, 2 * n, MSM_GLV_BITS, nthreads, opts);
+    if (r)
+        return r;
+    if (!scratch) {
+        mem = aligned_alloc(64, MN(msm_glv_head)(n) + pl.total_bytes);
+        if (!mem)
+            return -ENOMEM;
+        scratch = mem;
+    }
+    uint8_t *s = scratch;
+    struct MN(msm_glv_arg) a = { points, scalars, (MGA *)s,
+                                 (limb_t *)(s + msm_align(2 * n * sizeof(MGA))) };
+    zk_parallel_for(pl.threads, n, 4096, MN(msm_glv_range), &a);
+    r = MN(msm_core)(ret, a.out, a.ko, 2 * n, MSM_GLV_BITS, nthreads,
+                     s + MN(msm_glv_head)(n), opts);
+    free(mem);
+    return r;
+}
+
+size_t MN(msm_scratch_size_opts)(size_t n, unsigned nthreads, const struct zk_msm_opts *opts)
+{
+    return MN(msm_glv_scratch_size)(n, nthreads, opts, 1);
+}
+
+size_t MN(msm_scratch_size)(size_t n, unsigned nthreads)
+{
+    return MN(msm_scratch_size_opts)(n, nthreads, NULL);
+}
+
+unsigned MN(msm_window)(size_t n)
+{
+    struct msm_plan pl;
+    if (n >= MSM_GLV_MIN)
+        MN(msm_plan)(&pl, 2 * n, MSM_GLV_BITS, 1, NULL);
+    else
+        MN(msm_plan)(&pl, n, 256, 1, NULL);
+    return pl.c;
+}
+
+int MN(msm_opts)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
+                 unsigned nthreads, void *scratch, const struct zk_msm_opts *opts)
+{
+    return MN(msm_glv_opts)(ret, points, scalars, n, nthreads, scratch, opts, 1);
+}
+
 int MN(msm_scratch)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
                     unsigned nthreads, void *scratch)
 {
@@ -372,6 +465,7 @@ int MN(msm)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
     return MN(msm_opts)(ret, points, scalars, n, nthreads, NULL, NULL);
 }
 
+#undef MSM_GLV_BITS
 #undef MGA
 #undef MF
 #undef MN

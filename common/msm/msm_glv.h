@@ -1,0 +1,62 @@
+/*
+ * msm_glv.h -- the GLV path of the MSM (common/msm), exposed for tests and
+ * benchmarks.  zk/msm.h's G_msm* functions use it automatically from
+ * MSM_GLV_MIN points on.
+ *
+ * Every group here has the endomorphism phi(x, y) = (beta x, y), beta a cube
+ * root of unity in Fp (on G2 it scales both Fp2 coefficients of x); on the
+ * prime-order subgroup phi = [lambda] with lambda^2 + lambda + 1 = 0 mod r,
+ * the same lambda for G1 and G2 of a curve (beta differs: checked by
+ * tests/test_msm.c):
+ *   BN254      lambda = 0xb3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd
+ *   BLS12-381  lambda = x^2 - 1 = 0xac45a4010001a40200000000ffffffff
+ * A scalar k is split as k = k1 + k2 lambda (mod r) with |k1|, |k2| < 2^129
+ * (Babai rounding in a reduced lattice basis, the constants in msm.c), so
+ * sum k_i P_i = sum (+-|k1_i|) P_i + (+-|k2_i|) phi(P_i): an MSM of 2n points
+ * with scalars of half the length.
+ *
+ * The GLV result equals the plain one for points in the prime-order
+ * subgroup (all of BN254 G1; G2 and BLS12-381 G1 as checked by the key
+ * readers).  For points outside it the two differ.
+ */
+#ifndef ZK_COMMON_MSM_GLV_H
+#define ZK_COMMON_MSM_GLV_H
+
+#include <stddef.h>
+
+#include "zk/msm.h"
+
+/* Below this many points the plain (256-bit) path is used. */
+#define MSM_GLV_MIN 64
+
+/*
+ * Splits k (4 limbs, any value below 2^256; reduced mod r first) into
+ * magnitudes k1, k2 (4 limbs each, below 2^129) and returns the signs:
+ * bit 0 set when k1 is negative, bit 1 when k2 is, so that
+ * k = (+-k1) + (+-k2) lambda (mod r).  Cannot fail.
+ */
+unsigned zk_glv_split_bn254(limb_t *k1, limb_t *k2, const limb_t *k);
+unsigned zk_glv_split_bls381(limb_t *k1, limb_t *k2, const limb_t *k);
+
+/*
+ * As G_msm_opts (zk/msm.h) and G_msm_scratch_size_opts, with the GLV path
+ * on (glv = 1: used from MSM_GLV_MIN points) or off (glv = 0: the plain
+ * 256-bit Pippenger for every n).  zk/msm.h's functions are these with
+ * glv = 1.
+ */
+#define ZK_MSM_GLV_DECLARE(G)                                                  \
+    size_t G##_msm_glv_scratch_size(size_t n, unsigned nthreads,               \
+                                    const struct zk_msm_opts *opts, int glv);  \
+    int G##_msm_glv_opts(G *ret, const G##_affine *points,                     \
+                         const limb_t *scalars, size_t n, unsigned nthreads,   \
+                         void *scratch, const struct zk_msm_opts *opts,        \
+                         int glv);
+
+ZK_MSM_GLV_DECLARE(bn254_g1)
+ZK_MSM_GLV_DECLARE(bn254_g2)
+ZK_MSM_GLV_DECLARE(bls381_g1)
+ZK_MSM_GLV_DECLARE(bls381_g2)
+
+#undef ZK_MSM_GLV_DECLARE
+
+#endif /* ZK_COMMON_MSM_GLV_H */
