@@ -115,7 +115,10 @@ static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned bits, unsign
     if (a->chunks) {
         pl->chunks = a->chunks;
     } else {
-        size_t ch = (12 * (size_t)T + nwin - 1) / nwin;   /* >= ~12 tasks per thread */
+        /* >= ~4 tasks per thread: every chunk of a window pays the whole
+         * bucket reduction again, so chunk only as much as the balance of the
+         * threads needs (2 threads, 10 or 20 windows: no chunking) */
+        size_t ch = (4 * (size_t)T + nwin - 1) / nwin;
         if (ch > 1 && n / ch < 4 * nbk)
             ch = n / (4 * nbk) > 1 ? n / (4 * nbk) : 1;
         pl->chunks = (unsigned)ch;
