@@ -1,13 +1,15 @@
 # prove_lib.sh -- helpers for the Groth16 interop tests (test_prove_*.sh):
 # compile a circuit with circom2, run a snarkjs ceremony (powers of tau with
 # one contribution, groth16 setup, one zkey contribution), compute a
-# witness.  Everything is cached under $ZK_BUILD_DIR/interop-work/g16,
+# witness.  Everything is cached under $ZK_INTEROP_WORK/g16 (default
+# $ZK_BUILD_DIR/interop-work/g16),
 # keyed by curve and the circuit's source hash, so reruns are fast.
 # Source with bash; needs ZK_SOURCE_DIR, ZK_BUILD_DIR, ZKSLOT.
 
 G16_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 G16_NM="$G16_HERE/node_modules"
-G16_WORK="${ZK_BUILD_DIR:-/tmp}/interop-work/g16"
+# (shared by both build trees when tools/test-all.sh sets ZK_INTEROP_WORK)
+G16_WORK="${ZK_INTEROP_WORK:-${ZK_BUILD_DIR:-/tmp}/interop-work}/g16"
 
 g16_skip() { echo "SKIP: $*"; exit 77; }
 
@@ -50,17 +52,19 @@ g16_circuit() {
     if [ ! -f "$d/vk.json" ]; then
         local ptau
         ptau=$(g16_ptau "$curve" "$power") || return 1
-        rm -rf "$d.tmp" && mkdir -p "$d.tmp"
+        local t="$d.tmp.$$"   # private: parallel tests may build the same circuit
+        rm -rf "$t" && mkdir -p "$t"
         # circom2 (WASI) reaches files only below its working directory: run it from /
-        (cd / && node "$G16_NM/circom2/cli.js" "$src" --r1cs --wasm --prime "$curve" -o "$d.tmp") \
-            >/dev/null || return 1
-        snarkjs groth16 setup "$d.tmp/$name.r1cs" "$ptau" "$d.tmp/k0.zkey" >/dev/null &&
-        snarkjs zkey contribute "$d.tmp/k0.zkey" "$d.tmp/key.zkey" --name=c1 \
+        (cd / && node "$G16_NM/circom2/cli.js" "$src" --r1cs --wasm --prime "$curve" -o "$t") \
+            >/dev/null || { rm -rf "$t"; return 1; }
+        snarkjs groth16 setup "$t/$name.r1cs" "$ptau" "$t/k0.zkey" >/dev/null &&
+        snarkjs zkey contribute "$t/k0.zkey" "$t/key.zkey" --name=c1 \
             -e="zkslot contribution" >/dev/null &&
-        snarkjs zkey export verificationkey "$d.tmp/key.zkey" "$d.tmp/vk.json" >/dev/null ||
-            return 1
-        rm -f "$d.tmp/k0.zkey"
-        rm -rf "$d" && mv "$d.tmp" "$d"
+        snarkjs zkey export verificationkey "$t/key.zkey" "$t/vk.json" >/dev/null ||
+            { rm -rf "$t"; return 1; }
+        rm -f "$t/k0.zkey"
+        rm -rf "$d"   # an incomplete one
+        mv -T "$t" "$d" 2>/dev/null || rm -rf "$t"
     fi
     echo "$d"
 }
