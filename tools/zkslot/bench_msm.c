@@ -1,7 +1,7 @@
 /*
  * bench_msm.c -- `zkslot bench msm --curve bn254|bls12-381 --log-n N
  * --threads T [--g2] [--repeats K] [--window C] [--method auto|affine|jacobian]
- * [--batch B] [--chunks J] [--json]`: median wall time of one MSM of 2^N
+ * [--batch B] [--chunks J] [--no-glv] [--json]`: median wall time of one MSM of 2^N
  * random points (G1, or G2 with --g2) with random scalars below r, and the
  * throughput in points per second; also the median process CPU time (all
  * threads), which is steadier than wall time on a loaded machine.  The scratch memory is allocated once,
@@ -16,15 +16,16 @@
 
 #include "cmd.h"
 #include "zk/error.h"
+#include "msm/msm_glv.h"
 #include "zk/msm.h"
 
 struct bgroup {
     const char *name;
     size_t asize;                    /* sizeof affine point */
     void (*points)(void *pts, size_t n, uint64_t seed);
-    size_t (*ssize)(size_t, unsigned, const struct zk_msm_opts *);
+    size_t (*ssize)(size_t, unsigned, const struct zk_msm_opts *, int glv);
     int (*msm)(const void *pts, const limb_t *k, size_t n, unsigned T, void *scr,
-               const struct zk_msm_opts *o);
+               const struct zk_msm_opts *o, int glv);
     unsigned rbits;
 };
 
@@ -62,13 +63,14 @@ struct bgroup {
         free(jac);                                                             \
         free(scr);                                                             \
     }                                                                          \
-    static size_t G##_b_ssize(size_t n, unsigned T, const struct zk_msm_opts *o) \
-    { return G##_msm_scratch_size_opts(n, T, o); }                             \
+    static size_t G##_b_ssize(size_t n, unsigned T, const struct zk_msm_opts *o, \
+                              int glv)                                         \
+    { return G##_msm_glv_scratch_size(n, T, o, glv); }                         \
     static int G##_b_msm(const void *p, const limb_t *k, size_t n, unsigned T, \
-                         void *scr, const struct zk_msm_opts *o)               \
+                         void *scr, const struct zk_msm_opts *o, int glv)      \
     {                                                                          \
         G r;                                                                   \
-        return G##_msm_opts(&r, p, k, n, T, scr, o);                           \
+        return G##_msm_glv_opts(&r, p, k, n, T, scr, o, glv);                  \
     }
 BPOINTS(bn254_g1)
 BPOINTS(bn254_g2)
@@ -109,7 +111,8 @@ static void usage(void)
 {
     fprintf(stderr, "usage: zkslot bench msm [--curve bn254|bls12-381] [--log-n N] "
                     "[--threads T] [--g2] [--repeats K] [--window C] "
-                    "[--method auto|affine|jacobian] [--batch B] [--chunks J] [--json]\n");
+                    "[--method auto|affine|jacobian] [--batch B] [--chunks J] [--no-glv] "
+                    "[--json]\n");
 }
 
 int cmd_bench_msm(int argc, char **argv)
@@ -124,11 +127,12 @@ int cmd_bench_msm(int argc, char **argv)
         { "method", required_argument, NULL, 'm' },
         { "batch", required_argument, NULL, 'b' },
         { "chunks", required_argument, NULL, 'k' },
+        { "no-glv", no_argument, NULL, 'G' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int curve = 0, g2 = 0, json = 0, opt, ret = 2;
+    int curve = 0, g2 = 0, json = 0, glv = 1, opt, ret = 2;
     unsigned L = 16, T = 1, K = 5;
     struct zk_msm_opts mo = { 0, 0, 0, 0 };
     void *pts = NULL, *scr = NULL;
@@ -167,6 +171,7 @@ int cmd_bench_msm(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'G': glv = 0; break;
         case 'j': json = 1; break;
         default: usage(); return 2;
         }
@@ -179,7 +184,7 @@ int cmd_bench_msm(int argc, char **argv)
     }
     const struct bgroup *g = &bgroups[curve + g2];
     size_t n = (size_t)1 << L;
-    size_t ss = g->ssize(n, T, &mo);
+    size_t ss = g->ssize(n, T, &mo, glv);
     if (ss == 0) {
         fprintf(stderr, "bench msm: bad --window/--method\n");
         return 2;
@@ -203,7 +208,7 @@ int cmd_bench_msm(int argc, char **argv)
     g->points(pts, n, st);
     for (unsigned i = 0; i < K; i++) {
         double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-        int r = g->msm(pts, k, n, T, scr, &mo);
+        int r = g->msm(pts, k, n, T, scr, &mo, glv);
         t[i] = clock_s(CLOCK_MONOTONIC) - t0;
         cpu[i] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
         if (r) {
@@ -216,12 +221,12 @@ int cmd_bench_msm(int argc, char **argv)
     if (json)
         printf("{\"bench\":\"msm\",\"group\":\"%s\",\"log_n\":%u,\"threads\":%u,"
                "\"repeats\":%u,\"window\":%u,\"median_s\":%.6f,\"points_per_s\":%.4g,"
-               "\"min_s\":%.6f,\"cpu_median_s\":%.6f}\n", g->name, L, T, K, mo.window, med,
-               pps, t[0], cmed);
+               "\"min_s\":%.6f,\"cpu_median_s\":%.6f,\"glv\":%d}\n", g->name, L, T, K, mo.window,
+               med, pps, t[0], cmed, glv);
     else
-        printf("msm %s 2^%u threads=%u repeats=%u window=%u: median %.3f ms "
+        printf("msm %s 2^%u threads=%u repeats=%u window=%u%s: median %.3f ms "
                "(min %.3f ms, CPU time median %.3f ms)  %.4g points/s\n", g->name, L,
-               T, K, mo.window, 1e3 * med, 1e3 * t[0], 1e3 * cmed, pps);
+               T, K, mo.window, glv ? "" : " no-glv", 1e3 * med, 1e3 * t[0], 1e3 * cmed, pps);
     ret = 0;
 out:
     free(pts);
