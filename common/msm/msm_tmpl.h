@@ -35,6 +35,7 @@ struct MN(msm_job) {
     size_t n;
     struct msm_plan pl;
     unsigned nwin;
+    unsigned bits;                 /* bit length of the largest scalar */
     uint8_t *scratch;
     ZK_G *results;                 /* nwin * chunks window partial sums */
     atomic_uint next;              /* next task */
@@ -189,12 +190,12 @@ static void MN(msm_reduce_affine)(ZK_G *ret, const struct MN(msm_actx) *cx, size
     *ret = acc;
 }
 
-/* Jacobian method: window w of points [lo, hi) into the buckets, reduced. */
+/* Jacobian method: window w of points [lo, hi) into the buckets (every
+ * digit of the window below nbk in absolute value), reduced. */
 static void MN(msm_window_jac)(ZK_G *ret, struct MN(msm_job) *jb, ZK_G *bk,
-                               unsigned w, size_t lo, size_t hi)
+                               unsigned w, size_t lo, size_t hi, size_t nbk)
 {
     unsigned c = jb->pl.c;
-    size_t nbk = (size_t)1 << (c - 1);
     ZK_G sum, acc;
     MGA q;
     for (size_t b = 0; b < nbk; b++)
@@ -254,11 +255,25 @@ static void MN(msm_worker)(void *arg, unsigned t, unsigned nthreads)
         unsigned w = (unsigned)(task / pl->chunks);
         size_t j = task % pl->chunks;
         size_t lo = jb->n * j / pl->chunks, hi = jb->n * (j + 1) / pl->chunks;
-        if (pl->method == ZK_MSM_AFFINE) {
+        /* The top window of scalars below 2^bits only has digits 0 ..
+         * 2^(bits - w c) (Booth: its top bit is 0), so only that many
+         * buckets can be in use.  With few buckets nearly every batch entry
+         * collides and the affine batches shrink to a few additions per
+         * inversion: such a window is done with Jacobian buckets, in the
+         * affine bucket area (nbe <= nbk / 4, and a Jacobian point is 1.5
+         * affine ones). */
+        size_t nbe = nbk;
+        if (w * pl->c + pl->c - 1 >= jb->bits) {
+            unsigned e = jb->bits - w * pl->c;          /* < c */
+            nbe = (size_t)1 << e;
+        }
+        if (pl->method == ZK_MSM_AFFINE && (nbe * 4 > nbk || nbe >= 2 * (size_t)pl->batch)) {
             MN(msm_fill_affine)(jb, &cx, w, lo, hi);
             MN(msm_reduce_affine)(&jb->results[task], &cx, nbk);
+        } else if (pl->method == ZK_MSM_AFFINE) {
+            MN(msm_window_jac)(&jb->results[task], jb, (ZK_G *)(void *)cx.bk, w, lo, hi, nbe);
         } else {
-            MN(msm_window_jac)(&jb->results[task], jb, (ZK_G *)area, w, lo, hi);
+            MN(msm_window_jac)(&jb->results[task], jb, (ZK_G *)area, w, lo, hi, nbk);
         }
     }
 }
@@ -322,6 +337,7 @@ static int MN(msm_core)(ZK_G *ret, const MGA *points, const limb_t *scalars, siz
     jb.scalars = scalars;
     jb.n = n;
     jb.nwin = (bits + 1 + jb.pl.c - 1) / jb.pl.c;   /* bit nwin*c - 1 is 0 */
+    jb.bits = bits;
     jb.scratch = scratch;
     jb.results = scratch;
     atomic_init(&jb.next, 0);
