@@ -17,6 +17,10 @@
 /* Bucket states of the affine method. */
 enum { MSM_EMPTY = 0, MSM_OCC = 1, MSM_LOCKED = 2 };
 
+/* Flags msm_flush sets on a batch entry (besides bit 0, the sign): the
+ * addition is a doubling, or cancels the bucket to infinity. */
+enum { MSM_ENT_DBL = 2, MSM_ENT_CANCEL = 4 };
+
 /* Below these sizes the Jacobian method is used (automatic choice). */
 #define MSM_AFFINE_MIN_G1 2048
 #define MSM_AFFINE_MIN_G2 4096

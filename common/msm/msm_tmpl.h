@@ -16,7 +16,7 @@
 struct MN(msm_ent) {
     const MGA *p;
     uint32_t b;
-    uint32_t neg;
+    uint32_t neg;                  /* bit 0: -P; msm_flush adds MSM_ENT_* */
 };
 
 /* Per-thread working memory of the affine method. */
@@ -70,37 +70,40 @@ static void MN(msm_flush)(struct MN(msm_actx) *cx)
     ZK_G_F acc, y, lam, t;
     MF(one)(&acc);
     for (size_t k = 0; k < nb; k++) {
-        const struct MN(msm_ent) *e = &cx->batch[k];
+        struct MN(msm_ent) *e = &cx->batch[k];
         if (k + 4 < nb)
             __builtin_prefetch(&cx->bk[cx->batch[k + 4].b]);
         const MGA *a = &cx->bk[e->b];
         MF(sub)(&cx->den[k], &e->p->x, &a->x);
-        if (MF(is_zero)(&cx->den[k])) {
-            MN(msm_y)(&y, e->p, e->neg);
-            if (MF(eq)(&y, &a->y))
-                MF(dbl)(&cx->den[k], &a->y);   /* doubling; 0 if y = 0 */
+        if (MF(is_zero)(&cx->den[k])) {        /* equal x: double or cancel */
+            MN(msm_y)(&y, e->p, e->neg & 1);
+            if (MF(eq)(&y, &a->y) && !MF(is_zero)(&a->y)) {
+                MF(dbl)(&cx->den[k], &a->y);
+                e->neg |= MSM_ENT_DBL;
+            } else {
+                e->neg |= MSM_ENT_CANCEL;
+            }
         }
         cx->pre[k] = acc;
-        if (!MF(is_zero)(&cx->den[k]))
+        if (!(e->neg & MSM_ENT_CANCEL))
             MF(mul)(&acc, &acc, &cx->den[k]);
     }
     MF(inv)(&acc, &acc);
     for (size_t k = nb; k-- > 0;) {
         const struct MN(msm_ent) *e = &cx->batch[k];
         MGA *a = &cx->bk[e->b];
-        if (MF(is_zero)(&cx->den[k])) {        /* P + (-P) = O */
+        if (e->neg & MSM_ENT_CANCEL) {         /* P + (-P) = O */
             cx->st[e->b] = MSM_EMPTY;
             continue;
         }
         MF(mul)(&t, &acc, &cx->pre[k]);        /* 1 / den[k] */
         MF(mul)(&acc, &acc, &cx->den[k]);
-        MF(sub)(&lam, &e->p->x, &a->x);
-        if (MF(is_zero)(&lam)) {               /* lambda = 3 x^2 / 2y */
+        if (e->neg & MSM_ENT_DBL) {            /* lambda = 3 x^2 / 2y */
             MF(sqr)(&y, &a->x);
             MF(dbl)(&lam, &y);
             MF(add)(&lam, &lam, &y);
         } else {                               /* lambda = (y2 - y1) / (x2 - x1) */
-            MN(msm_y)(&y, e->p, e->neg);
+            MN(msm_y)(&y, e->p, e->neg & 1);
             MF(sub)(&lam, &y, &a->y);
         }
         MF(mul)(&lam, &lam, &t);
