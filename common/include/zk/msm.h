@@ -18,8 +18,12 @@
  * Inputs:
  *   points   n affine points in snarkjs's encoding (Montgomery, LE limbs);
  *            the all-zero point is infinity and contributes nothing.  Points
- *            must be on the curve; they need not be distinct (equal points
- *            in one bucket are doubled, P and -P cancel to infinity).
+ *            must be on the curve AND in the prime-order subgroup: from 64
+ *            points on, scalars are split with the GLV endomorphism
+ *            (k = k1 + k2*lambda, phi(P) = [lambda]P), which holds only
+ *            there; for other points the result is not sum k_i P_i.  They
+ *            need not be distinct (equal points in one bucket are doubled,
+ *            P and -P cancel to infinity).
  *   scalars  n plain (NOT Montgomery) 256-bit integers, 4 little-endian
  *            64-bit limbs each: exactly the layout of snarkjs .wtns values.
  *            Every value 0 .. 2^256-1 is accepted and used as the integer it
