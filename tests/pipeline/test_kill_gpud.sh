@@ -16,13 +16,19 @@ pl_circuit bn128 6000 6 || { pl_bad circuit; exit 1; }
 pl_start_synthd --workers 2
 pl_start_gpud --threads 1
 jobs=()
-for i in 1 2 3 4 5; do jobs+=("$(pl_submit 6)"); done
+for i in 1 2 3; do jobs+=("$(pl_submit 6)"); done
 
+# Six kills, each while work is in flight: when the jobs run out (the
+# prover is fast), another job of 6 is submitted, so the count of kills
+# never depends on the prover's speed.
 kills=0 hits=0
 while [ "$kills" -lt 6 ]; do
     sleep "0.$((RANDOM % 3))$((RANDOM % 10 + 1))"
     left=$("$ZKSLOT" status --json | python3 -c 'import json,sys; print(sum(j["state"] in ("queued","running") for j in json.load(sys.stdin)["jobs"]))')
-    [ "$left" -gt 0 ] || break
+    if [ "$left" = 0 ]; then
+        jobs+=("$(pl_submit 6)")
+        continue
+    fi
     st=$("$ZKSLOT" pool status --json | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["CLAIMED"])')
     kill -9 "$PL_GPUD"; wait "$PL_GPUD" 2>/dev/null
     kills=$((kills + 1))
@@ -30,8 +36,8 @@ while [ "$kills" -lt 6 ]; do
     echo "kill $kills: gpud $PL_GPUD killed (slots claimed at the kill: $st)"
     pl_start_gpud --threads 1
 done
-[ "$kills" -ge 5 ] || pl_bad "only $kills kill(s) landed before the jobs finished"
-echo "$kills kills, $hits with a slot claimed"
+[ "$hits" -ge 1 ] || pl_bad "no kill landed while a slot was claimed"
+echo "$kills kills, $hits with a slot claimed, ${#jobs[@]} jobs"
 
 total=0
 for j in "${jobs[@]}"; do
@@ -43,7 +49,7 @@ for j in "${jobs[@]}"; do
     left=$(find "$out" -name '*.tmp.*' | wc -l)
     [ "$left" = 0 ] || pl_bad "job $j: $left temporary file(s) left"
 done
-[ "$total" = 30 ] || pl_bad "$total proofs accepted, expected 30"
+[ "$total" = $((6 * ${#jobs[@]})) ] || pl_bad "$total proofs accepted, expected $((6 * ${#jobs[@]}))"
 "$ZKSLOT" status >"$PL_W/status.txt"
 dups=$(for j in "${jobs[@]}"; do "$ZKSLOT" status "$j" --json; done |
        python3 -c 'import json,sys
