@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cmd.h"
 #include "ff/fields.h"
 
@@ -34,17 +35,7 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-static double median(double *v, int k)
-{
-    qsort(v, (size_t)k, sizeof *v, cmp_double);
-    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-}
 
 /* One loop body per (field, operation, mode): returns ns per operation. */
 #define LAT_LOOP(F, OP)                                                        \
@@ -180,8 +171,8 @@ int cmd_bench_field(int argc, char **argv)
             v[r] = ops[o].lat(n);
             v[repeats + r] = ops[o].thr ? ops[o].thr(n / CHAINS) : 0;
         }
-        lat[o] = median(v, repeats);
-        thr[o] = ops[o].thr ? median(v + repeats, repeats) : lat[o];
+        lat[o] = bench_median(v, (unsigned)repeats);
+        thr[o] = ops[o].thr ? bench_median(v + repeats, (unsigned)repeats) : lat[o];
     }
     free(v);
     clock_gettime(CLOCK_MONOTONIC, &w1);

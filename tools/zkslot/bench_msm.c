@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cmd.h"
 #include "zk/error.h"
 #include "msm/msm_glv.h"
@@ -88,24 +89,8 @@ static const struct bgroup bgroups[4] = {
       bls381_g2_b_msm, 255 },
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
-static double median(double *t, unsigned K)
-{
-    qsort(t, K, sizeof *t, cmp_double);
-    return K % 2 ? t[K / 2] : 0.5 * (t[K / 2 - 1] + t[K / 2]);
-}
 
 static void usage(void)
 {
@@ -207,16 +192,16 @@ int cmd_bench_msm(int argc, char **argv)
     }
     g->points(pts, n, st);
     for (unsigned i = 0; i < K; i++) {
-        double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        double t0 = bench_clock_s(CLOCK_MONOTONIC), c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);
         int r = g->msm(pts, k, n, T, scr, &mo, glv);
-        t[i] = clock_s(CLOCK_MONOTONIC) - t0;
-        cpu[i] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        t[i] = bench_clock_s(CLOCK_MONOTONIC) - t0;
+        cpu[i] = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
         if (r) {
             fprintf(stderr, "bench msm: %s\n", zk_strerror(r));
             goto out;
         }
     }
-    double med = median(t, K), cmed = median(cpu, K);
+    double med = bench_median(t, K), cmed = bench_median(cpu, K);
     double pps = med > 0 ? (double)n / med : 0;
     if (json)
         printf("{\"bench\":\"msm\",\"group\":\"%s\",\"log_n\":%u,\"threads\":%u,"

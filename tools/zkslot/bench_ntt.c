@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cmd.h"
 #include "zk/error.h"
 #include "zk/ntt.h"
@@ -96,24 +97,8 @@ static const char *const op_names[OP_COUNT] = {
     "forward", "inverse", "coset", "odd_coset", "baseline_radix2_1t"
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
-static double median(double *t, unsigned k)
-{
-    qsort(t, k, sizeof *t, cmp_double);
-    return k % 2 ? t[k / 2] : 0.5 * (t[k / 2 - 1] + t[k / 2]);
-}
 
 
 static int run_op(const struct bcurve *c, int op, bfe *x, unsigned L, unsigned T,
@@ -209,18 +194,18 @@ int cmd_bench_ntt(int argc, char **argv)
             continue;
         for (unsigned k = 0; k < K; k++) {
             memcpy(x, src, n * sizeof *x);
-            double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-            double t0 = clock_s(CLOCK_MONOTONIC);
+            double c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);
+            double t0 = bench_clock_s(CLOCK_MONOTONIC);
             r = run_op(c, op, x, L, T, &g);
-            t[k] = clock_s(CLOCK_MONOTONIC) - t0;
-            tc[k] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+            t[k] = bench_clock_s(CLOCK_MONOTONIC) - t0;
+            tc[k] = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
             if (r) {
                 fprintf(stderr, "bench ntt: %s: %s\n", op_names[op], zk_strerror(r));
                 goto out;
             }
         }
-        med[op] = median(t, K);
-        cpu[op] = median(tc, K);
+        med[op] = bench_median(t, K);
+        cpu[op] = bench_median(tc, K);
     }
 
     double bfl = (double)(n / 2) * L;

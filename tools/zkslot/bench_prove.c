@@ -11,29 +11,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cmd.h"
 #include "g16_cli.h"
 #include "zk/error.h"
 #include "zk/parallel.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
-static double median(double *v, unsigned n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 #define NSTAGE 11
 
@@ -74,11 +59,11 @@ int cmd_bench_prove(int argc, char **argv)
     }
     if (!nthreads)
         nthreads = zk_nthreads_default();
-    t0 = now_s();
+    t0 = bench_now();
     if (g16_cli_load_key("bench prove", pos[0], nthreads, &k) ||
         g16_cli_load_witness("bench prove", pos[1], k, &w))
         goto out;
-    load_s = now_s() - t0;
+    load_s = bench_now() - t0;
     if (zk_groth16_vk_from_key(k, &vk))
         goto out;
     for (int s = 0; s < NSTAGE; s++) {
@@ -106,7 +91,7 @@ int cmd_bench_prove(int argc, char **argv)
     }
     double med[NSTAGE];
     for (int s = 0; s < NSTAGE; s++)
-        med[s] = median(v[s], repeats);
+        med[s] = bench_median(v[s], repeats);
     if (json) {
         printf("{\"bench\": \"prove\", \"curve\": \"%s\", \"threads\": %u, \"repeats\": %u, "
                "\"n_vars\": %u, \"n_public\": %u, \"domain_size\": %u, \"load_s\": %.6f",

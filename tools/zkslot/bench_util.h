@@ -7,12 +7,18 @@
 #include <stdlib.h>
 #include <time.h>
 
+/* Clock `id` (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, ...) in seconds. */
+static inline double bench_clock_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* CLOCK_MONOTONIC in seconds. */
 static inline double bench_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return bench_clock_s(CLOCK_MONOTONIC);
 }
 
 static inline int bench_cmp_double(const void *a, const void *b)
