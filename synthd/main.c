@@ -313,7 +313,7 @@ int main(int argc, char **argv)
 {
     zk_ledger *l = NULL;
     struct worker *wk = NULL;
-    int check = 0, r, sfd, rc = 1, signals = 0;
+    int check = 0, r, sfd, rc = 1;
 
     zkd_log_init("synthd");
     r = zkd_parse_args(argc, argv, PROG, flags, sizeof flags / sizeof flags[0], &cfg, &check);
@@ -370,7 +370,6 @@ int main(int argc, char **argv)
         if (pr > 0) {
             int sig = zkd_signals_read(sfd);
             if (sig) {
-                signals++;
                 zkd_log(ZKD_INFO, "signal %d: finishing the partitions in hand, then exiting",
                         sig);
                 zkd_notify("STOPPING=1");
@@ -426,7 +425,6 @@ int main(int argc, char **argv)
             (unsigned long long)atomic_load(&n_synthesized),
             (unsigned long long)atomic_load(&n_errors));
 out:
-    (void)signals;
     free(wk);
     zkd_base_close(&base);
     for (size_t i = 0; i < keys.n; i++)

@@ -1,6 +1,7 @@
 /*
  * notify.c -- sd_notify(3), or nothing when built without libsystemd.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,9 @@ int zkd_notify(const char *fmt, ...)
 {
 #if ZK_HAVE_SYSTEMD
     /* The last STATUS= sent: an unchanged one is not sent again (the
-     * daemons call this every tick; the manager only needs changes). */
+     * daemons call this every tick; the manager only needs changes).
+     * Guarded: gpud's starter thread also reports lazy key loads. */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static char last_status[512];
     char msg[512];
     va_list ap;
@@ -24,9 +27,13 @@ int zkd_notify(const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (!strncmp(msg, "STATUS=", 7)) {
-        if (!strcmp(msg, last_status))
+        pthread_mutex_lock(&lock);
+        int same = !strcmp(msg, last_status);
+        if (!same)
+            memcpy(last_status, msg, sizeof msg);
+        pthread_mutex_unlock(&lock);
+        if (same)
             return 0;
-        memcpy(last_status, msg, sizeof msg);
     }
     return sd_notify(0, msg);
 #else
