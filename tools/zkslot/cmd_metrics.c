@@ -158,13 +158,8 @@ int cmd_metrics(int argc, char **argv)
         } else if (o == '1') {
             once = 1;
         } else if (o == 'i') {
-            char *end;
-            interval = strtod(optarg, &end);
-            if (*end || !(interval > 0)) {
-                fprintf(stderr, "zkslot metrics: --interval: '%s' is not a positive number\n",
-                        optarg);
+            if (obs_parse_interval("metrics", optarg, &interval))
                 return 2;
-            }
         } else {
             fputs(USAGE, stderr);
             return 2;
@@ -183,9 +178,7 @@ int cmd_metrics(int argc, char **argv)
             rc = write_textfile(&c, textfile) ? 2 : 0;
             if (once)
                 break;
-            struct timespec ts = { (time_t)interval,
-                                   (long)((interval - (double)(time_t)interval) * 1e9) };
-            nanosleep(&ts, NULL);
+            obs_sleep(interval);
         }
     } else if (listen_at) {
         struct sockaddr_in sa;

@@ -133,12 +133,8 @@ int cmd_top(int argc, char **argv)
         } else if (o == '1') {
             once = 1;
         } else if (o == 'i') {
-            char *end;
-            interval = strtod(optarg, &end);
-            if (*end || !(interval > 0)) {
-                fprintf(stderr, "zkslot top: --interval: '%s' is not a positive number\n", optarg);
+            if (obs_parse_interval("top", optarg, &interval))
                 return 2;
-            }
         } else {
             fprintf(stderr, "usage: zkslot top [--once] [--interval S] [--config FILE] "
                             "[--state-dir DIR] [--pool PATH]\n");
@@ -169,9 +165,7 @@ int cmd_top(int argc, char **argv)
         free(buf);
         if (once)
             break;
-        struct timespec ts = { (time_t)interval,
-                               (long)((interval - (double)(time_t)interval) * 1e9) };
-        nanosleep(&ts, NULL);
+        obs_sleep(interval);
     }
     lcli_close(&c);
     return rc;

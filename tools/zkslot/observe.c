@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "observe.h"
 #include "zk/error.h"
@@ -167,6 +168,24 @@ void obs_free(struct obs *o)
 {
     free(o->daemons);
     o->daemons = NULL;
+}
+
+int obs_parse_interval(const char *cmd, const char *arg, double *ret)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !(v > 0)) {
+        fprintf(stderr, "zkslot %s: --interval: '%s' is not a positive number\n", cmd, arg);
+        return -1;
+    }
+    *ret = v;
+    return 0;
+}
+
+void obs_sleep(double s)
+{
+    struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+    nanosleep(&ts, NULL);
 }
 
 static void help(FILE *out, const char *name, const char *type, const char *text)

@@ -50,6 +50,11 @@ struct obs {
 int obs_collect(struct lcli *c, struct obs *o);
 void obs_free(struct obs *o);
 
+/* --interval S of `zkslot CMD`: a positive number of seconds; 0, or -1 printed. */
+int obs_parse_interval(const char *cmd, const char *arg, double *ret);
+/* Sleeps s seconds. */
+void obs_sleep(double s);
+
 /* Prometheus text exposition (version 0.0.4) of *o. */
 void obs_write_prometheus(const struct obs *o, FILE *out);
 
