@@ -2,7 +2,8 @@
 """gen_mont_x86_64.py -- writes common/ff/mont_x86_64.h (run from the repo root:
    python3 common/ff/gen_mont_x86_64.py > common/ff/mont_x86_64.h).
 
-Montgomery multiplication a*b*2^(-64n) mod p for n = 4 and 6 as GCC inline
+Montgomery multiplication a*b*2^(-64n) mod p, and modular addition and
+subtraction, for n = 4 and 6 as GCC inline
 assembly with MULX/ADCX/ADOX (two independent carry chains).  The register
 allocation is left to the compiler; the generator only tracks which physical
 operand holds which logical accumulator word (they rotate every round).
@@ -91,6 +92,55 @@ def mul_fn(n):
            f" * p must be a static array (it is addressed as a symbol). */")
     return emit_fn(f"mul_mont_{n}_x86", n, lines, doc)
 
+def addsub_fn(n, op):
+    """ret = a + b mod p (op "add") or a - b mod p (op "sub"), n limbs, inputs
+    < p, p with a spare bit.  The raw sum or difference is stored to ret; the
+    correction (- p for the sum, + p for the difference) is computed in the
+    registers, and CMOV reloads the stored words where no correction applies.
+    n + 4 registers, so it fits beside a frame pointer and sanitizers."""
+    r = [f"%[r{j}]" for j in range(n)]
+    L = [f"movq {8*j}(%[a]), {r[j]}" for j in range(n)]
+    first, rest = ("addq", "adcq") if op == "add" else ("subq", "sbbq")
+    for j in range(n):
+        L.append((first if j == 0 else rest) + f" {8*j}(%[b]), {r[j]}")
+    if op == "sub":
+        L.append("sbbq %[m], %[m]")                      # m = -borrow
+    L += [f"movq {r[j]}, {8*j}(%[ret])" for j in range(n)]
+    if op == "add":
+        # t < 2p: t - p, keep t where that borrows
+        for j in range(n):
+            L.append(("subq" if j == 0 else "sbbq") + f" {8*j}+%[p], {r[j]}")
+        L += [f"cmovcq {8*j}(%[ret]), {r[j]}" for j in range(n)]
+    else:
+        # t + p, keep t where a - b did not borrow (m == 0)
+        for j in range(n):
+            L.append(("addq" if j == 0 else "adcq") + f" {8*j}+%[p], {r[j]}")
+        L.append("testq %[m], %[m]")
+        L += [f"cmovzq {8*j}(%[ret]), {r[j]}" for j in range(n)]
+    L += [f"movq {r[j]}, {8*j}(%[ret])" for j in range(n)]
+    name = f"{op}_mod_{n}_x86"
+    what = "a + b" if op == "add" else "a - b"
+    out = [f"/* ret = {what} mod p, {n} limbs (inputs < p, p with a spare bit).  ret may\n"
+           f" * alias a or b.  p must be a static array (it is addressed as a symbol). */"]
+    out.append(f"ZK_HD void {name}(limb_t *ret, const limb_t *a, const limb_t *b,")
+    out.append(f"{' ' * (len(name) + 13)}const limb_t *p)")
+    out.append("{")
+    out.append(f"    limb_t {', '.join(f'r{j}' for j in range(n))}{', m' if op == 'sub' else ''};")
+    out.append("    __asm__(")
+    for ln in L:
+        out.append(f'        "{ln}\\n\\t"')
+    outs = ", ".join(f'[r{j}] "=&r"(r{j})' for j in range(n))
+    if op == "sub":
+        outs += ', [m] "=&r"(m)'
+    out.append(f"        : {outs},")
+    out.append(f'          "=m"(*(limb_t(*)[{n}])ret)')
+    out.append(f'        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[{n}])p),')
+    out.append(f'          "m"(*(const limb_t(*)[{n}])a), "m"(*(const limb_t(*)[{n}])b)')
+    out.append('        : "cc");')
+    out.append(f"    {' '.join(f'(void)r{j};' for j in range(n))}{' (void)m;' if op == 'sub' else ''}")
+    out.append("}")
+    return "\n".join(out)
+
 def main():
     print("""/*
  * mont_x86_64.h -- x86-64 MULX/ADCX/ADOX Montgomery multiplication for 4 and 6
@@ -122,6 +172,10 @@ def main():
     for n in (4, 6):
         print(mul_fn(n))
         print()
+    for n in (4, 6):
+        for op in ("add", "sub"):
+            print(addsub_fn(n, op))
+            print()
     print("#endif /* ZK_COMMON_FF_MONT_X86_64_H */")
 
 main()

@@ -473,4 +473,188 @@ ZK_HD void mul_mont_6_x86(limb_t *ret, const limb_t *a, const limb_t *b,
     (void)rdx; (void)r0; (void)r1; (void)r2; (void)r3; (void)r4; (void)r5; (void)r6;
 }
 
+/* ret = a + b mod p, 4 limbs (inputs < p, p with a spare bit).  ret may
+ * alias a or b.  p must be a static array (it is addressed as a symbol). */
+ZK_HD void add_mod_4_x86(limb_t *ret, const limb_t *a, const limb_t *b,
+                          const limb_t *p)
+{
+    limb_t r0, r1, r2, r3;
+    __asm__(
+        "movq 0(%[a]), %[r0]\n\t"
+        "movq 8(%[a]), %[r1]\n\t"
+        "movq 16(%[a]), %[r2]\n\t"
+        "movq 24(%[a]), %[r3]\n\t"
+        "addq 0(%[b]), %[r0]\n\t"
+        "adcq 8(%[b]), %[r1]\n\t"
+        "adcq 16(%[b]), %[r2]\n\t"
+        "adcq 24(%[b]), %[r3]\n\t"
+        "movq %[r0], 0(%[ret])\n\t"
+        "movq %[r1], 8(%[ret])\n\t"
+        "movq %[r2], 16(%[ret])\n\t"
+        "movq %[r3], 24(%[ret])\n\t"
+        "subq 0+%[p], %[r0]\n\t"
+        "sbbq 8+%[p], %[r1]\n\t"
+        "sbbq 16+%[p], %[r2]\n\t"
+        "sbbq 24+%[p], %[r3]\n\t"
+        "cmovcq 0(%[ret]), %[r0]\n\t"
+        "cmovcq 8(%[ret]), %[r1]\n\t"
+        "cmovcq 16(%[ret]), %[r2]\n\t"
+        "cmovcq 24(%[ret]), %[r3]\n\t"
+        "movq %[r0], 0(%[ret])\n\t"
+        "movq %[r1], 8(%[ret])\n\t"
+        "movq %[r2], 16(%[ret])\n\t"
+        "movq %[r3], 24(%[ret])\n\t"
+        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3),
+          "=m"(*(limb_t(*)[4])ret)
+        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[4])p),
+          "m"(*(const limb_t(*)[4])a), "m"(*(const limb_t(*)[4])b)
+        : "cc");
+    (void)r0; (void)r1; (void)r2; (void)r3;
+}
+
+/* ret = a - b mod p, 4 limbs (inputs < p, p with a spare bit).  ret may
+ * alias a or b.  p must be a static array (it is addressed as a symbol). */
+ZK_HD void sub_mod_4_x86(limb_t *ret, const limb_t *a, const limb_t *b,
+                          const limb_t *p)
+{
+    limb_t r0, r1, r2, r3, m;
+    __asm__(
+        "movq 0(%[a]), %[r0]\n\t"
+        "movq 8(%[a]), %[r1]\n\t"
+        "movq 16(%[a]), %[r2]\n\t"
+        "movq 24(%[a]), %[r3]\n\t"
+        "subq 0(%[b]), %[r0]\n\t"
+        "sbbq 8(%[b]), %[r1]\n\t"
+        "sbbq 16(%[b]), %[r2]\n\t"
+        "sbbq 24(%[b]), %[r3]\n\t"
+        "sbbq %[m], %[m]\n\t"
+        "movq %[r0], 0(%[ret])\n\t"
+        "movq %[r1], 8(%[ret])\n\t"
+        "movq %[r2], 16(%[ret])\n\t"
+        "movq %[r3], 24(%[ret])\n\t"
+        "addq 0+%[p], %[r0]\n\t"
+        "adcq 8+%[p], %[r1]\n\t"
+        "adcq 16+%[p], %[r2]\n\t"
+        "adcq 24+%[p], %[r3]\n\t"
+        "testq %[m], %[m]\n\t"
+        "cmovzq 0(%[ret]), %[r0]\n\t"
+        "cmovzq 8(%[ret]), %[r1]\n\t"
+        "cmovzq 16(%[ret]), %[r2]\n\t"
+        "cmovzq 24(%[ret]), %[r3]\n\t"
+        "movq %[r0], 0(%[ret])\n\t"
+        "movq %[r1], 8(%[ret])\n\t"
+        "movq %[r2], 16(%[ret])\n\t"
+        "movq %[r3], 24(%[ret])\n\t"
+        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [m] "=&r"(m),
+          "=m"(*(limb_t(*)[4])ret)
+        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[4])p),
+          "m"(*(const limb_t(*)[4])a), "m"(*(const limb_t(*)[4])b)
+        : "cc");
+    (void)r0; (void)r1; (void)r2; (void)r3; (void)m;
+}
+
+/* ret = a + b mod p, 6 limbs (inputs < p, p with a spare bit).  ret may
+ * alias a or b.  p must be a static array (it is addressed as a symbol). */
+ZK_HD void add_mod_6_x86(limb_t *ret, const limb_t *a, const limb_t *b,
+                          const limb_t *p)
+{
+    limb_t r0, r1, r2, r3, r4, r5;
+    __asm__(
+        "movq 0(%[a]), %[r0]\n\t"
+        "movq 8(%[a]), %[r1]\n\t"
+        "movq 16(%[a]), %[r2]\n\t"
+        "movq 24(%[a]), %[r3]\n\t"
+        "movq 32(%[a]), %[r4]\n\t"
+        "movq 40(%[a]), %[r5]\n\t"
+        "addq 0(%[b]), %[r0]\n\t"
+        "adcq 8(%[b]), %[r1]\n\t"
+        "adcq 16(%[b]), %[r2]\n\t"
+        "adcq 24(%[b]), %[r3]\n\t"
+        "adcq 32(%[b]), %[r4]\n\t"
+        "adcq 40(%[b]), %[r5]\n\t"
+        "movq %[r0], 0(%[ret])\n\t"
+        "movq %[r1], 8(%[ret])\n\t"
+        "movq %[r2], 16(%[ret])\n\t"
+        "movq %[r3], 24(%[ret])\n\t"
+        "movq %[r4], 32(%[ret])\n\t"
+        "movq %[r5], 40(%[ret])\n\t"
+        "subq 0+%[p], %[r0]\n\t"
+        "sbbq 8+%[p], %[r1]\n\t"
+        "sbbq 16+%[p], %[r2]\n\t"
+        "sbbq 24+%[p], %[r3]\n\t"
+        "sbbq 32+%[p], %[r4]\n\t"
+        "sbbq 40+%[p], %[r5]\n\t"
+        "cmovcq 0(%[ret]), %[r0]\n\t"
+        "cmovcq 8(%[ret]), %[r1]\n\t"
+        "cmovcq 16(%[ret]), %[r2]\n\t"
+        "cmovcq 24(%[ret]), %[r3]\n\t"
+        "cmovcq 32(%[ret]), %[r4]\n\t"
+        "cmovcq 40(%[ret]), %[r5]\n\t"
+        "movq %[r0], 0(%[ret])\n\t"
+        "movq %[r1], 8(%[ret])\n\t"
+        "movq %[r2], 16(%[ret])\n\t"
+        "movq %[r3], 24(%[ret])\n\t"
+        "movq %[r4], 32(%[ret])\n\t"
+        "movq %[r5], 40(%[ret])\n\t"
+        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [r5] "=&r"(r5),
+          "=m"(*(limb_t(*)[6])ret)
+        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[6])p),
+          "m"(*(const limb_t(*)[6])a), "m"(*(const limb_t(*)[6])b)
+        : "cc");
+    (void)r0; (void)r1; (void)r2; (void)r3; (void)r4; (void)r5;
+}
+
+/* ret = a - b mod p, 6 limbs (inputs < p, p with a spare bit).  ret may
+ * alias a or b.  p must be a static array (it is addressed as a symbol). */
+ZK_HD void sub_mod_6_x86(limb_t *ret, const limb_t *a, const limb_t *b,
+                          const limb_t *p)
+{
+    limb_t r0, r1, r2, r3, r4, r5, m;
+    __asm__(
+        "movq 0(%[a]), %[r0]\n\t"
+        "movq 8(%[a]), %[r1]\n\t"
+        "movq 16(%[a]), %[r2]\n\t"
+        "movq 24(%[a]), %[r3]\n\t"
+        "movq 32(%[a]), %[r4]\n\t"
+        "movq 40(%[a]), %[r5]\n\t"
+        "subq 0(%[b]), %[r0]\n\t"
+        "sbbq 8(%[b]), %[r1]\n\t"
+        "sbbq 16(%[b]), %[r2]\n\t"
+        "sbbq 24(%[b]), %[r3]\n\t"
+        "sbbq 32(%[b]), %[r4]\n\t"
+        "sbbq 40(%[b]), %[r5]\n\t"
+        "sbbq %[m], %[m]\n\t"
+        "movq %[r0], 0(%[ret])\n\t"
+        "movq %[r1], 8(%[ret])\n\t"
+        "movq %[r2], 16(%[ret])\n\t"
+        "movq %[r3], 24(%[ret])\n\t"
+        "movq %[r4], 32(%[ret])\n\t"
+        "movq %[r5], 40(%[ret])\n\t"
+        "addq 0+%[p], %[r0]\n\t"
+        "adcq 8+%[p], %[r1]\n\t"
+        "adcq 16+%[p], %[r2]\n\t"
+        "adcq 24+%[p], %[r3]\n\t"
+        "adcq 32+%[p], %[r4]\n\t"
+        "adcq 40+%[p], %[r5]\n\t"
+        "testq %[m], %[m]\n\t"
+        "cmovzq 0(%[ret]), %[r0]\n\t"
+        "cmovzq 8(%[ret]), %[r1]\n\t"
+        "cmovzq 16(%[ret]), %[r2]\n\t"
+        "cmovzq 24(%[ret]), %[r3]\n\t"
+        "cmovzq 32(%[ret]), %[r4]\n\t"
+        "cmovzq 40(%[ret]), %[r5]\n\t"
+        "movq %[r0], 0(%[ret])\n\t"
+        "movq %[r1], 8(%[ret])\n\t"
+        "movq %[r2], 16(%[ret])\n\t"
+        "movq %[r3], 24(%[ret])\n\t"
+        "movq %[r4], 32(%[ret])\n\t"
+        "movq %[r5], 40(%[ret])\n\t"
+        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [r5] "=&r"(r5), [m] "=&r"(m),
+          "=m"(*(limb_t(*)[6])ret)
+        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[6])p),
+          "m"(*(const limb_t(*)[6])a), "m"(*(const limb_t(*)[6])b)
+        : "cc");
+    (void)r0; (void)r1; (void)r2; (void)r3; (void)r4; (void)r5; (void)m;
+}
+
 #endif /* ZK_COMMON_FF_MONT_X86_64_H */

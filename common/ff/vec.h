@@ -30,7 +30,8 @@ typedef uint64_t limb_t;
 typedef unsigned __int128 dlimb_t;
 
 /*
- * ZK_FF_ASM is 1 when mul_mont_n / sqr_mont_n use the MULX/ADCX/ADOX inline
+ * ZK_FF_ASM is 1 when mul_mont_n / sqr_mont_n (and add_mod_n / sub_mod_n) use
+ * the MULX/ADCX/ADOX inline
  * assembly of mont_x86_64.h for 4 and 6 limbs: x86-64 with ADX and BMI2
  * enabled at compile time (-march=native on the build machine), an optimizing
  * build, not CUDA, and ZK_NO_ASM not defined (define it to force the portable
@@ -120,10 +121,24 @@ ZK_HD void cond_sub_n(limb_t *ret, const limb_t *x, const limb_t *p, size_t n)
         ret[i] = (x[i] & mask) | (t[i] & ~mask);
 }
 
+#if ZK_FF_ASM
+# include "mont_x86_64.h"
+#endif
+
 /* ret = (a + b) mod p.  With a spare bit a + b never carries out. */
 ZK_HD void add_mod_n(limb_t *ret, const limb_t *a, const limb_t *b,
                      const limb_t *p, size_t n)
 {
+#if ZK_FF_ASM
+    if (n == 4) {
+        add_mod_4_x86(ret, a, b, p);
+        return;
+    }
+    if (n == 6) {
+        add_mod_6_x86(ret, a, b, p);
+        return;
+    }
+#endif
     limb_t t[ZK_MAX_LIMBS];
     add_n(t, a, b, n);
     cond_sub_n(ret, t, p, n);
@@ -133,6 +148,16 @@ ZK_HD void add_mod_n(limb_t *ret, const limb_t *a, const limb_t *b,
 ZK_HD void sub_mod_n(limb_t *ret, const limb_t *a, const limb_t *b,
                      const limb_t *p, size_t n)
 {
+#if ZK_FF_ASM
+    if (n == 4) {
+        sub_mod_4_x86(ret, a, b, p);
+        return;
+    }
+    if (n == 6) {
+        sub_mod_6_x86(ret, a, b, p);
+        return;
+    }
+#endif
     limb_t t[ZK_MAX_LIMBS], q[ZK_MAX_LIMBS];
     limb_t borrow = sub_n(t, a, b, n);
     limb_t mask = (limb_t)0 - borrow;          /* all ones: add p back */
@@ -184,10 +209,6 @@ ZK_HD void mul_mont_n_c(limb_t *ret, const limb_t *a, const limb_t *b,
     }
     cond_sub_n(ret, t, p, n);
 }
-
-#if ZK_FF_ASM
-# include "mont_x86_64.h"
-#endif
 
 /* ret = a * b * 2^(-64n) mod p: the asm for n = 4, 6 when ZK_FF_ASM, else C. */
 ZK_HD void mul_mont_n(limb_t *ret, const limb_t *a, const limb_t *b,
