@@ -1,9 +1,12 @@
-/* test_smoke.c -- the build links, the error table and fork/join work. */
+/* test_smoke.c -- the build links, the error table, fork/join and the large
+ * allocations (zk_big_alloc) work. */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "zk/error.h"
 #include "zk/parallel.h"
+#include "zk/util.h"
 #include "zktest.h"
 
 static void add_range(void *arg, size_t b, size_t e)
@@ -26,5 +29,28 @@ int main(int argc, char **argv)
         zk_parallel_for(t, 100001, 97, add_range, &sum);
         ZT_CHECK(atomic_load(&sum) == (size_t)100001 * 100000 / 2, "threads=%u", t);
     }
+    /* sizes on both sides of the heap / mapping boundary (1 MiB) and of a
+     * huge page: 64-byte aligned, the mappings on a 2 MiB boundary, every
+     * byte writable and kept, freed by pointer alone */
+    static const size_t sizes[] = { 0, 1, 63, 64, 4097, ((size_t)1 << 20) - 1,
+                                    (size_t)1 << 20, ((size_t)2 << 20) + 3, (size_t)7 << 20 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i];
+        unsigned char *p = zk_big_alloc(n);
+        ZT_CHECK(p != NULL, "zk_big_alloc(%zu)", n);
+        if (!p)
+            continue;
+        ZT_CHECK(((uintptr_t)p & 63) == 0, "zk_big_alloc(%zu) alignment", n);
+        if (n >= (size_t)1 << 20)
+            ZT_CHECK(((uintptr_t)p & (((uintptr_t)2 << 20) - 1)) == 0, "huge-page alignment %zu", n);
+        for (size_t j = 0; j < n; j++)
+            p[j] = (unsigned char)(j * 31 + i);
+        size_t bad = 0;
+        for (size_t j = 0; j < n; j++)
+            bad += p[j] != (unsigned char)(j * 31 + i);
+        ZT_CHECK(bad == 0, "zk_big_alloc(%zu) kept its bytes", n);
+        zk_big_free(p);
+    }
+    zk_big_free(NULL);
     return zt_finish();
 }

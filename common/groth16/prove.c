@@ -15,6 +15,7 @@
 #include "g16_internal.h"
 #include "zk/error.h"
 #include "zk/msm.h"
+#include "zk/util.h"
 #include "zk/ntt.h"
 #include "zk/pairing.h"
 #include "zk/parallel.h"
@@ -51,12 +52,6 @@ double zk_g16_now(void)
 
 /* ---- memory helpers ------------------------------------------------------- */
 
-static void *g16_alloc(size_t n)
-{
-    size_t sz = (n + 63) & ~(size_t)63;
-    return aligned_alloc(64, sz ? sz : 64);
-}
-
 static void g16_wipe(void *p, size_t n)
 {
     volatile unsigned char *v = p;
@@ -73,14 +68,14 @@ struct zk_groth16_key *zk_groth16_key_free(struct zk_groth16_key *k)
     for (int m = 0; m < 2; m++) {
         free(k->rowptr[m]);
         free(k->sig[m]);
-        free(k->val[m]);
+        zk_big_free(k->val[m]);
     }
-    free(k->pt_a);
-    free(k->pt_b1);
-    free(k->pt_b2);
-    free(k->pt_c);
-    free(k->pt_h);
-    free(k->pt_ic);
+    zk_big_free(k->pt_a);
+    zk_big_free(k->pt_b1);
+    zk_big_free(k->pt_b2);
+    zk_big_free(k->pt_c);
+    zk_big_free(k->pt_h);
+    zk_big_free(k->pt_ic);
     free(k);
     return NULL;
 }
@@ -122,7 +117,7 @@ static int load_coefs(struct zk_groth16_key *k, const struct zk_zkey *z, struct 
         for (size_t i = 0; i < n; i++)
             k->rowptr[m][i + 1] += k->rowptr[m][i];
         k->sig[m] = malloc((cnt[m] ? cnt[m] : 1) * sizeof(uint32_t));
-        k->val[m] = g16_alloc((cnt[m] ? cnt[m] : 1) * sizeof(zk_scalar));
+        k->val[m] = zk_big_alloc((cnt[m] ? cnt[m] : 1) * sizeof(zk_scalar));
         if (!k->sig[m] || !k->val[m])
             goto out;
     }
@@ -154,13 +149,13 @@ static int load_points(const struct zk_zkey *z, enum zk_zkey_section id, void **
 {
     size_t pb = 0;
     uint64_t cnt = zk_zkey_section_points(z, id, &pb);
-    void *p = g16_alloc(cnt * pb);
+    void *p = zk_big_alloc(cnt * pb);
     int rc;
 
     if (!p)
         return -ENOMEM;
     if (cnt && (rc = zk_zkey_read_points(z, id, 0, cnt, p, diag))) {
-        free(p);
+        zk_big_free(p);
         return rc;
     }
     *ret = p;
@@ -259,7 +254,7 @@ struct zk_groth16_pending *zk_groth16_pending_free(struct zk_groth16_pending *p)
         return NULL;
     if (p->w) {
         g16_wipe(p->w, (size_t)p->k->hdr.n_vars * sizeof(zk_scalar));
-        free(p->w);
+        zk_big_free(p->w);
     }
     free(p);
     return NULL;
@@ -285,7 +280,7 @@ int zk_groth16_prove_start(const struct zk_groth16_key *k, const zk_scalar *w, z
     if (!p)
         return -ENOMEM;
     p->k = k;
-    p->w = g16_alloc((size_t)h->n_vars * sizeof(zk_scalar));
+    p->w = zk_big_alloc((size_t)h->n_vars * sizeof(zk_scalar));
     if (!p->w) {
         free(p);
         return -ENOMEM;
@@ -411,7 +406,7 @@ int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigne
     if (!k || !w || !proof)
         return ZK_EBADPARAMS;
     n = k->hdr.domain_size;
-    abc = g16_alloc(3 * n * sizeof(zk_scalar));
+    abc = zk_big_alloc(3 * n * sizeof(zk_scalar));
     if (!abc)
         return -ENOMEM;
     t0 = zk_g16_now();
@@ -419,7 +414,7 @@ int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigne
     t1 = zk_g16_now();
     if (rc == 0)
         rc = zk_groth16_prove_start(k, w, abc, abc + n, abc + 2 * n, nthreads, &p);
-    free(abc);
+    zk_big_free(abc);
     if (rc)
         return rc;
     p->t.synth = t1 - t0;

@@ -12,6 +12,7 @@
 #include "zk/error.h"
 #include "zk/msm.h"
 #include "zk/parallel.h"
+#include "zk/util.h"
 #include "msm_glv.h"
 
 /* Bucket states of the affine method. */

@@ -331,7 +331,7 @@ static int MN(msm_core)(ZK_G *ret, const MGA *points, const limb_t *scalars, siz
     if (bits > bits_max)
         return ZK_EBADPARAMS;      /* cannot happen: the GLV halves are < 2^129 */
     if (!scratch) {
-        mem = aligned_alloc(64, jb.pl.total_bytes);
+        mem = zk_big_alloc(jb.pl.total_bytes);
         if (!mem)
             return -ENOMEM;
         scratch = mem;
@@ -360,7 +360,7 @@ static int MN(msm_core)(ZK_G *ret, const MGA *points, const limb_t *scalars, siz
             MN(msm_add)(&acc, &acc, &jb.results[(size_t)w * jb.pl.chunks + j]);
     }
     *ret = acc;
-    free(mem);
+    zk_big_free(mem);
     return 0;
 }
 
@@ -431,7 +431,7 @@ int MN(msm_glv_opts)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t
     if (r)
         return r;
     if (!scratch) {
-        mem = aligned_alloc(64, MN(msm_glv_head)(n) + pl.total_bytes);
+        mem = zk_big_alloc(MN(msm_glv_head)(n) + pl.total_bytes);
         if (!mem)
             return -ENOMEM;
         scratch = mem;
@@ -442,7 +442,7 @@ int MN(msm_glv_opts)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t
     zk_parallel_for(pl.threads, n, 4096, MN(msm_glv_range), &a);
     r = MN(msm_core)(ret, a.out, a.ko, 2 * n, MSM_GLV_BITS, nthreads,
                      s + MN(msm_glv_head)(n), opts);
-    free(mem);
+    zk_big_free(mem);
     return r;
 }
 

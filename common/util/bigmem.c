@@ -1,0 +1,77 @@
+/*
+ * bigmem.c -- working memory for the large arrays of the prover (MSM scratch,
+ * a/b/c, the key's point sections): from 1 MiB up, anonymous mappings advised
+ * to use transparent huge pages, so that touching tens of MiB costs a few
+ * dozen page faults instead of thousands (they are expensive in a virtual
+ * machine, and each MSM of a proof used to fault its scratch in again).
+ *
+ * Every block carries a 64-byte header just before the pointer handed out,
+ * so zk_big_free needs only the pointer.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "zk/util.h"
+
+#define BIG_MIN ((size_t)1 << 20)       /* below: the heap */
+#define BIG_HUGE ((size_t)1 << 21)      /* x86-64 huge page */
+#define BIG_HDR 64
+#define BIG_MAGIC 0x7a6b626967ULL        /* "zkbig" */
+
+struct big_hdr {
+    uint64_t magic;
+    void *base;                         /* mapping start, or the heap block */
+    size_t len;                         /* mapping length; 0: heap */
+};
+
+void *zk_big_alloc(size_t n)
+{
+    struct big_hdr *h;
+    uint8_t *p;
+    if (n > SIZE_MAX - 2 * BIG_HUGE - BIG_HDR)
+        return NULL;
+    if (n < BIG_MIN) {
+        uint8_t *b = aligned_alloc(64, BIG_HDR + ((n + 63) & ~(size_t)63));
+        if (!b)
+            return NULL;
+        p = b + BIG_HDR;
+        h = (struct big_hdr *)(void *)b;
+        *h = (struct big_hdr){ BIG_MAGIC, b, 0 };
+        return p;
+    }
+    /* data from a huge-page boundary, header in the page before it */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t span = (n + BIG_HUGE - 1) & ~(BIG_HUGE - 1);
+    size_t len = span + BIG_HUGE + page;
+    uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    p = (uint8_t *)(((uintptr_t)m + page + BIG_HUGE - 1) & ~(uintptr_t)(BIG_HUGE - 1));
+    uint8_t *start = p - page, *end = p + span;
+    if (start > m)
+        munmap(m, (size_t)(start - m));
+    if (m + len > end)
+        munmap(end, (size_t)(m + len - end));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, span, MADV_HUGEPAGE);  /* advice: fine if refused */
+#endif
+    h = (struct big_hdr *)(void *)(p - BIG_HDR);
+    *h = (struct big_hdr){ BIG_MAGIC, start, (size_t)(end - start) };
+    return p;
+}
+
+void zk_big_free(void *ptr)
+{
+    if (!ptr)
+        return;
+    struct big_hdr *h = (struct big_hdr *)(void *)((uint8_t *)ptr - BIG_HDR);
+    if (h->magic != BIG_MAGIC)
+        abort();                        /* not ours: a bug, never ignore it */
+    h->magic = 0;
+    if (h->len)
+        munmap(h->base, h->len);
+    else
+        free(h->base);
+}
