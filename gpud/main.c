@@ -121,7 +121,7 @@ static int key_load_locked(const struct zk_ledger_key *lk, struct key_entry **re
 {
     struct zk_zkey z;
     struct zk_groth16_key *k = NULL;
-    struct zk_groth16_load_opts o = { backend->key_parts, load_progress, (void *)lk->name };
+    struct zk_groth16_load_opts o = { backend->key_parts, load_progress, (void *)lk->name, 0 };
     double t0 = zkd_now();
     int r;
 

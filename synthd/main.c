@@ -60,7 +60,7 @@ static int key_get(zk_ledger *l, int64_t key_id, const struct zk_groth16_key **r
     struct zk_ledger_key lk;
     struct zk_zkey z;
     struct zk_groth16_key *k = NULL;
-    struct zk_groth16_load_opts o = { ZK_G16_LOAD_COEFS, NULL, NULL };
+    struct zk_groth16_load_opts o = { ZK_G16_LOAD_COEFS, NULL, NULL, 0 };
     int r;
 
     pthread_mutex_lock(&keys.lock);

@@ -50,10 +50,13 @@ struct g16_ops {
     int (*odd_coset)(zk_scalar *x, unsigned log_n, unsigned nthreads);
     void (*h)(zk_scalar *a, const zk_scalar *b, const zk_scalar *c, size_t n,
               unsigned nthreads);
+    /* scratch: msm_gX_scratch(n, nthreads) bytes, or NULL to allocate */
     int (*msm_g1)(uint64_t *ret_jac, const void *points, const zk_scalar *scalars, size_t n,
-                  unsigned nthreads);
+                  unsigned nthreads, void *scratch);
     int (*msm_g2)(uint64_t *ret_jac, const void *points, const zk_scalar *scalars, size_t n,
-                  unsigned nthreads);
+                  unsigned nthreads, void *scratch);
+    size_t (*msm_g1_scratch)(size_t n, unsigned nthreads);
+    size_t (*msm_g2_scratch)(size_t n, unsigned nthreads);
     void (*assemble)(const struct zk_groth16_pending *p, const uint64_t *b2_jac,
                      const zk_scalar *r, const zk_scalar *s, struct zk_groth16_proof *proof);
     int (*fr_is_canonical)(const zk_scalar *x);

@@ -5,6 +5,7 @@
  * prove_tmpl.h.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "g16_internal.h"
 #include "zk/error.h"
 #include "zk/msm.h"
+#include "zk/parallel.h"
 #include "zk/util.h"
 #include "zk/ntt.h"
 #include "zk/pairing.h"
@@ -144,19 +146,56 @@ out:
     return rc;
 }
 
+/* One chunk of point section reads, run on several threads. */
+struct load_job {
+    const struct zk_zkey *z;
+    enum zk_zkey_section id;
+    uint8_t *dst;
+    size_t pb;                        /* bytes per point */
+    uint64_t cnt, per;                /* points in all, per chunk */
+    atomic_int rc;                    /* first error; its thread fills diag */
+    struct zk_diag *diag;
+};
+
+static void load_range(void *arg, size_t begin, size_t end)
+{
+    struct load_job *j = arg;
+    for (size_t c = begin; c < end; c++) {
+        uint64_t first = (uint64_t)c * j->per;
+        uint64_t n = j->cnt - first < j->per ? j->cnt - first : j->per;
+        struct zk_diag d;
+        if (atomic_load_explicit(&j->rc, memory_order_relaxed))
+            return;                   /* another chunk failed: stop early */
+        int rc = zk_zkey_read_points(j->z, j->id, first, n, j->dst + first * j->pb, &d);
+        int zero = 0;
+        /* the one thread whose error wins writes the caller's diag; the
+         * join in zk_parallel_for publishes it */
+        if (rc && atomic_compare_exchange_strong(&j->rc, &zero, rc) && j->diag)
+            *j->diag = d;
+    }
+}
+
 static int load_points(const struct zk_zkey *z, enum zk_zkey_section id, void **ret,
-                       struct zk_diag *diag)
+                       unsigned nthreads, struct zk_diag *diag)
 {
     size_t pb = 0;
     uint64_t cnt = zk_zkey_section_points(z, id, &pb);
     void *p = zk_big_alloc(cnt * pb);
-    int rc;
 
     if (!p)
         return -ENOMEM;
-    if (cnt && (rc = zk_zkey_read_points(z, id, 0, cnt, p, diag))) {
-        zk_big_free(p);
-        return rc;
+    if (cnt) {
+        /* ~2 MiB per chunk */
+        struct load_job j = { .z = z, .id = id, .dst = p, .pb = pb, .cnt = cnt,
+                              .per = ((uint64_t)2 << 20) / pb, .diag = diag };
+        atomic_init(&j.rc, 0);
+        size_t chunks = (size_t)((cnt + j.per - 1) / j.per);
+        zk_parallel_for(nthreads, chunks, 1, load_range, &j);
+        int rc = atomic_load(&j.rc);
+        if (rc) {
+            zk_big_free(p);
+            return rc;
+        }
     }
     *ret = p;
     return 0;
@@ -214,7 +253,9 @@ int zk_groth16_key_load_opts(const struct zk_zkey *z, const struct zk_groth16_lo
         for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++) {
             size_t pb = 0;
             uint64_t n = zk_zkey_section_points(z, secs[i].id, &pb);
-            if ((rc = load_points(z, secs[i].id, (void **)((char *)k + secs[i].off), diag)))
+            if ((rc = load_points(z, secs[i].id, (void **)((char *)k + secs[i].off),
+                                  o && o->threads ? o->threads : zk_nthreads_default(),
+                                  diag)))
                 goto fail;
             done += n * pb;
             if (o && o->progress)
@@ -231,8 +272,8 @@ fail:
 int zk_groth16_key_load(const struct zk_zkey *z, unsigned nthreads, struct zk_diag *diag,
                         struct zk_groth16_key **ret)
 {
-    (void)nthreads;
-    return zk_groth16_key_load_opts(z, NULL, diag, ret);
+    struct zk_groth16_load_opts o = { .what = ZK_G16_LOAD_ALL, .threads = nthreads };
+    return zk_groth16_key_load_opts(z, &o, diag, ret);
 }
 
 /* ---- proving -------------------------------------------------------------- */
@@ -260,13 +301,33 @@ struct zk_groth16_pending *zk_groth16_pending_free(struct zk_groth16_pending *p)
     return NULL;
 }
 
-int zk_groth16_prove_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scalar *a,
-                           zk_scalar *b, zk_scalar *c, unsigned nthreads,
-                           struct zk_groth16_pending **ret)
+/* Scratch bytes for the G1 MSMs of prove_start, and also B2's if g2. */
+static size_t g16_scratch_size(const struct zk_groth16_key *k, unsigned nthreads, int g2)
+{
+    const struct zk_zkey_header *h = &k->hdr;
+    const size_t n[3] = { h->n_vars, h->n_vars - h->n_public - 1, h->domain_size };
+    size_t m = g2 ? k->ops->msm_g2_scratch(h->n_vars, nthreads) : 0;
+    for (int i = 0; i < 3; i++) {
+        size_t x = k->ops->msm_g1_scratch(n[i], nthreads);
+        m = x > m ? x : m;
+    }
+    return m;
+}
+
+/*
+ * prove_start with the MSMs' scratch memory: `scratch` holds at least
+ * g16_scratch_size(k, nthreads, 0) bytes, or is NULL to allocate it here
+ * (once for all four MSMs: fresh memory is zeroed by the kernel on first
+ * touch, a cost each MSM paid again when it allocated its own).
+ */
+static int g16_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scalar *a,
+                     zk_scalar *b, zk_scalar *c, unsigned nthreads, void *scratch,
+                     struct zk_groth16_pending **ret)
 {
     const struct g16_ops *ops;
     const struct zk_zkey_header *h;
     struct zk_groth16_pending *p;
+    void *mem = NULL;
     double t0, t1;
     int rc;
 
@@ -276,13 +337,21 @@ int zk_groth16_prove_start(const struct zk_groth16_key *k, const zk_scalar *w, z
         return ZK_ESTATE;
     ops = k->ops;
     h = &k->hdr;
+    if (!scratch) {
+        if (!(mem = zk_big_alloc(g16_scratch_size(k, nthreads, 0))))
+            return -ENOMEM;
+        scratch = mem;
+    }
     p = calloc(1, sizeof *p);
-    if (!p)
+    if (!p) {
+        zk_big_free(mem);
         return -ENOMEM;
+    }
     p->k = k;
     p->w = zk_big_alloc((size_t)h->n_vars * sizeof(zk_scalar));
     if (!p->w) {
         free(p);
+        zk_big_free(mem);
         return -ENOMEM;
     }
     memcpy(p->w, w, (size_t)h->n_vars * sizeof(zk_scalar));
@@ -298,33 +367,44 @@ int zk_groth16_prove_start(const struct zk_groth16_key *k, const zk_scalar *w, z
     t0 = zk_g16_now();
     p->t.h = t0 - t1;
 
-    if ((rc = ops->msm_g1(p->msm_a, k->pt_a, p->w, h->n_vars, nthreads)))
+    if ((rc = ops->msm_g1(p->msm_a, k->pt_a, p->w, h->n_vars, nthreads, scratch)))
         goto fail;
     t1 = zk_g16_now();
     p->t.msm_a = t1 - t0;
-    if ((rc = ops->msm_g1(p->msm_b1, k->pt_b1, p->w, h->n_vars, nthreads)))
+    if ((rc = ops->msm_g1(p->msm_b1, k->pt_b1, p->w, h->n_vars, nthreads, scratch)))
         goto fail;
     t0 = zk_g16_now();
     p->t.msm_b1 = t0 - t1;
     if ((rc = ops->msm_g1(p->msm_c, k->pt_c, p->w + h->n_public + 1,
-                          h->n_vars - h->n_public - 1, nthreads)))
+                          h->n_vars - h->n_public - 1, nthreads, scratch)))
         goto fail;
     t1 = zk_g16_now();
     p->t.msm_c = t1 - t0;
-    if ((rc = ops->msm_g1(p->msm_h, k->pt_h, a, h->domain_size, nthreads)))
+    if ((rc = ops->msm_g1(p->msm_h, k->pt_h, a, h->domain_size, nthreads, scratch)))
         goto fail;
     t0 = zk_g16_now();
     p->t.msm_h = t0 - t1;
+    zk_big_free(mem);
     *ret = p;
     return 0;
 fail:
+    zk_big_free(mem);
     zk_groth16_pending_free(p);
     return rc;
 }
 
-int zk_groth16_prove_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *r,
-                                 const zk_scalar *s, unsigned nthreads,
-                                 struct zk_groth16_proof *proof)
+int zk_groth16_prove_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scalar *a,
+                           zk_scalar *b, zk_scalar *c, unsigned nthreads,
+                           struct zk_groth16_pending **ret)
+{
+    return g16_start(k, w, a, b, c, nthreads, NULL, ret);
+}
+
+/* finalize_rs with the B2 MSM's scratch (msm_g2_scratch(n_vars) bytes, or
+ * NULL to allocate it). */
+static int g16_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *r,
+                           const zk_scalar *s, unsigned nthreads, void *scratch,
+                           struct zk_groth16_proof *proof)
 {
     const struct zk_groth16_key *k;
     uint64_t b2[G16_G2J_WORDS];
@@ -337,7 +417,7 @@ int zk_groth16_prove_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *
     if (!k->ops->fr_is_canonical(r) || !k->ops->fr_is_canonical(s))
         return ZK_ERANGE;
     t0 = zk_g16_now();
-    if ((rc = k->ops->msm_g2(b2, k->pt_b2, p->w, k->hdr.n_vars, nthreads)))
+    if ((rc = k->ops->msm_g2(b2, k->pt_b2, p->w, k->hdr.n_vars, nthreads, scratch)))
         return rc;
     t1 = zk_g16_now();
     k->ops->assemble(p, b2, r, s, proof);
@@ -349,6 +429,13 @@ int zk_groth16_prove_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *
                      proof->t.msm_b1 + proof->t.msm_c + proof->t.msm_h + proof->t.msm_b2 +
                      proof->t.assemble;
     return 0;
+}
+
+int zk_groth16_prove_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *r,
+                                 const zk_scalar *s, unsigned nthreads,
+                                 struct zk_groth16_proof *proof)
+{
+    return g16_finalize_rs(p, r, s, nthreads, NULL, proof);
 }
 
 /* A uniform scalar in [0, r) by rejection sampling over bitlen(r) bits. */
@@ -378,8 +465,9 @@ static int random_scalar(const struct g16_ops *ops, zk_scalar *ret)
     }
 }
 
-int zk_groth16_prove_finalize(struct zk_groth16_pending *p, unsigned nthreads,
-                              struct zk_groth16_proof *proof)
+/* prove_finalize with the B2 MSM's scratch (see g16_finalize_rs). */
+static int g16_finalize(struct zk_groth16_pending *p, unsigned nthreads, void *scratch,
+                        struct zk_groth16_proof *proof)
 {
     zk_scalar r, s;
     int rc;
@@ -388,10 +476,16 @@ int zk_groth16_prove_finalize(struct zk_groth16_pending *p, unsigned nthreads,
         return ZK_EBADPARAMS;
     if ((rc = random_scalar(p->k->ops, &r)) || (rc = random_scalar(p->k->ops, &s)))
         return rc;
-    rc = zk_groth16_prove_finalize_rs(p, &r, &s, nthreads, proof);
+    rc = g16_finalize_rs(p, &r, &s, nthreads, scratch, proof);
     g16_wipe(&r, sizeof r);
     g16_wipe(&s, sizeof s);
     return rc;
+}
+
+int zk_groth16_prove_finalize(struct zk_groth16_pending *p, unsigned nthreads,
+                              struct zk_groth16_proof *proof)
+{
+    return g16_finalize(p, nthreads, NULL, proof);
 }
 
 int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigned nthreads,
@@ -399,27 +493,33 @@ int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigne
 {
     struct zk_groth16_pending *p = NULL;
     zk_scalar *abc;
+    uint8_t *scratch;
     size_t n;
     double t0, t1;
     int rc;
 
     if (!k || !w || !proof)
         return ZK_EBADPARAMS;
+    if (!(k->what & ZK_G16_LOAD_POINTS) || !(k->what & ZK_G16_LOAD_COEFS))
+        return ZK_ESTATE;
+    /* one block for a, b, c and every MSM's scratch, faulted in once */
     n = k->hdr.domain_size;
-    abc = zk_big_alloc(3 * n * sizeof(zk_scalar));
+    size_t abc_bytes = (3 * n * sizeof(zk_scalar) + 63) & ~(size_t)63;
+    abc = zk_big_alloc(abc_bytes + g16_scratch_size(k, nthreads, 1));
     if (!abc)
         return -ENOMEM;
+    scratch = (uint8_t *)abc + abc_bytes;
     t0 = zk_g16_now();
     rc = zk_groth16_synthesize(k, w, abc, abc + n, abc + 2 * n, nthreads);
     t1 = zk_g16_now();
     if (rc == 0)
-        rc = zk_groth16_prove_start(k, w, abc, abc + n, abc + 2 * n, nthreads, &p);
-    zk_big_free(abc);
-    if (rc)
-        return rc;
-    p->t.synth = t1 - t0;
-    rc = zk_groth16_prove_finalize(p, nthreads, proof);
+        rc = g16_start(k, w, abc, abc + n, abc + 2 * n, nthreads, scratch, &p);
+    if (rc == 0) {
+        p->t.synth = t1 - t0;
+        rc = g16_finalize(p, nthreads, scratch, proof);
+    }
     zk_groth16_pending_free(p);
+    zk_big_free(abc);
     return rc;
 }
 

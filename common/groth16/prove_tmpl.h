@@ -97,23 +97,35 @@ static void TN(h)(zk_scalar *a, const zk_scalar *b, const zk_scalar *c, size_t n
 /* ---- step 4: MSMs --------------------------------------------------------- */
 
 static int TN(msm_g1)(uint64_t *ret_jac, const void *points, const zk_scalar *scalars,
-                      size_t n, unsigned nthreads)
+                      size_t n, unsigned nthreads, void *scratch)
 {
     G1 r;
-    int rc = G1N(msm)(&r, (const G1A *)points, (const limb_t *)scalars, n, nthreads);
+    int rc = G1N(msm_scratch)(&r, (const G1A *)points, (const limb_t *)scalars, n, nthreads,
+                              scratch);
     if (rc == 0)
         memcpy(ret_jac, &r, sizeof r);
     return rc;
 }
 
 static int TN(msm_g2)(uint64_t *ret_jac, const void *points, const zk_scalar *scalars,
-                      size_t n, unsigned nthreads)
+                      size_t n, unsigned nthreads, void *scratch)
 {
     G2 r;
-    int rc = G2N(msm)(&r, (const G2A *)points, (const limb_t *)scalars, n, nthreads);
+    int rc = G2N(msm_scratch)(&r, (const G2A *)points, (const limb_t *)scalars, n, nthreads,
+                              scratch);
     if (rc == 0)
         memcpy(ret_jac, &r, sizeof r);
     return rc;
+}
+
+static size_t TN(msm_g1_scratch)(size_t n, unsigned nthreads)
+{
+    return G1N(msm_scratch_size)(n, nthreads);
+}
+
+static size_t TN(msm_g2_scratch)(size_t n, unsigned nthreads)
+{
+    return G2N(msm_scratch_size)(n, nthreads);
 }
 
 /* ---- step 5: blinding and assembly ---------------------------------------- */
@@ -332,6 +344,8 @@ static const struct g16_ops TN(g16_ops) = {
     .h = TN(h),
     .msm_g1 = TN(msm_g1),
     .msm_g2 = TN(msm_g2),
+    .msm_g1_scratch = TN(msm_g1_scratch),
+    .msm_g2_scratch = TN(msm_g2_scratch),
     .assemble = TN(assemble),
     .fr_is_canonical = TN(fr_is_canonical),
     .verify = TN(verify),

@@ -104,6 +104,11 @@ struct zk_groth16_load_opts {
      * "B2", "C", "H", "IC"), bytes read so far of `total`; may be NULL */
     void (*progress)(void *ctx, const char *part, uint64_t done, uint64_t total);
     void *ctx;
+    /* threads reading each point section (chunks of it in parallel: one
+     * thread copies the page cache at well under memory speed);
+     * 0 = zk_nthreads_default().  Progress is still reported from the
+     * calling thread, once per part. */
+    unsigned threads;
 };
 
 /*
