@@ -7,7 +7,7 @@
 #                          [--repeats K] [--threads T] [--circuit NAME]
 #
 # The circuit is tests/interop/circuits/g16_bench_chain.circom (265 circomlib
-# Poseidon hashes, domain 2^16), compiled with the pinned circom2; the key
+# Poseidon hashes, domain 2^16), compiled with the pinned circom2 --O2; the key
 # comes from `zkslot setup` (snarkjs accepts such keys; a snarkjs ceremony
 # of 2^16 takes many minutes here) and the witness from snarkjs.  Each tool
 # runs K times (default 3) as a whole command, file reading and writing
@@ -38,6 +38,7 @@ zkslot=$build/zkslot
 [ -x "$zkslot" ] || { echo "bench-snarkjs: no $zkslot (build first)" >&2; exit 2; }
 : "${ZK_INTEROP_WORK:=$build/interop-work}"
 export ZK_INTEROP_WORK
+export ZK_CIRCOM_OPT=--O2    # circom2's default --O1 keeps the linear constraints: 2^18
 # shellcheck source=../tests/interop/lib.sh
 . "$src/tests/interop/lib.sh"
 zk_interop_init || { echo "bench-snarkjs: $ZK_INTEROP_SKIP" >&2; exit 2; }
@@ -64,14 +65,14 @@ for curve in $curves; do
     d=$(zk_compile "$circuit" "$curve")
     w=$ZK_INTEROP_WORK/bench/$curve
     mkdir -p "$w"
-    key=$w/$circuit.zkey
+    key=$w/$circuit-O2.zkey
     if [ ! -f "$key" ] || [ "$key" -ot "$d/$circuit.r1cs" ]; then
         echo "bench-snarkjs: $curve: zkslot setup (insecure test key)" >&2
         "$zkslot" setup "$d/$circuit.r1cs" "$key.tmp" --curve "$curve" >/dev/null 2>&1
         mv "$key.tmp" "$key"
     fi
     printf '{"x": ["5", "77"]}\n' >"$w/input.json"
-    wtns=$(zk_witness "$d/${circuit}_js/$circuit.wasm" "$w/input.json" "$w/$circuit.wtns")
+    wtns=$(zk_witness "$d/${circuit}_js/$circuit.wasm" "$w/input.json" "$w/$circuit-O2.wtns")
     [ -f "$w/vk.json" ] && [ "$w/vk.json" -nt "$key" ] ||
         zk_snarkjs zkey export verificationkey "$key" "$w/vk.json" >/dev/null
     # correctness first: both proofs verify

@@ -77,22 +77,23 @@ zk_circuit_src() {
     esac
 }
 
-# zk_compile NAME CURVE: compile with circom2 --r1cs --wasm --prime CURVE;
+# zk_compile NAME CURVE: compile with circom2 --r1cs --wasm --prime CURVE
+# (plus $ZK_CIRCOM_OPT when set, e.g. --O2: circom2's default is --O1);
 # prints the output dir holding NAME.r1cs and NAME_js/NAME.wasm.
 zk_compile() {
     local name=$1 curve=$2 src
     zk__check_curve "$curve" || return 1
     src=$(zk_circuit_src "$name") || return 1
     [ -f "$src" ] || { echo "interop: no circuit $src" >&2; return 1; }
-    local h
+    local h opt=${ZK_CIRCOM_OPT:-}
     h=$(zk__hash "$src" "$ZK_INTEROP_DIR/circuits/chain.circom")
-    local d="$ZK_INTEROP_WORK/$curve/$name-$h"
+    local d="$ZK_INTEROP_WORK/$curve/$name-$h${opt:+-${opt#--}}"
     if [ ! -f "$d/$name.r1cs" ] || [ ! -f "$d/${name}_js/$name.wasm" ]; then
         # a private temporary dir, renamed into place: tests running in
         # parallel (ctest -j) may compile the same circuit at once
         local t="$d.tmp.$$"
         rm -rf "$t" && mkdir -p "$t"
-        zk__run zk_circom "$src" --r1cs --wasm --prime "$curve" -l "$ZK_INTEROP_NM" \
+        zk__run zk_circom "$src" --r1cs --wasm --prime "$curve" $opt -l "$ZK_INTEROP_NM" \
             -l "$ZK_INTEROP_DIR/circuits" \
             -o "$t" || { rm -rf "$t"; return 1; }
         local base
