@@ -13,6 +13,7 @@
 #include "zk/msm.h"
 #include "zk/parallel.h"
 #include "zk/util.h"
+#include "digit.h"
 #include "msm_glv.h"
 
 /* Bucket states of the affine method. */
@@ -41,26 +42,10 @@ static inline size_t msm_align(size_t x)
     return (x + 63) & ~(size_t)63;
 }
 
-/*
- * The signed (Booth) digit of window [s, s + c) of the 256-bit scalar k:
- *   d = b[s-1] + sum_{j<c-1} b[s+j] 2^j - b[s+c-1] 2^(c-1),   b[-1] = 0,
- * in [-2^(c-1), 2^(c-1)].  sum_w d_w 2^(w c) = k when the windows go up to a
- * w with bit w c + c - 1 >= bitlength(k) (bits past 255 read as 0).
- */
+/* The Booth digit (digit.h, shared with the GPU's MSM). */
 static inline int msm_digit(const limb_t *k, unsigned s, unsigned c)
 {
-    uint64_t t;
-    if (s == 0) {
-        t = k[0] << 1;
-    } else {
-        unsigned pos = s - 1, q = pos / 64, r = pos % 64;
-        t = q < 4 ? k[q] >> r : 0;
-        if (r && q + 1 < 4)
-            t |= k[q + 1] << (64 - r);
-    }
-    t &= ((uint64_t)1 << (c + 1)) - 1;
-    int u = (int)((t >> 1) & (((uint64_t)1 << (c - 1)) - 1)) + (int)(t & 1);
-    return (t >> c) ? u - (1 << (c - 1)) : u;
+    return zk_msm_digit(k, s, c);
 }
 
 /* Bit length of the largest of the n scalars (0 if all are zero). */
