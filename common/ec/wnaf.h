@@ -11,10 +11,12 @@
  * ZK_EC_OOL: "static, never inlined" for the out-of-line copies of the point
  * formulas that the cold paths (scalar multiplication, subgroup checks,
  * decoding) call, so those functions stay small enough to compile quickly;
- * the hot paths (MSM) keep using the always-inline ZK_HD versions.
+ * the hot paths (MSM) keep using the always-inline ZK_HD versions.  Under
+ * nvcc (C++) they are `inline` instead of static: one definition shared by
+ * the translation units, and no unused-function warning where none calls them.
  */
 #if defined(__CUDACC__)
-# define ZK_EC_OOL __host__ __device__ __noinline__
+# define ZK_EC_OOL __host__ __device__ __noinline__ inline
 #else
 # define ZK_EC_OOL static __attribute__((noinline, unused))
 #endif

@@ -29,38 +29,53 @@ static const limb_t FN(INVK_)[ZK_F_N] = ZK_F_INVK;
 #ifdef ZK_F_SQRT
 static const limb_t FN(SQRT_)[ZK_F_N] = ZK_F_SQRT;
 #endif
+#ifdef __CUDACC__
+/* Device copies of the constants the ZK_HD functions read (host arrays are
+ * not visible in device code); ZK_FK(x) picks the copy of the pass being
+ * compiled. */
+static __constant__ const limb_t FN(P_D)[ZK_F_N] = ZK_F_P;
+static __constant__ const limb_t FN(ONE_D)[ZK_F_N] = ZK_F_ONE;
+static __constant__ const limb_t FN(R2_D)[ZK_F_N] = ZK_F_R2;
+#endif
+#ifndef ZK_FK
+# ifdef __CUDA_ARCH__
+#  define ZK_FK(x) FN(x##D)
+# else
+#  define ZK_FK(x) FN(x)
+# endif
+#endif
 
 ZK_HD void FN(zero)(ZK_F *ret) { zero_n(ret->l, ZK_F_N); }
-ZK_HD void FN(one)(ZK_F *ret) { copy_n(ret->l, FN(ONE_), ZK_F_N); }
+ZK_HD void FN(one)(ZK_F *ret) { copy_n(ret->l, ZK_FK(ONE_), ZK_F_N); }
 ZK_HD int FN(is_zero)(const ZK_F *a) { return is_zero_n(a->l, ZK_F_N); }
-ZK_HD int FN(is_one)(const ZK_F *a) { return eq_n(a->l, FN(ONE_), ZK_F_N); }
+ZK_HD int FN(is_one)(const ZK_F *a) { return eq_n(a->l, ZK_FK(ONE_), ZK_F_N); }
 ZK_HD int FN(eq)(const ZK_F *a, const ZK_F *b) { return eq_n(a->l, b->l, ZK_F_N); }
 
 ZK_HD void FN(add)(ZK_F *ret, const ZK_F *a, const ZK_F *b)
-{ add_mod_n(ret->l, a->l, b->l, FN(P_), ZK_F_N); }
+{ add_mod_n(ret->l, a->l, b->l, ZK_FK(P_), ZK_F_N); }
 
 ZK_HD void FN(sub)(ZK_F *ret, const ZK_F *a, const ZK_F *b)
-{ sub_mod_n(ret->l, a->l, b->l, FN(P_), ZK_F_N); }
+{ sub_mod_n(ret->l, a->l, b->l, ZK_FK(P_), ZK_F_N); }
 
 ZK_HD void FN(dbl)(ZK_F *ret, const ZK_F *a)
-{ add_mod_n(ret->l, a->l, a->l, FN(P_), ZK_F_N); }
+{ add_mod_n(ret->l, a->l, a->l, ZK_FK(P_), ZK_F_N); }
 
 ZK_HD void FN(neg)(ZK_F *ret, const ZK_F *a)
-{ neg_mod_n(ret->l, a->l, FN(P_), ZK_F_N); }
+{ neg_mod_n(ret->l, a->l, ZK_FK(P_), ZK_F_N); }
 
 ZK_HD void FN(mul)(ZK_F *ret, const ZK_F *a, const ZK_F *b)
-{ mul_mont_n(ret->l, a->l, b->l, FN(P_), ZK_F_N0, ZK_F_N); }
+{ mul_mont_n(ret->l, a->l, b->l, ZK_FK(P_), ZK_F_N0, ZK_F_N); }
 
 ZK_HD void FN(sqr)(ZK_F *ret, const ZK_F *a)
-{ sqr_mont_n(ret->l, a->l, FN(P_), ZK_F_N0, ZK_F_N); }
+{ sqr_mont_n(ret->l, a->l, ZK_FK(P_), ZK_F_N0, ZK_F_N); }
 
 /* plain integer (< p) -> Montgomery form */
 ZK_HD void FN(to_mont)(ZK_F *ret, const ZK_F *a)
-{ mul_mont_n(ret->l, a->l, FN(R2_), FN(P_), ZK_F_N0, ZK_F_N); }
+{ mul_mont_n(ret->l, a->l, ZK_FK(R2_), ZK_FK(P_), ZK_F_N0, ZK_F_N); }
 
 /* Montgomery form -> plain integer */
 ZK_HD void FN(from_mont)(ZK_F *ret, const ZK_F *a)
-{ from_mont_n(ret->l, a->l, FN(P_), ZK_F_N0, ZK_F_N); }
+{ from_mont_n(ret->l, a->l, ZK_FK(P_), ZK_F_N0, ZK_F_N); }
 
 /* ret = v (small integer), Montgomery form. */
 ZK_HD void FN(from_u64)(ZK_F *ret, uint64_t v)
@@ -68,14 +83,14 @@ ZK_HD void FN(from_u64)(ZK_F *ret, uint64_t v)
     ZK_F t;
     zero_n(t.l, ZK_F_N);
     t.l[0] = v;
-    if (cmp_n(t.l, FN(P_), ZK_F_N) >= 0)   /* only when p fits in one limb */
-        sub_n(t.l, t.l, FN(P_), ZK_F_N);
+    if (cmp_n(t.l, ZK_FK(P_), ZK_F_N) >= 0)   /* only when p fits in one limb */
+        sub_n(t.l, t.l, ZK_FK(P_), ZK_F_N);
     FN(to_mont)(ret, &t);
 }
 
 /* 1 if the limbs hold an integer < p. */
 ZK_HD int FN(is_canonical)(const limb_t *a)
-{ return cmp_n(a, FN(P_), ZK_F_N) < 0; }
+{ return cmp_n(a, ZK_FK(P_), ZK_F_N) < 0; }
 
 /* ret = a^e, e a little-endian limb vector of nbits bits (left to right). */
 static inline void FN(pow)(ZK_F *ret, const ZK_F *a, const limb_t *e, size_t nbits)
@@ -204,3 +219,4 @@ static inline int FN(from_bytes_be)(ZK_F *ret, const uint8_t *in)
 }
 
 #undef FN
+#undef ZK_FK
