@@ -301,6 +301,63 @@ struct zk_groth16_pending *zk_groth16_pending_free(struct zk_groth16_pending *p)
     return NULL;
 }
 
+const void *zk_groth16_key_points(const struct zk_groth16_key *k, enum zk_zkey_section id,
+                                  uint64_t *ret_count, size_t *ret_point_bytes)
+{
+    const void *p = NULL;
+    size_t pb = 0;
+    uint64_t n = 0;
+    if (k && (k->what & ZK_G16_LOAD_POINTS)) {
+        switch (id) {
+        case ZK_ZKEY_SEC_IC: p = k->pt_ic; n = (uint64_t)k->hdr.n_public + 1; break;
+        case ZK_ZKEY_SEC_A: p = k->pt_a; n = k->hdr.n_vars; break;
+        case ZK_ZKEY_SEC_B1: p = k->pt_b1; n = k->hdr.n_vars; break;
+        case ZK_ZKEY_SEC_B2: p = k->pt_b2; n = k->hdr.n_vars; pb = k->g2b; break;
+        case ZK_ZKEY_SEC_C: p = k->pt_c; n = (uint64_t)k->hdr.n_vars - k->hdr.n_public - 1; break;
+        case ZK_ZKEY_SEC_H: p = k->pt_h; n = k->hdr.domain_size; break;
+        default: break;
+        }
+        if (p && !pb)
+            pb = k->g1b;
+    }
+    if (ret_count)
+        *ret_count = p ? n : 0;
+    if (ret_point_bytes)
+        *ret_point_bytes = p ? pb : 0;
+    return p;
+}
+
+int zk_groth16_pending_new(const struct zk_groth16_key *k, const zk_scalar *w,
+                           const uint64_t *msm_a, const uint64_t *msm_b1,
+                           const uint64_t *msm_c, const uint64_t *msm_h,
+                           const struct zk_groth16_timings *t,
+                           struct zk_groth16_pending **ret)
+{
+    struct zk_groth16_pending *p;
+    size_t words = 3 * (size_t)(k ? k->ops->fq_limbs : 0);
+    if (!k || !w || !msm_a || !msm_b1 || !msm_c || !msm_h || !ret)
+        return ZK_EBADPARAMS;
+    if (!(k->what & ZK_G16_LOAD_POINTS))
+        return ZK_ESTATE;
+    if (!(p = calloc(1, sizeof *p)))
+        return -ENOMEM;
+    p->k = k;
+    p->w = zk_big_alloc((size_t)k->hdr.n_vars * sizeof(zk_scalar));
+    if (!p->w) {
+        free(p);
+        return -ENOMEM;
+    }
+    memcpy(p->w, w, (size_t)k->hdr.n_vars * sizeof(zk_scalar));
+    memcpy(p->msm_a, msm_a, words * sizeof(uint64_t));
+    memcpy(p->msm_b1, msm_b1, words * sizeof(uint64_t));
+    memcpy(p->msm_c, msm_c, words * sizeof(uint64_t));
+    memcpy(p->msm_h, msm_h, words * sizeof(uint64_t));
+    if (t)
+        p->t = *t;
+    *ret = p;
+    return 0;
+}
+
 /* Scratch bytes for the G1 MSMs of prove_start, and also B2's if g2. */
 static size_t g16_scratch_size(const struct zk_groth16_key *k, unsigned nthreads, int g2)
 {

@@ -554,6 +554,15 @@ out:
     return r;
 }
 
+int zk_pool_mapping(const zk_pool *h, void **ret_base, size_t *ret_len)
+{
+    if (!h || !h->hdr)
+        return ZK_ESTATE;
+    *ret_base = h->hdr;
+    *ret_len = h->map_len;
+    return 0;
+}
+
 void zk_pool_info(const zk_pool *h, struct zk_pool_info *ret)
 {
     const struct pool_hdr *hdr = h->hdr;

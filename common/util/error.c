@@ -30,6 +30,8 @@ static const char *const zk_messages[] = {
     [ZK_EBASE - ZK_EDOMAIN] = "domain size out of range",
     [ZK_EBASE - ZK_ERANGE] = "value out of range",
     [ZK_EBASE - ZK_ELEDGER] = "ledger database error",
+    [ZK_EBASE - ZK_ENODEV] = "no usable GPU",
+    [ZK_EBASE - ZK_EGPU] = "GPU error",
 };
 
 const char *zk_strerror(int err)

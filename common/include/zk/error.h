@@ -41,7 +41,9 @@ enum zk_error {
     ZK_EDOMAIN = -10024,          /* NTT / domain size out of range */
     ZK_ERANGE = -10025,           /* value out of range (e.g. public input >= r) */
     ZK_ELEDGER = -10026,          /* the ledger database failed (SQLite) */
-    ZK_ELAST = -10026
+    ZK_ENODEV = -10027,           /* no usable GPU (or CUDA not built in) */
+    ZK_EGPU = -10028,             /* a CUDA call failed (zk_cuda_last_error) */
+    ZK_ELAST = -10028
 };
 
 /* Static description of a return code (0, -errno or ZK_E*).  Never NULL. */

@@ -175,6 +175,28 @@ int zk_groth16_prove_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *
 struct zk_groth16_pending *zk_groth16_pending_free(struct zk_groth16_pending *p);
 
 /*
+ * For other backends of prove_start (the GPU's, gpud/cuda/): the point
+ * section `id` of k (ZK_ZKEY_SEC_A, B1, B2, C, H or IC) in the zkey's affine
+ * encoding, its point count and bytes per point.  NULL (count 0) if k was
+ * loaded without points or id has none.  Cannot fail.
+ */
+const void *zk_groth16_key_points(const struct zk_groth16_key *k, enum zk_zkey_section id,
+                                  uint64_t *ret_count, size_t *ret_point_bytes);
+
+/*
+ * A pending proof built from another backend's prove_start results: w
+ * (n_vars plain scalars, copied) and the Jacobian G1 sums for A, B1, C and
+ * H (3 * (4 or 6) limbs each, the layout of the curve's G1 type), with the
+ * timings measured so far (t may be NULL).  Finalize and free it as usual.
+ * 0 and *ret, ZK_EBADPARAMS, ZK_ESTATE (k has no points) or -ENOMEM.
+ */
+int zk_groth16_pending_new(const struct zk_groth16_key *k, const zk_scalar *w,
+                           const uint64_t *msm_a, const uint64_t *msm_b1,
+                           const uint64_t *msm_c, const uint64_t *msm_h,
+                           const struct zk_groth16_timings *t,
+                           struct zk_groth16_pending **ret);
+
+/*
  * One call: synthesize, prove_start, prove_finalize with fresh r, s.  w
  * holds n_vars plain values.  Errors as the stages, -ENOMEM.
  */

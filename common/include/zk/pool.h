@@ -309,6 +309,10 @@ int zk_pool_reap(zk_pool *h, unsigned flags, zk_pool_reap_fn fn, void *ctx,
 /* Geometry, state counts, semaphore values and counters.  Cannot fail. */
 void zk_pool_info(const zk_pool *h, struct zk_pool_info *ret);
 
+/* The attached mapping (header and every slot): for page-locking it once
+ * for a GPU (cudaHostRegister).  0, or ZK_ESTATE when not attached. */
+int zk_pool_mapping(const zk_pool *h, void **ret_base, size_t *ret_len);
+
 /* Status iterator: a snapshot of slot `index`.  ZK_ERANGE past the end. */
 int zk_pool_slot_info(const zk_pool *h, uint32_t index, struct zk_pool_slot_info *ret);
 
