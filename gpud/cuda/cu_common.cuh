@@ -1,0 +1,101 @@
+/*
+ * cu_common.cuh -- private to gpud/cuda/: the CUDA error discipline and the
+ * per-curve type table the kernels are written against.
+ *
+ * Every runtime call goes through ZK_CUDA_CHECK(expr): on failure it records
+ * "expr: file:line: CUDA's message" for zk_cuda_last_error(), sets rc to
+ * ZK_EGPU and jumps to the function's `out` label.  Every launch is followed
+ * by ZK_CUDA_LAUNCHED(), which checks cudaGetLastError the same way.  Error
+ * paths synchronize their stream before freeing (ZK_CUDA_UNWIND).
+ */
+#ifndef ZK_GPUD_CUDA_CU_COMMON_CUH
+#define ZK_GPUD_CUDA_CU_COMMON_CUH
+
+#include <cuda_runtime.h>
+
+#include "ec/curves.h"
+#include "ff/fields.h"
+#include "zk/error.h"
+#include "zk/ntt.h"
+#include "zkcuda.h"
+
+/* Records a failure of the calling thread (cu_device.cu). */
+void zk_cuda_set_error(const char *expr, const char *file, int line, cudaError_t e);
+/* Records the device time of the calling thread's last operation. */
+void zk_cuda_set_kernel_seconds(double s);
+
+#define ZK_CUDA_CHECK(expr)                                                    \
+    do {                                                                       \
+        cudaError_t zk_e_ = (expr);                                            \
+        if (zk_e_ != cudaSuccess) {                                            \
+            zk_cuda_set_error(#expr, __FILE__, __LINE__, zk_e_);               \
+            rc = ZK_EGPU;                                                      \
+            goto out;                                                          \
+        }                                                                      \
+    } while (0)
+
+#define ZK_CUDA_LAUNCHED() ZK_CUDA_CHECK(cudaGetLastError())
+
+/* Threads per block of the element-wise kernels. */
+#define ZK_CU_THREADS 256
+
+static inline unsigned zk_cu_blocks(size_t n, unsigned threads)
+{
+    return (unsigned)((n + threads - 1) / threads);
+}
+
+/*
+ * The types and operations of one curve, for the templates of the kernels:
+ *   Fr: scalar field (Montgomery), G1 / G1A: Jacobian / affine G1.
+ * The functions are the ZK_HD ones of common/ff and common/ec, compiled for
+ * the device as well (they are the CPU twins' own code).
+ */
+struct cu_bn254 {
+    typedef bn254_fr Fr;
+    typedef bn254_g1 G1;
+    typedef bn254_g1_affine G1A;
+    static constexpr enum zk_curve curve = ZK_CURVE_BN254;
+    static constexpr unsigned fq_limbs = 4;
+    static __host__ __device__ void fr_add(Fr *r, const Fr *a, const Fr *b) { bn254_fr_add(r, a, b); }
+    static __host__ __device__ void fr_sub(Fr *r, const Fr *a, const Fr *b) { bn254_fr_sub(r, a, b); }
+    static __host__ __device__ void fr_mul(Fr *r, const Fr *a, const Fr *b) { bn254_fr_mul(r, a, b); }
+    static __host__ __device__ void fr_from_mont(Fr *r, const Fr *a) { bn254_fr_from_mont(r, a); }
+    static __host__ __device__ void g1_set_inf(G1 *r) { bn254_g1_set_inf(r); }
+    static __host__ __device__ int g1_is_inf(const G1 *p) { return bn254_g1_is_inf(p); }
+    static __host__ __device__ int g1a_is_inf(const G1A *p) { return bn254_g1_affine_is_inf(p); }
+    static __host__ __device__ void g1_add(G1 *r, const G1 *p, const G1 *q) { bn254_g1_add(r, p, q); }
+    static __host__ __device__ void g1_madd(G1 *r, const G1 *p, const G1A *q) { bn254_g1_add_affine(r, p, q); }
+    static __host__ __device__ void g1_dbl(G1 *r, const G1 *p) { bn254_g1_dbl(r, p); }
+    static __host__ __device__ void g1a_neg(G1A *r, const G1A *p) { bn254_g1_affine_neg(r, p); }
+    static void fr_root(Fr *r, unsigned k) { bn254_fr_root_of_unity(r, k); }
+    static void fr_inv(Fr *r, const Fr *a) { bn254_fr_inv(r, a); }
+    static void fr_mul_h(Fr *r, const Fr *a, const Fr *b) { bn254_fr_mul(r, a, b); }
+    static void fr_one(Fr *r) { bn254_fr_one(r); }
+    static void fr_from_u64(Fr *r, uint64_t v) { bn254_fr_from_u64(r, v); }
+};
+
+struct cu_bls381 {
+    typedef bls381_fr Fr;
+    typedef bls381_g1 G1;
+    typedef bls381_g1_affine G1A;
+    static constexpr enum zk_curve curve = ZK_CURVE_BLS12_381;
+    static constexpr unsigned fq_limbs = 6;
+    static __host__ __device__ void fr_add(Fr *r, const Fr *a, const Fr *b) { bls381_fr_add(r, a, b); }
+    static __host__ __device__ void fr_sub(Fr *r, const Fr *a, const Fr *b) { bls381_fr_sub(r, a, b); }
+    static __host__ __device__ void fr_mul(Fr *r, const Fr *a, const Fr *b) { bls381_fr_mul(r, a, b); }
+    static __host__ __device__ void fr_from_mont(Fr *r, const Fr *a) { bls381_fr_from_mont(r, a); }
+    static __host__ __device__ void g1_set_inf(G1 *r) { bls381_g1_set_inf(r); }
+    static __host__ __device__ int g1_is_inf(const G1 *p) { return bls381_g1_is_inf(p); }
+    static __host__ __device__ int g1a_is_inf(const G1A *p) { return bls381_g1_affine_is_inf(p); }
+    static __host__ __device__ void g1_add(G1 *r, const G1 *p, const G1 *q) { bls381_g1_add(r, p, q); }
+    static __host__ __device__ void g1_madd(G1 *r, const G1 *p, const G1A *q) { bls381_g1_add_affine(r, p, q); }
+    static __host__ __device__ void g1_dbl(G1 *r, const G1 *p) { bls381_g1_dbl(r, p); }
+    static __host__ __device__ void g1a_neg(G1A *r, const G1A *p) { bls381_g1_affine_neg(r, p); }
+    static void fr_root(Fr *r, unsigned k) { bls381_fr_root_of_unity(r, k); }
+    static void fr_inv(Fr *r, const Fr *a) { bls381_fr_inv(r, a); }
+    static void fr_mul_h(Fr *r, const Fr *a, const Fr *b) { bls381_fr_mul(r, a, b); }
+    static void fr_one(Fr *r) { bls381_fr_one(r); }
+    static void fr_from_u64(Fr *r, uint64_t v) { bls381_fr_from_u64(r, v); }
+};
+
+#endif /* ZK_GPUD_CUDA_CU_COMMON_CUH */

@@ -1,0 +1,629 @@
+/*
+ * cu_ops.cu -- the GPU kernels: Fr NTT (radix 2, the first up to 10 stages
+ * of each transform fused in shared memory), the H step, and the G1 MSM
+ * (Pippenger with signed digits: digits per window, bucket sort with CUB,
+ * bucket accumulation, a segmented window reduction on the device and the
+ * final combination of the windows on the host), for both curves; plus the
+ * host-memory entry points zk_cuda_ntt and zk_cuda_msm_g1 of zkcuda.h.
+ *
+ * The field and curve arithmetic is common/'s own (ZK_HD functions compiled
+ * for the device), so every kernel has its CPU twin built from the same
+ * code: bn254_fr_ntt & co. (common/ntt) and bn254_g1_msm & co. (common/msm).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "cu_ops.cuh"
+#include "msm/digit.h"
+#include "zk/ntt.h"
+
+/* ---- powers: two-level tables ------------------------------------------- */
+
+/* x^k for k < m as hi[k >> 10] * lo[k & 1023]: the host computes the 1024
+ * low powers and the m / 1024 high ones (x^(1024 j)). */
+#define CU_POW_LO 1024u
+
+template <class C>
+struct cu_pow_tab {
+    typename C::Fr *lo, *hi;   /* device */
+};
+
+/* Fills host tables for x: lo[t] = x^t (t < 1024), hi[j] = x^(1024 j), j < nhi. */
+template <class C>
+static void cu_pow_host(typename C::Fr *lo, typename C::Fr *hi, const typename C::Fr *x,
+                        size_t nhi)
+{
+    typename C::Fr acc;
+    C::fr_one(&acc);
+    for (unsigned t = 0; t < CU_POW_LO; t++) {
+        lo[t] = acc;
+        C::fr_mul_h(&acc, &acc, x);
+    }
+    /* acc = x^1024 */
+    typename C::Fr h;
+    C::fr_one(&h);
+    for (size_t j = 0; j < nhi; j++) {
+        hi[j] = h;
+        C::fr_mul_h(&h, &h, &acc);
+    }
+}
+
+/* Device tables of x^k, k < m (cudaMallocAsync on st; free with cu_pow_free). */
+template <class C>
+static int cu_pow_make(cu_pow_tab<C> *t, const typename C::Fr *x, size_t m, cudaStream_t st)
+{
+    typedef typename C::Fr Fr;
+    int rc = 0;
+    size_t nhi = (m + CU_POW_LO - 1) / CU_POW_LO;
+    Fr *h = (Fr *)malloc((CU_POW_LO + nhi) * sizeof(Fr));
+    t->lo = t->hi = NULL;
+    if (!h)
+        return -ENOMEM;
+    cu_pow_host<C>(h, h + CU_POW_LO, x, nhi);
+    ZK_CUDA_CHECK(cudaMallocAsync((void **)&t->lo, (CU_POW_LO + nhi) * sizeof(Fr), st));
+    t->hi = t->lo + CU_POW_LO;
+    ZK_CUDA_CHECK(cudaMemcpyAsync(t->lo, h, (CU_POW_LO + nhi) * sizeof(Fr),
+                                  cudaMemcpyHostToDevice, st));
+    /* the copy reads h asynchronously (pageable memory: staged before the
+     * call returns, but be explicit) */
+    ZK_CUDA_CHECK(cudaStreamSynchronize(st));
+out:
+    free(h);
+    return rc;
+}
+
+template <class C>
+static void cu_pow_free(cu_pow_tab<C> *t, cudaStream_t st)
+{
+    if (t->lo)
+        cudaFreeAsync(t->lo, st);
+    t->lo = t->hi = NULL;
+}
+
+template <class C>
+__device__ __forceinline__ void cu_pow_at(typename C::Fr *r, const typename C::Fr *lo,
+                                          const typename C::Fr *hi, size_t k)
+{
+    C::fr_mul(r, &hi[k / CU_POW_LO], &lo[k % CU_POW_LO]);
+}
+
+/* out[k] = x^k, k < m */
+template <class C>
+__global__ void k_pow_fill(typename C::Fr *out, const typename C::Fr *lo,
+                           const typename C::Fr *hi, size_t m)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < m)
+        cu_pow_at<C>(&out[k], lo, hi, k);
+}
+
+/* x[k] *= s^k, k < n */
+template <class C>
+__global__ void k_scale_pow(typename C::Fr *x, const typename C::Fr *lo,
+                            const typename C::Fr *hi, size_t n)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) {
+        typename C::Fr p;
+        cu_pow_at<C>(&p, lo, hi, k);
+        C::fr_mul(&x[k], &x[k], &p);
+    }
+}
+
+/* x[k] *= s */
+template <class C>
+__global__ void k_scale(typename C::Fr *x, typename C::Fr s, size_t n)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n)
+        C::fr_mul(&x[k], &x[k], &s);
+}
+
+/* ---- NTT ------------------------------------------------------------------ */
+
+template <class C>
+__global__ void k_bitrev(const typename C::Fr *in, typename C::Fr *out, unsigned log_n, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[__brevll((unsigned long long)i) >> (64 - log_n)] = in[i];
+}
+
+/* One radix-2 DIT butterfly of stage s (span 2^s) on global memory; tw[m] =
+ * w_n^m for m < n/2. */
+template <class C>
+__global__ void k_dit_stage(typename C::Fr *x, const typename C::Fr *tw, unsigned log_n,
+                            unsigned s, size_t nbf)
+{
+    size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= nbf)
+        return;
+    size_t half = (size_t)1 << s;
+    size_t k = j & (half - 1);
+    size_t i0 = ((j >> s) << (s + 1)) + k, i1 = i0 + half;
+    typename C::Fr t, u = x[i0];
+    C::fr_mul(&t, &tw[k << (log_n - 1 - s)], &x[i1]);
+    C::fr_sub(&x[i1], &u, &t);
+    C::fr_add(&x[i0], &u, &t);
+}
+
+/* Stages 0 .. nst-1 of the DIT transform on blocks of 2^nst consecutive
+ * elements in shared memory (2^(nst-1) threads per block). */
+template <class C>
+__global__ void k_dit_shared(typename C::Fr *x, const typename C::Fr *tw, unsigned log_n,
+                             unsigned nst)
+{
+    typedef typename C::Fr Fr;
+    extern __shared__ uint64_t cu_smem[];
+    Fr *sh = (Fr *)cu_smem;
+    size_t base = (size_t)blockIdx.x << nst;
+    unsigned t = threadIdx.x;
+    sh[t] = x[base + t];
+    sh[t + blockDim.x] = x[base + t + blockDim.x];
+    for (unsigned s = 0; s < nst; s++) {
+        __syncthreads();
+        unsigned half = 1u << s;
+        unsigned k = t & (half - 1);
+        unsigned i0 = ((t >> s) << (s + 1)) + k, i1 = i0 + half;
+        Fr a, u = sh[i0];
+        C::fr_mul(&a, &tw[(size_t)k << (log_n - 1 - s)], &sh[i1]);
+        C::fr_sub(&sh[i1], &u, &a);
+        C::fr_add(&sh[i0], &u, &a);
+    }
+    __syncthreads();
+    x[base + t] = sh[t];
+    x[base + t + blockDim.x] = sh[t + blockDim.x];
+}
+
+/* Natural-order DIT transform with root w (w_n or its inverse), no scaling;
+ * tmp: n device elements. */
+template <class C>
+static int cu_ntt_core(typename C::Fr *d, typename C::Fr *tmp, unsigned log_n,
+                       const typename C::Fr *w, cudaStream_t st)
+{
+    typedef typename C::Fr Fr;
+    int rc = 0;
+    size_t n = (size_t)1 << log_n, nbf = n / 2;
+    cu_pow_tab<C> pt = { NULL, NULL };
+    Fr *tw = NULL;
+    unsigned nst = log_n < 10 ? log_n : 10;
+    if (log_n == 0)
+        return 0;
+    if ((rc = cu_pow_make<C>(&pt, w, nbf, st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaMallocAsync((void **)&tw, nbf * sizeof(Fr), st));
+    k_pow_fill<C><<<zk_cu_blocks(nbf, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(tw, pt.lo, pt.hi,
+                                                                               nbf);
+    ZK_CUDA_LAUNCHED();
+    k_bitrev<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, tmp, log_n, n);
+    ZK_CUDA_LAUNCHED();
+    ZK_CUDA_CHECK(cudaMemcpyAsync(d, tmp, n * sizeof(Fr), cudaMemcpyDeviceToDevice, st));
+    k_dit_shared<C><<<(unsigned)(n >> nst), 1u << (nst - 1), sizeof(Fr) << nst, st>>>(d, tw, log_n,
+                                                                                     nst);
+    ZK_CUDA_LAUNCHED();
+    for (unsigned s = nst; s < log_n; s++) {
+        k_dit_stage<C><<<zk_cu_blocks(nbf, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, tw, log_n, s,
+                                                                                    nbf);
+        ZK_CUDA_LAUNCHED();
+    }
+out:
+    if (tw)
+        cudaFreeAsync(tw, st);
+    cu_pow_free<C>(&pt, st);
+    return rc;
+}
+
+template <class C>
+int cu_ntt(typename C::Fr *d, unsigned log_n, enum cu_ntt_mode mode, const typename C::Fr *shift,
+           cudaStream_t st)
+{
+    typedef typename C::Fr Fr;
+    int rc = 0;
+    size_t n = (size_t)1 << log_n;
+    Fr w, winv, ninv, g, sinv, nf;
+    Fr *tmp = NULL;
+    cu_pow_tab<C> pt = { NULL, NULL };
+    if (log_n > 31)
+        return ZK_EDOMAIN;
+    C::fr_root(&w, log_n);
+    C::fr_inv(&winv, &w);
+    C::fr_from_u64(&nf, (uint64_t)n);
+    C::fr_inv(&ninv, &nf);
+    ZK_CUDA_CHECK(cudaMallocAsync((void **)&tmp, n * sizeof(Fr), st));
+    if (mode == CU_NTT_FORWARD) {
+        if (shift) {
+            if ((rc = cu_pow_make<C>(&pt, shift, n, st)))
+                goto out;
+            k_scale_pow<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, pt.lo,
+                                                                                     pt.hi, n);
+            ZK_CUDA_LAUNCHED();
+        }
+        rc = cu_ntt_core<C>(d, tmp, log_n, &w, st);
+        goto out;
+    }
+    if ((rc = cu_ntt_core<C>(d, tmp, log_n, &winv, st)))
+        goto out;
+    k_scale<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, ninv, n);
+    ZK_CUDA_LAUNCHED();
+    if (mode == CU_NTT_INVERSE) {
+        if (shift) {
+            C::fr_inv(&sinv, shift);
+            if ((rc = cu_pow_make<C>(&pt, &sinv, n, st)))
+                goto out;
+            k_scale_pow<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, pt.lo,
+                                                                                     pt.hi, n);
+            ZK_CUDA_LAUNCHED();
+        }
+        goto out;
+    }
+    /* odd coset: g = w_(log_n + 1) */
+    C::fr_root(&g, log_n + 1);
+    if ((rc = cu_pow_make<C>(&pt, &g, n, st)))
+        goto out;
+    k_scale_pow<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, pt.lo, pt.hi, n);
+    ZK_CUDA_LAUNCHED();
+    rc = cu_ntt_core<C>(d, tmp, log_n, &w, st);
+out:
+    cu_pow_free<C>(&pt, st);
+    if (tmp)
+        cudaFreeAsync(tmp, st);
+    return rc;
+}
+
+/* ---- H step --------------------------------------------------------------- */
+
+template <class C>
+__global__ void k_h_step(typename C::Fr *a, const typename C::Fr *b, const typename C::Fr *c,
+                         size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        typename C::Fr t;
+        C::fr_mul(&t, &a[i], &b[i]);
+        C::fr_sub(&t, &t, &c[i]);
+        C::fr_from_mont(&a[i], &t);
+    }
+}
+
+template <class C>
+int cu_h_step(typename C::Fr *a, const typename C::Fr *b, const typename C::Fr *c, size_t n,
+              cudaStream_t st)
+{
+    int rc = 0;
+    k_h_step<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(a, b, c, n);
+    ZK_CUDA_LAUNCHED();
+out:
+    return rc;
+}
+
+/* ---- G1 MSM --------------------------------------------------------------- */
+
+/* keys[i] = bucket of point i in the window starting at bit s (nbk: none),
+ * vals[i] = i | sign << 31. */
+__global__ void k_msm_digits(const uint64_t *sc, size_t n, unsigned s, unsigned c,
+                             uint32_t *keys, uint32_t *vals)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int d = zk_msm_digit(sc + 4 * i, s, c);
+    keys[i] = d == 0 ? (1u << (c - 1)) : (uint32_t)(d < 0 ? -d : d) - 1;
+    vals[i] = (uint32_t)i | (d < 0 ? 0x80000000u : 0u);
+}
+
+template <class C>
+__global__ void k_msm_bucket_init(typename C::G1 *bk, size_t nbk)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < nbk)
+        C::g1_set_inf(&bk[i]);
+}
+
+/* One thread per run of equal keys in the sorted window: the run's points
+ * (negated where the digit was negative) summed into their bucket. */
+template <class C>
+__global__ void k_msm_accumulate(const typename C::G1A *pts, const uint32_t *vals,
+                                 const uint32_t *ukeys, const uint32_t *counts,
+                                 const uint32_t *offs, const int *nruns, uint32_t nbk,
+                                 typename C::G1 *bk)
+{
+    int r = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (r >= *nruns || ukeys[r] >= nbk)
+        return;
+    typename C::G1 acc;
+    typename C::G1A q;
+    C::g1_set_inf(&acc);
+    for (uint32_t j = offs[r], e = offs[r] + counts[r]; j < e; j++) {
+        uint32_t v = vals[j];
+        const typename C::G1A *p = &pts[v & 0x7fffffffu];
+        if (v >> 31) {
+            C::g1a_neg(&q, p);
+            p = &q;
+        }
+        C::g1_madd(&acc, &acc, p);          /* infinity p: no-op */
+    }
+    bk[ukeys[r]] = acc;
+}
+
+/* Thread t: segment [t seg, (t+1) seg) of the buckets: out[t] =
+ * sum over the segment of (b + 1) bk[b]. */
+template <class C>
+__global__ void k_msm_reduce(const typename C::G1 *bk, unsigned seg, unsigned nseg,
+                             typename C::G1 *out)
+{
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nseg)
+        return;
+    typename C::G1 sum, acc, m;
+    size_t s0 = (size_t)t * seg;
+    C::g1_set_inf(&sum);
+    C::g1_set_inf(&acc);
+    for (size_t b = s0 + seg; b-- > s0;) {
+        C::g1_add(&sum, &sum, &bk[b]);
+        C::g1_add(&acc, &acc, &sum);      /* acc = sum (b - s0 + 1) bk[b] */
+    }
+    /* + s0 * sum, by double and add (s0 < 2^31) */
+    C::g1_set_inf(&m);
+    for (int i = 31; i >= 0; i--) {
+        C::g1_dbl(&m, &m);
+        if ((s0 >> i) & 1)
+            C::g1_add(&m, &m, &sum);
+    }
+    C::g1_add(&out[t], &acc, &m);
+}
+
+/* Window bits for n points. */
+static unsigned cu_msm_window(size_t n)
+{
+    unsigned lg = 0;
+    while (lg < 63 && ((size_t)1 << (lg + 1)) <= n)
+        lg++;
+    unsigned c = lg > 3 ? lg - 3 : 1;
+    return c < 4 ? 4 : c > 16 ? 16 : c;
+}
+
+template <class C>
+int cu_msm_g1(typename C::G1 *ret, const typename C::G1A *points, const uint64_t *scalars,
+              size_t n, cudaStream_t st)
+{
+    typedef typename C::G1 G1;
+    int rc = 0;
+    unsigned c = cu_msm_window(n);
+    unsigned nwin = (257 + c - 1) / c;        /* bit nwin c - 1 >= 256: Booth top */
+    uint32_t nbk = 1u << (c - 1);
+    unsigned seg = nbk > 256 ? nbk / 256 : 1, nseg = nbk / seg;
+    uint32_t *keys = NULL, *vals = NULL, *skeys = NULL, *svals = NULL;
+    uint32_t *ukeys = NULL, *counts = NULL, *offs = NULL;
+    int *nruns = NULL;
+    void *tmp = NULL;
+    size_t tmp_bytes = 0, b1 = 0, b2 = 0, b3 = 0;
+    G1 *bk = NULL, *part = NULL, *hpart = NULL;
+    G1 acc;
+    C::g1_set_inf(&acc);
+    if (n == 0) {
+        *ret = acc;
+        return 0;
+    }
+    if (n >= ((size_t)1 << 31))
+        return ZK_EBADPARAMS;
+    hpart = (G1 *)malloc((size_t)nwin * nseg * sizeof(G1));
+    if (!hpart)
+        return -ENOMEM;
+    ZK_CUDA_CHECK(cudaMallocAsync((void **)&keys, 4 * n * sizeof(uint32_t), st));
+    vals = keys + n;
+    skeys = vals + n;
+    svals = skeys + n;
+    ZK_CUDA_CHECK(cudaMallocAsync((void **)&ukeys, 3 * ((size_t)nbk + 1) * sizeof(uint32_t), st));
+    counts = ukeys + nbk + 1;
+    offs = counts + nbk + 1;
+    ZK_CUDA_CHECK(cudaMallocAsync((void **)&nruns, sizeof(int), st));
+    ZK_CUDA_CHECK(cudaMallocAsync((void **)&bk, (size_t)nbk * sizeof(G1), st));
+    ZK_CUDA_CHECK(cudaMallocAsync((void **)&part, (size_t)nwin * nseg * sizeof(G1), st));
+    ZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, b1, keys, skeys, vals, svals, (int)n, 0,
+                                                  (int)c, st));
+    ZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(NULL, b2, skeys, ukeys, counts, nruns,
+                                                     (int)n, st));
+    ZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, b3, counts, offs, (int)nbk + 1, st));
+    tmp_bytes = b1 > b2 ? b1 : b2;
+    tmp_bytes = tmp_bytes > b3 ? tmp_bytes : b3;
+    ZK_CUDA_CHECK(cudaMallocAsync(&tmp, tmp_bytes, st));
+    for (unsigned w = 0; w < nwin; w++) {
+        size_t bytes;
+        k_msm_digits<<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(scalars, n, w * c,
+                                                                                c, keys, vals);
+        ZK_CUDA_LAUNCHED();
+        bytes = tmp_bytes;
+        ZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, skeys, vals, svals,
+                                                      (int)n, 0, (int)c, st));
+        /* counts of runs past *nruns stay 0, so the scan over nbk + 1
+         * entries gives the right offsets for the runs that exist */
+        ZK_CUDA_CHECK(cudaMemsetAsync(counts, 0, ((size_t)nbk + 1) * sizeof(uint32_t), st));
+        bytes = tmp_bytes;
+        ZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(tmp, bytes, skeys, ukeys, counts, nruns,
+                                                         (int)n, st));
+        bytes = tmp_bytes;
+        ZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, counts, offs, (int)nbk + 1, st));
+        k_msm_bucket_init<C><<<zk_cu_blocks(nbk, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(bk, nbk);
+        ZK_CUDA_LAUNCHED();
+        k_msm_accumulate<C><<<zk_cu_blocks((size_t)nbk + 1, 128), 128, 0, st>>>(
+            points, svals, ukeys, counts, offs, nruns, nbk, bk);
+        ZK_CUDA_LAUNCHED();
+        k_msm_reduce<C><<<zk_cu_blocks(nseg, 64), 64, 0, st>>>(bk, seg, nseg,
+                                                               part + (size_t)w * nseg);
+        ZK_CUDA_LAUNCHED();
+    }
+    ZK_CUDA_CHECK(cudaMemcpyAsync(hpart, part, (size_t)nwin * nseg * sizeof(G1),
+                                  cudaMemcpyDeviceToHost, st));
+    ZK_CUDA_CHECK(cudaStreamSynchronize(st));
+    for (unsigned w = nwin; w-- > 0;) {
+        if (!C::g1_is_inf(&acc))
+            for (unsigned i = 0; i < c; i++)
+                C::g1_dbl(&acc, &acc);
+        for (unsigned t = 0; t < nseg; t++)
+            C::g1_add(&acc, &acc, &hpart[(size_t)w * nseg + t]);
+    }
+    *ret = acc;
+out:
+    if (rc)
+        cudaStreamSynchronize(st);
+    if (tmp)
+        cudaFreeAsync(tmp, st);
+    if (part)
+        cudaFreeAsync(part, st);
+    if (bk)
+        cudaFreeAsync(bk, st);
+    if (nruns)
+        cudaFreeAsync(nruns, st);
+    if (ukeys)
+        cudaFreeAsync(ukeys, st);
+    if (keys)
+        cudaFreeAsync(keys, st);
+    free(hpart);
+    return rc;
+}
+
+/* ---- instantiations ------------------------------------------------------- */
+
+template int cu_ntt<cu_bn254>(cu_bn254::Fr *, unsigned, enum cu_ntt_mode, const cu_bn254::Fr *,
+                              cudaStream_t);
+template int cu_ntt<cu_bls381>(cu_bls381::Fr *, unsigned, enum cu_ntt_mode,
+                               const cu_bls381::Fr *, cudaStream_t);
+template int cu_h_step<cu_bn254>(cu_bn254::Fr *, const cu_bn254::Fr *, const cu_bn254::Fr *,
+                                 size_t, cudaStream_t);
+template int cu_h_step<cu_bls381>(cu_bls381::Fr *, const cu_bls381::Fr *,
+                                  const cu_bls381::Fr *, size_t, cudaStream_t);
+template int cu_msm_g1<cu_bn254>(cu_bn254::G1 *, const cu_bn254::G1A *, const uint64_t *, size_t,
+                                 cudaStream_t);
+template int cu_msm_g1<cu_bls381>(cu_bls381::G1 *, const cu_bls381::G1A *, const uint64_t *,
+                                  size_t, cudaStream_t);
+
+/* ---- host-memory entry points (zkcuda.h) ---------------------------------- */
+
+template <class C>
+static int cu_ntt_host(int dev, zk_scalar *data, unsigned log_n, int inverse,
+                       const zk_scalar *shift, int odd_coset)
+{
+    typedef typename C::Fr Fr;
+    int rc = 0;
+    size_t n;
+    Fr *d = NULL;
+    cudaStream_t st = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    float ms = 0;
+    enum cu_ntt_mode mode = odd_coset ? CU_NTT_ODD_COSET : inverse ? CU_NTT_INVERSE
+                                                                   : CU_NTT_FORWARD;
+    unsigned maxlog = C::curve == ZK_CURVE_BN254 ? BN254_FR_TWO_ADICITY : BLS381_FR_TWO_ADICITY;
+    if (!data || (odd_coset && shift))
+        return ZK_EBADPARAMS;
+    if (log_n > 31 || log_n + (odd_coset ? 1u : 0u) > maxlog)
+        return ZK_EDOMAIN;
+    n = (size_t)1 << log_n;
+    ZK_CUDA_CHECK(cudaSetDevice(dev));
+    ZK_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    ZK_CUDA_CHECK(cudaEventCreate(&e0));
+    ZK_CUDA_CHECK(cudaEventCreate(&e1));
+    ZK_CUDA_CHECK(cudaMallocAsync((void **)&d, n * sizeof(Fr), st));
+    ZK_CUDA_CHECK(cudaMemcpyAsync(d, data, n * sizeof(Fr), cudaMemcpyHostToDevice, st));
+    ZK_CUDA_CHECK(cudaEventRecord(e0, st));
+    if ((rc = cu_ntt<C>(d, log_n, mode, (const Fr *)shift, st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaEventRecord(e1, st));
+    ZK_CUDA_CHECK(cudaMemcpyAsync(data, d, n * sizeof(Fr), cudaMemcpyDeviceToHost, st));
+    ZK_CUDA_CHECK(cudaStreamSynchronize(st));
+    ZK_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    zk_cuda_set_kernel_seconds(ms * 1e-3);
+out:
+    if (st)
+        cudaStreamSynchronize(st);
+    if (d)
+        cudaFreeAsync(d, st);
+    if (st) {
+        cudaStreamSynchronize(st);
+        cudaStreamDestroy(st);
+    }
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    return rc;
+}
+
+template <class C>
+static int cu_msm_host(int dev, uint64_t *ret_jac, const void *points, const zk_scalar *scalars,
+                       size_t n)
+{
+    typedef typename C::G1 G1;
+    typedef typename C::G1A G1A;
+    int rc = 0;
+    G1A *dp = NULL;
+    uint64_t *ds = NULL;
+    G1 r;
+    cudaStream_t st = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    float ms = 0;
+    if (!ret_jac || (n && (!points || !scalars)))
+        return ZK_EBADPARAMS;
+    ZK_CUDA_CHECK(cudaSetDevice(dev));
+    ZK_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    ZK_CUDA_CHECK(cudaEventCreate(&e0));
+    ZK_CUDA_CHECK(cudaEventCreate(&e1));
+    if (n) {
+        ZK_CUDA_CHECK(cudaMallocAsync((void **)&dp, n * sizeof(G1A), st));
+        ZK_CUDA_CHECK(cudaMallocAsync((void **)&ds, n * sizeof(zk_scalar), st));
+        ZK_CUDA_CHECK(cudaMemcpyAsync(dp, points, n * sizeof(G1A), cudaMemcpyHostToDevice, st));
+        ZK_CUDA_CHECK(cudaMemcpyAsync(ds, scalars, n * sizeof(zk_scalar), cudaMemcpyHostToDevice,
+                                      st));
+    }
+    ZK_CUDA_CHECK(cudaEventRecord(e0, st));
+    if ((rc = cu_msm_g1<C>(&r, dp, ds, n, st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaEventRecord(e1, st));
+    ZK_CUDA_CHECK(cudaStreamSynchronize(st));
+    ZK_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    zk_cuda_set_kernel_seconds(ms * 1e-3);
+    memcpy(ret_jac, &r, sizeof r);
+out:
+    if (dp)
+        cudaFreeAsync(dp, st);
+    if (ds)
+        cudaFreeAsync(ds, st);
+    if (st) {
+        cudaStreamSynchronize(st);
+        cudaStreamDestroy(st);
+    }
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    return rc;
+}
+
+extern "C" int zk_cuda_ntt(int dev, enum zk_curve curve, zk_scalar *data, unsigned log_n,
+                           int inverse, const zk_scalar *shift, int odd_coset)
+{
+    if (!zk_cuda_available())
+        return ZK_ENODEV;
+    switch (curve) {
+    case ZK_CURVE_BN254: return cu_ntt_host<cu_bn254>(dev, data, log_n, inverse, shift, odd_coset);
+    case ZK_CURVE_BLS12_381:
+        return cu_ntt_host<cu_bls381>(dev, data, log_n, inverse, shift, odd_coset);
+    }
+    return ZK_ECURVE;
+}
+
+extern "C" int zk_cuda_msm_g1(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *points,
+                              const zk_scalar *scalars, size_t n)
+{
+    if (!zk_cuda_available())
+        return ZK_ENODEV;
+    switch (curve) {
+    case ZK_CURVE_BN254: return cu_msm_host<cu_bn254>(dev, ret_jac, points, scalars, n);
+    case ZK_CURVE_BLS12_381: return cu_msm_host<cu_bls381>(dev, ret_jac, points, scalars, n);
+    }
+    return ZK_ECURVE;
+}

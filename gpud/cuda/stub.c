@@ -1,0 +1,72 @@
+/*
+ * stub.c -- zkcuda.h without CUDA (nvcc not found, or ZK_ENABLE_CUDA=OFF):
+ * no device is ever available and every operation returns ZK_ENODEV, so
+ * callers need no #ifdef.
+ */
+#include "zkcuda.h"
+#include "zk/error.h"
+
+int zk_cuda_available(void) { return 0; }
+int zk_cuda_device_count(void) { return 0; }
+
+int zk_cuda_device_describe(int dev, char *buf, size_t len)
+{
+    (void)dev;
+    if (buf && len)
+        buf[0] = '\0';
+    return ZK_ENODEV;
+}
+
+const char *zk_cuda_last_error(void)
+{
+    return "CUDA support is not built into this binary (no nvcc at build time, "
+           "or ZK_ENABLE_CUDA=OFF)";
+}
+
+double zk_cuda_last_kernel_seconds(void) { return 0; }
+
+int zk_cuda_ntt(int dev, enum zk_curve curve, zk_scalar *data, unsigned log_n, int inverse,
+                const zk_scalar *shift, int odd_coset)
+{
+    (void)dev; (void)curve; (void)data; (void)log_n; (void)inverse; (void)shift; (void)odd_coset;
+    return ZK_ENODEV;
+}
+
+int zk_cuda_msm_g1(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *points,
+                   const zk_scalar *scalars, size_t n)
+{
+    (void)dev; (void)curve; (void)ret_jac; (void)points; (void)scalars; (void)n;
+    return ZK_ENODEV;
+}
+
+int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k, struct zk_cuda_prover **ret)
+{
+    (void)dev; (void)k; (void)ret;
+    return ZK_ENODEV;
+}
+
+struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p)
+{
+    (void)p;
+    return NULL;
+}
+
+int zk_cuda_prove_start(struct zk_cuda_prover *p, const zk_scalar *w, const zk_scalar *a,
+                        const zk_scalar *b, const zk_scalar *c, void (*copied)(void *ctx),
+                        void *ctx, struct zk_groth16_pending **ret)
+{
+    (void)p; (void)w; (void)a; (void)b; (void)c; (void)copied; (void)ctx; (void)ret;
+    return ZK_ENODEV;
+}
+
+int zk_cuda_register(void *mem, size_t len)
+{
+    (void)mem; (void)len;
+    return ZK_ENODEV;
+}
+
+int zk_cuda_unregister(void *mem, size_t len)
+{
+    (void)mem; (void)len;
+    return ZK_ENODEV;
+}

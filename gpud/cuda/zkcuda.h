@@ -1,0 +1,118 @@
+/*
+ * zkcuda.h -- the CUDA side of zkslot behind a plain C boundary: Fr NTTs,
+ * the H step, G1 MSMs and prove_start on one GPU, for BN254 and BLS12-381.
+ *
+ * Built from the .cu files of gpud/cuda/ when CMake finds nvcc (ZK_ENABLE_CUDA AUTO|ON);
+ * otherwise stub.c provides the same functions, zk_cuda_available()
+ * returns 0 and the others ZK_ENODEV, so callers never need #ifdef.
+ *
+ * Data formats are those of the CPU code (common/): scalars are zk_scalar
+ * (4 limbs), Fr elements in Montgomery form for NTTs, plain for MSM scalars;
+ * points in the zkey's affine Montgomery encoding (all zero = infinity);
+ * results as Jacobian limbs (x, y, z; z = 0 infinity) exactly as the CPU
+ * G1 type lays them out.  Every GPU operation has a CPU twin in common/
+ * (bn254_fr_ntt, bn254_g1_msm, zk_groth16_prove_start ...) that the
+ * differential tests (tests/test_cuda.c) compare against.
+ *
+ * Errors: 0 or a negative code (zk/error.h); a CUDA failure returns
+ * ZK_EGPU and leaves a one-line description (the failed call, file, line
+ * and CUDA's message) for zk_cuda_last_error() in the calling thread.
+ * A device that has failed stays failed (sticky CUDA errors): gpud then
+ * exits non-zero so that systemd restarts it.
+ */
+#ifndef ZK_GPUD_CUDA_ZKCUDA_H
+#define ZK_GPUD_CUDA_ZKCUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zk/groth16.h"
+#include "zk/zkey.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 if CUDA is built in and at least one device can be used, else 0.
+ * Probed once (thread-safe) and cached.  Cannot fail. */
+int zk_cuda_available(void);
+
+/* Devices visible to this process (0 without CUDA or devices). */
+int zk_cuda_device_count(void);
+
+/* "NAME, N MiB, sm_XY" of device dev into buf.  0, ZK_ENODEV or ZK_EGPU. */
+int zk_cuda_device_describe(int dev, char *buf, size_t len);
+
+/* The last CUDA failure of the calling thread, "" if none. */
+const char *zk_cuda_last_error(void);
+
+/* Device time in seconds of the last operation of the calling thread
+ * (kernels only, between CUDA events; copies to and from the host are not
+ * included), for `zkslot bench --backend cuda`. */
+double zk_cuda_last_kernel_seconds(void);
+
+/*
+ * NTT of data[0 .. 2^log_n) on device dev, with the CPU's conventions
+ * (zk/ntt.h): forward or inverse, natural order in and out; with shift
+ * non-NULL a coset transform (forward: x_k *= shift^k first; inverse: the
+ * exact inverse).  odd_coset != 0 instead runs the prover's step 2
+ * (bn254_fr_ntt_to_odd_coset).  data is host memory, copied to the device
+ * and back.  0, ZK_EDOMAIN, ZK_EBADPARAMS, ZK_ECURVE, ZK_ENODEV, ZK_EGPU,
+ * -ENOMEM; data is untouched on error.
+ */
+int zk_cuda_ntt(int dev, enum zk_curve curve, zk_scalar *data, unsigned log_n, int inverse,
+                const zk_scalar *shift, int odd_coset);
+
+/*
+ * G1 MSM on device dev: ret_jac = sum scalars[i] * points[i], scalars plain
+ * (< 2^256, reduced or not), points affine in the zkey encoding (infinity
+ * allowed, all in the prime-order subgroup), host memory.  ret_jac holds
+ * 3 * (4 or 6) limbs.  Errors as zk_cuda_ntt.
+ */
+int zk_cuda_msm_g1(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *points,
+                   const zk_scalar *scalars, size_t n);
+
+/* ---- prove_start on the GPU ------------------------------------------------ */
+
+struct zk_cuda_prover;
+
+/*
+ * Uploads the G1 point sections (A, B1, C, H) of k (loaded with
+ * ZK_G16_LOAD_POINTS) to device dev, where they stay until
+ * zk_cuda_prover_free.  0 and *ret, or ZK_ENODEV, ZK_EGPU (device memory
+ * exhausted included), -ENOMEM.
+ */
+int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k, struct zk_cuda_prover **ret);
+
+/* Frees the device memory of p; accepts NULL and returns NULL. */
+struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p);
+
+/*
+ * prove_start of zk_groth16_prove_start on the GPU: w (n_vars plain
+ * scalars) and a, b, c (domain_size Montgomery elements each, from
+ * synthesis) are copied to the device (from pinned memory at full speed,
+ * see zk_cuda_register); when the copies are complete, copied(ctx) is
+ * called (if not NULL) and none of the four arrays is read again, so a slot
+ * holding them can be released at once.  Then the coset NTTs, the H step
+ * and the MSMs for A, B1, C and H run on the device; *ret is the pending
+ * proof that zk_groth16_prove_finalize completes on the CPU.  0 or an
+ * error as above (ZK_ESTATE if the key has no points).
+ */
+int zk_cuda_prove_start(struct zk_cuda_prover *p, const zk_scalar *w, const zk_scalar *a,
+                        const zk_scalar *b, const zk_scalar *c,
+                        void (*copied)(void *ctx), void *ctx,
+                        struct zk_groth16_pending **ret);
+
+/*
+ * Page-locks [mem, mem + len) for the GPU (cudaHostRegister, portable), in
+ * pieces of at most 64 GiB, so copies from it run at full PCIe speed.
+ * gpud registers the slot pool once at start, before READY=1.  0, ZK_ENODEV
+ * or ZK_EGPU (the sticky error of a failed registration is cleared).
+ */
+int zk_cuda_register(void *mem, size_t len);
+int zk_cuda_unregister(void *mem, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZK_GPUD_CUDA_ZKCUDA_H */

@@ -1,0 +1,233 @@
+/*
+ * test_cuda.c -- the GPU against its CPU twins (gpud/cuda/zkcuda.h):
+ *   NTT forward, inverse, on cosets and the prover's odd coset, at several
+ *       sizes, against common/ntt;
+ *   G1 MSM with the edge cases of the arithmetic (zero, one, r - 1 and
+ *       unreduced scalars, points at infinity, repeated points, P and -P,
+ *       sizes 1 .. 2^16 + 3) against common/msm;
+ *   prove_start on the GPU for the committed example keys of both curves:
+ *       finalized with fixed blinding it gives exactly the CPU's proof, and
+ *       the proof verifies.
+ * Exits 77 (skip) when no GPU can be used, which includes every build
+ * without CUDA.  The seed is printed; ZT_SEED reproduces a run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ec/curves.h"
+#include "ff/fields.h"
+#include "zk/error.h"
+#include "zk/groth16.h"
+#include "zk/msm.h"
+#include "zk/ntt.h"
+#include "zk/wtns.h"
+#include "zk/zkey.h"
+#include "zkcuda.h"
+#include "zktest.h"
+
+/* random canonical Fr in Montgomery form (the top limb masked below r) */
+#define RAND_FR(F, x)                                                          \
+    do {                                                                       \
+        for (;;) {                                                             \
+            zt_rand_bytes((x)->l, sizeof (x)->l);                              \
+            (x)->l[3] &= 0x0fffffffffffffffULL;                                \
+            if (F##_is_canonical((x)->l))                                      \
+                break;                                                         \
+        }                                                                      \
+    } while (0)
+
+/* ---- NTT ------------------------------------------------------------------ */
+
+#define NTT_CHECKS(F, CURVE)                                                   \
+    static void F##_check_ntt(unsigned log_n)                                  \
+    {                                                                          \
+        size_t n = (size_t)1 << log_n;                                         \
+        F *x = malloc(n * sizeof *x), *cpu = malloc(n * sizeof *x);            \
+        F *gpu = malloc(n * sizeof *x), s;                                     \
+        ZT_REQUIRE(x && cpu && gpu, , "oom");                                  \
+        for (size_t i = 0; i < n; i++)                                         \
+            RAND_FR(F, &x[i]);                                                 \
+        RAND_FR(F, &s);                                                        \
+        for (int mode = 0; mode < 5; mode++) {                                 \
+            int inv = mode == 1 || mode == 3, rc, rg;                          \
+            memcpy(cpu, x, n * sizeof *x);                                     \
+            memcpy(gpu, x, n * sizeof *x);                                     \
+            if (mode < 2)                                                      \
+                rc = F##_ntt(cpu, log_n, inv, 0);                              \
+            else if (mode < 4)                                                 \
+                rc = F##_ntt_coset(cpu, log_n, inv, &s, 0);                    \
+            else                                                               \
+                rc = F##_ntt_to_odd_coset(cpu, log_n, 0);                      \
+            rg = zk_cuda_ntt(0, CURVE, (zk_scalar *)gpu, log_n, inv,           \
+                             mode == 2 || mode == 3 ? (const zk_scalar *)&s : NULL, \
+                             mode == 4);                                       \
+            ZT_CHECK(rc == rg, #F " ntt 2^%u mode %d: cpu %d gpu %d (%s)", log_n, \
+                     mode, rc, rg, zk_cuda_last_error());                      \
+            if (rc == 0 && rg == 0)                                            \
+                ZT_CHECK(!memcmp(cpu, gpu, n * sizeof *x),                     \
+                         #F " ntt 2^%u mode %d differs from the CPU", log_n, mode); \
+        }                                                                      \
+        free(x);                                                               \
+        free(cpu);                                                             \
+        free(gpu);                                                             \
+    }
+
+NTT_CHECKS(bn254_fr, ZK_CURVE_BN254)
+NTT_CHECKS(bls381_fr, ZK_CURVE_BLS12_381)
+
+/* ---- MSM ------------------------------------------------------------------ */
+
+/*
+ * n points of a random walk P_i = P_(i-1) + Q from a random multiple of the
+ * generator (cheap, all in the subgroup), with edge cases planted, and n
+ * scalars: mostly uniform, plus 0, 1, r - 1, 2^256 - 1 (unreduced), and the
+ * same point twice, P and -P, infinity.
+ */
+#define MSM_CHECKS(G, F, FR, CURVE)                                            \
+    static void G##_check_msm(size_t n)                                        \
+    {                                                                          \
+        G##_affine *pts = malloc((n + 1) * sizeof *pts);                       \
+        G *jac = malloc((n + 1) * sizeof *jac);                                \
+        F *scr = malloc(3 * (n + 1) * sizeof *scr);                            \
+        limb_t *k = malloc((n + 1) * 4 * sizeof *k);                           \
+        ZT_REQUIRE(pts && jac && scr && k, , "oom");                           \
+        G##_affine g;                                                          \
+        G p, q;                                                                \
+        limb_t e[4];                                                           \
+        G##_generator(&g);                                                     \
+        G##_from_affine(&p, &g);                                               \
+        zt_rand_bytes(e, sizeof e);                                            \
+        G##_mul(&q, &p, e, 256);                                               \
+        zt_rand_bytes(e, sizeof e);                                            \
+        G##_mul(&p, &p, e, 256);                                               \
+        for (size_t i = 0; i < n; i++) {                                       \
+            jac[i] = p;                                                        \
+            G##_add(&p, &p, &q);                                               \
+        }                                                                      \
+        G##_batch_to_affine(pts, jac, n, scr);                                 \
+        for (size_t i = 0; i < n; i++) {                                       \
+            FR v;                                                              \
+            RAND_FR(FR, &v);                                                   \
+            memcpy(&k[4 * i], v.l, sizeof v.l);                                \
+        }                                                                      \
+        static const limb_t one[4] = { 1, 0, 0, 0 };                           \
+        static const limb_t ones[4] = { ~0ULL, ~0ULL, ~0ULL, ~0ULL };          \
+        if (n > 1) memset(&k[4], 0, 32);                          /* 0 */      \
+        if (n > 2) memcpy(&k[8], one, 32);                        /* 1 */      \
+        if (n > 3) { memcpy(&k[12], FR##_P_, 32); k[12]--; }      /* r - 1 */  \
+        if (n > 4) memcpy(&k[16], ones, 32);                      /* 2^256-1 */ \
+        if (n > 6) pts[6] = pts[5];                               /* twice */  \
+        if (n > 8) { G##_affine_neg(&pts[8], &pts[7]);                         \
+                     memcpy(&k[32], &k[28], 32); }                /* P, -P */  \
+        if (n > 9) memset(&pts[9], 0, sizeof pts[9]);             /* inf */    \
+        G cpu, gpu;                                                            \
+        int rc = G##_msm(&cpu, pts, k, n, 0);                                  \
+        int rg = zk_cuda_msm_g1(0, CURVE, (uint64_t *)&gpu, pts,               \
+                                (const zk_scalar *)k, n);                      \
+        ZT_CHECK(rc == 0 && rg == 0, #G " msm n=%zu: cpu %d gpu %d (%s)", n, rc, rg, \
+                 zk_cuda_last_error());                                        \
+        if (rc == 0 && rg == 0)                                                \
+            ZT_CHECK(G##_eq(&cpu, &gpu), #G " msm n=%zu differs from the CPU", n); \
+        free(pts);                                                             \
+        free(jac);                                                             \
+        free(scr);                                                             \
+        free(k);                                                               \
+    }
+
+MSM_CHECKS(bn254_g1, bn254_fp, bn254_fr, ZK_CURVE_BN254)
+MSM_CHECKS(bls381_g1, bls381_fp, bls381_fr, ZK_CURVE_BLS12_381)
+
+/* ---- prove_start ------------------------------------------------------------ */
+
+static void check_prove(const char *curve_dir)
+{
+    const char *src = getenv("ZK_SOURCE_DIR");
+    char kp[4096], wp[4096];
+    struct zk_zkey z;
+    struct zk_wtns wt;
+    struct zk_diag d = { { 0 } };
+    struct zk_groth16_key *k = NULL;
+    struct zk_cuda_prover *cp = NULL;
+    struct zk_groth16_pending *pc = NULL, *pg = NULL;
+    struct zk_groth16_proof prc, prg;
+    struct zk_groth16_vk vk;
+    zk_scalar *w = NULL, *abc = NULL, *abc2 = NULL, r = { { 7, 0, 0, 0 } }, s = { { 11, 0, 0, 0 } };
+    int rc, valid = 0;
+
+    memset(&z, 0, sizeof z);
+    memset(&wt, 0, sizeof wt);
+    snprintf(kp, sizeof kp, "%s/examples/groth16/%s/key.zkey", src ? src : ".", curve_dir);
+    snprintf(wp, sizeof wp, "%s/examples/groth16/%s/witness.wtns", src ? src : ".", curve_dir);
+    rc = zk_zkey_open(&z, kp, &d);
+    ZT_REQUIRE(rc == 0, , "%s", d.msg);
+    rc = zk_groth16_key_load(&z, 0, &d, &k);
+    ZT_REQUIRE(rc == 0, , "%s", d.msg);
+    const struct zk_zkey_header *h = zk_groth16_key_header(k);
+    size_t n = h->domain_size;
+    rc = zk_wtns_open(&wt, wp, &d);
+    ZT_REQUIRE(rc == 0, , "%s", d.msg);
+    w = malloc(h->n_vars * sizeof *w);
+    abc = malloc(3 * n * sizeof *abc);
+    abc2 = malloc(3 * n * sizeof *abc);
+    ZT_REQUIRE(w && abc && abc2, , "oom");
+    rc = zk_wtns_read_values(&wt, 0, h->n_vars, w, &d);
+    ZT_REQUIRE(rc == 0, , "%s", d.msg);
+    rc = zk_groth16_synthesize(k, w, abc, abc + n, abc + 2 * n, 0);
+    ZT_REQUIRE(rc == 0, , "synthesize %d", rc);
+    memcpy(abc2, abc, 3 * n * sizeof *abc);
+    rc = zk_groth16_prove_start(k, w, abc, abc + n, abc + 2 * n, 0, &pc);
+    ZT_REQUIRE(rc == 0, , "cpu prove_start %d", rc);
+    rc = zk_cuda_prover_new(0, k, &cp);
+    ZT_REQUIRE(rc == 0, , "zk_cuda_prover_new: %s (%s)", zk_strerror(rc), zk_cuda_last_error());
+    rc = zk_cuda_prove_start(cp, w, abc2, abc2 + n, abc2 + 2 * n, NULL, NULL, &pg);
+    ZT_CHECK(rc == 0, "%s: gpu prove_start: %s (%s)", curve_dir, zk_strerror(rc),
+             zk_cuda_last_error());
+    if (rc == 0) {
+        ZT_CHECK(zk_groth16_prove_finalize_rs(pc, &r, &s, 0, &prc) == 0, "cpu finalize");
+        ZT_CHECK(zk_groth16_prove_finalize_rs(pg, &r, &s, 0, &prg) == 0, "gpu finalize");
+        ZT_CHECK(!memcmp(prc.pi_a, prg.pi_a, sizeof prc.pi_a) &&
+                     !memcmp(prc.pi_b, prg.pi_b, sizeof prc.pi_b) &&
+                     !memcmp(prc.pi_c, prg.pi_c, sizeof prc.pi_c),
+                 "%s: the GPU's proof differs from the CPU's", curve_dir);
+        ZT_CHECK(zk_groth16_vk_from_key(k, &vk) == 0, "vk");
+        rc = zk_groth16_verify(&vk, w + 1, h->n_public, &prg, &valid);
+        ZT_CHECK(rc == 0 && valid, "%s: the GPU's proof does not verify", curve_dir);
+        free(vk.ic);
+    }
+    zk_groth16_pending_free(pc);
+    zk_groth16_pending_free(pg);
+    zk_cuda_prover_free(cp);
+    zk_groth16_key_free(k);
+    zk_wtns_done(&wt);
+    zk_zkey_done(&z);
+    free(w);
+    free(abc);
+    free(abc2);
+}
+
+int main(int argc, char **argv)
+{
+    char desc[256];
+    zt_init(argc, argv);
+    if (!zk_cuda_available()) {
+        printf("skip: no usable GPU (%s)\n",
+               zk_cuda_device_count() ? "" : "no device, driver or CUDA build");
+        return 77;
+    }
+    if (zk_cuda_device_describe(0, desc, sizeof desc) == 0)
+        printf("device 0: %s\n", desc);
+    static const unsigned logs[] = { 0, 1, 2, 3, 5, 9, 10, 11, 12, 16, 20 };
+    for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
+        bn254_fr_check_ntt(logs[i]);
+        bls381_fr_check_ntt(logs[i]);
+    }
+    static const size_t sizes[] = { 1, 2, 3, 10, 17, 1000, 4096, 65539 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        bn254_g1_check_msm(sizes[i]);
+        bls381_g1_check_msm(sizes[i]);
+    }
+    check_prove("bn128");
+    check_prove("bls12381");
+    return zt_finish();
+}
