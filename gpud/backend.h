@@ -4,15 +4,16 @@
  *
  * The CPU backend (backend_cpu.c) runs prove_start on the slot's memory in
  * place (the slot's a, b, c are its scratch space).  The CUDA backend
- * (issue 7) will copy the slot to the device and hand the slot back as soon
- * as the copy is done.  prove_finalize (G2 MSM, blinding, assembly) is the
- * same for every backend and runs on CPU threads in gpud itself.
+ * (backend_cuda.c) copies the slot to the device and runs prove_start
+ * there (gpud/cuda/zkcuda.h).  prove_finalize (G2 MSM, blinding, assembly)
+ * is the same for every backend and runs on CPU threads in gpud itself.
  */
 #ifndef ZK_GPUD_BACKEND_H
 #define ZK_GPUD_BACKEND_H
 
 #include "zk/binfile.h"
 #include "zk/groth16.h"
+#include "zk/error.h"
 #include "zk/pool.h"
 
 struct gpud_backend {
@@ -22,14 +23,43 @@ struct gpud_backend {
     /*
      * H and the G1 MSMs of the partition in slot s (layout zk/slotfmt.h,
      * already checked against k).  On return the slot's memory is no longer
-     * needed by this backend.  0 or a negative code with diag set.
+     * needed by this backend.  A backend that copies the slot elsewhere
+     * calls done_with_slot(ctx) (when not NULL) as soon as it no longer
+     * reads the slot, possibly long before it returns, so that gpud can let
+     * the slot go early; it is called at most once, from the calling
+     * thread.  0 or a negative code with diag set.
      */
     int (*prove_start)(const struct gpud_backend *b, const struct zk_groth16_key *k,
                        const struct zk_slot *s, unsigned nthreads,
+                       void (*done_with_slot)(void *ctx), void *ctx,
                        struct zk_groth16_pending **ret, struct zk_diag *diag);
+    /* Optional (NULL: nothing to do): called once at start, before READY=1,
+     * with the pool's whole mapping (CUDA page-locks it).  0 or an error
+     * with diag set; gpud exits on an error. */
+    int (*attach_pool)(const struct gpud_backend *b, void *mem, size_t len,
+                       struct zk_diag *diag);
+    /* Optional: called after a key's points are loaded (the CUDA backend
+     * uploads them to the device).  0 or an error with diag set. */
+    int (*key_loaded)(const struct gpud_backend *b, const struct zk_groth16_key *k,
+                      struct zk_diag *diag);
 };
 
-/* The backend called `name` ("cpu", "cuda"), or NULL with a reason in diag. */
+/*
+ * prove_start errors that are the device's, not the partition's: the
+ * partition is handed back and gpud exits non-zero so that systemd restarts
+ * it (a GPU that has failed stays failed within a process).
+ */
+#define GPUD_DEVICE_ERROR(rc) ((rc) == ZK_EGPU || (rc) == ZK_ENODEV)
+
+/*
+ * The backend called `name` ("cpu", "cuda"), or NULL with a reason in diag.
+ * "cuda" on a machine where no GPU can be used (or a build without CUDA)
+ * gives the CPU backend, with the reason in diag for gpud to log.
+ */
 const struct gpud_backend *gpud_backend_get(const char *name, int device, struct zk_diag *diag);
+
+/* The CUDA backend for device `device`, or NULL with the reason in diag
+ * (backend_cuda.c). */
+const struct gpud_backend *gpud_backend_cuda(int device, struct zk_diag *diag);
 
 #endif /* ZK_GPUD_BACKEND_H */

@@ -5,14 +5,18 @@
 #include <string.h>
 
 #include "backend.h"
+#include "zkcuda.h"
 #include "zk/error.h"
 #include "zk/slotfmt.h"
 
 static int cpu_prove_start(const struct gpud_backend *b, const struct zk_groth16_key *k,
                            const struct zk_slot *s, unsigned nthreads,
+                           void (*done_with_slot)(void *ctx), void *ctx,
                            struct zk_groth16_pending **ret, struct zk_diag *diag)
 {
     (void)b;
+    (void)done_with_slot;           /* the slot is the scratch: in use to the end */
+    (void)ctx;
     int r = zk_groth16_prove_start(k, (const zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_W]),
                                    (zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_A]),
                                    (zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_B]),
@@ -27,18 +31,21 @@ static const struct gpud_backend cpu_backend = {
     "cpu",
     ZK_G16_LOAD_POINTS,
     cpu_prove_start,
+    NULL,
+    NULL,
 };
 
 const struct gpud_backend *gpud_backend_get(const char *name, int device, struct zk_diag *diag)
 {
-    (void)device;
     if (!strcmp(name, "cpu"))
         return &cpu_backend;
     if (!strcmp(name, "cuda")) {
-        zk_diag_set(diag, "--backend cuda", ZK_EBADPARAMS,
-                    "the CUDA backend is not built into this gpud yet (it is issue 7); "
-                    "use --backend cpu");
-        return NULL;
+        const struct gpud_backend *b = gpud_backend_cuda(device, diag);
+        if (b)
+            return b;
+        /* no GPU at all: fall back (diag says why, gpud logs it); a GPU
+         * that exists but cannot be used as asked is an error */
+        return zk_cuda_available() ? NULL : &cpu_backend;
     }
     zk_diag_set(diag, "--backend", ZK_EBADPARAMS, "unknown backend '%s' (cpu or cuda)", name);
     return NULL;

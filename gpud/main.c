@@ -54,6 +54,11 @@ static struct zk_proc_id me;            /* = base.me */
 static unsigned nthreads;
 static zk_cancel_flag stop_flag;
 static atomic_int abort_flag;
+static atomic_int device_failed;        /* the backend's device failed: exit 1 */
+/* Test hook: ZKSLOT_TEST_DEVICE_FAIL_AFTER=N makes the prove_start after N
+ * successful ones fail as a dead GPU would (ZK_EGPU), so that a test can
+ * check the hand-back-and-exit path without a GPU.  -1: off. */
+static long test_fail_after = -1, n_starts;
 static atomic_ullong n_proved, n_duplicates, n_errors, n_dropped;
 static atomic_ullong hb_starter_ms, hb_finisher_ms;
 static atomic_int busy_starter, busy_finisher;
@@ -160,6 +165,11 @@ static int key_load_locked(const struct zk_ledger_key *lk, struct key_entry **re
     if ((r = zk_groth16_vk_from_key(k, &e->vk))) {
         zk_groth16_key_free(k);
         return zk_diag_set(diag, lk->path, r, "verification key: %s", zk_strerror(r));
+    }
+    if (backend->key_loaded && (r = backend->key_loaded(backend, k, diag))) {
+        zk_groth16_vk_done(&e->vk);
+        zk_groth16_key_free(k);
+        return r;
     }
     keys.n++;
     zkd_log(ZKD_INFO, "key %s: ready in %.2f s (%s, 2^%u domain, %llu variables)", lk->name,
@@ -277,6 +287,23 @@ static void part_failed(zk_ledger *l, const struct zk_ledger_part *p, const char
         zkd_log(ZKD_ERR, "partition %lld failed for good; its job fails", (long long)p->id);
 }
 
+/* The backend no longer reads the slot (it copied it to the GPU): with the
+ * after-start policy the slot goes back to the pool now, not when
+ * prove_start returns.  Runs on the starter thread, inside prove_start. */
+struct early_release {
+    struct item *it;
+    int release;
+};
+
+static void slot_copied(void *ctx)
+{
+    struct early_release *er = ctx;
+    if (er->release && er->it->slot_held) {
+        zk_pool_release(pool, &er->it->slot);
+        er->it->slot_held = 0;
+    }
+}
+
 static void *starter_main(void *arg)
 {
     zk_ledger *l = NULL;
@@ -368,12 +395,28 @@ static void *starter_main(void *arg)
         it->synth_s = (double)sh.synth_ns * 1e-9;
         double t0 = zkd_now();
         d.msg[0] = 0;
-        if ((r = backend->prove_start(backend, it->key->k, &s, nthreads, &it->pending, &d))) {
+        struct early_release er = { it, cfg.gpud_release == ZK_RELEASE_AFTER_START };
+        if (test_fail_after >= 0 && n_starts++ == test_fail_after)
+            r = zk_diag_set(&d, "test hook", ZK_EGPU, "simulated device failure "
+                            "(ZKSLOT_TEST_DEVICE_FAIL_AFTER)");
+        else
+            r = backend->prove_start(backend, it->key->k, &s, nthreads, slot_copied, &er,
+                                     &it->pending, &d);
+        if (r) {
+            if (GPUD_DEVICE_ERROR(r)) {
+                /* the device, not the partition: hand it back, stop, exit
+                 * non-zero so that systemd restarts gpud */
+                zkd_log(ZKD_ERR, "partition %lld: %s; handing it back and exiting",
+                        (long long)it->p.id, d.msg);
+                atomic_store(&device_failed, 1);
+                atomic_store(&stop_flag, 1);
+                goto drop_requeue;
+            }
             part_failed(l, &it->p, d.msg);
             goto drop;
         }
         it->start_s = zkd_now() - t0;
-        if (cfg.gpud_release == ZK_RELEASE_AFTER_START) {
+        if (cfg.gpud_release == ZK_RELEASE_AFTER_START && it->slot_held) {
             zk_pool_release(pool, &s);
             it->slot_held = 0;
         }
@@ -575,9 +618,17 @@ int main(int argc, char **argv)
     r = zkd_parse_args(argc, argv, PROG, flags, sizeof flags / sizeof flags[0], &cfg, &check);
     if (r)
         return r > 0 ? 0 : 2;
+    d.msg[0] = 0;
     if (!(backend = gpud_backend_get(cfg.gpud_backend, cfg.gpud_device, &d))) {
         fprintf(stderr, "%s: %s\n", PROG, d.msg);
         return 2;
+    }
+    if (strcmp(backend->name, cfg.gpud_backend))
+        zkd_log(ZKD_WARN, "%s", d.msg);   /* cuda asked, none usable: cpu */
+    if (getenv("ZKSLOT_TEST_DEVICE_FAIL_AFTER")) {
+        test_fail_after = atol(getenv("ZKSLOT_TEST_DEVICE_FAIL_AFTER"));
+        zkd_log(ZKD_WARN, "test hook: prove_start number %ld fails as a dead device would",
+                test_fail_after + 1);
     }
     if (check) {
         zkd_print_config(&cfg, stdout);
@@ -595,6 +646,18 @@ int main(int argc, char **argv)
     pool = base.pool;
     me = base.me;
     l = base.l;
+    if (backend->attach_pool) {
+        void *mem;
+        size_t len;
+        double t0 = zkd_now();
+        if ((r = zk_pool_mapping(pool, &mem, &len)) ||
+            (r = backend->attach_pool(backend, mem, len, &d))) {
+            zkd_log(ZKD_ERR, "%s", r == ZK_ESTATE ? "pool not attached" : d.msg);
+            goto out;
+        }
+        zkd_log(ZKD_INFO, "pool page-locked for the GPU (%zu MiB in %.2f s)", len >> 20,
+                zkd_now() - t0);
+    }
     claim_node = own_numa_node();
     zkd_log(ZKD_INFO, "backend %s, %u thread(s), release %s, %s", backend->name, nthreads,
             cfg.gpud_release == ZK_RELEASE_AFTER_PROOF ? "after-proof" : "after-start",
@@ -692,6 +755,11 @@ int main(int argc, char **argv)
             if (ok)
                 zkd_notify("WATCHDOG=1");
         }
+    }
+    if (atomic_load(&device_failed)) {
+        zkd_log(ZKD_ERR, "exiting 1: the %s device failed (partitions in hand were handed "
+                "back)", backend->name);
+        rc = 1;
     }
     zkd_log(ZKD_INFO, "stopped: %llu proof(s), %llu duplicate(s), %llu error(s), %llu slot(s) "
             "dropped", (unsigned long long)atomic_load(&n_proved),

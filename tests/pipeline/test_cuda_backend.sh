@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# test_cuda_backend.sh -- gpud --backend cuda through the real pipeline on
+# both curves (a pool of 3 slots, synthd with 2 workers, one job of 4
+# partitions per curve), every proof accepted by snarkjs and `zkslot verify`.
+#   With a usable GPU: the proofs are the GPU's (gpud logs "backend cuda"
+#   and page-locks the pool before it is ready).
+#   Without one (or in a build without CUDA): gpud says why in one log line
+#   and proves on the CPU backend; a GPU that nvidia-smi lists but gpud
+#   cannot use is a failure.
+set -u
+. "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
+pl_init cuda_backend || exit 77
+
+pl_pool 3 || exit 1
+pl_start_synthd --workers 2
+pl_start_gpud --backend cuda --self-verify yes
+for curve in bn128 bls12381; do
+    pl_circuit "$curve" 600 4 || { pl_bad "circuit $curve"; continue; }
+    j=$(pl_submit 4) || { pl_bad "submit $curve"; continue; }
+    pl_wait "$j" 300 || continue
+    n=$(pl_check_job "$j")
+    echo "ok: $curve job $j: $n proofs accepted"
+done
+pl_stop "$PL_GPUD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "gpud exit $rc after SIGTERM"
+pl_stop "$PL_SYNTHD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "synthd exit $rc after SIGTERM"
+if grep -q 'backend cuda,' "$PL_W/gpud.log"; then
+    grep -q 'pool page-locked for the GPU' "$PL_W/gpud.log" || pl_bad "cuda: pool not page-locked"
+    echo "ok: the proofs above were made on the GPU"
+else
+    grep -q 'no usable GPU.*using the CPU backend' "$PL_W/gpud.log" ||
+        pl_bad "no 'backend cuda' and no fallback line in gpud.log"
+    grep -q 'backend cpu,' "$PL_W/gpud.log" || pl_bad "fallback: gpud did not run the CPU backend"
+    if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+        pl_bad "nvidia-smi lists a GPU but gpud fell back to the CPU"
+    fi
+    echo "ok: no usable GPU here: gpud fell back to the CPU backend and said so"
+fi
+pl_pool_clean
+exit $PL_FAIL

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test_device_error.sh -- a GPU that fails mid-job (simulated with gpud's
+# test hook ZKSLOT_TEST_DEVICE_FAIL_AFTER, so it runs without a GPU): gpud
+# hands the partition in hand back, stops, and exits 1 (systemd would
+# restart it); the partition is queued again, not failed; a restarted gpud
+# finishes the job with exactly one proof per partition, every proof
+# accepted by snarkjs and `zkslot verify`, and the pool is clean.
+set -u
+. "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
+pl_init device_error || exit 77
+
+pl_pool 3 || exit 1
+pl_circuit bn128 600 6 || { pl_bad circuit; exit 1; }
+pl_start_synthd --workers 2
+ZKSLOT_TEST_DEVICE_FAIL_AFTER=2 pl_start_gpud
+j=$(pl_submit 6) || { pl_bad submit; exit 1; }
+# gpud must exit on its own, non-zero, within the time of a few proofs
+for _ in $(seq 1 600); do kill -0 "$PL_GPUD" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$PL_GPUD" 2>/dev/null; then
+    pl_bad "gpud still running 60 s after the simulated device failure"
+    pl_stop "$PL_GPUD"
+else
+    rc=0; wait "$PL_GPUD" || rc=$?
+    [ "$rc" = 1 ] || pl_bad "gpud exit $rc after the device failure, expected 1"
+fi
+grep -q 'simulated device failure.*handing it back and exiting' "$PL_W/gpud.log" ||
+    pl_bad "gpud did not log the hand-back"
+"$ZKSLOT" status "$j" --json >"$PL_W/status1.json"
+python3 - "$PL_W/status1.json" <<'PY' || pl_bad "after the failure: a partition failed or the job ended"
+import json, sys
+s = json.load(open(sys.argv[1]))
+job = s.get("job", s)
+parts = s.get("partitions") or job.get("partitions")
+assert job["state"] in ("queued", "running"), job["state"]
+assert not any(p["state"] == "failed" for p in parts), [p["state"] for p in parts]
+assert sum(p["state"] == "done" for p in parts) >= 2, [p["state"] for p in parts]
+PY
+pl_start_gpud                               # "systemd restarts it"
+pl_wait "$j" 300 && {
+    n=$(pl_check_job "$j")
+    [ "$n" = 6 ] || pl_bad "$n proofs accepted, expected 6"
+    "$ZKSLOT" status "$j" --json >"$PL_W/status2.json"
+    python3 - "$PL_W/status2.json" <<'PY' || pl_bad "job: states or proof counts"
+import json, sys
+s = json.load(open(sys.argv[1]))
+job = s.get("job", s)
+parts = s.get("partitions") or job.get("partitions")
+assert job["state"] == "done", job
+assert all(p["state"] == "done" and p["proofs"] == 1 for p in parts), parts
+PY
+    echo "ok: job $j done after the device failure and a restart: $n proofs"
+}
+pl_stop "$PL_GPUD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "gpud exit $rc after SIGTERM"
+pl_stop "$PL_SYNTHD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "synthd exit $rc after SIGTERM"
+pl_pool_clean
+exit $PL_FAIL
