@@ -5,7 +5,8 @@
 #   1. install the dependencies (tools/deps.sh) and build the release tree
 #   2. create a slot pool (huge pages when reserved, else tmpfs) and a
 #      private state directory (build/demo/), with its own config file
-#   3. start zkslot-synthd (2 workers) and zkslot-gpud (CPU backend) in the
+#   3. start zkslot-synthd (2 workers) and zkslot-gpud (CUDA backend with a
+#      GPU, else CPU) in the
 #      foreground of this script (no systemd); their log lines are shown
 #   4. register the bundled keys (examples/groth16/<curve>/key.zkey) and
 #      submit one job of 4 partitions per curve (witness-1..4.wtns)
@@ -24,7 +25,15 @@ step "dependencies (tools/deps.sh)"
 ${ZK_DEMO_SKIP_DEPS:+:} tools/deps.sh
 
 step "build (release, build/release)"
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+# CUDA, when nvcc is there: for this machine's GPU, else sm_90 only (quick)
+# (and gpud's CUDA backend then; ZK_DEMO_BACKEND=cpu|cuda to choose)
+archs=${ZK_CUDA_ARCHS:-90} backend=cpu
+if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  [ -n "${ZK_CUDA_ARCHS:-}" ] || archs=native
+  backend=cuda
+fi
+backend=${ZK_DEMO_BACKEND:-$backend}
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" >/dev/null
 cmake --build build/release --target zkslot zkslot-synthd zkslot-gpud -j"$(nproc)" >/dev/null
 zkslot=$root/build/release/zkslot
 synthd=$root/build/release/synthd/zkslot-synthd
@@ -61,7 +70,7 @@ step "pool ($pool)"
 step "daemons (foreground children of this script; log lines prefixed synthd/gpud)"
 "$synthd" --workers 2 &
 pids+=($!)
-"$gpud" --backend cpu --self-verify yes &
+"$gpud" --backend "$backend" --self-verify yes &
 pids+=($!)
 sleep 0.5
 

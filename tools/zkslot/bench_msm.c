@@ -16,6 +16,8 @@
 
 #include "bench_util.h"
 #include "cmd.h"
+#include "zk/groth16.h"
+#include "zkcuda.h"
 #include "zk/error.h"
 #include "msm/msm_glv.h"
 #include "zk/msm.h"
@@ -97,7 +99,7 @@ static void usage(void)
     fprintf(stderr, "usage: zkslot bench msm [--curve bn254|bls12-381] [--log-n N] "
                     "[--threads T] [--g2] [--repeats K] [--window C] "
                     "[--method auto|affine|jacobian] [--batch B] [--chunks J] [--no-glv] "
-                    "[--json]\n");
+                    "[--json] [--backend cpu|cuda] [--device N]\n");
 }
 
 int cmd_bench_msm(int argc, char **argv)
@@ -114,10 +116,12 @@ int cmd_bench_msm(int argc, char **argv)
         { "chunks", required_argument, NULL, 'k' },
         { "no-glv", no_argument, NULL, 'G' },
         { "json", no_argument, NULL, 'j' },
+        { "backend", required_argument, NULL, 'B' },
+        { "device", required_argument, NULL, 'D' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int curve = 0, g2 = 0, json = 0, glv = 1, opt, ret = 2;
+    int curve = 0, g2 = 0, json = 0, glv = 1, opt, ret = 2, cuda = 0, dev = 0;
     unsigned L = 16, T = 1, K = 5;
     struct zk_msm_opts mo = { 0, 0, 0, 0 };
     void *pts = NULL, *scr = NULL;
@@ -158,6 +162,15 @@ int cmd_bench_msm(int argc, char **argv)
             break;
         case 'G': glv = 0; break;
         case 'j': json = 1; break;
+        case 'B':
+            if (!strcmp(optarg, "cuda"))
+                cuda = 1;
+            else if (strcmp(optarg, "cpu")) {
+                usage();
+                return 2;
+            }
+            break;
+        case 'D': dev = atoi(optarg); break;
         default: usage(); return 2;
         }
     }
@@ -165,6 +178,15 @@ int cmd_bench_msm(int argc, char **argv)
         K = 1;
     if (L > 28) {
         fprintf(stderr, "bench msm: --log-n must be at most 28\n");
+        return 2;
+    }
+    if (cuda && g2) {
+        fprintf(stderr, "bench msm: the CUDA backend has G1 MSMs only (B2 stays on the CPU)\n");
+        return 2;
+    }
+    if (cuda && !zk_cuda_available()) {
+        fprintf(stderr, "bench msm: --backend cuda: no usable GPU (%s)\n",
+                zk_cuda_device_count() ? zk_cuda_last_error() : "no device, driver or CUDA build");
         return 2;
     }
     const struct bgroup *g = &bgroups[curve + g2];
@@ -193,9 +215,21 @@ int cmd_bench_msm(int argc, char **argv)
     g->points(pts, n, st);
     for (unsigned i = 0; i < K; i++) {
         double t0 = bench_clock_s(CLOCK_MONOTONIC), c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);
-        int r = g->msm(pts, k, n, T, scr, &mo, glv);
-        t[i] = bench_clock_s(CLOCK_MONOTONIC) - t0;
-        cpu[i] = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        int r;
+        if (cuda) {
+            /* t: device time; cpu: wall time with the copies to the device */
+            uint64_t jac[18];
+            r = zk_cuda_msm_g1(dev, curve ? ZK_CURVE_BLS12_381 : ZK_CURVE_BN254, jac, pts,
+                               (const zk_scalar *)k, n);
+            cpu[i] = bench_clock_s(CLOCK_MONOTONIC) - t0;
+            t[i] = zk_cuda_last_kernel_seconds();
+            if (r == ZK_EGPU)
+                fprintf(stderr, "bench msm: %s\n", zk_cuda_last_error());
+        } else {
+            r = g->msm(pts, k, n, T, scr, &mo, glv);
+            t[i] = bench_clock_s(CLOCK_MONOTONIC) - t0;
+            cpu[i] = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        }
         if (r) {
             fprintf(stderr, "bench msm: %s\n", zk_strerror(r));
             goto out;
@@ -208,6 +242,10 @@ int cmd_bench_msm(int argc, char **argv)
                "\"repeats\":%u,\"window\":%u,\"median_s\":%.6f,\"points_per_s\":%.4g,"
                "\"min_s\":%.6f,\"cpu_median_s\":%.6f,\"glv\":%d}\n", g->name, L, T, K, mo.window,
                med, pps, t[0], cmed, glv);
+    else if (cuda)
+        printf("msm %s 2^%u backend=cuda device=%d repeats=%u: median %.3f ms on the device "
+               "(wall with copies median %.3f ms)  %.4g points/s\n", g->name, L, dev, K,
+               1e3 * med, 1e3 * cmed, pps);
     else
         printf("msm %s 2^%u threads=%u repeats=%u window=%u%s: median %.3f ms "
                "(min %.3f ms, CPU time median %.3f ms)  %.4g points/s\n", g->name, L,

@@ -19,6 +19,8 @@
 
 #include "bench_util.h"
 #include "cmd.h"
+#include "zk/groth16.h"
+#include "zkcuda.h"
 #include "zk/error.h"
 #include "zk/ntt.h"
 
@@ -101,6 +103,22 @@ static const char *const op_names[OP_COUNT] = {
 
 
 
+/* The same operation on GPU dev (zkcuda.h); the device time is left in
+ * zk_cuda_last_kernel_seconds(). */
+static int run_op_cuda(const struct bcurve *c, int op, bfe *x, unsigned L, int dev,
+                       const bfe *g)
+{
+    enum zk_curve cv = c == &bcurves[0] ? ZK_CURVE_BN254 : ZK_CURVE_BLS12_381;
+    zk_scalar *d = (zk_scalar *)x;
+    switch (op) {
+    case OP_FWD: return zk_cuda_ntt(dev, cv, d, L, 0, NULL, 0);
+    case OP_INV: return zk_cuda_ntt(dev, cv, d, L, 1, NULL, 0);
+    case OP_COSET: return zk_cuda_ntt(dev, cv, d, L, 0, (const zk_scalar *)g, 0);
+    case OP_ODD: return zk_cuda_ntt(dev, cv, d, L, 0, NULL, 1);
+    default: return ZK_EBADPARAMS;
+    }
+}
+
 static int run_op(const struct bcurve *c, int op, bfe *x, unsigned L, unsigned T,
                   const bfe *g)
 {
@@ -116,7 +134,8 @@ static int run_op(const struct bcurve *c, int op, bfe *x, unsigned L, unsigned T
 static void usage(void)
 {
     fprintf(stderr, "usage: zkslot bench ntt [--curve bn254|bls12-381] [--log-n N] "
-                    "[--threads T] [--repeats K] [--no-baseline] [--json]\n");
+                    "[--threads T] [--repeats K] [--no-baseline] [--json] "
+                    "[--backend cpu|cuda] [--device N]\n");
 }
 
 int cmd_bench_ntt(int argc, char **argv)
@@ -128,12 +147,14 @@ int cmd_bench_ntt(int argc, char **argv)
         { "repeats", required_argument, NULL, 'r' },
         { "no-baseline", no_argument, NULL, 'b' },
         { "json", no_argument, NULL, 'j' },
+        { "backend", required_argument, NULL, 'B' },
+        { "device", required_argument, NULL, 'D' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const struct bcurve *c = &bcurves[0];
     unsigned L = 16, T = 1, K = 5;
-    int json = 0, baseline = 1, opt, ret = 2;
+    int json = 0, baseline = 1, opt, ret = 2, cuda = 0, dev = 0;
     bfe *src = NULL, *x = NULL, g;
     double med[OP_COUNT] = { 0 }, cpu[OP_COUNT] = { 0 }, *t = NULL, *tc = NULL;
 
@@ -155,6 +176,15 @@ int cmd_bench_ntt(int argc, char **argv)
         case 'r': K = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'b': baseline = 0; break;
         case 'j': json = 1; break;
+        case 'B':
+            if (!strcmp(optarg, "cuda"))
+                cuda = 1;
+            else if (strcmp(optarg, "cpu")) {
+                usage();
+                return 2;
+            }
+            break;
+        case 'D': dev = atoi(optarg); break;
         default: usage(); return 2;
         }
     }
@@ -163,6 +193,14 @@ int cmd_bench_ntt(int argc, char **argv)
     if (L + 1 > c->s || L > 30) {
         fprintf(stderr, "bench ntt: --log-n must be below %u\n", c->s);
         return 2;
+    }
+    if (cuda) {
+        if (!zk_cuda_available()) {
+            fprintf(stderr, "bench ntt: --backend cuda: no usable GPU (%s)\n",
+                    "no device, driver or CUDA build");
+            return 2;
+        }
+        baseline = 0;                  /* the radix-2 baseline is a CPU one */
     }
     size_t n = (size_t)1 << L;
     src = malloc(n * sizeof *src);
@@ -196,9 +234,19 @@ int cmd_bench_ntt(int argc, char **argv)
             memcpy(x, src, n * sizeof *x);
             double c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);
             double t0 = bench_clock_s(CLOCK_MONOTONIC);
-            r = run_op(c, op, x, L, T, &g);
-            t[k] = bench_clock_s(CLOCK_MONOTONIC) - t0;
-            tc[k] = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+            if (cuda) {
+                /* t: device time (data on the device); tc: wall with copies */
+                r = run_op_cuda(c, op, x, L, dev, &g);
+                tc[k] = bench_clock_s(CLOCK_MONOTONIC) - t0;
+                t[k] = zk_cuda_last_kernel_seconds();
+                if (r == ZK_EGPU)
+                    fprintf(stderr, "bench ntt: %s\n", zk_cuda_last_error());
+            } else {
+                r = run_op(c, op, x, L, T, &g);
+                t[k] = bench_clock_s(CLOCK_MONOTONIC) - t0;
+                tc[k] = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+            }
+            (void)c0;
             if (r) {
                 fprintf(stderr, "bench ntt: %s: %s\n", op_names[op], zk_strerror(r));
                 goto out;
@@ -212,6 +260,9 @@ int cmd_bench_ntt(int argc, char **argv)
     if (json)
         printf("{\"bench\":\"ntt\",\"curve\":\"%s\",\"log_n\":%u,\"threads\":%u,"
                "\"repeats\":%u,\"results\":[", c->name, L, T, K);
+    else if (cuda)
+        printf("ntt %s 2^%u backend=cuda device=%d repeats=%u (median; device time, "
+               "the wall time with copies in the cpu column)\n", c->name, L, dev, K);
     else
         printf("ntt %s 2^%u threads=%u repeats=%u (median)\n", c->name, L, T, K);
     for (int op = 0, first = 1; op < OP_COUNT; op++) {

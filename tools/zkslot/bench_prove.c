@@ -5,6 +5,9 @@
  * (synthesis of a/b/c, the odd-coset NTTs, h, each MSM, finalize) and of
  * the whole proof, plus the key load time.  Every proof is verified against
  * the key's own verification key, so a fast wrong answer cannot pass.
+ * --backend cuda [--device N] runs prove_start on the GPU (zkcuda.h, the
+ * key's points uploaded once, untimed) and finalize on the CPU threads,
+ * as gpud does; the stage times are then those prove_start measured.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include "g16_cli.h"
 #include "zk/error.h"
 #include "zk/parallel.h"
+#include "zkcuda.h"
 
 
 
@@ -27,8 +31,10 @@ int cmd_bench_prove(int argc, char **argv)
     static const char *names[NSTAGE] = { "synth", "ntt", "h", "msm_a", "msm_b1", "msm_c",
                                          "msm_h", "msm_b2", "assemble", "finalize", "total" };
     const char *pos[2];
-    unsigned npos = 0, nthreads = 0, repeats = 5;
-    int json = 0, ret = 2, rc;
+    unsigned npos = 0, nthreads = 0, repeats = 5, dev = 0;
+    int json = 0, ret = 2, rc, cuda = 0;
+    struct zk_cuda_prover *cp = NULL;
+    zk_scalar *abc = NULL;
     struct zk_groth16_key *k = NULL;
     struct zk_groth16_vk vk;
     zk_scalar *w = NULL;
@@ -44,11 +50,22 @@ int cmd_bench_prove(int argc, char **argv)
                 return 2;
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
+        } else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
+            i++;
+            if (!strcmp(argv[i], "cuda"))
+                cuda = 1;
+            else if (strcmp(argv[i], "cpu")) {
+                fprintf(stderr, "zkslot bench prove: --backend cpu|cuda\n");
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            if (g16_cli_parse_uint("bench prove", "--device", argv[++i], &dev))
+                return 2;
         } else if (argv[i][0] != '-' && npos < 2) {
             pos[npos++] = argv[i];
         } else {
             fprintf(stderr, "usage: zkslot bench prove KEY.zkey WITNESS.wtns [--threads T] "
-                            "[--repeats K] [--json]\n");
+                            "[--repeats K] [--json] [--backend cpu|cuda] [--device N]\n");
             return 2;
         }
     }
@@ -71,10 +88,38 @@ int cmd_bench_prove(int argc, char **argv)
             goto out;
     }
     const struct zk_zkey_header *h = zk_groth16_key_header(k);
+    if (cuda) {
+        if ((rc = zk_cuda_prover_new((int)dev, k, &cp))) {
+            fprintf(stderr, "zkslot bench prove: --backend cuda: %s%s%s\n", zk_strerror(rc),
+                    rc == ZK_EGPU ? ": " : "", rc == ZK_EGPU ? zk_cuda_last_error() : "");
+            goto out;
+        }
+        if (!(abc = malloc(3 * (size_t)h->domain_size * sizeof *abc)))
+            goto out;
+    }
     for (unsigned r = 0; r < repeats; r++) {
         struct zk_groth16_proof p;
         int valid = 0;
-        if ((rc = zk_groth16_prove(k, w, nthreads, &p))) {
+        if (cuda) {
+            /* as gpud: synthesis (timed), prove_start on the GPU, finalize here */
+            struct zk_groth16_pending *pe = NULL;
+            size_t n = h->domain_size;
+            double s0 = bench_now();
+            rc = zk_groth16_synthesize(k, w, abc, abc + n, abc + 2 * n, nthreads);
+            double synth = bench_now() - s0;
+            if (!rc)
+                rc = zk_cuda_prove_start(cp, w, abc, abc + n, abc + 2 * n, NULL, NULL, &pe);
+            if (!rc)
+                rc = zk_groth16_prove_finalize(pe, nthreads, &p);
+            zk_groth16_pending_free(pe);
+            p.t.synth = synth;
+            p.t.total += synth;
+            if (rc == ZK_EGPU)
+                fprintf(stderr, "zkslot bench prove: %s\n", zk_cuda_last_error());
+        } else {
+            rc = zk_groth16_prove(k, w, nthreads, &p);
+        }
+        if (rc) {
             fprintf(stderr, "zkslot bench prove: %s: %s\n", pos[0], zk_strerror(rc));
             goto out;
         }
@@ -93,17 +138,18 @@ int cmd_bench_prove(int argc, char **argv)
     for (int s = 0; s < NSTAGE; s++)
         med[s] = bench_median(v[s], repeats);
     if (json) {
-        printf("{\"bench\": \"prove\", \"curve\": \"%s\", \"threads\": %u, \"repeats\": %u, "
+        printf("{\"bench\": \"prove\", \"backend\": \"%s\", \"curve\": \"%s\", \"threads\": %u, \"repeats\": %u, "
                "\"n_vars\": %u, \"n_public\": %u, \"domain_size\": %u, \"load_s\": %.6f",
-               zk_curve_name(h->curve), nthreads, repeats, h->n_vars, h->n_public,
-               h->domain_size, load_s);
+               cuda ? "cuda" : "cpu", zk_curve_name(h->curve), nthreads, repeats, h->n_vars,
+               h->n_public, h->domain_size, load_s);
         for (int s = 0; s < NSTAGE; s++)
             printf(", \"%s_s\": %.6f", names[s], med[s]);
         printf("}\n");
     } else {
-        printf("prove %s: nVars %u, nPublic %u, domain 2^%u, %u threads, median of %u "
+        printf("prove %s: nVars %u, nPublic %u, domain 2^%u, %u threads%s, median of %u "
                "(key+witness load %.3f s)\n", zk_curve_name(h->curve), h->n_vars, h->n_public,
-               h->log2_domain, nthreads, repeats, load_s);
+               h->log2_domain, nthreads, cuda ? ", prove_start on the GPU (cuda)" : "",
+               repeats, load_s);
         for (int s = 0; s < NSTAGE; s++)
             printf("  %-9s %10.3f ms%s\n", names[s], med[s] * 1e3,
                    s == 9 ? "  (msm_b2 + assemble)" : "");
@@ -114,6 +160,8 @@ out:
         free(v[s]);
     zk_groth16_vk_done(&vk);
     free(w);
+    free(abc);
+    zk_cuda_prover_free(cp);
     zk_groth16_key_free(k);
     return ret;
 }
