@@ -21,9 +21,9 @@
 #include "zk/groth16.h"
 #include "zk/msm.h"
 #include "zk/ntt.h"
-#include "zk/wtns.h"
 #include "zk/zkey.h"
 #include "zkcuda.h"
+#include "zkexample.h"
 #include "zktest.h"
 
 /* random canonical Fr in Montgomery form (the top limb masked below r) */
@@ -142,37 +142,24 @@ MSM_CHECKS(bls381_g1, bls381_fp, bls381_fr, ZK_CURVE_BLS12_381)
 
 static void check_prove(const char *curve_dir)
 {
-    const char *src = getenv("ZK_SOURCE_DIR");
-    char kp[4096], wp[4096];
-    struct zk_zkey z;
-    struct zk_wtns wt;
-    struct zk_diag d = { { 0 } };
-    struct zk_groth16_key *k = NULL;
+    struct zt_example ex;
     struct zk_cuda_prover *cp = NULL;
     struct zk_groth16_pending *pc = NULL, *pg = NULL;
     struct zk_groth16_proof prc, prg;
     struct zk_groth16_vk vk;
-    zk_scalar *w = NULL, *abc = NULL, *abc2 = NULL, r = { { 7, 0, 0, 0 } }, s = { { 11, 0, 0, 0 } };
+    zk_scalar *abc = NULL, *abc2 = NULL, r = { { 7, 0, 0, 0 } }, s = { { 11, 0, 0, 0 } };
+    char err[256];
     int rc, valid = 0;
 
-    memset(&z, 0, sizeof z);
-    memset(&wt, 0, sizeof wt);
-    snprintf(kp, sizeof kp, "%s/examples/groth16/%s/key.zkey", src ? src : ".", curve_dir);
-    snprintf(wp, sizeof wp, "%s/examples/groth16/%s/witness.wtns", src ? src : ".", curve_dir);
-    rc = zk_zkey_open(&z, kp, &d);
-    ZT_REQUIRE(rc == 0, , "%s", d.msg);
-    rc = zk_groth16_key_load(&z, 0, &d, &k);
-    ZT_REQUIRE(rc == 0, , "%s", d.msg);
-    const struct zk_zkey_header *h = zk_groth16_key_header(k);
+    rc = zt_example_load(curve_dir, &ex, err, sizeof err);
+    ZT_REQUIRE(rc == 0, , "%s", err);
+    const struct zk_groth16_key *k = ex.k;
+    const struct zk_zkey_header *h = ex.h;
+    const zk_scalar *w = ex.w;
     size_t n = h->domain_size;
-    rc = zk_wtns_open(&wt, wp, &d);
-    ZT_REQUIRE(rc == 0, , "%s", d.msg);
-    w = malloc(h->n_vars * sizeof *w);
     abc = malloc(3 * n * sizeof *abc);
     abc2 = malloc(3 * n * sizeof *abc);
-    ZT_REQUIRE(w && abc && abc2, , "oom");
-    rc = zk_wtns_read_values(&wt, 0, h->n_vars, w, &d);
-    ZT_REQUIRE(rc == 0, , "%s", d.msg);
+    ZT_REQUIRE(abc && abc2, , "oom");
     rc = zk_groth16_synthesize(k, w, abc, abc + n, abc + 2 * n, 0);
     ZT_REQUIRE(rc == 0, , "synthesize %d", rc);
     memcpy(abc2, abc, 3 * n * sizeof *abc);
@@ -193,15 +180,12 @@ static void check_prove(const char *curve_dir)
         ZT_CHECK(zk_groth16_vk_from_key(k, &vk) == 0, "vk");
         rc = zk_groth16_verify(&vk, w + 1, h->n_public, &prg, &valid);
         ZT_CHECK(rc == 0 && valid, "%s: the GPU's proof does not verify", curve_dir);
-        free(vk.ic);
+        zk_groth16_vk_done(&vk);
     }
     zk_groth16_pending_free(pc);
     zk_groth16_pending_free(pg);
     zk_cuda_prover_free(cp);
-    zk_groth16_key_free(k);
-    zk_wtns_done(&wt);
-    zk_zkey_done(&z);
-    free(w);
+    zt_example_free(&ex);
     free(abc);
     free(abc2);
 }

@@ -15,8 +15,8 @@
 #include "zk/groth16.h"
 #include "zk/msm.h"
 #include "zk/ntt.h"
-#include "zk/wtns.h"
 #include "zk/zkey.h"
+#include "zkexample.h"
 #include "zktest.h"
 
 #define TWIN(C, FR, G)                                                         \
@@ -59,34 +59,21 @@ TWIN(bls381, bls381_fr, bls381_g1)
 
 static void check(const char *curve_dir)
 {
-    const char *src = getenv("ZK_SOURCE_DIR");
-    char kp[4096], wp[4096];
-    struct zk_zkey z;
-    struct zk_wtns wt;
-    struct zk_diag d = { { 0 } };
-    struct zk_groth16_key *k = NULL;
-    struct zk_groth16_pending *p1 = NULL, *p2 = NULL;
+    struct zt_example ex;
+    struct zk_groth16_pending *p1 = NULL, *p2 = NULL, *p3 = NULL;
     struct zk_groth16_proof q1, q2;
     zk_scalar r = { { 5, 0, 0, 0 } }, s = { { 9, 0, 0, 0 } };
+    char err[256];
     int rc;
 
-    memset(&z, 0, sizeof z);
-    memset(&wt, 0, sizeof wt);
-    snprintf(kp, sizeof kp, "%s/examples/groth16/%s/key.zkey", src ? src : ".", curve_dir);
-    snprintf(wp, sizeof wp, "%s/examples/groth16/%s/witness.wtns", src ? src : ".", curve_dir);
-    rc = zk_zkey_open(&z, kp, &d);
-    ZT_REQUIRE(rc == 0, , "%s", d.msg);
-    rc = zk_groth16_key_load(&z, 0, &d, &k);
-    ZT_REQUIRE(rc == 0, , "%s", d.msg);
-    const struct zk_zkey_header *h = zk_groth16_key_header(k);
+    rc = zt_example_load(curve_dir, &ex, err, sizeof err);
+    ZT_REQUIRE(rc == 0, , "%s", err);
+    const struct zk_groth16_key *k = ex.k;
+    const struct zk_zkey_header *h = ex.h;
+    const zk_scalar *w = ex.w;
     size_t n = h->domain_size;
-    zk_scalar *w = malloc(h->n_vars * sizeof *w);
     zk_scalar *x = malloc(3 * n * sizeof *x), *y = malloc(3 * n * sizeof *y);
-    ZT_REQUIRE(w && x && y, , "oom");
-    rc = zk_wtns_open(&wt, wp, &d);
-    ZT_REQUIRE(rc == 0, , "%s", d.msg);
-    rc = zk_wtns_read_values(&wt, 0, h->n_vars, w, &d);
-    ZT_REQUIRE(rc == 0, , "%s", d.msg);
+    ZT_REQUIRE(x && y, , "oom");
     ZT_REQUIRE(zk_groth16_synthesize(k, w, x, x + n, x + 2 * n, 0) == 0, , "synthesize");
     memcpy(y, x, 3 * n * sizeof *x);
     ZT_CHECK(zk_groth16_prove_start(k, w, x, x + n, x + 2 * n, 0, &p1) == 0, "prove_start");
@@ -108,15 +95,11 @@ static void check(const char *curve_dir)
              pb == 0, "coefficients are not points");
     ZT_CHECK(zk_groth16_key_points(k, ZK_ZKEY_SEC_B2, &cnt, &pb) != NULL &&
              cnt == h->n_vars && pb == (size_t)h->g2_bytes, "B2 section");
-    struct zk_groth16_pending *p3 = NULL;
     ZT_CHECK(zk_groth16_pending_new(k, NULL, NULL, NULL, NULL, NULL, NULL, &p3) ==
                  ZK_EBADPARAMS && p3 == NULL, "pending_new refuses NULL arrays");
     zk_groth16_pending_free(p1);
     zk_groth16_pending_free(p2);
-    zk_groth16_key_free(k);
-    zk_wtns_done(&wt);
-    zk_zkey_done(&z);
-    free(w);
+    zt_example_free(&ex);
     free(x);
     free(y);
 }

@@ -504,6 +504,50 @@ template int cu_msm_g1<cu_bls381>(cu_bls381::G1 *, const cu_bls381::G1A *, const
 
 /* ---- host-memory entry points (zkcuda.h) ---------------------------------- */
 
+/* A stream and the two events that time the device part of one call. */
+struct cu_timed {
+    cudaStream_t st;
+    cudaEvent_t e0, e1;
+};
+
+static int cu_timed_open(struct cu_timed *t, int dev)
+{
+    int rc = 0;
+    memset(t, 0, sizeof *t);
+    ZK_CUDA_CHECK(cudaSetDevice(dev));
+    ZK_CUDA_CHECK(cudaStreamCreateWithFlags(&t->st, cudaStreamNonBlocking));
+    ZK_CUDA_CHECK(cudaEventCreate(&t->e0));
+    ZK_CUDA_CHECK(cudaEventCreate(&t->e1));
+out:
+    return rc;
+}
+
+/* After e1 was recorded: wait, and keep e0 -> e1 for zk_cuda_last_kernel_seconds. */
+static int cu_timed_finish(struct cu_timed *t)
+{
+    int rc = 0;
+    float ms = 0;
+    ZK_CUDA_CHECK(cudaStreamSynchronize(t->st));
+    ZK_CUDA_CHECK(cudaEventElapsedTime(&ms, t->e0, t->e1));
+    zk_cuda_set_kernel_seconds(ms * 1e-3);
+out:
+    return rc;
+}
+
+/* Waits for what is queued (the frees) and destroys everything. */
+static void cu_timed_close(struct cu_timed *t)
+{
+    if (t->st) {
+        cudaStreamSynchronize(t->st);
+        cudaStreamDestroy(t->st);
+    }
+    if (t->e0)
+        cudaEventDestroy(t->e0);
+    if (t->e1)
+        cudaEventDestroy(t->e1);
+    memset(t, 0, sizeof *t);
+}
+
 template <class C>
 static int cu_ntt_host(int dev, zk_scalar *data, unsigned log_n, int inverse,
                        const zk_scalar *shift, int odd_coset)
@@ -512,9 +556,7 @@ static int cu_ntt_host(int dev, zk_scalar *data, unsigned log_n, int inverse,
     int rc = 0;
     size_t n;
     Fr *d = NULL;
-    cudaStream_t st = NULL;
-    cudaEvent_t e0 = NULL, e1 = NULL;
-    float ms = 0;
+    struct cu_timed t;
     enum cu_ntt_mode mode = odd_coset ? CU_NTT_ODD_COSET : inverse ? CU_NTT_INVERSE
                                                                    : CU_NTT_FORWARD;
     unsigned maxlog = C::curve == ZK_CURVE_BN254 ? BN254_FR_TWO_ADICITY : BLS381_FR_TWO_ADICITY;
@@ -523,33 +565,20 @@ static int cu_ntt_host(int dev, zk_scalar *data, unsigned log_n, int inverse,
     if (log_n > 31 || log_n + (odd_coset ? 1u : 0u) > maxlog)
         return ZK_EDOMAIN;
     n = (size_t)1 << log_n;
-    ZK_CUDA_CHECK(cudaSetDevice(dev));
-    ZK_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    ZK_CUDA_CHECK(cudaEventCreate(&e0));
-    ZK_CUDA_CHECK(cudaEventCreate(&e1));
-    ZK_CUDA_CHECK(cudaMallocAsync((void **)&d, n * sizeof(Fr), st));
-    ZK_CUDA_CHECK(cudaMemcpyAsync(d, data, n * sizeof(Fr), cudaMemcpyHostToDevice, st));
-    ZK_CUDA_CHECK(cudaEventRecord(e0, st));
-    if ((rc = cu_ntt<C>(d, log_n, mode, (const Fr *)shift, st)))
+    if ((rc = cu_timed_open(&t, dev)))
         goto out;
-    ZK_CUDA_CHECK(cudaEventRecord(e1, st));
-    ZK_CUDA_CHECK(cudaMemcpyAsync(data, d, n * sizeof(Fr), cudaMemcpyDeviceToHost, st));
-    ZK_CUDA_CHECK(cudaStreamSynchronize(st));
-    ZK_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    zk_cuda_set_kernel_seconds(ms * 1e-3);
+    ZK_CUDA_CHECK(cudaMallocAsync((void **)&d, n * sizeof(Fr), t.st));
+    ZK_CUDA_CHECK(cudaMemcpyAsync(d, data, n * sizeof(Fr), cudaMemcpyHostToDevice, t.st));
+    ZK_CUDA_CHECK(cudaEventRecord(t.e0, t.st));
+    if ((rc = cu_ntt<C>(d, log_n, mode, (const Fr *)shift, t.st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaEventRecord(t.e1, t.st));
+    ZK_CUDA_CHECK(cudaMemcpyAsync(data, d, n * sizeof(Fr), cudaMemcpyDeviceToHost, t.st));
+    rc = cu_timed_finish(&t);
 out:
-    if (st)
-        cudaStreamSynchronize(st);
     if (d)
-        cudaFreeAsync(d, st);
-    if (st) {
-        cudaStreamSynchronize(st);
-        cudaStreamDestroy(st);
-    }
-    if (e0)
-        cudaEventDestroy(e0);
-    if (e1)
-        cudaEventDestroy(e1);
+        cudaFreeAsync(d, t.st);
+    cu_timed_close(&t);
     return rc;
 }
 
@@ -563,43 +592,31 @@ static int cu_msm_host(int dev, uint64_t *ret_jac, const void *points, const zk_
     G1A *dp = NULL;
     uint64_t *ds = NULL;
     G1 r;
-    cudaStream_t st = NULL;
-    cudaEvent_t e0 = NULL, e1 = NULL;
-    float ms = 0;
+    struct cu_timed t;
     if (!ret_jac || (n && (!points || !scalars)))
         return ZK_EBADPARAMS;
-    ZK_CUDA_CHECK(cudaSetDevice(dev));
-    ZK_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    ZK_CUDA_CHECK(cudaEventCreate(&e0));
-    ZK_CUDA_CHECK(cudaEventCreate(&e1));
-    if (n) {
-        ZK_CUDA_CHECK(cudaMallocAsync((void **)&dp, n * sizeof(G1A), st));
-        ZK_CUDA_CHECK(cudaMallocAsync((void **)&ds, n * sizeof(zk_scalar), st));
-        ZK_CUDA_CHECK(cudaMemcpyAsync(dp, points, n * sizeof(G1A), cudaMemcpyHostToDevice, st));
-        ZK_CUDA_CHECK(cudaMemcpyAsync(ds, scalars, n * sizeof(zk_scalar), cudaMemcpyHostToDevice,
-                                      st));
-    }
-    ZK_CUDA_CHECK(cudaEventRecord(e0, st));
-    if ((rc = cu_msm_g1<C>(&r, dp, ds, n, st)))
+    if ((rc = cu_timed_open(&t, dev)))
         goto out;
-    ZK_CUDA_CHECK(cudaEventRecord(e1, st));
-    ZK_CUDA_CHECK(cudaStreamSynchronize(st));
-    ZK_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    zk_cuda_set_kernel_seconds(ms * 1e-3);
+    if (n) {
+        ZK_CUDA_CHECK(cudaMallocAsync((void **)&dp, n * sizeof(G1A), t.st));
+        ZK_CUDA_CHECK(cudaMallocAsync((void **)&ds, n * sizeof(zk_scalar), t.st));
+        ZK_CUDA_CHECK(cudaMemcpyAsync(dp, points, n * sizeof(G1A), cudaMemcpyHostToDevice, t.st));
+        ZK_CUDA_CHECK(cudaMemcpyAsync(ds, scalars, n * sizeof(zk_scalar), cudaMemcpyHostToDevice,
+                                      t.st));
+    }
+    ZK_CUDA_CHECK(cudaEventRecord(t.e0, t.st));
+    if ((rc = cu_msm_g1<C>(&r, dp, ds, n, t.st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaEventRecord(t.e1, t.st));
+    if ((rc = cu_timed_finish(&t)))
+        goto out;
     memcpy(ret_jac, &r, sizeof r);
 out:
     if (dp)
-        cudaFreeAsync(dp, st);
+        cudaFreeAsync(dp, t.st);
     if (ds)
-        cudaFreeAsync(ds, st);
-    if (st) {
-        cudaStreamSynchronize(st);
-        cudaStreamDestroy(st);
-    }
-    if (e0)
-        cudaEventDestroy(e0);
-    if (e1)
-        cudaEventDestroy(e1);
+        cudaFreeAsync(ds, t.st);
+    cu_timed_close(&t);
     return rc;
 }
 

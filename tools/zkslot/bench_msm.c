@@ -163,12 +163,8 @@ int cmd_bench_msm(int argc, char **argv)
         case 'G': glv = 0; break;
         case 'j': json = 1; break;
         case 'B':
-            if (!strcmp(optarg, "cuda"))
-                cuda = 1;
-            else if (strcmp(optarg, "cpu")) {
-                usage();
+            if (bench_backend("msm", optarg, &cuda))
                 return 2;
-            }
             break;
         case 'D': dev = atoi(optarg); break;
         default: usage(); return 2;
@@ -184,11 +180,7 @@ int cmd_bench_msm(int argc, char **argv)
         fprintf(stderr, "bench msm: the CUDA backend has G1 MSMs only (B2 stays on the CPU)\n");
         return 2;
     }
-    if (cuda && !zk_cuda_available()) {
-        fprintf(stderr, "bench msm: --backend cuda: no usable GPU (%s)\n",
-                zk_cuda_device_count() ? zk_cuda_last_error() : "no device, driver or CUDA build");
-        return 2;
-    }
+
     const struct bgroup *g = &bgroups[curve + g2];
     size_t n = (size_t)1 << L;
     size_t ss = g->ssize(n, T, &mo, glv);

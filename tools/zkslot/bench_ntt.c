@@ -177,12 +177,8 @@ int cmd_bench_ntt(int argc, char **argv)
         case 'b': baseline = 0; break;
         case 'j': json = 1; break;
         case 'B':
-            if (!strcmp(optarg, "cuda"))
-                cuda = 1;
-            else if (strcmp(optarg, "cpu")) {
-                usage();
+            if (bench_backend("ntt", optarg, &cuda))
                 return 2;
-            }
             break;
         case 'D': dev = atoi(optarg); break;
         default: usage(); return 2;
@@ -194,14 +190,8 @@ int cmd_bench_ntt(int argc, char **argv)
         fprintf(stderr, "bench ntt: --log-n must be below %u\n", c->s);
         return 2;
     }
-    if (cuda) {
-        if (!zk_cuda_available()) {
-            fprintf(stderr, "bench ntt: --backend cuda: no usable GPU (%s)\n",
-                    "no device, driver or CUDA build");
-            return 2;
-        }
+    if (cuda)
         baseline = 0;                  /* the radix-2 baseline is a CPU one */
-    }
     size_t n = (size_t)1 << L;
     src = malloc(n * sizeof *src);
     x = malloc(n * sizeof *x);

@@ -51,13 +51,8 @@ int cmd_bench_prove(int argc, char **argv)
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
         } else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
-            i++;
-            if (!strcmp(argv[i], "cuda"))
-                cuda = 1;
-            else if (strcmp(argv[i], "cpu")) {
-                fprintf(stderr, "zkslot bench prove: --backend cpu|cuda\n");
+            if (bench_backend("prove", argv[++i], &cuda))
                 return 2;
-            }
         } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
             if (g16_cli_parse_uint("bench prove", "--device", argv[++i], &dev))
                 return 2;
