@@ -9,7 +9,10 @@ pl_init signals || exit 77
 
 pl_pool 2 || exit 1
 pl_circuit bls12381 4000 6 || { pl_bad circuit; exit 1; }
-pl_start_synthd --workers 1
+# Each fill held 250 ms (synthd's test hook): the 12 partitions take >= 3 s
+# whatever the prover's speed, so the stop below always lands mid-job (the
+# faster prover had finished the whole job before the stop in one CI run).
+ZKSLOT_TEST_FILL_DELAY_MS=250 pl_start_synthd --workers 1
 pl_start_gpud --threads 1
 j=$("$ZKSLOT" submit --key "$PL_KEYNAME" "${PL_WTNS[@]}" "${PL_WTNS[@]}")   # 12 partitions
 count() { "$ZKSLOT" status "$j" --json | python3 -c 'import json,sys; s=json.load(sys.stdin); p=s.get("partitions") or s["job"]["partitions"]; print(sum(x["state"]==sys.argv[1] for x in p))' "$1"; }
