@@ -26,14 +26,17 @@ n1=$(done_count)
 [ "$(count proving)" = 0 ] || pl_bad "a clean stop left partitions proving"
 [ "$n1" -lt 12 ] || pl_bad "the job finished before the stop: the test stopped nothing in flight"
 echo "stopped cleanly with $n1 of 12 done"
-# a double SIGTERM: work handed back, exit at once
-pl_start_synthd --workers 1
+# a double SIGTERM: work handed back, exit at once (fills held again, so
+# that work is still in flight)
+ZKSLOT_TEST_FILL_DELAY_MS=600 pl_start_synthd --workers 1
 pl_start_gpud --threads 1
 for _ in $(seq 300); do [ "$(done_count)" -gt "$n1" ] && break; sleep 0.1; done
 kill -TERM "$PL_GPUD"; sleep 0.05; kill -TERM "$PL_GPUD"; wait "$PL_GPUD"; rc=$?
 [ "$rc" = 0 ] || pl_bad "gpud exit $rc after two SIGTERMs"
 [ "$(count proving)" = 0 ] || pl_bad "a double SIGTERM left partitions proving"
-echo "double SIGTERM: $(done_count) of 12 done, the rest handed back"
+n2=$(done_count)
+[ "$n2" -lt 12 ] || pl_bad "the job finished before the double SIGTERM: nothing was in flight"
+echo "double SIGTERM: $n2 of 12 done, the rest handed back"
 pl_start_gpud --threads 1
 pl_wait "$j" 300 && n=$(pl_check_job "$j") && echo "ok: $n proofs accepted after clean restarts"
 pl_stop "$PL_GPUD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "gpud exit $rc"
