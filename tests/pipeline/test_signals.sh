@@ -9,10 +9,12 @@ pl_init signals || exit 77
 
 pl_pool 2 || exit 1
 pl_circuit bls12381 4000 6 || { pl_bad circuit; exit 1; }
-# Each fill held 250 ms (synthd's test hook): the 12 partitions take >= 3 s
-# whatever the prover's speed, so the stop below always lands mid-job (the
-# faster prover had finished the whole job before the stop in one CI run).
-ZKSLOT_TEST_FILL_DELAY_MS=250 pl_start_synthd --workers 1
+# Each fill held 1.5 s (synthd's test hook): the 12 partitions take >= 18 s
+# whatever the prover's speed and the machine's load, so both stops below
+# land mid-job (the faster prover had finished the whole job before the
+# stop in CI, and a 250 ms hold was not enough under CI's load).
+hold=1500
+ZKSLOT_TEST_FILL_DELAY_MS=$hold pl_start_synthd --workers 1
 pl_start_gpud --threads 1
 j=$("$ZKSLOT" submit --key "$PL_KEYNAME" "${PL_WTNS[@]}" "${PL_WTNS[@]}")   # 12 partitions
 count() { "$ZKSLOT" status "$j" --json | python3 -c 'import json,sys; s=json.load(sys.stdin); p=s.get("partitions") or s["job"]["partitions"]; print(sum(x["state"]==sys.argv[1] for x in p))' "$1"; }
@@ -28,7 +30,7 @@ n1=$(done_count)
 echo "stopped cleanly with $n1 of 12 done"
 # a double SIGTERM: work handed back, exit at once (fills held again, so
 # that work is still in flight)
-ZKSLOT_TEST_FILL_DELAY_MS=600 pl_start_synthd --workers 1
+ZKSLOT_TEST_FILL_DELAY_MS=$hold pl_start_synthd --workers 1
 pl_start_gpud --threads 1
 for _ in $(seq 300); do [ "$(done_count)" -gt "$n1" ] && break; sleep 0.1; done
 kill -TERM "$PL_GPUD"; sleep 0.05; kill -TERM "$PL_GPUD"; wait "$PL_GPUD"; rc=$?
@@ -37,6 +39,9 @@ kill -TERM "$PL_GPUD"; sleep 0.05; kill -TERM "$PL_GPUD"; wait "$PL_GPUD"; rc=$?
 n2=$(done_count)
 [ "$n2" -lt 12 ] || pl_bad "the job finished before the double SIGTERM: nothing was in flight"
 echo "double SIGTERM: $n2 of 12 done, the rest handed back"
+# the rest at full speed: a synthd without the hold
+pl_stop "$PL_SYNTHD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "synthd exit $rc after SIGTERM"
+pl_start_synthd --workers 1
 pl_start_gpud --threads 1
 pl_wait "$j" 300 && n=$(pl_check_job "$j") && echo "ok: $n proofs accepted after clean restarts"
 pl_stop "$PL_GPUD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "gpud exit $rc"
