@@ -30,9 +30,9 @@ typedef uint64_t limb_t;
 typedef unsigned __int128 dlimb_t;
 
 /*
- * ZK_FF_ASM is 1 when mul_mont_n / sqr_mont_n (and add_mod_n / sub_mod_n) use
- * the MULX/ADCX/ADOX inline
- * assembly of mont_x86_64.h for 4 and 6 limbs: x86-64 with ADX and BMI2
+ * ZK_FF_ASM is 1 when mul_mont_n / sqr_mont_n (MULX/ADCX/ADOX) and add_mod_n /
+ * sub_mod_n use the inline assembly of mont_x86_64.h for 4 and 6 limbs:
+ * x86-64 with ADX and BMI2
  * enabled at compile time (-march=native on the build machine), an optimizing
  * build, not CUDA, and ZK_NO_ASM not defined (define it to force the portable
  * C below, e.g. to test it).  The asm addresses p as a memory operand (pass a

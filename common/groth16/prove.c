@@ -16,7 +16,6 @@
 #include "g16_internal.h"
 #include "zk/error.h"
 #include "zk/msm.h"
-#include "zk/parallel.h"
 #include "zk/util.h"
 #include "zk/ntt.h"
 #include "zk/pairing.h"
@@ -50,15 +49,6 @@ double zk_g16_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* ---- memory helpers ------------------------------------------------------- */
-
-static void g16_wipe(void *p, size_t n)
-{
-    volatile unsigned char *v = p;
-    while (n--)
-        *v++ = 0;
 }
 
 /* ---- key loading ---------------------------------------------------------- */
@@ -294,11 +284,29 @@ struct zk_groth16_pending *zk_groth16_pending_free(struct zk_groth16_pending *p)
     if (!p)
         return NULL;
     if (p->w) {
-        g16_wipe(p->w, (size_t)p->k->hdr.n_vars * sizeof(zk_scalar));
+        zk_memzero(p->w, (size_t)p->k->hdr.n_vars * sizeof(zk_scalar));
         zk_big_free(p->w);
     }
     free(p);
     return NULL;
+}
+
+/* A pending proof for k with its own copy of w (n_vars scalars), results
+ * and timings zero; NULL when out of memory. */
+static struct zk_groth16_pending *g16_pending_alloc(const struct zk_groth16_key *k,
+                                                    const zk_scalar *w)
+{
+    struct zk_groth16_pending *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->k = k;
+    p->w = zk_big_alloc((size_t)k->hdr.n_vars * sizeof(zk_scalar));
+    if (!p->w) {
+        free(p);
+        return NULL;
+    }
+    memcpy(p->w, w, (size_t)k->hdr.n_vars * sizeof(zk_scalar));
+    return p;
 }
 
 const void *zk_groth16_key_points(const struct zk_groth16_key *k, enum zk_zkey_section id,
@@ -339,15 +347,8 @@ int zk_groth16_pending_new(const struct zk_groth16_key *k, const zk_scalar *w,
         return ZK_EBADPARAMS;
     if (!(k->what & ZK_G16_LOAD_POINTS))
         return ZK_ESTATE;
-    if (!(p = calloc(1, sizeof *p)))
+    if (!(p = g16_pending_alloc(k, w)))
         return -ENOMEM;
-    p->k = k;
-    p->w = zk_big_alloc((size_t)k->hdr.n_vars * sizeof(zk_scalar));
-    if (!p->w) {
-        free(p);
-        return -ENOMEM;
-    }
-    memcpy(p->w, w, (size_t)k->hdr.n_vars * sizeof(zk_scalar));
     memcpy(p->msm_a, msm_a, words * sizeof(uint64_t));
     memcpy(p->msm_b1, msm_b1, words * sizeof(uint64_t));
     memcpy(p->msm_c, msm_c, words * sizeof(uint64_t));
@@ -399,19 +400,10 @@ static int g16_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scal
             return -ENOMEM;
         scratch = mem;
     }
-    p = calloc(1, sizeof *p);
-    if (!p) {
+    if (!(p = g16_pending_alloc(k, w))) {
         zk_big_free(mem);
         return -ENOMEM;
     }
-    p->k = k;
-    p->w = zk_big_alloc((size_t)h->n_vars * sizeof(zk_scalar));
-    if (!p->w) {
-        free(p);
-        zk_big_free(mem);
-        return -ENOMEM;
-    }
-    memcpy(p->w, w, (size_t)h->n_vars * sizeof(zk_scalar));
 
     t0 = zk_g16_now();
     if ((rc = ops->odd_coset(a, h->log2_domain, nthreads)) ||
@@ -516,7 +508,7 @@ static int random_scalar(const struct g16_ops *ops, zk_scalar *ret)
         x.l[3] &= top_mask;
         if (ops->fr_is_canonical(&x)) {
             *ret = x;
-            g16_wipe(&x, sizeof x);
+            zk_memzero(&x, sizeof x);
             return 0;
         }
     }
@@ -534,8 +526,8 @@ static int g16_finalize(struct zk_groth16_pending *p, unsigned nthreads, void *s
     if ((rc = random_scalar(p->k->ops, &r)) || (rc = random_scalar(p->k->ops, &s)))
         return rc;
     rc = g16_finalize_rs(p, &r, &s, nthreads, scratch, proof);
-    g16_wipe(&r, sizeof r);
-    g16_wipe(&s, sizeof s);
+    zk_memzero(&r, sizeof r);
+    zk_memzero(&s, sizeof s);
     return rc;
 }
 
