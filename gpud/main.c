@@ -287,20 +287,15 @@ static void part_failed(zk_ledger *l, const struct zk_ledger_part *p, const char
         zkd_log(ZKD_ERR, "partition %lld failed for good; its job fails", (long long)p->id);
 }
 
-/* The backend no longer reads the slot (it copied it to the GPU): with the
- * after-start policy the slot goes back to the pool now, not when
- * prove_start returns.  Runs on the starter thread, inside prove_start. */
-struct early_release {
-    struct item *it;
-    int release;
-};
-
+/* The backend no longer reads the slot of item ctx (it copied it to the
+ * GPU): with the after-start policy the slot goes back to the pool now, not
+ * when prove_start returns.  Runs on the starter thread, inside prove_start. */
 static void slot_copied(void *ctx)
 {
-    struct early_release *er = ctx;
-    if (er->release && er->it->slot_held) {
-        zk_pool_release(pool, &er->it->slot);
-        er->it->slot_held = 0;
+    struct item *it = ctx;
+    if (cfg.gpud_release == ZK_RELEASE_AFTER_START && it->slot_held) {
+        zk_pool_release(pool, &it->slot);
+        it->slot_held = 0;
     }
 }
 
@@ -395,12 +390,11 @@ static void *starter_main(void *arg)
         it->synth_s = (double)sh.synth_ns * 1e-9;
         double t0 = zkd_now();
         d.msg[0] = 0;
-        struct early_release er = { it, cfg.gpud_release == ZK_RELEASE_AFTER_START };
         if (test_fail_after >= 0 && n_starts++ == test_fail_after)
             r = zk_diag_set(&d, "test hook", ZK_EGPU, "simulated device failure "
                             "(ZKSLOT_TEST_DEVICE_FAIL_AFTER)");
         else
-            r = backend->prove_start(backend, it->key->k, &s, nthreads, slot_copied, &er,
+            r = backend->prove_start(backend, it->key->k, &s, nthreads, slot_copied, it,
                                      &it->pending, &d);
         if (r) {
             if (GPUD_DEVICE_ERROR(r)) {
