@@ -47,9 +47,8 @@ static int cuda_prover(const struct zk_groth16_key *k, struct zk_cuda_prover **r
     cuda_keys = v;
     struct zk_cuda_prover *p = NULL;
     if ((rc = zk_cuda_prover_new(cuda_dev, k, &p))) {
-        zk_diag_set(diag, "cuda backend", rc, "uploading the key's points to GPU %d: %s%s%s",
-                    cuda_dev, zk_strerror(rc), rc == ZK_EGPU ? ": " : "",
-                    rc == ZK_EGPU ? zk_cuda_last_error() : "");
+        zk_diag_set(diag, "cuda backend", rc, "uploading the key's points to GPU %d: %s",
+                    cuda_dev, zk_cuda_strerror(rc));
         goto out;
     }
     cuda_keys[cuda_nkeys++] = (struct cuda_key){ k, p };
@@ -84,9 +83,8 @@ static int cuda_prove_start(const struct gpud_backend *b, const struct zk_groth1
                              (const zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_C]),
                              done_with_slot, ctx, ret);
     if (rc)
-        return zk_diag_set(diag, "cuda backend", rc, "prove_start on GPU %d failed: %s%s%s",
-                           cuda_dev, zk_strerror(rc), rc == ZK_EGPU ? ": " : "",
-                           rc == ZK_EGPU ? zk_cuda_last_error() : "");
+        return zk_diag_set(diag, "cuda backend", rc, "prove_start on GPU %d failed: %s",
+                           cuda_dev, zk_cuda_strerror(rc));
     return 0;
 }
 
@@ -96,9 +94,8 @@ static int cuda_attach_pool(const struct gpud_backend *b, void *mem, size_t len,
     (void)b;
     int rc = zk_cuda_register(mem, len);
     if (rc)
-        return zk_diag_set(diag, "cuda backend", rc, "page-locking the pool (%zu bytes): %s%s%s",
-                           len, zk_strerror(rc), rc == ZK_EGPU ? ": " : "",
-                           rc == ZK_EGPU ? zk_cuda_last_error() : "");
+        return zk_diag_set(diag, "cuda backend", rc, "page-locking the pool (%zu bytes): %s",
+                           len, zk_cuda_strerror(rc));
     return 0;
 }
 

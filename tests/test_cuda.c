@@ -166,10 +166,9 @@ static void check_prove(const char *curve_dir)
     rc = zk_groth16_prove_start(k, w, abc, abc + n, abc + 2 * n, 0, &pc);
     ZT_REQUIRE(rc == 0, , "cpu prove_start %d", rc);
     rc = zk_cuda_prover_new(0, k, &cp);
-    ZT_REQUIRE(rc == 0, , "zk_cuda_prover_new: %s (%s)", zk_strerror(rc), zk_cuda_last_error());
+    ZT_REQUIRE(rc == 0, , "zk_cuda_prover_new: %s", zk_cuda_strerror(rc));
     rc = zk_cuda_prove_start(cp, w, abc2, abc2 + n, abc2 + 2 * n, NULL, NULL, &pg);
-    ZT_CHECK(rc == 0, "%s: gpu prove_start: %s (%s)", curve_dir, zk_strerror(rc),
-             zk_cuda_last_error());
+    ZT_CHECK(rc == 0, "%s: gpu prove_start: %s", curve_dir, zk_cuda_strerror(rc));
     if (rc == 0) {
         ZT_CHECK(zk_groth16_prove_finalize_rs(pc, &r, &s, 0, &prc) == 0, "cpu finalize");
         ZT_CHECK(zk_groth16_prove_finalize_rs(pg, &r, &s, 0, &prg) == 0, "gpu finalize");

@@ -27,6 +27,15 @@ extern "C" const char *zk_cuda_last_error(void)
     return cu_err;
 }
 
+extern "C" const char *zk_cuda_strerror(int rc)
+{
+    static __thread char buf[384];
+    if (rc != ZK_EGPU)
+        return zk_strerror(rc);
+    snprintf(buf, sizeof buf, "%s: %s", zk_strerror(rc), cu_err);
+    return buf;
+}
+
 extern "C" double zk_cuda_last_kernel_seconds(void)
 {
     return cu_kernel_s;

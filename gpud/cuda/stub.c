@@ -23,6 +23,8 @@ const char *zk_cuda_last_error(void)
            "or ZK_ENABLE_CUDA=OFF)";
 }
 
+const char *zk_cuda_strerror(int rc) { return zk_strerror(rc); }
+
 double zk_cuda_last_kernel_seconds(void) { return 0; }
 
 int zk_cuda_ntt(int dev, enum zk_curve curve, zk_scalar *data, unsigned log_n, int inverse,

@@ -46,6 +46,11 @@ int zk_cuda_device_describe(int dev, char *buf, size_t len);
 /* The last CUDA failure of the calling thread, "" if none. */
 const char *zk_cuda_last_error(void);
 
+/* zk_strerror(rc), followed for ZK_EGPU by ": " and the calling thread's
+ * last CUDA failure: the one text to show for an error of this API.  The
+ * string lives until the thread's next call. */
+const char *zk_cuda_strerror(int rc);
+
 /* Device time in seconds of the last operation of the calling thread
  * (kernels only, between CUDA events; copies to and from the host are not
  * included), for `zkslot bench --backend cuda`. */

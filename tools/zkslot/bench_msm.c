@@ -215,15 +215,13 @@ int cmd_bench_msm(int argc, char **argv)
                                (const zk_scalar *)k, n);
             cpu[i] = bench_clock_s(CLOCK_MONOTONIC) - t0;
             t[i] = zk_cuda_last_kernel_seconds();
-            if (r == ZK_EGPU)
-                fprintf(stderr, "bench msm: %s\n", zk_cuda_last_error());
         } else {
             r = g->msm(pts, k, n, T, scr, &mo, glv);
             t[i] = bench_clock_s(CLOCK_MONOTONIC) - t0;
             cpu[i] = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
         }
         if (r) {
-            fprintf(stderr, "bench msm: %s\n", zk_strerror(r));
+            fprintf(stderr, "bench msm: %s\n", zk_cuda_strerror(r));
             goto out;
         }
     }

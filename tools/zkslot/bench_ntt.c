@@ -229,16 +229,13 @@ int cmd_bench_ntt(int argc, char **argv)
                 r = run_op_cuda(c, op, x, L, dev, &g);
                 tc[k] = bench_clock_s(CLOCK_MONOTONIC) - t0;
                 t[k] = zk_cuda_last_kernel_seconds();
-                if (r == ZK_EGPU)
-                    fprintf(stderr, "bench ntt: %s\n", zk_cuda_last_error());
             } else {
                 r = run_op(c, op, x, L, T, &g);
                 t[k] = bench_clock_s(CLOCK_MONOTONIC) - t0;
                 tc[k] = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
             }
-            (void)c0;
             if (r) {
-                fprintf(stderr, "bench ntt: %s: %s\n", op_names[op], zk_strerror(r));
+                fprintf(stderr, "bench ntt: %s: %s\n", op_names[op], zk_cuda_strerror(r));
                 goto out;
             }
         }

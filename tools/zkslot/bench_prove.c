@@ -85,8 +85,7 @@ int cmd_bench_prove(int argc, char **argv)
     const struct zk_zkey_header *h = zk_groth16_key_header(k);
     if (cuda) {
         if ((rc = zk_cuda_prover_new((int)dev, k, &cp))) {
-            fprintf(stderr, "zkslot bench prove: --backend cuda: %s%s%s\n", zk_strerror(rc),
-                    rc == ZK_EGPU ? ": " : "", rc == ZK_EGPU ? zk_cuda_last_error() : "");
+            fprintf(stderr, "zkslot bench prove: --backend cuda: %s\n", zk_cuda_strerror(rc));
             goto out;
         }
         if (!(abc = malloc(3 * (size_t)h->domain_size * sizeof *abc)))
@@ -109,13 +108,11 @@ int cmd_bench_prove(int argc, char **argv)
             zk_groth16_pending_free(pe);
             p.t.synth = synth;
             p.t.total += synth;
-            if (rc == ZK_EGPU)
-                fprintf(stderr, "zkslot bench prove: %s\n", zk_cuda_last_error());
         } else {
             rc = zk_groth16_prove(k, w, nthreads, &p);
         }
         if (rc) {
-            fprintf(stderr, "zkslot bench prove: %s: %s\n", pos[0], zk_strerror(rc));
+            fprintf(stderr, "zkslot bench prove: %s: %s\n", pos[0], zk_cuda_strerror(rc));
             goto out;
         }
         if (zk_groth16_verify(&vk, w + 1, h->n_public, &p, &valid) || !valid) {
