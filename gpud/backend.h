@@ -42,6 +42,11 @@ struct gpud_backend {
      * uploads them to the device).  0 or an error with diag set. */
     int (*key_loaded)(const struct gpud_backend *b, const struct zk_groth16_key *k,
                       struct zk_diag *diag);
+    /* Optional: called once at exit, after the last prove_start, before the
+     * pool is unmapped and the keys freed: frees what the backend holds
+     * (device memory) and undoes attach_pool (mem NULL if it was not
+     * called).  Cannot fail (errors of a dead device are ignored). */
+    void (*detach)(const struct gpud_backend *b, void *mem, size_t len);
 };
 
 /*

@@ -33,6 +33,7 @@ static const struct gpud_backend cpu_backend = {
     cpu_prove_start,
     NULL,
     NULL,
+    NULL,
 };
 
 const struct gpud_backend *gpud_backend_get(const char *name, int device, struct zk_diag *diag)

@@ -99,12 +99,27 @@ static int cuda_attach_pool(const struct gpud_backend *b, void *mem, size_t len,
     return 0;
 }
 
+static void cuda_detach(const struct gpud_backend *b, void *mem, size_t len)
+{
+    (void)b;
+    pthread_mutex_lock(&cuda_lock);
+    for (size_t i = 0; i < cuda_nkeys; i++)
+        zk_cuda_prover_free(cuda_keys[i].p);
+    free(cuda_keys);
+    cuda_keys = NULL;
+    cuda_nkeys = 0;
+    pthread_mutex_unlock(&cuda_lock);
+    if (mem)
+        zk_cuda_unregister(mem, len);
+}
+
 static const struct gpud_backend cuda_backend = {
     "cuda",
     ZK_G16_LOAD_POINTS,
     cuda_prove_start,
     cuda_attach_pool,
     cuda_key_loaded,
+    cuda_detach,
 };
 
 const struct gpud_backend *gpud_backend_cuda(int device, struct zk_diag *diag)

@@ -55,10 +55,6 @@ static unsigned nthreads;
 static zk_cancel_flag stop_flag;
 static atomic_int abort_flag;
 static atomic_int device_failed;        /* the backend's device failed: exit 1 */
-/* Test hook: ZKSLOT_TEST_DEVICE_FAIL_AFTER=N makes the prove_start after N
- * successful ones fail as a dead GPU would (ZK_EGPU), so that a test can
- * check the hand-back-and-exit path without a GPU.  -1: off. */
-static long test_fail_after = -1, n_starts;
 static atomic_ullong n_proved, n_duplicates, n_errors, n_dropped;
 static atomic_ullong hb_starter_ms, hb_finisher_ms;
 static atomic_int busy_starter, busy_finisher;
@@ -390,12 +386,8 @@ static void *starter_main(void *arg)
         it->synth_s = (double)sh.synth_ns * 1e-9;
         double t0 = zkd_now();
         d.msg[0] = 0;
-        if (test_fail_after >= 0 && n_starts++ == test_fail_after)
-            r = zk_diag_set(&d, "test hook", ZK_EGPU, "simulated device failure "
-                            "(ZKSLOT_TEST_DEVICE_FAIL_AFTER)");
-        else
-            r = backend->prove_start(backend, it->key->k, &s, nthreads, slot_copied, it,
-                                     &it->pending, &d);
+        r = backend->prove_start(backend, it->key->k, &s, nthreads, slot_copied, it,
+                                 &it->pending, &d);
         if (r) {
             if (GPUD_DEVICE_ERROR(r)) {
                 /* the device, not the partition: hand it back, stop, exit
@@ -606,6 +598,8 @@ int main(int argc, char **argv)
     zk_ledger *l = NULL;
     pthread_t t_start, t_finish;
     int started = 0;
+    void *attached_mem = NULL;         /* the pool as attach_pool saw it */
+    size_t attached_len = 0;
     int check = 0, r, sfd, rc = 1;
 
     zkd_log_init("gpud");
@@ -619,11 +613,6 @@ int main(int argc, char **argv)
     }
     if (strcmp(backend->name, cfg.gpud_backend))
         zkd_log(ZKD_WARN, "%s", d.msg);   /* cuda asked, none usable: cpu */
-    if (getenv("ZKSLOT_TEST_DEVICE_FAIL_AFTER")) {
-        test_fail_after = atol(getenv("ZKSLOT_TEST_DEVICE_FAIL_AFTER"));
-        zkd_log(ZKD_WARN, "test hook: prove_start number %ld fails as a dead device would",
-                test_fail_after + 1);
-    }
     if (check) {
         zkd_print_config(&cfg, stdout);
         return 0;
@@ -649,6 +638,8 @@ int main(int argc, char **argv)
             zkd_log(ZKD_ERR, "%s", r == ZK_ESTATE ? "pool not attached" : d.msg);
             goto out;
         }
+        attached_mem = mem;
+        attached_len = len;
         zkd_log(ZKD_INFO, "pool page-locked for the GPU (%zu MiB in %.2f s)", len >> 20,
                 zkd_now() - t0);
     }
@@ -766,6 +757,8 @@ out:
         pthread_join(t_start, NULL);
         pthread_join(t_finish, NULL);
     }
+    if (backend->detach)
+        backend->detach(backend, attached_mem, attached_len);
     zkd_base_close(&base);
     for (size_t i = 0; i < keys.n; i++) {
         zk_groth16_vk_done(&keys.v[i].vk);

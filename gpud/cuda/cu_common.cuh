@@ -36,6 +36,18 @@ void zk_cuda_set_kernel_seconds(double s);
 
 #define ZK_CUDA_LAUNCHED() ZK_CUDA_CHECK(cudaGetLastError())
 
+/*
+ * Kernel launches and dynamic shared memory go through these two macros, so
+ * that tests/cuemu (a CPU stand-in for the runtime) can run the kernels of
+ * this directory on machines without a GPU; its cuda_runtime.h defines them
+ * first.
+ */
+#ifndef ZK_CU_LAUNCH
+# define ZK_CU_LAUNCH(k, grid, block, smem, st, ...)                            \
+    k<<<(grid), (block), (smem), (st)>>>(__VA_ARGS__)
+# define ZK_CU_DYN_SMEM(type, name) extern __shared__ type name[]
+#endif
+
 /* Threads per block of the element-wise kernels. */
 #define ZK_CU_THREADS 256
 

@@ -15,6 +15,10 @@ void zk_cuda_set_error(const char *expr, const char *file, int line, cudaError_t
 {
     snprintf(cu_err, sizeof cu_err, "%s: %s:%d: %s (%s)", expr, file, line,
              cudaGetErrorString(e), cudaGetErrorName(e));
+    /* a failed call also leaves its error as the thread's "last error";
+     * taken now, so that the next launch check of a later operation does
+     * not report this one again (a sticky error stays regardless) */
+    cudaGetLastError();
 }
 
 void zk_cuda_set_kernel_seconds(double s)

@@ -159,7 +159,7 @@ __global__ void k_dit_shared(typename C::Fr *x, const typename C::Fr *tw, unsign
                              unsigned nst)
 {
     typedef typename C::Fr Fr;
-    extern __shared__ uint64_t cu_smem[];
+    ZK_CU_DYN_SMEM(uint64_t, cu_smem);
     Fr *sh = (Fr *)cu_smem;
     size_t base = (size_t)blockIdx.x << nst;
     unsigned t = threadIdx.x;
@@ -197,18 +197,19 @@ static int cu_ntt_core(typename C::Fr *d, typename C::Fr *tmp, unsigned log_n,
     if ((rc = cu_pow_make<C>(&pt, w, nbf, st)))
         goto out;
     ZK_CUDA_CHECK(cudaMallocAsync((void **)&tw, nbf * sizeof(Fr), st));
-    k_pow_fill<C><<<zk_cu_blocks(nbf, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(tw, pt.lo, pt.hi,
-                                                                               nbf);
+    ZK_CU_LAUNCH(k_pow_fill<C>, zk_cu_blocks(nbf, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, tw, pt.lo,
+                 pt.hi, nbf);
     ZK_CUDA_LAUNCHED();
-    k_bitrev<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, tmp, log_n, n);
+    ZK_CU_LAUNCH(k_bitrev<C>, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, d, tmp, log_n,
+                 n);
     ZK_CUDA_LAUNCHED();
     ZK_CUDA_CHECK(cudaMemcpyAsync(d, tmp, n * sizeof(Fr), cudaMemcpyDeviceToDevice, st));
-    k_dit_shared<C><<<(unsigned)(n >> nst), 1u << (nst - 1), sizeof(Fr) << nst, st>>>(d, tw, log_n,
-                                                                                     nst);
+    ZK_CU_LAUNCH(k_dit_shared<C>, (unsigned)(n >> nst), 1u << (nst - 1),
+                 sizeof(Fr) << nst, st, d, tw, log_n, nst);
     ZK_CUDA_LAUNCHED();
     for (unsigned s = nst; s < log_n; s++) {
-        k_dit_stage<C><<<zk_cu_blocks(nbf, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, tw, log_n, s,
-                                                                                    nbf);
+        ZK_CU_LAUNCH(k_dit_stage<C>, zk_cu_blocks(nbf, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, d, tw,
+                     log_n, s, nbf);
         ZK_CUDA_LAUNCHED();
     }
 out:
@@ -239,8 +240,8 @@ int cu_ntt(typename C::Fr *d, unsigned log_n, enum cu_ntt_mode mode, const typen
         if (shift) {
             if ((rc = cu_pow_make<C>(&pt, shift, n, st)))
                 goto out;
-            k_scale_pow<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, pt.lo,
-                                                                                     pt.hi, n);
+            ZK_CU_LAUNCH(k_scale_pow<C>, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, d,
+                         pt.lo, pt.hi, n);
             ZK_CUDA_LAUNCHED();
         }
         rc = cu_ntt_core<C>(d, tmp, log_n, &w, st);
@@ -248,15 +249,15 @@ int cu_ntt(typename C::Fr *d, unsigned log_n, enum cu_ntt_mode mode, const typen
     }
     if ((rc = cu_ntt_core<C>(d, tmp, log_n, &winv, st)))
         goto out;
-    k_scale<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, ninv, n);
+    ZK_CU_LAUNCH(k_scale<C>, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, d, ninv, n);
     ZK_CUDA_LAUNCHED();
     if (mode == CU_NTT_INVERSE) {
         if (shift) {
             C::fr_inv(&sinv, shift);
             if ((rc = cu_pow_make<C>(&pt, &sinv, n, st)))
                 goto out;
-            k_scale_pow<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, pt.lo,
-                                                                                     pt.hi, n);
+            ZK_CU_LAUNCH(k_scale_pow<C>, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, d,
+                         pt.lo, pt.hi, n);
             ZK_CUDA_LAUNCHED();
         }
         goto out;
@@ -265,7 +266,8 @@ int cu_ntt(typename C::Fr *d, unsigned log_n, enum cu_ntt_mode mode, const typen
     C::fr_root(&g, log_n + 1);
     if ((rc = cu_pow_make<C>(&pt, &g, n, st)))
         goto out;
-    k_scale_pow<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(d, pt.lo, pt.hi, n);
+    ZK_CU_LAUNCH(k_scale_pow<C>, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, d, pt.lo,
+                 pt.hi, n);
     ZK_CUDA_LAUNCHED();
     rc = cu_ntt_core<C>(d, tmp, log_n, &w, st);
 out:
@@ -295,7 +297,7 @@ int cu_h_step(typename C::Fr *a, const typename C::Fr *b, const typename C::Fr *
               cudaStream_t st)
 {
     int rc = 0;
-    k_h_step<C><<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(a, b, c, n);
+    ZK_CU_LAUNCH(k_h_step<C>, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, a, b, c, n);
     ZK_CUDA_LAUNCHED();
 out:
     return rc;
@@ -434,8 +436,8 @@ int cu_msm_g1(typename C::G1 *ret, const typename C::G1A *points, const uint64_t
     ZK_CUDA_CHECK(cudaMallocAsync(&tmp, tmp_bytes, st));
     for (unsigned w = 0; w < nwin; w++) {
         size_t bytes;
-        k_msm_digits<<<zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(scalars, n, w * c,
-                                                                                c, keys, vals);
+        ZK_CU_LAUNCH(k_msm_digits, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, scalars, n,
+                     w * c, c, keys, vals);
         ZK_CUDA_LAUNCHED();
         bytes = tmp_bytes;
         ZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, skeys, vals, svals,
@@ -448,13 +450,14 @@ int cu_msm_g1(typename C::G1 *ret, const typename C::G1A *points, const uint64_t
                                                          (int)n, st));
         bytes = tmp_bytes;
         ZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, counts, offs, (int)nbk + 1, st));
-        k_msm_bucket_init<C><<<zk_cu_blocks(nbk, ZK_CU_THREADS), ZK_CU_THREADS, 0, st>>>(bk, nbk);
+        ZK_CU_LAUNCH(k_msm_bucket_init<C>, zk_cu_blocks(nbk, ZK_CU_THREADS), ZK_CU_THREADS, 0, st,
+                     bk, nbk);
         ZK_CUDA_LAUNCHED();
-        k_msm_accumulate<C><<<zk_cu_blocks((size_t)nbk + 1, 128), 128, 0, st>>>(
-            points, svals, ukeys, counts, offs, nruns, nbk, bk);
+        ZK_CU_LAUNCH(k_msm_accumulate<C>, zk_cu_blocks((size_t)nbk + 1, 128), 128, 0, st, points,
+                     svals, ukeys, counts, offs, nruns, nbk, bk);
         ZK_CUDA_LAUNCHED();
-        k_msm_reduce<C><<<zk_cu_blocks(nseg, 64), 64, 0, st>>>(bk, seg, nseg,
-                                                               part + (size_t)w * nseg);
+        ZK_CU_LAUNCH(k_msm_reduce<C>, zk_cu_blocks(nseg, 64), 64, 0, st, bk, seg, nseg,
+                     part + (size_t)w * nseg);
         ZK_CUDA_LAUNCHED();
     }
     ZK_CUDA_CHECK(cudaMemcpyAsync(hpart, part, (size_t)nwin * nseg * sizeof(G1),

@@ -7,9 +7,18 @@
 #   Without one (or in a build without CUDA): gpud says why in one log line
 #   and proves on the CPU backend; a GPU that nvidia-smi lists but gpud
 #   cannot use is a failure.
+#   With ZK_CUDA_EMU=1 (test_cuda_backend_emu.sh): the gpud built against
+#   tests/cuemu, whose kernels run on the CPU: the CUDA backend's whole
+#   path, which must not fall back.
 set -u
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
-pl_init cuda_backend || exit 77
+if [ "${ZK_CUDA_EMU:-0}" = 1 ]; then
+    ZKSLOT_GPUD=${ZKSLOT_GPUD_EMU:?}
+    export CUEMU_STRICT=1                   # no device memory left at exit
+    pl_init cuda_backend_emu || exit 77
+else
+    pl_init cuda_backend || exit 77
+fi
 
 pl_pool 3 || exit 1
 pl_start_synthd --workers 2
@@ -23,7 +32,9 @@ for curve in bn128 bls12381; do
 done
 pl_stop "$PL_GPUD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "gpud exit $rc after SIGTERM"
 pl_stop "$PL_SYNTHD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "synthd exit $rc after SIGTERM"
-if grep -q 'backend cuda,' "$PL_W/gpud.log"; then
+if [ "${ZK_CUDA_EMU:-0}" = 1 ] && ! grep -q 'backend cuda,' "$PL_W/gpud.log"; then
+    pl_bad "the emulated device was not used"
+elif grep -q 'backend cuda,' "$PL_W/gpud.log"; then
     grep -q 'pool page-locked for the GPU' "$PL_W/gpud.log" || pl_bad "cuda: pool not page-locked"
     echo "ok: the proofs above were made on the GPU"
 else

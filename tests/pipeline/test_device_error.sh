@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# test_device_error.sh -- a GPU that fails mid-job (simulated with gpud's
-# test hook ZKSLOT_TEST_DEVICE_FAIL_AFTER, so it runs without a GPU): gpud
-# hands the partition in hand back, stops, and exits 1 (systemd would
-# restart it); the partition is queued again, not failed; a restarted gpud
-# finishes the job with exactly one proof per partition, every proof
-# accepted by snarkjs and `zkslot verify`, and the pool is clean.
+# test_device_error.sh -- a GPU lost mid-job: gpud --backend cuda built
+# against tests/cuemu (kernels on the CPU), whose runtime fails the H-step
+# launch of the third partition and every call after it, as a device that
+# fell off the bus would (CUEMU_FAIL_ON).  gpud hands the partition in hand
+# back, stops, and exits 1 (systemd would restart it); the partition is
+# queued again, not failed; a restarted gpud finishes the job with exactly
+# one proof per partition, every proof accepted by snarkjs and
+# `zkslot verify`, and the pool is clean.
 set -u
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 pl_init device_error || exit 77
@@ -12,19 +14,22 @@ pl_init device_error || exit 77
 pl_pool 3 || exit 1
 pl_circuit bn128 600 6 || { pl_bad circuit; exit 1; }
 pl_start_synthd --workers 2
-ZKSLOT_TEST_DEVICE_FAIL_AFTER=2 pl_start_gpud
+ZKSLOT_GPUD=${ZKSLOT_GPUD_EMU:?}
+CUEMU_FAIL_ON=k_h_step:3 pl_start_gpud --backend cuda
 j=$(pl_submit 6) || { pl_bad submit; exit 1; }
 # gpud must exit on its own, non-zero, within the time of a few proofs
 for _ in $(seq 1 600); do kill -0 "$PL_GPUD" 2>/dev/null || break; sleep 0.1; done
 if kill -0 "$PL_GPUD" 2>/dev/null; then
-    pl_bad "gpud still running 60 s after the simulated device failure"
+    pl_bad "gpud still running 60 s after the device failure"
     pl_stop "$PL_GPUD"
 else
     rc=0; wait "$PL_GPUD" || rc=$?
     [ "$rc" = 1 ] || pl_bad "gpud exit $rc after the device failure, expected 1"
 fi
-grep -q 'simulated device failure.*handing it back and exiting' "$PL_W/gpud.log" ||
-    pl_bad "gpud did not log the hand-back"
+grep -q 'injected device failure.*k_h_step' "$PL_W/gpud.log" ||
+    pl_bad "the emulated device did not fail"
+grep -q 'GPU error.*cudaErrorLaunchFailure.*handing it back and exiting' "$PL_W/gpud.log" ||
+    pl_bad "gpud did not log the CUDA failure and the hand-back"
 "$ZKSLOT" status "$j" --json >"$PL_W/status1.json"
 python3 - "$PL_W/status1.json" <<'PY' || pl_bad "after the failure: a partition failed or the job ended"
 import json, sys
@@ -35,7 +40,7 @@ assert job["state"] in ("queued", "running"), job["state"]
 assert not any(p["state"] == "failed" for p in parts), [p["state"] for p in parts]
 assert sum(p["state"] == "done" for p in parts) >= 2, [p["state"] for p in parts]
 PY
-pl_start_gpud                               # "systemd restarts it"
+pl_start_gpud --backend cuda                # "systemd restarts it"
 pl_wait "$j" 300 && {
     n=$(pl_check_job "$j")
     [ "$n" = 6 ] || pl_bad "$n proofs accepted, expected 6"

@@ -1,0 +1,845 @@
+/*
+ * cuemu.cc -- the CPU stand-in for the CUDA runtime (include/cuda_runtime.h
+ * says what it checks and what it cannot).  Kernel threads of a block run
+ * on the launching thread, one at a time (as fibers when the block shares
+ * memory); streams run their work when it is enqueued.  x86-64 only.
+ *
+ * Environment:
+ *   CUEMU_DEVICES=N      devices reported (default 1; 0: no device)
+ *   CUEMU_MEM_MB=N       device memory per device (default 16384)
+ *   CUEMU_FAIL_AFTER=N, CUEMU_FAIL_ON=NAME:K   failure injection (cuemu.h)
+ *   CUEMU_STRICT=1       device allocations left at exit fail the process
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "cuda_runtime.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+# define CUEMU_ASAN 1
+extern "C" {
+void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
+void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old,
+                                     size_t *size_old);
+}
+#else
+# define CUEMU_ASAN 0
+#endif
+
+thread_local uint3 threadIdx, blockIdx;
+thread_local dim3 blockDim, gridDim;
+
+/* ---- configuration, failure injection, errors ------------------------------ */
+
+static long env_long(const char *name, long dflt)
+{
+    const char *s = getenv(name);
+    return s && *s ? strtol(s, NULL, 10) : dflt;
+}
+
+struct cuemu_state {
+    std::mutex mu;
+    std::map<uintptr_t, size_t> dev;          /* device allocations */
+    std::set<uintptr_t> pinned;               /* cudaMallocHost */
+    std::map<uintptr_t, size_t> registered;   /* cudaHostRegister */
+    std::set<cudaStream_t> streams;
+    std::set<cudaEvent_t> events;
+    size_t live_bytes = 0;
+};
+
+static cuemu_state &S()
+{
+    static cuemu_state *s = new cuemu_state;  /* never destroyed: used at exit */
+    return *s;
+}
+
+static std::atomic<long> n_calls;
+static std::atomic<long> fail_at;             /* call number that fails; 0: none */
+static std::atomic<bool> fail_sticky{ true };
+static std::atomic<bool> cuemu_dead;          /* injected device loss (sticky) */
+static char fail_name[64];                    /* CUEMU_FAIL_ON */
+static long fail_hits, fail_k;
+static char injected[64];                     /* the call that was made to fail */
+static std::mutex fail_mu;
+static thread_local cudaError_t cuemu_last;
+static thread_local int cuemu_cur_dev;
+static int n_dev = 1;
+static size_t mem_bytes = (size_t)16384 << 20;
+
+static int ndev(void) { return n_dev; }
+static size_t mem_total(void) { return mem_bytes; }
+
+static cudaError_t fail(cudaError_t e)
+{
+    if (e != cudaSuccess)
+        cuemu_last = e;
+    return e;
+}
+
+/* the injected failure of call n: true if this call must fail */
+static bool inject(long n, const char *what, bool sticky)
+{
+    std::lock_guard<std::mutex> g(fail_mu);
+    snprintf(injected, sizeof injected, "%s", what);
+    if (sticky) {
+        cuemu_dead = true;
+        fprintf(stderr, "cuemu: injected device failure at runtime call %ld (%s)\n", n, what);
+    }
+    return true;
+}
+
+cudaError_t cuemu_enter(const char *what)
+{
+    long n = ++n_calls, at = fail_at;
+    bool now = false;
+    if (at > 0 && n == at)
+        now = inject(n, what, fail_sticky);
+    if (fail_k > 0 && strstr(what, fail_name)) {
+        std::lock_guard<std::mutex> g(fail_mu);
+        if (++fail_hits == fail_k) {
+            cuemu_dead = true;
+            fprintf(stderr, "cuemu: injected device failure at runtime call %ld (%s)\n", n,
+                    what);
+        }
+    }
+    if (now || cuemu_dead)
+        return fail(cudaErrorLaunchFailure);
+    if (n_dev <= 0)
+        return fail(cudaErrorNoDevice);
+    return cudaSuccess;
+}
+
+extern "C" long cuemu_calls(void)
+{
+    return n_calls;
+}
+
+extern "C" void cuemu_fail_after(long n, int sticky)
+{
+    std::lock_guard<std::mutex> g(fail_mu);
+    if (n > 0)
+        injected[0] = 0;
+    fail_sticky = sticky != 0;
+    fail_at = n > 0 ? n_calls + n : 0;
+    cuemu_dead = false;
+}
+
+extern "C" const char *cuemu_injected(void)
+{
+    return injected;
+}
+
+#define ENTER()                                                                \
+    do {                                                                       \
+        cudaError_t e_ = cuemu_enter(__func__);                                \
+        if (e_ != cudaSuccess)                                                 \
+            return e_;                                                         \
+    } while (0)
+
+__attribute__((format(printf, 2, 3)))
+static cudaError_t complain(cudaError_t e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "cuemu: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return fail(e);
+}
+
+cudaError_t cudaGetLastError(void)
+{
+    cudaError_t e = cuemu_dead ? cudaErrorLaunchFailure : cuemu_last;
+    cuemu_last = cudaSuccess;
+    return e;
+}
+
+cudaError_t cudaPeekAtLastError(void)
+{
+    return cuemu_dead ? cudaErrorLaunchFailure : cuemu_last;
+}
+
+const char *cudaGetErrorName(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorNoDevice: return "cudaErrorNoDevice";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorNotReady: return "cudaErrorNotReady";
+    case cudaErrorHostMemoryAlreadyRegistered: return "cudaErrorHostMemoryAlreadyRegistered";
+    case cudaErrorHostMemoryNotRegistered: return "cudaErrorHostMemoryNotRegistered";
+    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    }
+    return "cudaErrorUnknown";
+}
+
+const char *cudaGetErrorString(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorHostMemoryAlreadyRegistered:
+        return "part or all of the requested memory range is already mapped";
+    case cudaErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered memory region";
+    case cudaErrorLaunchFailure: return "unspecified launch failure (cuemu)";
+    }
+    return "unknown error";
+}
+
+/* ---- devices ------------------------------------------------------------------ */
+
+cudaError_t cudaGetDeviceCount(int *n)
+{
+    int d = ndev();
+    *n = d > 0 ? d : 0;
+    return d > 0 ? cudaSuccess : fail(cudaErrorNoDevice);
+}
+
+cudaError_t cudaSetDevice(int dev)
+{
+    ENTER();
+    if (dev < 0 || dev >= ndev())
+        return fail(cudaErrorInvalidDevice);
+    cuemu_cur_dev = dev;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *dev)
+{
+    ENTER();
+    *dev = cuemu_cur_dev;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int dev)
+{
+    ENTER();
+    if (dev < 0 || dev >= ndev())
+        return fail(cudaErrorInvalidDevice);
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "cuemu %d (kernels run on the CPU)", dev);
+    p->totalGlobalMem = mem_total();
+    p->major = 9;
+    p->minor = 0;
+    p->multiProcessorCount = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total_b)
+{
+    ENTER();
+    std::lock_guard<std::mutex> g(S().mu);
+    *total_b = mem_total();
+    *free_b = mem_total() - S().live_bytes;
+    return cudaSuccess;
+}
+
+/* ---- memory -------------------------------------------------------------------- */
+
+/* the allocation holding [p, p + n), or dev.end() */
+static std::map<uintptr_t, size_t>::iterator find_dev(const void *p, size_t n)
+{
+    auto &m = S().dev;
+    uintptr_t a = (uintptr_t)p;
+    auto it = m.upper_bound(a);
+    if (it == m.begin())
+        return m.end();
+    --it;
+    if (a < it->first || a + n > it->first + it->second || a + n < a)
+        return m.end();
+    return it;
+}
+
+static bool is_dev(const void *p)
+{
+    std::lock_guard<std::mutex> g(S().mu);
+    return p && find_dev(p, 1) != S().dev.end();
+}
+
+cudaError_t cuemu_check_device(const void *p, size_t bytes, const char *what)
+{
+    if (bytes == 0)
+        return cudaSuccess;
+    std::lock_guard<std::mutex> g(S().mu);
+    if (!p || find_dev(p, bytes) == S().dev.end())
+        return complain(cudaErrorInvalidValue,
+                        "%s: [%p, +%zu) is not inside one device allocation", what, p, bytes);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void **p, size_t bytes)
+{
+    ENTER();
+    *p = NULL;
+    if (bytes == 0)
+        return cudaSuccess;
+    std::lock_guard<std::mutex> g(S().mu);
+    if (S().live_bytes + bytes > mem_total())
+        return fail(cudaErrorMemoryAllocation);
+    void *m = malloc(bytes);
+    if (!m)
+        return fail(cudaErrorMemoryAllocation);
+    memset(m, 0xa5, bytes);                   /* device memory starts as garbage */
+    S().dev[(uintptr_t)m] = bytes;
+    S().live_bytes += bytes;
+    *p = m;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *p)
+{
+    ENTER();
+    if (!p)
+        return cudaSuccess;
+    std::lock_guard<std::mutex> g(S().mu);
+    auto it = S().dev.find((uintptr_t)p);
+    if (it == S().dev.end())
+        return complain(cudaErrorInvalidValue, "cudaFree: %p is not a device allocation", p);
+    S().live_bytes -= it->second;
+    S().dev.erase(it);
+    free(p);
+    return cudaSuccess;
+}
+
+static cudaError_t check_stream(cudaStream_t st)
+{
+    std::lock_guard<std::mutex> g(S().mu);
+    if (st && !S().streams.count(st))
+        return fail(cudaErrorInvalidResourceHandle);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t st)
+{
+    cudaError_t e = check_stream(st);
+    return e ? e : cudaMalloc(p, bytes);
+}
+
+cudaError_t cudaFreeAsync(void *p, cudaStream_t st)
+{
+    cudaError_t e = check_stream(st);
+    return e ? e : cudaFree(p);
+}
+
+cudaError_t cudaMallocHost(void **p, size_t bytes)
+{
+    ENTER();
+    *p = malloc(bytes ? bytes : 1);
+    if (!*p)
+        return fail(cudaErrorMemoryAllocation);
+    std::lock_guard<std::mutex> g(S().mu);
+    S().pinned.insert((uintptr_t)*p);
+    return cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void *p)
+{
+    ENTER();
+    if (!p)
+        return cudaSuccess;
+    std::lock_guard<std::mutex> g(S().mu);
+    if (!S().pinned.erase((uintptr_t)p))
+        return complain(cudaErrorInvalidValue, "cudaFreeHost: %p is not from cudaMallocHost", p);
+    free(p);
+    return cudaSuccess;
+}
+
+static cudaError_t copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    bool dd = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyHostToDevice;
+    bool sd = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDeviceToHost;
+    cudaError_t e;
+    if (bytes == 0)
+        return cudaSuccess;
+    if (kind == cudaMemcpyDefault || kind == cudaMemcpyHostToHost) {
+        dd = is_dev(dst);
+        sd = is_dev(src);
+    }
+    if (dd && (e = cuemu_check_device(dst, bytes, "cudaMemcpy destination")))
+        return e;
+    if (sd && (e = cuemu_check_device(src, bytes, "cudaMemcpy source")))
+        return e;
+    if (!dd && is_dev(dst))
+        return complain(cudaErrorInvalidValue, "cudaMemcpy: destination %p is device memory", dst);
+    if (!sd && is_dev(src))
+        return complain(cudaErrorInvalidValue, "cudaMemcpy: source %p is device memory", src);
+    memmove(dst, src, bytes);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    ENTER();
+    return copy(dst, src, bytes, kind);
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t st)
+{
+    ENTER();
+    cudaError_t e = check_stream(st);
+    return e ? e : copy(dst, src, bytes, kind);
+}
+
+cudaError_t cudaMemsetAsync(void *dst, int v, size_t bytes, cudaStream_t st)
+{
+    ENTER();
+    cudaError_t e = check_stream(st);
+    if (e || (e = cuemu_check_device(dst, bytes, "cudaMemsetAsync")))
+        return e;
+    memset(dst, v, bytes);
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned flags)
+{
+    (void)flags;
+    ENTER();
+    uintptr_t a = (uintptr_t)p;
+    if (!p || !bytes)
+        return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> g(S().mu);
+    for (auto &r : S().registered)
+        if (a < r.first + r.second && r.first < a + bytes)
+            return fail(cudaErrorHostMemoryAlreadyRegistered);
+    S().registered[a] = bytes;
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void *p)
+{
+    ENTER();
+    std::lock_guard<std::mutex> g(S().mu);
+    if (!S().registered.erase((uintptr_t)p))
+        return fail(cudaErrorHostMemoryNotRegistered);
+    return cudaSuccess;
+}
+
+extern "C" size_t cuemu_live_allocations(void)
+{
+    std::lock_guard<std::mutex> g(S().mu);
+    return S().dev.size();
+}
+
+/* ---- streams and events ----------------------------------------------------------- */
+
+struct CUstream_st {
+    unsigned flags;
+};
+struct CUevent_st {
+    unsigned flags;
+    bool recorded;
+    double t;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *st, unsigned flags)
+{
+    ENTER();
+    *st = new CUstream_st{ flags };
+    std::lock_guard<std::mutex> g(S().mu);
+    S().streams.insert(*st);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t st)
+{
+    ENTER();
+    std::lock_guard<std::mutex> g(S().mu);
+    if (!st || !S().streams.erase(st))
+        return fail(cudaErrorInvalidResourceHandle);
+    delete st;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t st)
+{
+    ENTER();
+    return check_stream(st);
+}
+
+static cudaError_t check_event(cudaEvent_t e)
+{
+    std::lock_guard<std::mutex> g(S().mu);
+    if (!e || !S().events.count(e))
+        return fail(cudaErrorInvalidResourceHandle);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t st, cudaEvent_t e, unsigned flags)
+{
+    ENTER();
+    cudaError_t r = check_stream(st);
+    if (r || (r = check_event(e)))
+        return r;
+    return flags ? fail(cudaErrorInvalidValue) : cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t st, cudaHostFn_t fn, void *arg)
+{
+    ENTER();
+    cudaError_t e = check_stream(st);
+    if (e)
+        return e;
+    fn(arg);                                  /* the stream's earlier work is done */
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
+{
+    ENTER();
+    *e = new CUevent_st{ flags, false, 0 };
+    std::lock_guard<std::mutex> g(S().mu);
+    S().events.insert(*e);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+    return cudaEventCreateWithFlags(e, 0);
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+    ENTER();
+    std::lock_guard<std::mutex> g(S().mu);
+    if (!e || !S().events.erase(e))
+        return fail(cudaErrorInvalidResourceHandle);
+    delete e;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t st)
+{
+    ENTER();
+    cudaError_t r = check_stream(st);
+    if (r || (r = check_event(e)))
+        return r;
+    e->recorded = true;
+    e->t = now_s();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    ENTER();
+    return check_event(e);
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+    ENTER();
+    return check_event(e);
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+    ENTER();
+    cudaError_t r = check_event(a);
+    if (r || (r = check_event(b)))
+        return r;
+    if ((a->flags | b->flags) & cudaEventDisableTiming)
+        return fail(cudaErrorInvalidResourceHandle);
+    if (!a->recorded || !b->recorded)
+        return fail(cudaErrorInvalidResourceHandle);
+    *ms = (float)((b->t - a->t) * 1e3);
+    return cudaSuccess;
+}
+
+/* ---- kernels ----------------------------------------------------------------------- */
+
+/*
+ * A launch without dynamic shared memory runs each thread as a plain call:
+ * a block can only share data through shared memory, which in these
+ * sources is always dynamic (ZK_CU_DYN_SMEM; `__shared__` alone does not
+ * compile here), so such a kernel has nothing to synchronize and calling
+ * __syncthreads in it is reported.  With shared memory the threads of a
+ * block are fibers switched by cuemu_switch (callee-saved registers and the
+ * stack pointer: the kernels are plain C++ without signals or TLS games),
+ * each running to its next barrier in turn.
+ */
+enum { F_RUN, F_BARRIER, F_DONE };
+
+struct cuemu_fiber {
+    void *sp;
+    int state;
+    void *fake_stack;
+};
+
+struct cuemu_block {
+    std::vector<cuemu_fiber> f;
+    std::vector<char *> stacks;
+    size_t stack_bytes = 0;
+    void *sched_sp = NULL;
+    const void *sched_bottom = NULL;
+    size_t sched_size = 0;
+    int cur = -1;
+    bool fibers = false;
+    const char *name = NULL;
+    const std::function<void()> *body = NULL;
+    alignas(64) unsigned char smem[48 << 10];
+};
+
+static thread_local cuemu_block *B;
+
+/* void cuemu_switch(void **save_sp, void *sp): saves the callee-saved
+ * registers on the current stack, stores its pointer in *save_sp and
+ * resumes the stack sp (saved the same way, or made by fiber_stack) */
+extern "C" void cuemu_switch(void **save_sp, void *sp);
+__asm__(".text\n"
+        ".globl cuemu_switch\n"
+        ".type cuemu_switch, @function\n"
+        "cuemu_switch:\n"
+        "    pushq %rbp\n"
+        "    pushq %rbx\n"
+        "    pushq %r12\n"
+        "    pushq %r13\n"
+        "    pushq %r14\n"
+        "    pushq %r15\n"
+        "    movq %rsp, (%rdi)\n"
+        "    movq %rsi, %rsp\n"
+        "    popq %r15\n"
+        "    popq %r14\n"
+        "    popq %r13\n"
+        "    popq %r12\n"
+        "    popq %rbx\n"
+        "    popq %rbp\n"
+        "    ret\n"
+        ".size cuemu_switch, .-cuemu_switch\n");
+
+static void fiber_main(void);
+
+/* a fresh stack whose first cuemu_switch "returns" into fiber_main, with
+ * the stack aligned as after a call */
+static void *fiber_stack(char *stack, size_t bytes)
+{
+    uintptr_t top = ((uintptr_t)stack + bytes) & ~(uintptr_t)15;
+    void **sp = (void **)top;
+    *--sp = NULL;                          /* fiber_main's return address: never used */
+    *--sp = (void *)fiber_main;
+    for (int i = 0; i < 6; i++)
+        *--sp = NULL;                      /* rbp rbx r12 r13 r14 r15 */
+    return sp;
+}
+
+void *cuemu_dyn_smem(void)
+{
+    if (!B || B->cur < 0) {
+        fprintf(stderr, "cuemu: dynamic shared memory used outside a kernel\n");
+        abort();
+    }
+    return B->smem;
+}
+
+/* from the running fiber back to the scheduler */
+static void to_sched(bool final)
+{
+    cuemu_fiber *f = &B->f[(size_t)B->cur];
+#if CUEMU_ASAN
+    __sanitizer_start_switch_fiber(final ? NULL : &f->fake_stack, B->sched_bottom, B->sched_size);
+#else
+    (void)final;
+#endif
+    cuemu_switch(&f->sp, B->sched_sp);
+#if CUEMU_ASAN
+    __sanitizer_finish_switch_fiber(f->fake_stack, NULL, NULL);
+#endif
+}
+
+static void fiber_main(void)
+{
+#if CUEMU_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &B->sched_bottom, &B->sched_size);
+#endif
+    (*B->body)();
+    B->f[(size_t)B->cur].state = F_DONE;
+    to_sched(true);
+    abort();                               /* never resumed */
+}
+
+void __syncthreads(void)
+{
+    if (!B || B->cur < 0) {
+        fprintf(stderr, "cuemu: __syncthreads outside a kernel\n");
+        abort();
+    }
+    if (!B->fibers) {
+        fprintf(stderr, "cuemu: kernel %s calls __syncthreads but was launched without "
+                        "shared memory\n", B->name);
+        abort();
+    }
+    B->f[(size_t)B->cur].state = F_BARRIER;
+    to_sched(false);
+}
+
+static void set_thread(unsigned t)
+{
+    threadIdx.x = t % blockDim.x;
+    threadIdx.y = (t / blockDim.x) % blockDim.y;
+    threadIdx.z = t / (blockDim.x * blockDim.y);
+    B->cur = (int)t;
+}
+
+static void run_block_plain(unsigned nthr)
+{
+    for (unsigned t = 0; t < nthr; t++) {
+        set_thread(t);
+        (*B->body)();
+    }
+    B->cur = -1;
+}
+
+static void run_block_fibers(unsigned nthr)
+{
+    for (unsigned t = 0; t < nthr; t++) {
+        B->f[t].state = F_RUN;
+        B->f[t].fake_stack = NULL;
+        B->f[t].sp = fiber_stack(B->stacks[t], B->stack_bytes);
+    }
+    for (;;) {
+        unsigned done = 0, waiting = 0;
+        for (unsigned t = 0; t < nthr; t++) {
+            if (B->f[t].state != F_RUN)
+                continue;
+            set_thread(t);
+            void *fake = NULL;
+#if CUEMU_ASAN
+            __sanitizer_start_switch_fiber(&fake, B->stacks[t], B->stack_bytes);
+#endif
+            cuemu_switch(&B->sched_sp, B->f[t].sp);
+#if CUEMU_ASAN
+            __sanitizer_finish_switch_fiber(fake, NULL, NULL);
+#endif
+            (void)fake;
+            B->cur = -1;
+        }
+        for (unsigned t = 0; t < nthr; t++) {
+            done += B->f[t].state == F_DONE;
+            waiting += B->f[t].state == F_BARRIER;
+        }
+        if (done == nthr)
+            return;
+        if (done) {
+            fprintf(stderr,
+                    "cuemu: kernel %s, block (%u,%u,%u): %u threads wait at __syncthreads "
+                    "that %u threads of the block never reach\n",
+                    B->name, blockIdx.x, blockIdx.y, blockIdx.z, waiting, done);
+            abort();
+        }
+        for (unsigned t = 0; t < nthr; t++)
+            B->f[t].state = F_RUN;
+    }
+}
+
+void cuemu_launch(dim3 grid, dim3 block, size_t smem, cudaStream_t st, const char *name,
+                  const std::function<void()> &body)
+{
+    if (cuemu_enter(name) != cudaSuccess || check_stream(st) != cudaSuccess)
+        return;
+    unsigned long long nthr = (unsigned long long)block.x * block.y * block.z;
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 0x7fffffffu || grid.y > 65535 ||
+        grid.z > 65535 || nthr == 0 || nthr > 1024 || block.z > 64 || smem > (48u << 10)) {
+        fprintf(stderr, "cuemu: launch of %s: invalid configuration: grid (%u,%u,%u), "
+                        "block (%u,%u,%u), %zu bytes of shared memory\n",
+                name, grid.x, grid.y, grid.z, block.x, block.y, block.z, smem);
+        fail(cudaErrorInvalidConfiguration);
+        return;
+    }
+    if (B && B->cur >= 0) {
+        fprintf(stderr, "cuemu: launch of %s from inside a kernel\n", name);
+        abort();
+    }
+    if (!B)
+        B = new cuemu_block;                  /* per host thread, kept */
+    B->fibers = smem > 0;
+    if (B->fibers) {
+        if (!B->stack_bytes)
+            B->stack_bytes = (size_t)env_long("CUEMU_STACK_KB", CUEMU_ASAN ? 1024 : 128) << 10;
+        while (B->stacks.size() < nthr) {
+            void *s = mmap(NULL, B->stack_bytes, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+            if (s == MAP_FAILED) {
+                perror("cuemu: fiber stack");
+                abort();
+            }
+            B->stacks.push_back((char *)s);
+        }
+        if (B->f.size() < nthr)
+            B->f.resize(nthr);
+    }
+    B->body = &body;
+    B->name = name;
+    gridDim = grid;
+    blockDim = block;
+    for (unsigned z = 0; z < grid.z; z++)
+        for (unsigned y = 0; y < grid.y; y++)
+            for (unsigned x = 0; x < grid.x; x++) {
+                blockIdx.x = x;
+                blockIdx.y = y;
+                blockIdx.z = z;
+                if (B->fibers) {
+                    memset(B->smem, 0xa5, smem);  /* shared memory starts as garbage */
+                    run_block_fibers((unsigned)nthr);
+                } else {
+                    run_block_plain((unsigned)nthr);
+                }
+            }
+    B->body = NULL;
+}
+
+/* ---- exit --------------------------------------------------------------------------- */
+
+static void cuemu_at_exit(void)
+{
+    size_t n, bytes;
+    {
+        std::lock_guard<std::mutex> g(S().mu);
+        n = S().dev.size();
+        bytes = S().live_bytes;
+    }
+    if (n && env_long("CUEMU_STRICT", 0)) {
+        fprintf(stderr, "cuemu: %zu device allocations (%zu bytes) never freed\n", n, bytes);
+        _exit(3);
+    }
+}
+
+__attribute__((constructor)) static void cuemu_init(void)
+{
+    const char *on = getenv("CUEMU_FAIL_ON"), *colon;
+    n_dev = (int)env_long("CUEMU_DEVICES", 1);
+    mem_bytes = (size_t)env_long("CUEMU_MEM_MB", 16384) << 20;
+    fail_at = env_long("CUEMU_FAIL_AFTER", 0);
+    if (on && (colon = strrchr(on, ':')) && (size_t)(colon - on) < sizeof fail_name) {
+        memcpy(fail_name, on, (size_t)(colon - on));
+        fail_k = strtol(colon + 1, NULL, 10);
+    }
+    atexit(cuemu_at_exit);
+}

@@ -1,0 +1,144 @@
+/*
+ * cuemu_cub.h -- host stand-ins for the three CUB device algorithms that
+ * gpud/cuda/cu_ops.cu uses, with CUB's calling convention (a first call
+ * with d_temp == NULL asks for the temporary storage size) and CUB's
+ * documented results: a stable LSD radix sort on bits [begin, end) of the
+ * keys, run-length encoding, exclusive prefix sum.  Every device range is
+ * checked against the emulator's allocations, and the temporary storage
+ * must be device memory at least as large as what was asked for.
+ */
+#ifndef ZK_CUEMU_CUB_H
+#define ZK_CUEMU_CUB_H
+
+#include <string.h>
+
+#include <vector>
+
+#include "cuda_runtime.h"
+
+namespace cub {
+
+/* bytes of temporary storage the stand-ins ask for: enough to notice a
+ * caller that passes less than it was told */
+static inline size_t cuemu_temp_bytes(size_t n) { return 256 + 8 * n; }
+
+static inline cudaError_t cuemu_temp(void *d_temp, size_t &bytes, size_t n, bool *query)
+{
+    cudaError_t e = cuemu_enter("cub");
+    *query = d_temp == NULL;
+    if (e != cudaSuccess)
+        return e;
+    if (*query) {
+        bytes = cuemu_temp_bytes(n);
+        return cudaSuccess;
+    }
+    if (bytes < cuemu_temp_bytes(n))
+        return cudaErrorInvalidValue;
+    return cuemu_check_device(d_temp, bytes, "cub temporary storage");
+}
+
+struct DeviceRadixSort {
+    template <class K, class V, class N>
+    static cudaError_t SortPairs(void *d_temp, size_t &bytes, const K *kin, K *kout, const V *vin,
+                                 V *vout, N num, int begin_bit = 0, int end_bit = sizeof(K) * 8,
+                                 cudaStream_t st = 0)
+    {
+        (void)st;
+        bool q;
+        size_t n = (size_t)num;
+        cudaError_t e = cuemu_temp(d_temp, bytes, n, &q);
+        if (e != cudaSuccess || q)
+            return e;
+        if (begin_bit < 0 || end_bit > (int)sizeof(K) * 8 || begin_bit > end_bit)
+            return cudaErrorInvalidValue;
+        if ((e = cuemu_check_device(kin, n * sizeof(K), "SortPairs keys in")) ||
+            (e = cuemu_check_device(kout, n * sizeof(K), "SortPairs keys out")) ||
+            (e = cuemu_check_device(vin, n * sizeof(V), "SortPairs values in")) ||
+            (e = cuemu_check_device(vout, n * sizeof(V), "SortPairs values out")))
+            return e;
+        std::vector<K> k(kin, kin + n), k2(n);
+        std::vector<V> v(vin, vin + n), v2(n);
+        for (int b = begin_bit; b < end_bit; b += 8) {          /* stable LSD */
+            int w = end_bit - b < 8 ? end_bit - b : 8;
+            size_t cnt[257] = { 0 };
+            K mask = (K)((1u << w) - 1);
+            for (size_t i = 0; i < n; i++)
+                cnt[((k[i] >> b) & mask) + 1]++;
+            for (int d = 0; d < 256; d++)
+                cnt[d + 1] += cnt[d];
+            for (size_t i = 0; i < n; i++) {
+                size_t at = cnt[(k[i] >> b) & mask]++;
+                k2[at] = k[i];
+                v2[at] = v[i];
+            }
+            k.swap(k2);
+            v.swap(v2);
+        }
+        if (n) {
+            memcpy(kout, k.data(), n * sizeof(K));
+            memcpy(vout, v.data(), n * sizeof(V));
+        }
+        return cudaSuccess;
+    }
+};
+
+struct DeviceRunLengthEncode {
+    template <class In, class U, class C, class R, class N>
+    static cudaError_t Encode(void *d_temp, size_t &bytes, const In *in, U *unique, C *counts,
+                              R *nruns, N num, cudaStream_t st = 0)
+    {
+        (void)st;
+        bool q;
+        size_t n = (size_t)num, r = 0;
+        cudaError_t e = cuemu_temp(d_temp, bytes, n, &q);
+        if (e != cudaSuccess || q)
+            return e;
+        if ((e = cuemu_check_device(in, n * sizeof(In), "Encode in")) ||
+            (e = cuemu_check_device(nruns, sizeof(R), "Encode num_runs")))
+            return e;
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || in[i] != in[i - 1])
+                r++;
+        if ((e = cuemu_check_device(unique, r * sizeof(U), "Encode unique out")) ||
+            (e = cuemu_check_device(counts, r * sizeof(C), "Encode counts out")))
+            return e;
+        r = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i == 0 || in[i] != in[i - 1]) {
+                unique[r] = (U)in[i];
+                counts[r++] = 0;
+            }
+            counts[r - 1]++;
+        }
+        *nruns = (R)r;
+        return cudaSuccess;
+    }
+};
+
+struct DeviceScan {
+    template <class In, class Out, class N>
+    static cudaError_t ExclusiveSum(void *d_temp, size_t &bytes, const In *in, Out *out, N num,
+                                    cudaStream_t st = 0)
+    {
+        (void)st;
+        bool q;
+        size_t n = (size_t)num;
+        cudaError_t e = cuemu_temp(d_temp, bytes, n, &q);
+        if (e != cudaSuccess || q)
+            return e;
+        if ((e = cuemu_check_device(in, n * sizeof(In), "ExclusiveSum in")) ||
+            (e = cuemu_check_device(out, n * sizeof(Out), "ExclusiveSum out")))
+            return e;
+        Out acc = 0;
+        for (size_t i = 0; i < n; i++) {
+            Out x = (Out)in[i];                  /* in == out allowed */
+            out[i] = acc;
+            acc += x;
+        }
+        return cudaSuccess;
+    }
+};
+
+} // namespace cub
+
+#endif /* ZK_CUEMU_CUB_H */

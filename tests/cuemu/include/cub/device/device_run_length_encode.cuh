@@ -1,0 +1,2 @@
+/* cuemu: see cub/cuemu_cub.h */
+#include "../cuemu_cub.h"
