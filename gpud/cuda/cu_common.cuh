@@ -37,6 +37,18 @@ void zk_cuda_set_kernel_seconds(double s);
 #define ZK_CUDA_LAUNCHED() ZK_CUDA_CHECK(cudaGetLastError())
 
 /*
+ * Cleanup calls (frees, destroys, the wait before them on an error path):
+ * a failure is not reported (the operation's result stands, or its first
+ * error does), and is taken off the thread's "last error" so that the next
+ * operation's first launch check does not report it.
+ */
+#define ZK_CUDA_IGNORE(expr)                                                   \
+    do {                                                                       \
+        if ((expr) != cudaSuccess)                                             \
+            cudaGetLastError();                                                \
+    } while (0)
+
+/*
  * Kernel launches and dynamic shared memory go through these two macros, so
  * that tests/cuemu (a CPU stand-in for the runtime) can run the kernels of
  * this directory on machines without a GPU; its cuda_runtime.h defines them

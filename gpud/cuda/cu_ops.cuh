@@ -17,13 +17,47 @@ enum cu_ntt_mode {
     CU_NTT_ODD_COSET,      /* inverse, x_k *= g^k (g = w_(log_n+1)), forward */
 };
 
+/* x^k for k < m as lo[k & 1023] * hi[k >> 10] (device memory; built on the
+ * host, two small tables instead of m powers). */
+template <class C>
+struct cu_pow_tab {
+    typename C::Fr *lo, *hi;
+};
+
 /*
- * In-place transform of d[0 .. 2^log_n) (device memory, Montgomery form).
- * shift: coset shift (host pointer) for FORWARD (x_k *= shift^k first) and
- * INVERSE (x_k *= shift^-k last); NULL for none.  log_n <= 31.
+ * What the transforms of one size need, built once (per prover: the key's
+ * domain): the twiddles w^k and w^-k (k < n/2) and, for the prover's odd
+ * coset, n^-1 g^k (g = w_(log_n+1)) as a power table.  Transforms with a
+ * plan only launch kernels: no allocation, no host work, no waiting.
  */
 template <class C>
-int cu_ntt(typename C::Fr *d, unsigned log_n, enum cu_ntt_mode mode,
+struct cu_ntt_plan {
+    unsigned log_n;
+    typename C::Fr *tw[2];        /* [0] w^k, [1] w^-k, k < n/2 (device) */
+    cu_pow_tab<C> coset;          /* n^-1 g^k, k < n */
+    typename C::Fr ninv;          /* host */
+};
+
+/* 0, ZK_EDOMAIN (log_n > 31), ZK_EGPU, -ENOMEM; nothing to free on error.
+ * Waits for st (the host power tables are copied from pageable memory). */
+template <class C>
+int cu_ntt_plan_make(cu_ntt_plan<C> *pl, unsigned log_n, cudaStream_t st);
+template <class C>
+void cu_ntt_plan_free(cu_ntt_plan<C> *pl, cudaStream_t st);
+
+/* The prover's step 2 in place on d (2^log_n elements of the plan's size):
+ * inverse NTT, x_k *= g^k, forward NTT (bn254_fr_ntt_to_odd_coset). */
+template <class C>
+int cu_ntt_odd_coset(const cu_ntt_plan<C> *pl, typename C::Fr *d, cudaStream_t st);
+
+/*
+ * In-place transform of d[0 .. 2^log_n) (device memory, Montgomery form;
+ * log_n the plan's).  shift: coset shift (host pointer) for FORWARD (x_k *=
+ * shift^k first) and INVERSE (x_k *= shift^-k last); NULL for none (a
+ * shift costs a power table built on the host, and a wait).
+ */
+template <class C>
+int cu_ntt(const cu_ntt_plan<C> *plan, typename C::Fr *d, enum cu_ntt_mode mode,
            const typename C::Fr *shift, cudaStream_t st);
 
 /* a[i] = from_mont(a[i] * b[i] - c[i]) for i < n (device memory). */

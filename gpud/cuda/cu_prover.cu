@@ -23,6 +23,11 @@ struct zk_cuda_prover {
     void *pt[4];                     /* A, B1, C, H on the device */
     uint64_t npt[4];
     zk_scalar *dw, *da, *db, *dc;    /* partition buffers, reused */
+    union {                          /* the domain's NTT plan, of p->curve */
+        cu_ntt_plan<cu_bn254> bn254;
+        cu_ntt_plan<cu_bls381> bls381;
+    } plan;
+    int have_plan;
     cudaStream_t st;
     cudaEvent_t copied;
 };
@@ -41,19 +46,24 @@ extern "C" struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p)
 {
     if (!p)
         return NULL;
-    cudaSetDevice(p->dev);
+    ZK_CUDA_IGNORE(cudaSetDevice(p->dev));
+    if (p->have_plan) {
+        if (p->curve == ZK_CURVE_BN254)
+            cu_ntt_plan_free<cu_bn254>(&p->plan.bn254, p->st);
+        else
+            cu_ntt_plan_free<cu_bls381>(&p->plan.bls381, p->st);
+    }
     if (p->st)
-        cudaStreamSynchronize(p->st);
+        ZK_CUDA_IGNORE(cudaStreamSynchronize(p->st));
     for (int i = 0; i < 4; i++)
         if (p->pt[i])
-            cudaFree(p->pt[i]);
+            ZK_CUDA_IGNORE(cudaFree(p->pt[i]));
     if (p->dw)
-        cudaFree(p->dw);
+        ZK_CUDA_IGNORE(cudaFree(p->dw));
     if (p->copied)
-        cudaEventDestroy(p->copied);
+        ZK_CUDA_IGNORE(cudaEventDestroy(p->copied));
     if (p->st)
-        cudaStreamDestroy(p->st);
-    cudaGetLastError();
+        ZK_CUDA_IGNORE(cudaStreamDestroy(p->st));
     free(p);
     return NULL;
 }
@@ -90,6 +100,12 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
         ZK_CUDA_CHECK(cudaMemcpy(p->pt[i], hp, p->npt[i] * pb, cudaMemcpyHostToDevice));
     }
     ZK_CUDA_CHECK(cudaMalloc((void **)&p->dw, (n + 3 * dom) * sizeof(zk_scalar)));
+    rc = p->curve == ZK_CURVE_BN254
+             ? cu_ntt_plan_make<cu_bn254>(&p->plan.bn254, p->h.log2_domain, p->st)
+             : cu_ntt_plan_make<cu_bls381>(&p->plan.bls381, p->h.log2_domain, p->st);
+    if (rc)
+        goto out;
+    p->have_plan = 1;
     p->da = p->dw + n;
     p->db = p->da + dom;
     p->dc = p->db + dom;
@@ -101,9 +117,9 @@ out:
 }
 
 template <class C>
-static int cu_start(struct zk_cuda_prover *p, const zk_scalar *w, const zk_scalar *a,
-                    const zk_scalar *b, const zk_scalar *c, void (*copied)(void *), void *ctx,
-                    struct zk_groth16_pending **ret)
+static int cu_start(struct zk_cuda_prover *p, const cu_ntt_plan<C> *plan, const zk_scalar *w,
+                    const zk_scalar *a, const zk_scalar *b, const zk_scalar *c,
+                    void (*copied)(void *), void *ctx, struct zk_groth16_pending **ret)
 {
     typedef typename C::Fr Fr;
     typedef typename C::G1 G1;
@@ -111,7 +127,6 @@ static int cu_start(struct zk_cuda_prover *p, const zk_scalar *w, const zk_scala
     int rc = 0;
     const struct zk_zkey_header *h = &p->h;
     size_t n = h->n_vars, dom = h->domain_size;
-    unsigned lg = h->log2_domain;
     struct zk_groth16_timings t;
     G1 r[4];
     double t0, t1;
@@ -131,9 +146,9 @@ static int cu_start(struct zk_cuda_prover *p, const zk_scalar *w, const zk_scala
     if (copied)
         copied(ctx);                 /* the slot may go now */
     t0 = cu_now();
-    if ((rc = cu_ntt<C>((Fr *)p->da, lg, CU_NTT_ODD_COSET, NULL, p->st)) ||
-        (rc = cu_ntt<C>((Fr *)p->db, lg, CU_NTT_ODD_COSET, NULL, p->st)) ||
-        (rc = cu_ntt<C>((Fr *)p->dc, lg, CU_NTT_ODD_COSET, NULL, p->st)))
+    if ((rc = cu_ntt_odd_coset<C>(plan, (Fr *)p->da, p->st)) ||
+        (rc = cu_ntt_odd_coset<C>(plan, (Fr *)p->db, p->st)) ||
+        (rc = cu_ntt_odd_coset<C>(plan, (Fr *)p->dc, p->st)))
         goto out;
     ZK_CUDA_CHECK(cudaStreamSynchronize(p->st));
     t1 = cu_now();
@@ -164,7 +179,7 @@ static int cu_start(struct zk_cuda_prover *p, const zk_scalar *w, const zk_scala
                                 (const uint64_t *)&r[2], (const uint64_t *)&r[3], &t, ret);
 out:
     if (rc == ZK_EGPU)
-        cudaStreamSynchronize(p->st);
+        ZK_CUDA_IGNORE(cudaStreamSynchronize(p->st));
     memset(wcopy, 0, n * sizeof(zk_scalar));   /* witness: wipe (best effort) */
     free(wcopy);
     return rc;
@@ -178,8 +193,10 @@ extern "C" int zk_cuda_prove_start(struct zk_cuda_prover *p, const zk_scalar *w,
     if (!p || !w || !a || !b || !c || !ret)
         return ZK_EBADPARAMS;
     switch (p->curve) {
-    case ZK_CURVE_BN254: return cu_start<cu_bn254>(p, w, a, b, c, copied, ctx, ret);
-    case ZK_CURVE_BLS12_381: return cu_start<cu_bls381>(p, w, a, b, c, copied, ctx, ret);
+    case ZK_CURVE_BN254:
+        return cu_start<cu_bn254>(p, &p->plan.bn254, w, a, b, c, copied, ctx, ret);
+    case ZK_CURVE_BLS12_381:
+        return cu_start<cu_bls381>(p, &p->plan.bls381, w, a, b, c, copied, ctx, ret);
     }
     return ZK_ECURVE;
 }
