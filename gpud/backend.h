@@ -21,18 +21,25 @@ struct gpud_backend {
     /* what zk_groth16_key_load_opts must load for this backend */
     unsigned key_parts;
     /*
-     * H and the G1 MSMs of the partition in slot s (layout zk/slotfmt.h,
-     * already checked against k).  On return the slot's memory is no longer
-     * needed by this backend.  A backend that copies the slot elsewhere
-     * calls done_with_slot(ctx) (when not NULL) as soon as it no longer
-     * reads the slot, possibly long before it returns, so that gpud can let
-     * the slot go early; it is called at most once, from the calling
-     * thread.  0 or a negative code with diag set.
+     * Starts H and the G1 MSMs of the partition in slot s (layout
+     * zk/slotfmt.h, already checked against k); *job is what prove_wait
+     * turns into the pending proof.  The CPU backend computes it all before
+     * returning; the CUDA backend queues it on the GPU and returns.
+     * done_with_slot(ctx) is called exactly once after a successful
+     * prove_start, as soon as the backend no longer reads the slot: before
+     * prove_start returns or later, from any thread (the CUDA runtime's).
+     * On error it has already been called or never will be.  0 or a
+     * negative code with diag set.
      */
     int (*prove_start)(const struct gpud_backend *b, const struct zk_groth16_key *k,
                        const struct zk_slot *s, unsigned nthreads,
-                       void (*done_with_slot)(void *ctx), void *ctx,
-                       struct zk_groth16_pending **ret, struct zk_diag *diag);
+                       void (*done_with_slot)(void *ctx), void *ctx, void **job,
+                       struct zk_diag *diag);
+    /* Waits for a started job and gives its pending proof; job is consumed
+     * whatever the result.  0, or a negative code with diag set (device
+     * errors as GPUD_DEVICE_ERROR). */
+    int (*prove_wait)(const struct gpud_backend *b, void *job, struct zk_groth16_pending **ret,
+                      struct zk_diag *diag);
     /* Optional (NULL: nothing to do): called once at start, before READY=1,
      * with the pool's whole mapping (CUDA page-locks it).  0 or an error
      * with diag set; gpud exits on an error. */
@@ -50,7 +57,7 @@ struct gpud_backend {
 };
 
 /*
- * prove_start errors that are the device's, not the partition's: the
+ * prove_start and prove_wait errors that are the device's, not the partition's: the
  * partition is handed back and gpud exits non-zero so that systemd restarts
  * it (a GPU that has failed stays failed within a process).
  */

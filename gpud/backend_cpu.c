@@ -9,21 +9,34 @@
 #include "zk/error.h"
 #include "zk/slotfmt.h"
 
+/* The job is the pending proof itself, complete when prove_start returns;
+ * the slot is the scratch space, in use to the end. */
 static int cpu_prove_start(const struct gpud_backend *b, const struct zk_groth16_key *k,
                            const struct zk_slot *s, unsigned nthreads,
-                           void (*done_with_slot)(void *ctx), void *ctx,
-                           struct zk_groth16_pending **ret, struct zk_diag *diag)
+                           void (*done_with_slot)(void *ctx), void *ctx, void **job,
+                           struct zk_diag *diag)
 {
+    struct zk_groth16_pending *pending = NULL;
     (void)b;
-    (void)done_with_slot;           /* the slot is the scratch: in use to the end */
-    (void)ctx;
     int r = zk_groth16_prove_start(k, (const zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_W]),
                                    (zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_A]),
                                    (zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_B]),
                                    (zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_C]),
-                                   nthreads, ret);
+                                   nthreads, &pending);
     if (r)
         return zk_diag_set(diag, "cpu backend", r, "prove_start failed: %s", zk_strerror(r));
+    *job = pending;
+    if (done_with_slot)
+        done_with_slot(ctx);
+    return 0;
+}
+
+static int cpu_prove_wait(const struct gpud_backend *b, void *job,
+                          struct zk_groth16_pending **ret, struct zk_diag *diag)
+{
+    (void)b;
+    (void)diag;
+    *ret = job;
     return 0;
 }
 
@@ -31,6 +44,7 @@ static const struct gpud_backend cpu_backend = {
     "cpu",
     ZK_G16_LOAD_POINTS,
     cpu_prove_start,
+    cpu_prove_wait,
     NULL,
     NULL,
     NULL,

@@ -3,7 +3,9 @@
  * (gpud/cuda/zkcuda.h).  Each key's G1 points are uploaded once, when the
  * key is loaded (or at its first partition), and stay on the device; the
  * pool is page-locked once at start so that the copies from slots run at
- * full speed; finalize stays on the CPU (gpud's finisher thread).
+ * full speed.  prove_start queues a partition on the GPU and returns (the
+ * slot is let go from a CUDA thread when its copy is done); prove_wait, in
+ * gpud's finisher thread, waits for it before finalize on the CPU.
  *
  * Without CUDA in the build, or without a usable GPU, gpud_backend_cuda
  * says so and gpud falls back to the CPU backend (backend_cpu.c).
@@ -68,8 +70,8 @@ static int cuda_key_loaded(const struct gpud_backend *b, const struct zk_groth16
 
 static int cuda_prove_start(const struct gpud_backend *b, const struct zk_groth16_key *k,
                             const struct zk_slot *s, unsigned nthreads,
-                            void (*done_with_slot)(void *ctx), void *ctx,
-                            struct zk_groth16_pending **ret, struct zk_diag *diag)
+                            void (*done_with_slot)(void *ctx), void *ctx, void **job,
+                            struct zk_diag *diag)
 {
     struct zk_cuda_prover *p;
     int rc;
@@ -77,11 +79,22 @@ static int cuda_prove_start(const struct gpud_backend *b, const struct zk_groth1
     (void)nthreads;
     if ((rc = cuda_prover(k, &p, diag)))
         return rc;
-    rc = zk_cuda_prove_start(p, (const zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_W]),
-                             (const zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_A]),
-                             (const zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_B]),
-                             (const zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_C]),
-                             done_with_slot, ctx, ret);
+    rc = zk_cuda_prove_enqueue(p, (const zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_W]),
+                               (const zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_A]),
+                               (const zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_B]),
+                               (const zk_scalar *)(s->data + s->region_off[ZK_SLOTFMT_C]),
+                               done_with_slot, ctx, (struct zk_cuda_job **)job);
+    if (rc)
+        return zk_diag_set(diag, "cuda backend", rc, "prove_start on GPU %d failed: %s",
+                           cuda_dev, zk_cuda_strerror(rc));
+    return 0;
+}
+
+static int cuda_prove_wait(const struct gpud_backend *b, void *job,
+                           struct zk_groth16_pending **ret, struct zk_diag *diag)
+{
+    (void)b;
+    int rc = zk_cuda_job_wait(job, ret);
     if (rc)
         return zk_diag_set(diag, "cuda backend", rc, "prove_start on GPU %d failed: %s",
                            cuda_dev, zk_cuda_strerror(rc));
@@ -117,6 +130,7 @@ static const struct gpud_backend cuda_backend = {
     "cuda",
     ZK_G16_LOAD_POINTS,
     cuda_prove_start,
+    cuda_prove_wait,
     cuda_attach_pool,
     cuda_key_loaded,
     cuda_detach,

@@ -245,7 +245,8 @@ struct item {
     struct zk_ledger_part p;
     struct key_entry *key;
     struct zk_slot slot;
-    int slot_held;                    /* after-proof: released by the finisher */
+    atomic_int slot_held;             /* taken (exchanged to 0) by whoever releases it */
+    void *job;                        /* started, not yet waited for (backend->prove_wait) */
     struct zk_groth16_pending *pending;
     zk_scalar *pub;                   /* n_public public signals (copied from the slot) */
     double synth_s, wait_s, start_s;
@@ -261,10 +262,31 @@ static struct {
 /* In-flight partition ids, for a second signal. */
 static atomic_llong inflight[3];
 
+/* Waits for a started job that will not be finalized (the backend may
+ * still be reading the slot or writing its buffers). */
+static void item_settle(struct item *it)
+{
+    if (it->job) {
+        struct zk_groth16_pending *pp = NULL;
+        struct zk_diag d;
+        backend->prove_wait(backend, it->job, &pp, &d);
+        zk_groth16_pending_free(pp);
+        it->job = NULL;
+    }
+}
+
+/* The slot goes back to the pool unless it was already (early release). */
+static void item_release_slot(struct item *it)
+{
+    if (atomic_exchange(&it->slot_held, 0))
+        zk_pool_release(pool, &it->slot);
+}
+
 static void item_free(struct item *it)
 {
     if (!it)
         return;
+    item_settle(it);
     zk_groth16_pending_free(it->pending);
     free(it->pub);
     free(it);
@@ -286,13 +308,13 @@ static void part_failed(zk_ledger *l, const struct zk_ledger_part *p, const char
 /* The backend no longer reads the slot of item ctx (it copied it to the
  * GPU): with the after-start policy the slot goes back to the pool now, not
  * when prove_start returns.  Runs on the starter thread, inside prove_start. */
+/* The backend's done_with_slot: in the starter or, for the CUDA backend,
+ * a thread of the CUDA runtime. */
 static void slot_copied(void *ctx)
 {
     struct item *it = ctx;
-    if (cfg.gpud_release == ZK_RELEASE_AFTER_START && it->slot_held) {
-        zk_pool_release(pool, &it->slot);
-        it->slot_held = 0;
-    }
+    if (cfg.gpud_release == ZK_RELEASE_AFTER_START)
+        item_release_slot(it);
 }
 
 static void *starter_main(void *arg)
@@ -339,7 +361,7 @@ static void *starter_main(void *arg)
             continue;
         }
         it->slot = s;
-        it->slot_held = 1;
+        atomic_init(&it->slot_held, 1);
         uint64_t now = zkd_realtime_ns();
         it->wait_s = s.fill_ns && now > s.fill_ns ? (double)(now - s.fill_ns) * 1e-9 : 0;
         r = zk_ledger_part_proving(l, (int64_t)s.partition_id, &me, (int32_t)s.index, &it->p, &d);
@@ -386,8 +408,8 @@ static void *starter_main(void *arg)
         it->synth_s = (double)sh.synth_ns * 1e-9;
         double t0 = zkd_now();
         d.msg[0] = 0;
-        r = backend->prove_start(backend, it->key->k, &s, nthreads, slot_copied, it,
-                                 &it->pending, &d);
+        r = backend->prove_start(backend, it->key->k, &s, nthreads, slot_copied, it, &it->job,
+                                 &d);
         if (r) {
             if (GPUD_DEVICE_ERROR(r)) {
                 /* the device, not the partition: hand it back, stop, exit
@@ -402,10 +424,6 @@ static void *starter_main(void *arg)
             goto drop;
         }
         it->start_s = zkd_now() - t0;
-        if (cfg.gpud_release == ZK_RELEASE_AFTER_START && it->slot_held) {
-            zk_pool_release(pool, &s);
-            it->slot_held = 0;
-        }
         zkd_log(ZKD_DEBUG, "partition %lld: prove_start %.3f s (claimed %.3f s ago)",
                 (long long)it->p.id, it->start_s, zkd_now() - t_claim);
         /* hand over; wait while the finisher still has the previous one */
@@ -427,8 +445,8 @@ drop_requeue:
         zk_ledger_part_requeue(l, it->p.id, "gpud stopped before finishing it", NULL);
 drop:
         atomic_store(&inflight[0], 0);
-        if (it->slot_held)
-            zk_pool_release(pool, &it->slot);
+        item_settle(it);
+        item_release_slot(it);
         item_free(it);
         atomic_store(&busy_starter, 0);
     }
@@ -534,6 +552,20 @@ static void *finisher_main(void *arg)
         struct zk_groth16_proof proof;
         struct zk_ledger_job job;
         double t0 = zkd_now();
+        r = backend->prove_wait(backend, it->job, &it->pending, &d);
+        it->job = NULL;
+        if (r) {
+            if (GPUD_DEVICE_ERROR(r)) {          /* as in the starter */
+                zkd_log(ZKD_ERR, "partition %lld: %s; handing it back and exiting",
+                        (long long)it->p.id, d.msg);
+                zk_ledger_part_requeue(l, it->p.id, "gpud's device failed", NULL);
+                atomic_store(&device_failed, 1);
+                atomic_store(&stop_flag, 1);
+            } else {
+                part_failed(l, &it->p, d.msg);
+            }
+            goto next;
+        }
         if ((r = zk_groth16_prove_finalize(it->pending, nthreads, &proof))) {
             snprintf(d.msg, sizeof d.msg, "prove_finalize failed: %s", zk_strerror(r));
             part_failed(l, &it->p, d.msg);
@@ -573,8 +605,8 @@ static void *finisher_main(void *arg)
                 (long long)it->p.job_id, it->p.index, dup ? " again (duplicate)" : "",
                 it->wait_s, it->start_s, t.finalize_s, job.out_dir, it->p.index);
 next:
-        if (it->slot_held)
-            zk_pool_release(pool, &it->slot);
+        item_settle(it);
+        item_release_slot(it);
         atomic_store(&inflight[1], 0);
         item_free(it);
         atomic_store(&busy_finisher, 0);

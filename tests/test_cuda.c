@@ -7,10 +7,12 @@
  *       sizes 1 .. 2^16 + 3) against common/msm;
  *   prove_start on the GPU for the committed example keys of both curves:
  *       finalized with fixed blinding it gives exactly the CPU's proof, and
- *       the proof verifies.
+ *       the proof verifies; three jobs queued at once, inputs overwritten as
+ *       soon as copied() says so, each giving the CPU's proof.
  * Exits 77 (skip) when no GPU can be used, which includes every build
  * without CUDA.  The seed is printed; ZT_SEED reproduces a run.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +191,93 @@ static void check_prove(const char *curve_dir)
     free(abc2);
 }
 
+/*
+ * Three jobs queued before any is waited for (the third reuses the first's
+ * device buffers), the second with a different witness (w[last] + 1: not a
+ * valid witness, but the CPU computes the same thing from it), and every
+ * input scribbled over as soon as copied() says so: each job must still give
+ * the CPU's proof for its own inputs.
+ */
+static atomic_int n_copied;
+static void on_copied(void *ctx)
+{
+    (void)ctx;
+    atomic_fetch_add(&n_copied, 1);
+}
+
+static void check_overlap(const char *curve_dir)
+{
+    struct zt_example ex;
+    struct zk_cuda_prover *cp = NULL;
+    struct zk_cuda_job *job[3] = { NULL, NULL, NULL };
+    zk_scalar r = { { 3, 0, 0, 0 } }, s = { { 4, 0, 0, 0 } };
+    char err[256];
+    int rc;
+
+    rc = zt_example_load(curve_dir, &ex, err, sizeof err);
+    ZT_REQUIRE(rc == 0, , "%s", err);
+    size_t nv = ex.h->n_vars, n = ex.h->domain_size;
+    zk_scalar *w[2], *abc[2], *in_w = malloc(nv * sizeof(zk_scalar)),
+              *in_abc = malloc(3 * n * sizeof(zk_scalar));
+    struct zk_groth16_proof want[2], got;
+    w[0] = ex.w;
+    w[1] = malloc(nv * sizeof(zk_scalar));
+    abc[0] = malloc(3 * n * sizeof(zk_scalar));
+    abc[1] = malloc(3 * n * sizeof(zk_scalar));
+    ZT_REQUIRE(w[1] && abc[0] && abc[1] && in_w && in_abc, , "oom");
+    memcpy(w[1], w[0], nv * sizeof(zk_scalar));
+    w[1][nv - 1].l[0] += 1;
+    for (int v = 0; v < 2; v++) {
+        struct zk_groth16_pending *pc = NULL;
+        ZT_REQUIRE(zk_groth16_synthesize(ex.k, w[v], abc[v], abc[v] + n, abc[v] + 2 * n, 0) == 0,
+                   , "synthesize");
+        memcpy(in_abc, abc[v], 3 * n * sizeof(zk_scalar));
+        ZT_REQUIRE(zk_groth16_prove_start(ex.k, w[v], in_abc, in_abc + n, in_abc + 2 * n, 0,
+                                          &pc) == 0, , "cpu prove_start");
+        ZT_REQUIRE(zk_groth16_prove_finalize_rs(pc, &r, &s, 0, &want[v]) == 0, , "finalize");
+        zk_groth16_pending_free(pc);
+    }
+    ZT_REQUIRE(zk_cuda_prover_new(0, ex.k, &cp) == 0, , "prover_new");
+    for (int i = 0; i < 3; i++) {
+        int v = i == 1;
+        memcpy(in_w, w[v], nv * sizeof(zk_scalar));
+        memcpy(in_abc, abc[v], 3 * n * sizeof(zk_scalar));
+        atomic_store(&n_copied, 0);
+        rc = zk_cuda_prove_enqueue(cp, in_w, in_abc, in_abc + n, in_abc + 2 * n, on_copied, NULL,
+                                   &job[i]);
+        ZT_CHECK(rc == 0, "%s: enqueue %d: %s", curve_dir, i, zk_cuda_strerror(rc));
+        if (rc)
+            break;
+        while (atomic_load(&n_copied) == 0)
+            ;                                 /* the slot may go: scribble over it */
+        memset(in_w, 0x3c, nv * sizeof(zk_scalar));
+        memset(in_abc, 0x3c, 3 * n * sizeof(zk_scalar));
+    }
+    for (int i = 0; i < 3; i++) {
+        struct zk_groth16_pending *pg = NULL;
+        if (!job[i])
+            continue;
+        rc = zk_cuda_job_wait(job[i], &pg);
+        ZT_CHECK(rc == 0, "%s: wait %d: %s", curve_dir, i, zk_cuda_strerror(rc));
+        if (rc == 0) {
+            const struct zk_groth16_proof *wp = &want[i == 1];
+            ZT_CHECK(zk_groth16_prove_finalize_rs(pg, &r, &s, 0, &got) == 0, "finalize");
+            ZT_CHECK(!memcmp(got.pi_a, wp->pi_a, sizeof got.pi_a) &&
+                         !memcmp(got.pi_b, wp->pi_b, sizeof got.pi_b) &&
+                         !memcmp(got.pi_c, wp->pi_c, sizeof got.pi_c),
+                     "%s: queued job %d: the GPU's proof differs from the CPU's", curve_dir, i);
+        }
+        zk_groth16_pending_free(pg);
+    }
+    zk_cuda_prover_free(cp);
+    zt_example_free(&ex);
+    free(w[1]);
+    free(abc[0]);
+    free(abc[1]);
+    free(in_w);
+    free(in_abc);
+}
+
 int main(int argc, char **argv)
 {
     char desc[256];
@@ -212,5 +301,7 @@ int main(int argc, char **argv)
     }
     check_prove("bn128");
     check_prove("bls12381");
+    check_overlap("bn128");
+    check_overlap("bls12381");
     return zt_finish();
 }

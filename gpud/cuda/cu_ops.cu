@@ -435,33 +435,48 @@ static unsigned cu_msm_window(size_t n)
     return c < 4 ? 4 : c > 16 ? 16 : c;
 }
 
+/* The shape of the MSM of n points: window bits, windows, buckets per
+ * window, buckets per reduction segment, segments per window. */
+struct cu_msm_shape {
+    unsigned c, nwin, nbk, seg, nseg;
+};
+
+static cu_msm_shape cu_msm_shape_of(size_t n)
+{
+    cu_msm_shape m;
+    m.c = cu_msm_window(n);
+    m.nwin = (257 + m.c - 1) / m.c;           /* bit nwin c - 1 >= 256: Booth top */
+    m.nbk = 1u << (m.c - 1);
+    m.seg = m.nbk > 256 ? m.nbk / 256 : 1;
+    m.nseg = m.nbk / m.seg;
+    return m;
+}
+
+size_t cu_msm_parts(size_t n)
+{
+    cu_msm_shape m = cu_msm_shape_of(n);
+    return n ? (size_t)m.nwin * m.nseg : 0;
+}
+
 template <class C>
-int cu_msm_g1(typename C::G1 *ret, const typename C::G1A *points, const uint64_t *scalars,
-              size_t n, cudaStream_t st)
+int cu_msm_g1_enqueue(typename C::G1 *hpart, const typename C::G1A *points,
+                      const uint64_t *scalars, size_t n, cudaStream_t st)
 {
     typedef typename C::G1 G1;
     int rc = 0;
-    unsigned c = cu_msm_window(n);
-    unsigned nwin = (257 + c - 1) / c;        /* bit nwin c - 1 >= 256: Booth top */
-    uint32_t nbk = 1u << (c - 1);
-    unsigned seg = nbk > 256 ? nbk / 256 : 1, nseg = nbk / seg;
+    cu_msm_shape m = cu_msm_shape_of(n);
+    unsigned c = m.c, nwin = m.nwin, seg = m.seg, nseg = m.nseg;
+    uint32_t nbk = m.nbk;
     uint32_t *keys = NULL, *vals = NULL, *skeys = NULL, *svals = NULL;
     uint32_t *ukeys = NULL, *counts = NULL, *offs = NULL;
     int *nruns = NULL;
     void *tmp = NULL;
     size_t tmp_bytes = 0, b1 = 0, b2 = 0, b3 = 0;
-    G1 *bk = NULL, *part = NULL, *hpart = NULL;
-    G1 acc;
-    C::g1_set_inf(&acc);
-    if (n == 0) {
-        *ret = acc;
+    G1 *bk = NULL, *part = NULL;
+    if (n == 0)
         return 0;
-    }
     if (n >= ((size_t)1 << 31))
         return ZK_EBADPARAMS;
-    hpart = (G1 *)malloc((size_t)nwin * nseg * sizeof(G1));
-    if (!hpart)
-        return -ENOMEM;
     ZK_CUDA_CHECK(cudaMallocAsync((void **)&keys, 4 * n * sizeof(uint32_t), st));
     vals = keys + n;
     skeys = vals + n;
@@ -482,8 +497,8 @@ int cu_msm_g1(typename C::G1 *ret, const typename C::G1A *points, const uint64_t
     ZK_CUDA_CHECK(cudaMallocAsync(&tmp, tmp_bytes, st));
     for (unsigned w = 0; w < nwin; w++) {
         size_t bytes;
-        ZK_CU_LAUNCH(k_msm_digits, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, scalars, n,
-                     w * c, c, keys, vals);
+        ZK_CU_LAUNCH(k_msm_digits, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, scalars,
+                     n, w * c, c, keys, vals);
         ZK_CUDA_LAUNCHED();
         bytes = tmp_bytes;
         ZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, skeys, vals, svals,
@@ -496,11 +511,11 @@ int cu_msm_g1(typename C::G1 *ret, const typename C::G1A *points, const uint64_t
                                                          (int)n, st));
         bytes = tmp_bytes;
         ZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, counts, offs, (int)nbk + 1, st));
-        ZK_CU_LAUNCH(k_msm_bucket_init<C>, zk_cu_blocks(nbk, ZK_CU_THREADS), ZK_CU_THREADS, 0, st,
-                     bk, nbk);
+        ZK_CU_LAUNCH(k_msm_bucket_init<C>, zk_cu_blocks(nbk, ZK_CU_THREADS), ZK_CU_THREADS, 0,
+                     st, bk, nbk);
         ZK_CUDA_LAUNCHED();
-        ZK_CU_LAUNCH(k_msm_accumulate<C>, zk_cu_blocks((size_t)nbk + 1, 128), 128, 0, st, points,
-                     svals, ukeys, counts, offs, nruns, nbk, bk);
+        ZK_CU_LAUNCH(k_msm_accumulate<C>, zk_cu_blocks((size_t)nbk + 1, 128), 128, 0, st,
+                     points, svals, ukeys, counts, offs, nruns, nbk, bk);
         ZK_CUDA_LAUNCHED();
         ZK_CU_LAUNCH(k_msm_reduce<C>, zk_cu_blocks(nseg, 64), 64, 0, st, bk, seg, nseg,
                      part + (size_t)w * nseg);
@@ -508,15 +523,6 @@ int cu_msm_g1(typename C::G1 *ret, const typename C::G1A *points, const uint64_t
     }
     ZK_CUDA_CHECK(cudaMemcpyAsync(hpart, part, (size_t)nwin * nseg * sizeof(G1),
                                   cudaMemcpyDeviceToHost, st));
-    ZK_CUDA_CHECK(cudaStreamSynchronize(st));
-    for (unsigned w = nwin; w-- > 0;) {
-        if (!C::g1_is_inf(&acc))
-            for (unsigned i = 0; i < c; i++)
-                C::g1_dbl(&acc, &acc);
-        for (unsigned t = 0; t < nseg; t++)
-            C::g1_add(&acc, &acc, &hpart[(size_t)w * nseg + t]);
-    }
-    *ret = acc;
 out:
     if (rc)
         ZK_CUDA_IGNORE(cudaStreamSynchronize(st));
@@ -532,6 +538,39 @@ out:
         ZK_CUDA_IGNORE(cudaFreeAsync(ukeys, st));
     if (keys)
         ZK_CUDA_IGNORE(cudaFreeAsync(keys, st));
+    return rc;
+}
+
+template <class C>
+void cu_msm_g1_combine(typename C::G1 *ret, const typename C::G1 *hpart, size_t n)
+{
+    cu_msm_shape m = cu_msm_shape_of(n);
+    typename C::G1 acc;
+    C::g1_set_inf(&acc);
+    for (unsigned w = n ? m.nwin : 0; w-- > 0;) {
+        if (!C::g1_is_inf(&acc))
+            for (unsigned i = 0; i < m.c; i++)
+                C::g1_dbl(&acc, &acc);
+        for (unsigned t = 0; t < m.nseg; t++)
+            C::g1_add(&acc, &acc, &hpart[(size_t)w * m.nseg + t]);
+    }
+    *ret = acc;
+}
+
+template <class C>
+int cu_msm_g1(typename C::G1 *ret, const typename C::G1A *points, const uint64_t *scalars,
+              size_t n, cudaStream_t st)
+{
+    typedef typename C::G1 G1;
+    int rc = 0;
+    G1 *hpart = (G1 *)malloc(cu_msm_parts(n) * sizeof(G1) + 1);
+    if (!hpart)
+        return -ENOMEM;
+    if ((rc = cu_msm_g1_enqueue<C>(hpart, points, scalars, n, st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaStreamSynchronize(st));
+    cu_msm_g1_combine<C>(ret, hpart, n);
+out:
     free(hpart);
     return rc;
 }
@@ -552,6 +591,12 @@ template int cu_h_step<cu_bn254>(cu_bn254::Fr *, const cu_bn254::Fr *, const cu_
                                  size_t, cudaStream_t);
 template int cu_h_step<cu_bls381>(cu_bls381::Fr *, const cu_bls381::Fr *,
                                   const cu_bls381::Fr *, size_t, cudaStream_t);
+template int cu_msm_g1_enqueue<cu_bn254>(cu_bn254::G1 *, const cu_bn254::G1A *,
+                                         const uint64_t *, size_t, cudaStream_t);
+template int cu_msm_g1_enqueue<cu_bls381>(cu_bls381::G1 *, const cu_bls381::G1A *,
+                                          const uint64_t *, size_t, cudaStream_t);
+template void cu_msm_g1_combine<cu_bn254>(cu_bn254::G1 *, const cu_bn254::G1 *, size_t);
+template void cu_msm_g1_combine<cu_bls381>(cu_bls381::G1 *, const cu_bls381::G1 *, size_t);
 template int cu_msm_g1<cu_bn254>(cu_bn254::G1 *, const cu_bn254::G1A *, const uint64_t *, size_t,
                                  cudaStream_t);
 template int cu_msm_g1<cu_bls381>(cu_bls381::G1 *, const cu_bls381::G1A *, const uint64_t *,

@@ -74,4 +74,18 @@ template <class C>
 int cu_msm_g1(typename C::G1 *ret, const typename C::G1A *points, const uint64_t *scalars,
               size_t n, cudaStream_t st);
 
+/*
+ * cu_msm_g1 in two halves, for callers that must not wait: _enqueue queues
+ * everything on st, ending with a copy of the per-window partial sums into
+ * hpart (host memory of cu_msm_parts(n) points; page-locked, or the copy
+ * is synchronous); once st has passed that copy, _combine (host) gives the
+ * sum.  On error _enqueue waits for st before returning.
+ */
+size_t cu_msm_parts(size_t n);
+template <class C>
+int cu_msm_g1_enqueue(typename C::G1 *hpart, const typename C::G1A *points,
+                      const uint64_t *scalars, size_t n, cudaStream_t st);
+template <class C>
+void cu_msm_g1_combine(typename C::G1 *ret, const typename C::G1 *hpart, size_t n);
+
 #endif /* ZK_GPUD_CUDA_CU_OPS_CUH */

@@ -1,69 +1,185 @@
 /*
- * cu_prover.cu -- prove_start on one GPU (zkcuda.h): the key's G1 point
- * sections live in device memory for the life of the prover; each
- * partition's w, a, b, c are copied in, the slot is let go as soon as the
- * copies are complete, and the coset NTTs, the H step and the four G1 MSMs
- * run on the device.  The pending proof is finished on the CPU
- * (zk_groth16_prove_finalize: B2 on G2, blinding, assembly).
+ * cu_prover.cu -- prove_start on one GPU (zkcuda.h).  The key's G1 point
+ * sections and the domain's NTT plan live in device memory for the life of
+ * the prover.  A partition is a job:
  *
- * A prover is used by one thread at a time (gpud's starter thread).
+ *   copy stream:     wait set_free[s]; w, a, b, c -> set s; record copied;
+ *                    host function: copied(ctx) (the slot may go)
+ *   compute stream:  wait copied; 3 odd-coset NTTs; H step; MSMs A, B1, C,
+ *                    H (window partials -> the job's page-locked buffer);
+ *                    record set_free[s]; record done
+ *
+ * with two buffer sets s, so the copy of the next partition overlaps the
+ * compute of the current one.  zk_cuda_prove_enqueue only queues that;
+ * zk_cuda_job_wait waits for `done`, combines the windows on the host and
+ * returns the pending proof that zk_groth16_prove_finalize completes on
+ * the CPU (B2 on G2, blinding, assembly).
+ *
+ * Threads: one thread enqueues (gpud's starter) while another waits for
+ * earlier jobs (gpud's finisher); the job list is locked, the streams are
+ * CUDA's, and the rest of a prover is read-only after zk_cuda_prover_new.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cu_ops.cuh"
+
+#define CU_SETS 2
+/* events of a job on the compute stream: before the NTTs, after the NTTs,
+ * after H, after each of the four MSMs */
+#define CU_JOB_MARKS 7
+
+static const enum zk_zkey_section cu_secs[4] = { ZK_ZKEY_SEC_A, ZK_ZKEY_SEC_B1, ZK_ZKEY_SEC_C,
+                                                 ZK_ZKEY_SEC_H };
+
+struct cu_set {
+    zk_scalar *dw, *da, *db, *dc;      /* device: one partition's inputs */
+    cudaEvent_t free_ev;               /* its last reader is done */
+};
+
+struct zk_cuda_job {
+    struct zk_cuda_prover *p;
+    struct zk_cuda_job *next;          /* the prover's free list */
+    void *hpart;                       /* page-locked: the four MSMs' window partials */
+    zk_scalar *w;                      /* host copy of w, for finalize */
+    cudaEvent_t copied_ev, mark[CU_JOB_MARKS];
+    void (*copied)(void *ctx);
+    void *ctx;
+};
 
 struct zk_cuda_prover {
     int dev;
     enum zk_curve curve;
     const struct zk_groth16_key *k;
     struct zk_zkey_header h;
-    void *pt[4];                     /* A, B1, C, H on the device */
+    void *pt[4];                       /* A, B1, C, H on the device */
     uint64_t npt[4];
-    zk_scalar *dw, *da, *db, *dc;    /* partition buffers, reused */
-    union {                          /* the domain's NTT plan, of p->curve */
+    size_t nparts[4];                  /* cu_msm_parts of each MSM */
+    size_t g1_bytes;
+    struct cu_set set[CU_SETS];
+    unsigned next_set;                 /* the enqueuing thread's */
+    union {                            /* the domain's NTT plan, of p->curve */
         cu_ntt_plan<cu_bn254> bn254;
         cu_ntt_plan<cu_bls381> bls381;
     } plan;
     int have_plan;
-    cudaStream_t st;
-    cudaEvent_t copied;
+    cudaStream_t cst, st;              /* copies, compute */
+    pthread_mutex_t lock;              /* free_jobs */
+    struct zk_cuda_job *free_jobs;
 };
 
-static const enum zk_zkey_section cu_secs[4] = { ZK_ZKEY_SEC_A, ZK_ZKEY_SEC_B1, ZK_ZKEY_SEC_C,
-                                                 ZK_ZKEY_SEC_H };
+/* ---- jobs ------------------------------------------------------------------ */
 
-static double cu_now(void)
+static void cu_job_destroy(struct zk_cuda_job *j)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    if (!j)
+        return;
+    if (j->hpart)
+        ZK_CUDA_IGNORE(cudaFreeHost(j->hpart));
+    if (j->copied_ev)
+        ZK_CUDA_IGNORE(cudaEventDestroy(j->copied_ev));
+    for (int i = 0; i < CU_JOB_MARKS; i++)
+        if (j->mark[i])
+            ZK_CUDA_IGNORE(cudaEventDestroy(j->mark[i]));
+    free(j->w);
+    free(j);
 }
+
+/* A job from the free list, or a new one (its page-locked buffer and
+ * events made once and kept with it). */
+static int cu_job_get(struct zk_cuda_prover *p, struct zk_cuda_job **ret)
+{
+    int rc = 0;
+    struct zk_cuda_job *j;
+    pthread_mutex_lock(&p->lock);
+    j = p->free_jobs;
+    if (j)
+        p->free_jobs = j->next;
+    pthread_mutex_unlock(&p->lock);
+    if (j) {
+        *ret = j;
+        return 0;
+    }
+    if (!(j = (struct zk_cuda_job *)calloc(1, sizeof *j)))
+        return -ENOMEM;
+    j->p = p;
+    if (!(j->w = (zk_scalar *)malloc(p->h.n_vars * sizeof(zk_scalar) + 1))) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    ZK_CUDA_CHECK(cudaMallocHost(&j->hpart, (p->nparts[0] + p->nparts[1] + p->nparts[2] +
+                                             p->nparts[3]) * p->g1_bytes + 1));
+    ZK_CUDA_CHECK(cudaEventCreateWithFlags(&j->copied_ev, cudaEventDisableTiming));
+    for (int i = 0; i < CU_JOB_MARKS; i++)
+        ZK_CUDA_CHECK(cudaEventCreate(&j->mark[i]));
+    *ret = j;
+    return 0;
+out:
+    cu_job_destroy(j);
+    return rc;
+}
+
+static void cu_job_put(struct zk_cuda_job *j)
+{
+    struct zk_cuda_prover *p = j->p;
+    memset(j->w, 0, p->h.n_vars * sizeof(zk_scalar));   /* witness: wipe (best effort) */
+    j->copied = NULL;
+    j->ctx = NULL;
+    pthread_mutex_lock(&p->lock);
+    j->next = p->free_jobs;
+    p->free_jobs = j;
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* the window partials of MSM i in the job's buffer */
+static void *cu_job_part(const struct zk_cuda_job *j, int i)
+{
+    const struct zk_cuda_prover *p = j->p;
+    size_t at = 0;
+    for (int m = 0; m < i; m++)
+        at += p->nparts[m];
+    return (char *)j->hpart + at * p->g1_bytes;
+}
+
+/* ---- prover -------------------------------------------------------------------- */
 
 extern "C" struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p)
 {
     if (!p)
         return NULL;
     ZK_CUDA_IGNORE(cudaSetDevice(p->dev));
+    if (p->cst)
+        ZK_CUDA_IGNORE(cudaStreamSynchronize(p->cst));
+    if (p->st)
+        ZK_CUDA_IGNORE(cudaStreamSynchronize(p->st));
     if (p->have_plan) {
         if (p->curve == ZK_CURVE_BN254)
             cu_ntt_plan_free<cu_bn254>(&p->plan.bn254, p->st);
         else
             cu_ntt_plan_free<cu_bls381>(&p->plan.bls381, p->st);
-    }
-    if (p->st)
         ZK_CUDA_IGNORE(cudaStreamSynchronize(p->st));
+    }
+    while (p->free_jobs) {
+        struct zk_cuda_job *j = p->free_jobs;
+        p->free_jobs = j->next;
+        cu_job_destroy(j);
+    }
     for (int i = 0; i < 4; i++)
         if (p->pt[i])
             ZK_CUDA_IGNORE(cudaFree(p->pt[i]));
-    if (p->dw)
-        ZK_CUDA_IGNORE(cudaFree(p->dw));
-    if (p->copied)
-        ZK_CUDA_IGNORE(cudaEventDestroy(p->copied));
+    for (int s = 0; s < CU_SETS; s++) {
+        if (p->set[s].dw)
+            ZK_CUDA_IGNORE(cudaFree(p->set[s].dw));
+        if (p->set[s].free_ev)
+            ZK_CUDA_IGNORE(cudaEventDestroy(p->set[s].free_ev));
+    }
+    if (p->cst)
+        ZK_CUDA_IGNORE(cudaStreamDestroy(p->cst));
     if (p->st)
         ZK_CUDA_IGNORE(cudaStreamDestroy(p->st));
+    pthread_mutex_destroy(&p->lock);
     free(p);
     return NULL;
 }
@@ -80,15 +196,17 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
         return ZK_ENODEV;
     if (!(p = (struct zk_cuda_prover *)calloc(1, sizeof *p)))
         return -ENOMEM;
+    pthread_mutex_init(&p->lock, NULL);
     p->dev = dev;
     p->k = k;
     p->h = *zk_groth16_key_header(k);
     p->curve = p->h.curve;
+    p->g1_bytes = p->curve == ZK_CURVE_BN254 ? sizeof(cu_bn254::G1) : sizeof(cu_bls381::G1);
     n = p->h.n_vars;
     dom = p->h.domain_size;
     ZK_CUDA_CHECK(cudaSetDevice(dev));
+    ZK_CUDA_CHECK(cudaStreamCreateWithFlags(&p->cst, cudaStreamNonBlocking));
     ZK_CUDA_CHECK(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking));
-    ZK_CUDA_CHECK(cudaEventCreateWithFlags(&p->copied, cudaEventDisableTiming));
     for (int i = 0; i < 4; i++) {
         size_t pb = 0;
         const void *hp = zk_groth16_key_points(k, cu_secs[i], &p->npt[i], &pb);
@@ -99,16 +217,25 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
         ZK_CUDA_CHECK(cudaMalloc(&p->pt[i], p->npt[i] ? p->npt[i] * pb : 1));
         ZK_CUDA_CHECK(cudaMemcpy(p->pt[i], hp, p->npt[i] * pb, cudaMemcpyHostToDevice));
     }
-    ZK_CUDA_CHECK(cudaMalloc((void **)&p->dw, (n + 3 * dom) * sizeof(zk_scalar)));
+    /* the MSMs: A and B1 over w, C over w past the public part, H over the domain */
+    p->nparts[0] = cu_msm_parts(n);
+    p->nparts[1] = cu_msm_parts(n);
+    p->nparts[2] = cu_msm_parts(p->npt[2]);
+    p->nparts[3] = cu_msm_parts(dom);
+    for (int s = 0; s < CU_SETS; s++) {
+        struct cu_set *cs = &p->set[s];
+        ZK_CUDA_CHECK(cudaMalloc((void **)&cs->dw, (n + 3 * dom) * sizeof(zk_scalar)));
+        cs->da = cs->dw + n;
+        cs->db = cs->da + dom;
+        cs->dc = cs->db + dom;
+        ZK_CUDA_CHECK(cudaEventCreateWithFlags(&cs->free_ev, cudaEventDisableTiming));
+    }
     rc = p->curve == ZK_CURVE_BN254
              ? cu_ntt_plan_make<cu_bn254>(&p->plan.bn254, p->h.log2_domain, p->st)
              : cu_ntt_plan_make<cu_bls381>(&p->plan.bls381, p->h.log2_domain, p->st);
     if (rc)
         goto out;
     p->have_plan = 1;
-    p->da = p->dw + n;
-    p->db = p->da + dom;
-    p->dc = p->db + dom;
     *ret = p;
     return 0;
 out:
@@ -116,72 +243,148 @@ out:
     return rc;
 }
 
+/* ---- prove_start ------------------------------------------------------------------ */
+
+/* host function on the copy stream: the copies are complete */
+static void cu_copied(void *arg)
+{
+    struct zk_cuda_job *j = (struct zk_cuda_job *)arg;
+    if (j->copied)
+        j->copied(j->ctx);
+}
+
 template <class C>
-static int cu_start(struct zk_cuda_prover *p, const cu_ntt_plan<C> *plan, const zk_scalar *w,
-                    const zk_scalar *a, const zk_scalar *b, const zk_scalar *c,
-                    void (*copied)(void *), void *ctx, struct zk_groth16_pending **ret)
+static int cu_compute(struct zk_cuda_prover *p, const cu_ntt_plan<C> *plan, struct zk_cuda_job *j,
+                      const struct cu_set *cs)
 {
     typedef typename C::Fr Fr;
     typedef typename C::G1 G1;
     typedef typename C::G1A G1A;
     int rc = 0;
     const struct zk_zkey_header *h = &p->h;
-    size_t n = h->n_vars, dom = h->domain_size;
+    const uint64_t *w = (const uint64_t *)cs->dw;
+    ZK_CUDA_CHECK(cudaStreamWaitEvent(p->st, j->copied_ev, 0));
+    ZK_CUDA_CHECK(cudaEventRecord(j->mark[0], p->st));
+    if ((rc = cu_ntt_odd_coset<C>(plan, (Fr *)cs->da, p->st)) ||
+        (rc = cu_ntt_odd_coset<C>(plan, (Fr *)cs->db, p->st)) ||
+        (rc = cu_ntt_odd_coset<C>(plan, (Fr *)cs->dc, p->st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaEventRecord(j->mark[1], p->st));
+    if ((rc = cu_h_step<C>((Fr *)cs->da, (const Fr *)cs->db, (const Fr *)cs->dc, h->domain_size,
+                           p->st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaEventRecord(j->mark[2], p->st));
+    if ((rc = cu_msm_g1_enqueue<C>((G1 *)cu_job_part(j, 0), (const G1A *)p->pt[0], w, h->n_vars,
+                                   p->st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaEventRecord(j->mark[3], p->st));
+    if ((rc = cu_msm_g1_enqueue<C>((G1 *)cu_job_part(j, 1), (const G1A *)p->pt[1], w, h->n_vars,
+                                   p->st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaEventRecord(j->mark[4], p->st));
+    if ((rc = cu_msm_g1_enqueue<C>((G1 *)cu_job_part(j, 2), (const G1A *)p->pt[2],
+                                   w + 4 * (h->n_public + 1), p->npt[2], p->st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaEventRecord(j->mark[5], p->st));
+    if ((rc = cu_msm_g1_enqueue<C>((G1 *)cu_job_part(j, 3), (const G1A *)p->pt[3],
+                                   (const uint64_t *)cs->da, h->domain_size, p->st)))
+        goto out;
+    ZK_CUDA_CHECK(cudaEventRecord(j->mark[6], p->st));
+    ZK_CUDA_CHECK(cudaEventRecord(cs->free_ev, p->st));
+out:
+    return rc;
+}
+
+template <class C>
+static int cu_finish(struct zk_cuda_job *j, struct zk_groth16_pending **ret)
+{
+    typedef typename C::G1 G1;
+    int rc = 0;
+    struct zk_cuda_prover *p = j->p;
+    const struct zk_zkey_header *h = &p->h;
     struct zk_groth16_timings t;
+    const size_t nsc[4] = { h->n_vars, h->n_vars, (size_t)p->npt[2], h->domain_size };
     G1 r[4];
-    double t0, t1;
-    /* the pending proof needs w after the slot holding it is let go */
-    zk_scalar *wcopy = (zk_scalar *)malloc(n * sizeof(zk_scalar) + 1);
-    if (!wcopy)
-        return -ENOMEM;
-    memcpy(wcopy, w, n * sizeof(zk_scalar));
+    float ms[CU_JOB_MARKS - 1];
+    ZK_CUDA_CHECK(cudaEventSynchronize(j->mark[CU_JOB_MARKS - 1]));
+    for (int i = 0; i + 1 < CU_JOB_MARKS; i++)
+        ZK_CUDA_CHECK(cudaEventElapsedTime(&ms[i], j->mark[i], j->mark[i + 1]));
+    for (int i = 0; i < 4; i++)
+        cu_msm_g1_combine<C>(&r[i], (const G1 *)cu_job_part(j, i), nsc[i]);
     memset(&t, 0, sizeof t);
-    ZK_CUDA_CHECK(cudaSetDevice(p->dev));
-    ZK_CUDA_CHECK(cudaMemcpyAsync(p->dw, w, n * sizeof(zk_scalar), cudaMemcpyHostToDevice, p->st));
-    ZK_CUDA_CHECK(cudaMemcpyAsync(p->da, a, dom * sizeof(zk_scalar), cudaMemcpyHostToDevice, p->st));
-    ZK_CUDA_CHECK(cudaMemcpyAsync(p->db, b, dom * sizeof(zk_scalar), cudaMemcpyHostToDevice, p->st));
-    ZK_CUDA_CHECK(cudaMemcpyAsync(p->dc, c, dom * sizeof(zk_scalar), cudaMemcpyHostToDevice, p->st));
-    ZK_CUDA_CHECK(cudaEventRecord(p->copied, p->st));
-    ZK_CUDA_CHECK(cudaEventSynchronize(p->copied));
-    if (copied)
-        copied(ctx);                 /* the slot may go now */
-    t0 = cu_now();
-    if ((rc = cu_ntt_odd_coset<C>(plan, (Fr *)p->da, p->st)) ||
-        (rc = cu_ntt_odd_coset<C>(plan, (Fr *)p->db, p->st)) ||
-        (rc = cu_ntt_odd_coset<C>(plan, (Fr *)p->dc, p->st)))
-        goto out;
-    ZK_CUDA_CHECK(cudaStreamSynchronize(p->st));
-    t1 = cu_now();
-    t.ntt = t1 - t0;
-    if ((rc = cu_h_step<C>((Fr *)p->da, (const Fr *)p->db, (const Fr *)p->dc, dom, p->st)))
-        goto out;
-    ZK_CUDA_CHECK(cudaStreamSynchronize(p->st));
-    t0 = cu_now();
-    t.h = t0 - t1;
-    if ((rc = cu_msm_g1<C>(&r[0], (const G1A *)p->pt[0], (const uint64_t *)p->dw, n, p->st)))
-        goto out;
-    t1 = cu_now();
-    t.msm_a = t1 - t0;
-    if ((rc = cu_msm_g1<C>(&r[1], (const G1A *)p->pt[1], (const uint64_t *)p->dw, n, p->st)))
-        goto out;
-    t0 = cu_now();
-    t.msm_b1 = t0 - t1;
-    if ((rc = cu_msm_g1<C>(&r[2], (const G1A *)p->pt[2],
-                           (const uint64_t *)(p->dw + h->n_public + 1), p->npt[2], p->st)))
-        goto out;
-    t1 = cu_now();
-    t.msm_c = t1 - t0;
-    if ((rc = cu_msm_g1<C>(&r[3], (const G1A *)p->pt[3], (const uint64_t *)p->da, dom, p->st)))
-        goto out;
-    t0 = cu_now();
-    t.msm_h = t0 - t1;
-    rc = zk_groth16_pending_new(p->k, wcopy, (const uint64_t *)&r[0], (const uint64_t *)&r[1],
+    t.ntt = ms[0] * 1e-3;
+    t.h = ms[1] * 1e-3;
+    t.msm_a = ms[2] * 1e-3;
+    t.msm_b1 = ms[3] * 1e-3;
+    t.msm_c = ms[4] * 1e-3;
+    t.msm_h = ms[5] * 1e-3;
+    rc = zk_groth16_pending_new(p->k, j->w, (const uint64_t *)&r[0], (const uint64_t *)&r[1],
                                 (const uint64_t *)&r[2], (const uint64_t *)&r[3], &t, ret);
 out:
-    if (rc == ZK_EGPU)
-        ZK_CUDA_IGNORE(cudaStreamSynchronize(p->st));
-    memset(wcopy, 0, n * sizeof(zk_scalar));   /* witness: wipe (best effort) */
-    free(wcopy);
+    return rc;
+}
+
+extern "C" int zk_cuda_prove_enqueue(struct zk_cuda_prover *p, const zk_scalar *w,
+                                     const zk_scalar *a, const zk_scalar *b, const zk_scalar *c,
+                                     void (*copied)(void *ctx), void *ctx,
+                                     struct zk_cuda_job **ret)
+{
+    int rc = 0;
+    struct zk_cuda_job *j = NULL;
+    struct cu_set *cs;
+    size_t n, dom;
+    if (!p || !w || !a || !b || !c || !ret)
+        return ZK_EBADPARAMS;
+    *ret = NULL;
+    n = p->h.n_vars;
+    dom = p->h.domain_size;
+    if ((rc = cu_job_get(p, &j)))
+        return rc;
+    j->copied = copied;
+    j->ctx = ctx;
+    /* the pending proof needs w after the slot holding it is let go */
+    memcpy(j->w, w, n * sizeof(zk_scalar));
+    cs = &p->set[p->next_set];
+    ZK_CUDA_CHECK(cudaSetDevice(p->dev));
+    ZK_CUDA_CHECK(cudaStreamWaitEvent(p->cst, cs->free_ev, 0));
+    ZK_CUDA_CHECK(cudaMemcpyAsync(cs->dw, w, n * sizeof(zk_scalar), cudaMemcpyHostToDevice,
+                                  p->cst));
+    ZK_CUDA_CHECK(cudaMemcpyAsync(cs->da, a, dom * sizeof(zk_scalar), cudaMemcpyHostToDevice,
+                                  p->cst));
+    ZK_CUDA_CHECK(cudaMemcpyAsync(cs->db, b, dom * sizeof(zk_scalar), cudaMemcpyHostToDevice,
+                                  p->cst));
+    ZK_CUDA_CHECK(cudaMemcpyAsync(cs->dc, c, dom * sizeof(zk_scalar), cudaMemcpyHostToDevice,
+                                  p->cst));
+    ZK_CUDA_CHECK(cudaEventRecord(j->copied_ev, p->cst));
+    ZK_CUDA_CHECK(cudaLaunchHostFunc(p->cst, cu_copied, j));
+    rc = p->curve == ZK_CURVE_BN254 ? cu_compute<cu_bn254>(p, &p->plan.bn254, j, cs)
+                                    : cu_compute<cu_bls381>(p, &p->plan.bls381, j, cs);
+    if (rc)
+        goto out;
+    p->next_set = (p->next_set + 1) % CU_SETS;
+    *ret = j;
+    return 0;
+out:
+    /* nothing may still read the caller's arrays, and copied() has run or
+     * never will, before the error is returned */
+    ZK_CUDA_IGNORE(cudaStreamSynchronize(p->cst));
+    ZK_CUDA_IGNORE(cudaStreamSynchronize(p->st));
+    cu_job_put(j);
+    return rc;
+}
+
+extern "C" int zk_cuda_job_wait(struct zk_cuda_job *j, struct zk_groth16_pending **ret)
+{
+    int rc;
+    if (!j || !ret)
+        return ZK_EBADPARAMS;
+    *ret = NULL;
+    rc = j->p->curve == ZK_CURVE_BN254 ? cu_finish<cu_bn254>(j, ret) : cu_finish<cu_bls381>(j, ret);
+    if (rc) {             /* the job's buffers may still be written: wait */
+        ZK_CUDA_IGNORE(cudaStreamSynchronize(j->p->cst));
+        ZK_CUDA_IGNORE(cudaStreamSynchronize(j->p->st));
+    }
+    cu_job_put(j);
     return rc;
 }
 
@@ -190,13 +393,12 @@ extern "C" int zk_cuda_prove_start(struct zk_cuda_prover *p, const zk_scalar *w,
                                    void (*copied)(void *ctx), void *ctx,
                                    struct zk_groth16_pending **ret)
 {
-    if (!p || !w || !a || !b || !c || !ret)
+    struct zk_cuda_job *j;
+    int rc;
+    if (!ret)
         return ZK_EBADPARAMS;
-    switch (p->curve) {
-    case ZK_CURVE_BN254:
-        return cu_start<cu_bn254>(p, &p->plan.bn254, w, a, b, c, copied, ctx, ret);
-    case ZK_CURVE_BLS12_381:
-        return cu_start<cu_bls381>(p, &p->plan.bls381, w, a, b, c, copied, ctx, ret);
-    }
-    return ZK_ECURVE;
+    *ret = NULL;
+    if ((rc = zk_cuda_prove_enqueue(p, w, a, b, c, copied, ctx, &j)))
+        return rc;
+    return zk_cuda_job_wait(j, ret);
 }

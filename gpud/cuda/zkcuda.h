@@ -93,16 +93,37 @@ int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k, struct zk_cuda_p
 struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p);
 
 /*
- * prove_start of zk_groth16_prove_start on the GPU: w (n_vars plain
+ * prove_start of zk_groth16_prove_start on the GPU, queued: w (n_vars plain
  * scalars) and a, b, c (domain_size Montgomery elements each, from
- * synthesis) are copied to the device (from pinned memory at full speed,
- * see zk_cuda_register); when the copies are complete, copied(ctx) is
- * called (if not NULL) and none of the four arrays is read again, so a slot
- * holding them can be released at once.  Then the coset NTTs, the H step
- * and the MSMs for A, B1, C and H run on the device; *ret is the pending
- * proof that zk_groth16_prove_finalize completes on the CPU.  0 or an
- * error as above (ZK_ESTATE if the key has no points).
+ * synthesis) are copied to the device (at full speed from page-locked
+ * memory, see zk_cuda_register) and the coset NTTs, the H step and the MSMs
+ * for A, B1, C and H are queued behind the copies; the call returns
+ * without waiting for either.  When the copies are complete, copied(ctx)
+ * is called (if not NULL) from a thread of the CUDA runtime: it must not
+ * call CUDA and must not block for long.  After that none of the four
+ * arrays is read again, so a slot holding them can be released.  The
+ * copies of a job overlap the compute of the job before it (two device
+ * buffer sets).
+ *
+ * *job is then given to zk_cuda_job_wait, which waits for the device and
+ * returns the pending proof that zk_groth16_prove_finalize completes on
+ * the CPU.  Jobs of one prover may be queued by one thread while another
+ * waits for earlier ones; each job is waited for exactly once.
+ *
+ * 0 and *job, or an error as above (ZK_ESTATE if the key has no points);
+ * on error copied() has already run or never will, and the arrays are no
+ * longer read.
  */
+struct zk_cuda_job;
+int zk_cuda_prove_enqueue(struct zk_cuda_prover *p, const zk_scalar *w, const zk_scalar *a,
+                          const zk_scalar *b, const zk_scalar *c, void (*copied)(void *ctx),
+                          void *ctx, struct zk_cuda_job **job);
+
+/* Waits for job (and frees it, whatever the result): 0 and *ret, or
+ * ZK_EGPU (the device failed running it), -ENOMEM. */
+int zk_cuda_job_wait(struct zk_cuda_job *job, struct zk_groth16_pending **ret);
+
+/* zk_cuda_prove_enqueue and zk_cuda_job_wait in one call. */
 int zk_cuda_prove_start(struct zk_cuda_prover *p, const zk_scalar *w, const zk_scalar *a,
                         const zk_scalar *b, const zk_scalar *c,
                         void (*copied)(void *ctx), void *ctx,

@@ -22,6 +22,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "cuda_runtime.h"
@@ -73,6 +74,7 @@ static long fail_hits, fail_k;
 static char injected[64];                     /* the call that was made to fail */
 static std::mutex fail_mu;
 static thread_local cudaError_t cuemu_last;
+static thread_local bool in_host_fn;          /* running a cudaLaunchHostFunc function */
 static thread_local int cuemu_cur_dev;
 static int n_dev = 1;
 static size_t mem_bytes = (size_t)16384 << 20;
@@ -101,6 +103,11 @@ static bool inject(long n, const char *what, bool sticky)
 
 cudaError_t cuemu_enter(const char *what)
 {
+    if (in_host_fn) {
+        fprintf(stderr, "cuemu: %s called from a function queued with cudaLaunchHostFunc, "
+                        "which CUDA forbids\n", what);
+        abort();
+    }
     long n = ++n_calls, at = fail_at;
     bool now = false;
     if (at > 0 && n == at)
@@ -509,7 +516,13 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t st, cudaHostFn_t fn, void *arg)
     cudaError_t e = check_stream(st);
     if (e)
         return e;
-    fn(arg);                                  /* the stream's earlier work is done */
+    /* the stream's earlier work is done; the runtime calls it from a
+     * thread of its own, so this does too (and waits for it) */
+    std::thread t([fn, arg]() {
+        in_host_fn = true;
+        fn(arg);
+    });
+    t.join();
     return cudaSuccess;
 }
 

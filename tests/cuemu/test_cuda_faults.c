@@ -4,7 +4,7 @@
  * zk_cuda_prove_start, zk_cuda_ntt and zk_cuda_msm_g1, runtime call number
  * i (i = 1 .. the number of calls the operation makes) is made to fail,
  * once as a transient error (that call only) and once as a lost device
- * (that call and every later one); for prove_start a sample of the calls
+ * (that call and every later one); for the prover a sample of the calls
  * that hits every call site (sampled()).  Each time:
  *   - the operation returns 0 with the right result (the failed call was
  *     in the cleanup, where failures are ignored), or ZK_EGPU with the
@@ -106,30 +106,50 @@ static void sweep_prover(const char *curve_dir)
     ZT_REQUIRE(zk_groth16_prove_finalize_rs(pc, &R, &S, 0, &want) == 0, , "cpu finalize");
     zk_groth16_pending_free(pc);
 
-    /* prover_new */
+    /* prover_new and its first prove_start (which makes the job: its
+     * page-locked buffer and events) */
     base = cuemu_live_allocations();
     calls = cuemu_calls();
     ZT_REQUIRE(zk_cuda_prover_new(0, ex.k, &cp) == 0, , "prover_new");
+    memcpy(abc2, abc, 3 * n * sizeof *abc);
+    ZT_REQUIRE(zk_cuda_prove_start(cp, ex.w, abc2, abc2 + n, abc2 + 2 * n, NULL, NULL, &pg) == 0,
+               , "prove_start");
     calls = cuemu_calls() - calls;
+    pg = zk_groth16_pending_free(pg);
     cp = zk_cuda_prover_free(cp);
     for (sticky = 0; sticky < 2; sticky++)
         for (i = 1; i <= calls; i++) {
+            if (!sampled(i, calls))
+                continue;
             base = cuemu_live_allocations();
+            memcpy(abc2, abc, 3 * n * sizeof *abc);
             cuemu_fail_after(i, sticky);
             rc = zk_cuda_prover_new(0, ex.k, &cp);
-            cuemu_fail_after(0, 0);
-            CHECK_RUN("prover_new", i, sticky, rc, cp != NULL, base);
             if (rc)
                 ZT_CHECK(cp == NULL, "prover_new failed but gave a prover");
+            else
+                rc = zk_cuda_prove_start(cp, ex.w, abc2, abc2 + n, abc2 + 2 * n, NULL, NULL,
+                                         &pg);
+            int same = 0;
+            if (rc == 0 && pg)
+                same = zk_groth16_prove_finalize_rs(pg, &R, &S, 0, &got) == 0 &&
+                       same_proof(&got, &want);
+            pg = zk_groth16_pending_free(pg);
             cp = zk_cuda_prover_free(cp);
+            cuemu_fail_after(0, 0);
+            CHECK_RUN("prover_new + prove_start", i, sticky, rc, same, base);
         }
-    printf("%s: prover_new: %ld failure points, both ways\n", curve_dir, calls);
+    printf("%s: prover_new + first prove_start: %ld calls, both ways\n", curve_dir, calls);
 
     /* prove_start */
     base = cuemu_live_allocations();
     ZT_REQUIRE(zk_cuda_prover_new(0, ex.k, &cp) == 0, , "prover_new");
     memcpy(abc2, abc, 3 * n * sizeof *abc);
-    calls = cuemu_calls();
+    rc = zk_cuda_prove_start(cp, ex.w, abc2, abc2 + n, abc2 + 2 * n, NULL, NULL, &pg);
+    ZT_REQUIRE(rc == 0, , "%s: prove_start: %s", curve_dir, zk_cuda_strerror(rc));
+    pg = zk_groth16_pending_free(pg);
+    memcpy(abc2, abc, 3 * n * sizeof *abc);
+    calls = cuemu_calls();              /* a prover's later prove_starts */
     rc = zk_cuda_prove_start(cp, ex.w, abc2, abc2 + n, abc2 + 2 * n, NULL, NULL, &pg);
     calls = cuemu_calls() - calls;
     ZT_REQUIRE(rc == 0, , "%s: prove_start: %s", curve_dir, zk_cuda_strerror(rc));

@@ -17,7 +17,9 @@
  *
  * What it cannot check: races between threads or blocks (threads run one at
  * a time), the memory model, warp-level behaviour, and anything about
- * speed.  Streams execute each operation when it is enqueued, in order.
+ * speed.  Streams execute each operation when it is enqueued, in order; a
+ * function queued with cudaLaunchHostFunc runs then, on a thread of its
+ * own (as in the runtime), and may not call CUDA.
  *
  * This is test tooling: it is never linked into an installed binary.
  */
