@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "backend.h"
+#include "daemon/zkd.h"
 #include "zk/slotfmt.h"
 #include "zkcuda.h"
 
@@ -55,6 +56,9 @@ static int cuda_prover(const struct zk_groth16_key *k, struct zk_cuda_prover **r
     }
     cuda_keys[cuda_nkeys++] = (struct cuda_key){ k, p };
     *ret = p;
+    char where[160];
+    if (zk_cuda_prover_describe(p, where, sizeof where) == 0)
+        zkd_log(ZKD_INFO, "GPU %d: key points %s", cuda_dev, where);
 out:
     pthread_mutex_unlock(&cuda_lock);
     return rc;

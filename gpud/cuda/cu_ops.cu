@@ -452,6 +452,17 @@ static cu_msm_shape cu_msm_shape_of(size_t n)
     return m;
 }
 
+size_t cu_msm_scratch_bytes(size_t n, size_t g1_bytes)
+{
+    cu_msm_shape m = cu_msm_shape_of(n);
+    /* keys, values and their sorted copies; runs, counts, offsets; buckets;
+     * partials; CUB's temporary storage (about as much again as a sort's
+     * input), rounded up generously */
+    size_t b = 16 * n + 12 * ((size_t)m.nbk + 1) + (size_t)m.nbk * g1_bytes +
+               (size_t)m.nwin * m.nseg * g1_bytes + 8 * n;
+    return b + b / 4 + ((size_t)1 << 20);
+}
+
 size_t cu_msm_parts(size_t n)
 {
     cu_msm_shape m = cu_msm_shape_of(n);

@@ -82,6 +82,8 @@ int cu_msm_g1(typename C::G1 *ret, const typename C::G1A *points, const uint64_t
  * sum.  On error _enqueue waits for st before returning.
  */
 size_t cu_msm_parts(size_t n);
+/* An upper bound of the device memory one MSM of n points allocates. */
+size_t cu_msm_scratch_bytes(size_t n, size_t g1_bytes);
 template <class C>
 int cu_msm_g1_enqueue(typename C::G1 *hpart, const typename C::G1A *points,
                       const uint64_t *scalars, size_t n, cudaStream_t st);

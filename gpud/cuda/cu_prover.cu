@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +55,8 @@ struct zk_cuda_prover {
     enum zk_curve curve;
     const struct zk_groth16_key *k;
     struct zk_zkey_header h;
-    void *pt[4];                       /* A, B1, C, H on the device */
+    void *pt[4];                       /* A, B1, C, H as the device sees them */
+    void *mapped[4];                   /* non-NULL: pt[i] is this host memory, mapped */
     uint64_t npt[4];
     size_t nparts[4];                  /* cu_msm_parts of each MSM */
     size_t g1_bytes;
@@ -166,9 +168,12 @@ extern "C" struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p)
         p->free_jobs = j->next;
         cu_job_destroy(j);
     }
-    for (int i = 0; i < 4; i++)
-        if (p->pt[i])
+    for (int i = 0; i < 4; i++) {
+        if (p->mapped[i])
+            ZK_CUDA_IGNORE(cudaHostUnregister(p->mapped[i]));
+        else if (p->pt[i])
             ZK_CUDA_IGNORE(cudaFree(p->pt[i]));
+    }
     for (int s = 0; s < CU_SETS; s++) {
         if (p->set[s].dw)
             ZK_CUDA_IGNORE(cudaFree(p->set[s].dw));
@@ -189,7 +194,8 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
 {
     int rc = 0;
     struct zk_cuda_prover *p = NULL;
-    size_t n, dom;
+    size_t n, dom, reserve, pb[4];
+    const void *hp[4];
     if (!k || !ret)
         return ZK_EBADPARAMS;
     if (!zk_cuda_available())
@@ -207,17 +213,12 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
     ZK_CUDA_CHECK(cudaSetDevice(dev));
     ZK_CUDA_CHECK(cudaStreamCreateWithFlags(&p->cst, cudaStreamNonBlocking));
     ZK_CUDA_CHECK(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking));
-    for (int i = 0; i < 4; i++) {
-        size_t pb = 0;
-        const void *hp = zk_groth16_key_points(k, cu_secs[i], &p->npt[i], &pb);
-        if (!hp) {
+    /* the MSMs: A and B1 over w, C over w past the public part, H over the domain */
+    for (int i = 0; i < 4; i++)
+        if (!(hp[i] = zk_groth16_key_points(k, cu_secs[i], &p->npt[i], &pb[i]))) {
             rc = ZK_ESTATE;
             goto out;
         }
-        ZK_CUDA_CHECK(cudaMalloc(&p->pt[i], p->npt[i] ? p->npt[i] * pb : 1));
-        ZK_CUDA_CHECK(cudaMemcpy(p->pt[i], hp, p->npt[i] * pb, cudaMemcpyHostToDevice));
-    }
-    /* the MSMs: A and B1 over w, C over w past the public part, H over the domain */
     p->nparts[0] = cu_msm_parts(n);
     p->nparts[1] = cu_msm_parts(n);
     p->nparts[2] = cu_msm_parts(p->npt[2]);
@@ -229,6 +230,38 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
         cs->db = cs->da + dom;
         cs->dc = cs->db + dom;
         ZK_CUDA_CHECK(cudaEventCreateWithFlags(&cs->free_ev, cudaEventDisableTiming));
+    }
+    /*
+     * The points go to device memory while what is left keeps room for the
+     * largest MSM's scratch and the NTT plan; the rest are read from the
+     * key's own host memory, page-locked and mapped (over PCIe: slower, but
+     * a key larger than the GPU still proves).
+     */
+    reserve = cu_msm_scratch_bytes(n > dom ? n : dom, p->g1_bytes) + 3 * dom * sizeof(zk_scalar);
+    for (int i = 0; i < 4; i++) {
+        size_t bytes = p->npt[i] * pb[i], free_b = 0, total_b = 0;
+        ZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        if (bytes + reserve <= free_b) {
+            ZK_CUDA_CHECK(cudaMalloc(&p->pt[i], bytes ? bytes : 1));
+            ZK_CUDA_CHECK(cudaMemcpy(p->pt[i], hp[i], bytes, cudaMemcpyHostToDevice));
+            continue;
+        }
+        ZK_CUDA_CHECK(cudaHostRegister((void *)hp[i], bytes ? bytes : 1,
+                                       cudaHostRegisterMapped | cudaHostRegisterPortable));
+        p->mapped[i] = (void *)hp[i];
+        ZK_CUDA_CHECK(cudaHostGetDevicePointer(&p->pt[i], (void *)hp[i], 0));
+    }
+    {
+        size_t free_b = 0, total_b = 0;
+        ZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        if (free_b < reserve) {
+            /* not even with every point in host memory */
+            zk_cuda_set_error("zk_cuda_prover_new: too little device memory left for the NTT "
+                              "plan and the MSMs' scratch", __FILE__, __LINE__,
+                              cudaErrorMemoryAllocation);
+            rc = ZK_EGPU;
+            goto out;
+        }
     }
     rc = p->curve == ZK_CURVE_BN254
              ? cu_ntt_plan_make<cu_bn254>(&p->plan.bn254, p->h.log2_domain, p->st)
@@ -322,6 +355,29 @@ static int cu_finish(struct zk_cuda_job *j, struct zk_groth16_pending **ret)
                                 (const uint64_t *)&r[2], (const uint64_t *)&r[3], &t, ret);
 out:
     return rc;
+}
+
+extern "C" int zk_cuda_prover_describe(const struct zk_cuda_prover *p, char *buf, size_t len)
+{
+    static const char *names[4] = { "A", "B1", "C", "H" };
+    size_t at = 0;
+    if (!p || !buf || !len)
+        return ZK_EBADPARAMS;
+    buf[0] = 0;
+    for (int where = 0; where < 2; where++) {
+        int any = 0;
+        for (int i = 0; i < 4; i++) {
+            if ((p->mapped[i] != NULL) != where)
+                continue;
+            at += (size_t)snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,
+                                   "%s%s", any ? " " : (at ? "; " : ""), names[i]);
+            any = 1;
+        }
+        if (any)
+            at += (size_t)snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0, " %s",
+                                   where ? "in page-locked host memory" : "in device memory");
+    }
+    return 0;
 }
 
 extern "C" int zk_cuda_prove_enqueue(struct zk_cuda_prover *p, const zk_scalar *w,

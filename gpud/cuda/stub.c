@@ -47,6 +47,12 @@ int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k, struct zk_cuda_p
     return ZK_ENODEV;
 }
 
+int zk_cuda_prover_describe(const struct zk_cuda_prover *p, char *buf, size_t len)
+{
+    (void)p; (void)buf; (void)len;
+    return ZK_EBADPARAMS;
+}
+
 struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p)
 {
     (void)p;

@@ -89,6 +89,15 @@ struct zk_cuda_prover;
  */
 int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k, struct zk_cuda_prover **ret);
 
+/*
+ * Where p keeps the key's point sections, e.g. "A B1 C H in device memory",
+ * or with "...; H in page-locked host memory" for those that did not fit:
+ * zk_cuda_prover_new puts a section in device memory while enough is left
+ * for the MSMs' scratch, and otherwise page-locks and maps the key's own
+ * host copy (read over PCIe: slower).  0 or ZK_EBADPARAMS.
+ */
+int zk_cuda_prover_describe(const struct zk_cuda_prover *p, char *buf, size_t len);
+
 /* Frees the device memory of p; accepts NULL and returns NULL. */
 struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p);
 

@@ -259,7 +259,7 @@ cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total_b)
     ENTER();
     std::lock_guard<std::mutex> g(S().mu);
     *total_b = mem_total();
-    *free_b = mem_total() - S().live_bytes;
+    *free_b = S().live_bytes < mem_total() ? mem_total() - S().live_bytes : 0;
     return cudaSuccess;
 }
 
@@ -444,6 +444,39 @@ cudaError_t cudaHostUnregister(void *p)
     return cudaSuccess;
 }
 
+cudaError_t cudaHostGetDevicePointer(void **dev, void *host, unsigned flags)
+{
+    ENTER();
+    uintptr_t a = (uintptr_t)host;
+    std::lock_guard<std::mutex> g(S().mu);
+    for (auto &r : S().registered)
+        if (a >= r.first && a < r.first + r.second && !flags) {
+            *dev = host;                      /* unified addressing */
+            return cudaSuccess;
+        }
+    return fail(cudaErrorInvalidValue);
+}
+
+extern "C" size_t cuemu_live_bytes(void)
+{
+    std::lock_guard<std::mutex> g(S().mu);
+    return S().live_bytes;
+}
+
+extern "C" size_t cuemu_registered(void)
+{
+    std::lock_guard<std::mutex> g(S().mu);
+    return S().registered.size();
+}
+
+static size_t mem_default;
+
+extern "C" void cuemu_set_device_memory(size_t bytes)
+{
+    std::lock_guard<std::mutex> g(S().mu);
+    mem_bytes = bytes ? bytes : mem_default;
+}
+
 extern "C" size_t cuemu_live_allocations(void)
 {
     std::lock_guard<std::mutex> g(S().mu);
@@ -623,6 +656,20 @@ struct cuemu_block {
 
 static thread_local cuemu_block *B;
 
+/* frees the launching thread's block (fiber stacks included) when it exits */
+struct cuemu_block_owner {
+    ~cuemu_block_owner()
+    {
+        if (!B)
+            return;
+        for (char *st : B->stacks)
+            munmap(st, B->stack_bytes);
+        delete B;
+        B = NULL;
+    }
+};
+static thread_local cuemu_block_owner B_owner;
+
 /* void cuemu_switch(void **save_sp, void *sp): saves the callee-saved
  * registers on the current stack, stores its pointer in *save_sp and
  * resumes the stack sp (saved the same way, or made by fiber_stack) */
@@ -790,8 +837,10 @@ void cuemu_launch(dim3 grid, dim3 block, size_t smem, cudaStream_t st, const cha
         fprintf(stderr, "cuemu: launch of %s from inside a kernel\n", name);
         abort();
     }
-    if (!B)
-        B = new cuemu_block;                  /* per host thread, kept */
+    if (!B) {
+        B = new cuemu_block;                  /* per host thread, kept until it exits */
+        (void)&B_owner;
+    }
     B->fibers = smem > 0;
     if (B->fibers) {
         if (!B->stack_bytes)
@@ -848,7 +897,7 @@ __attribute__((constructor)) static void cuemu_init(void)
 {
     const char *on = getenv("CUEMU_FAIL_ON"), *colon;
     n_dev = (int)env_long("CUEMU_DEVICES", 1);
-    mem_bytes = (size_t)env_long("CUEMU_MEM_MB", 16384) << 20;
+    mem_bytes = mem_default = (size_t)env_long("CUEMU_MEM_MB", 16384) << 20;
     fail_at = env_long("CUEMU_FAIL_AFTER", 0);
     if (on && (colon = strrchr(on, ':')) && (size_t)(colon - on) < sizeof fail_name) {
         memcpy(fail_name, on, (size_t)(colon - on));

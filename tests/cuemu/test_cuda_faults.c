@@ -14,7 +14,8 @@
  *   - after a transient error no device memory is left behind (unless the
  *     failed call was itself a free), and the next operation is not
  *     poisoned by the stale error;
- * and at the end the same prover still gives the CPU's proof.
+ * and at the end the same prover still gives the CPU's proof.  Then a GPU
+ * too small for the key (small_memory).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "cuemu.h"
 #include "zk/error.h"
 #include "zk/groth16.h"
+#include "zk/zkey.h"
 #include "zkcuda.h"
 #include "zkexample.h"
 #include "zktest.h"
@@ -213,6 +215,98 @@ static void sweep_prover(const char *curve_dir)
     free(abc2);
 }
 
+/*
+ * A GPU too small for the key: with the device memory cut step by step
+ * below what a prover takes, zk_cuda_prover_new either fails cleanly
+ * (ZK_EGPU, nothing left behind) or keeps the sections that do not fit in
+ * page-locked host memory, and then proves right, its MSMs' scratch having
+ * been kept room for.  Some step must have mapped host memory.
+ */
+static void small_memory(const char *curve_dir)
+{
+    struct zt_example ex;
+    char err[256], desc[200];
+    struct zk_cuda_prover *cp = NULL;
+    struct zk_groth16_pending *pg = NULL, *pc = NULL;
+    struct zk_groth16_proof want, got;
+    static const enum zk_zkey_section secs[4] = { ZK_ZKEY_SEC_A, ZK_ZKEY_SEC_B1, ZK_ZKEY_SEC_C,
+                                                  ZK_ZKEY_SEC_H };
+    size_t b0 = cuemu_live_bytes(), total, points = 0;
+    int rc, mapped = 0, steps = 0;
+
+    rc = zt_example_load(curve_dir, &ex, err, sizeof err);
+    ZT_REQUIRE(rc == 0, , "%s", err);
+    size_t n = ex.h->domain_size;
+    zk_scalar *abc = malloc(3 * n * sizeof *abc), *abc2 = malloc(3 * n * sizeof *abc);
+    ZT_REQUIRE(abc && abc2, , "oom");
+    ZT_REQUIRE(zk_groth16_synthesize(ex.k, ex.w, abc, abc + n, abc + 2 * n, 0) == 0, , "synth");
+    memcpy(abc2, abc, 3 * n * sizeof *abc);
+    ZT_REQUIRE(zk_groth16_prove_start(ex.k, ex.w, abc2, abc2 + n, abc2 + 2 * n, 0, &pc) == 0, ,
+               "cpu prove_start");
+    ZT_REQUIRE(zk_groth16_prove_finalize_rs(pc, &R, &S, 0, &want) == 0, , "cpu finalize");
+    zk_groth16_pending_free(pc);
+    for (int i = 0; i < 4; i++) {
+        uint64_t cnt = 0;
+        size_t pb = 0;
+        ZT_REQUIRE(zk_groth16_key_points(ex.k, secs[i], &cnt, &pb), , "points");
+        points += cnt * pb;
+    }
+    /* with room to spare: everything on the device */
+    ZT_REQUIRE(zk_cuda_prover_new(0, ex.k, &cp) == 0, , "prover_new");
+    total = cuemu_live_bytes() - b0;
+    zk_cuda_prover_describe(cp, desc, sizeof desc);
+    ZT_CHECK(!strcmp(desc, "A B1 C H in device memory") && cuemu_registered() == 0,
+             "%s: unlimited memory: %s", curve_dir, desc);
+    cp = zk_cuda_prover_free(cp);
+    /* the least device memory that still takes every point (bisection: the
+     * prover also keeps room for the MSMs' scratch, unknown here) */
+    size_t lo = total, hi = total + ((size_t)64 << 20);
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        cuemu_set_device_memory(b0 + mid);
+        desc[0] = 0;
+        if (zk_cuda_prover_new(0, ex.k, &cp) == 0)
+            zk_cuda_prover_describe(cp, desc, sizeof desc);
+        cp = zk_cuda_prover_free(cp);
+        if (!strcmp(desc, "A B1 C H in device memory"))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    /* from there down, through the sections moving to host memory, to too
+     * little for anything */
+    for (size_t cut = 0; cut <= points + points / 2; cut += points / 8 + 1, steps++) {
+        cuemu_set_device_memory(b0 + hi - cut);
+        rc = zk_cuda_prover_new(0, ex.k, &cp);
+        if (rc) {
+            ZT_CHECK(rc == ZK_EGPU && !cp, "%s: %zu bytes cut: prover_new %d", curve_dir, cut, rc);
+        } else {
+            zk_cuda_prover_describe(cp, desc, sizeof desc);
+            mapped += strstr(desc, "host memory") != NULL;
+            memcpy(abc2, abc, 3 * n * sizeof *abc);
+            rc = zk_cuda_prove_start(cp, ex.w, abc2, abc2 + n, abc2 + 2 * n, NULL, NULL, &pg);
+            ZT_CHECK(rc == 0, "%s: %zu bytes cut (%s): prove_start: %s", curve_dir, cut, desc,
+                     zk_cuda_strerror(rc));
+            if (rc == 0) {
+                ZT_CHECK(zk_groth16_prove_finalize_rs(pg, &R, &S, 0, &got) == 0, "finalize");
+                ZT_CHECK(same_proof(&got, &want), "%s: %zu bytes cut (%s): wrong proof",
+                         curve_dir, cut, desc);
+            }
+            pg = zk_groth16_pending_free(pg);
+            cp = zk_cuda_prover_free(cp);
+        }
+        ZT_CHECK(cuemu_live_bytes() == b0 && cuemu_registered() == 0,
+                 "%s: %zu bytes cut: memory or registrations left", curve_dir, cut);
+    }
+    cuemu_set_device_memory(0);
+    ZT_CHECK(mapped > 0, "%s: no step kept points in host memory", curve_dir);
+    printf("%s: device memory cut in %d steps: %d proved with points in host memory\n",
+           curve_dir, steps, mapped);
+    zt_example_free(&ex);
+    free(abc);
+    free(abc2);
+}
+
 static void sweep_ops(void)
 {
     enum { LOG_N = 11, N = 1 << LOG_N, NM = 300 };
@@ -273,5 +367,7 @@ int main(int argc, char **argv)
     sweep_ops();
     sweep_prover("bn128");
     sweep_prover("bls12381");
+    small_memory("bn128");
+    small_memory("bls12381");
     return zt_finish();
 }

@@ -66,6 +66,7 @@ enum cudaMemcpyKind {
 #define cudaStreamNonBlocking 0x01
 #define cudaEventDisableTiming 0x02
 #define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
 #define cudaHostAllocPortable 0x01
 
 typedef struct CUstream_st *cudaStream_t;
@@ -137,6 +138,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
 cudaError_t cudaMemsetAsync(void *dst, int v, size_t bytes, cudaStream_t st);
 cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned flags);
 cudaError_t cudaHostUnregister(void *p);
+cudaError_t cudaHostGetDevicePointer(void **dev, void *host, unsigned flags);
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *st, unsigned flags);
 cudaError_t cudaStreamDestroy(cudaStream_t st);

@@ -33,8 +33,16 @@ void cuemu_fail_after(long n, int sticky);
  * has not come yet): a runtime function or a kernel. */
 const char *cuemu_injected(void);
 
-/* Device allocations not yet freed. */
+/* Device allocations not yet freed, and their bytes. */
 size_t cuemu_live_allocations(void);
+size_t cuemu_live_bytes(void);
+
+/* Host ranges registered (cudaHostRegister) and not yet unregistered. */
+size_t cuemu_registered(void);
+
+/* The device memory of every device, in bytes (0: CUEMU_MEM_MB's, default
+ * 16 GiB); allocations beyond it fail with cudaErrorMemoryAllocation. */
+void cuemu_set_device_memory(size_t bytes);
 
 #ifdef __cplusplus
 }
