@@ -551,9 +551,13 @@ static void *finisher_main(void *arg)
         }
         struct zk_groth16_proof proof;
         struct zk_ledger_job job;
+        /* the device's part of prove_start (the CUDA backend queued it)
+         * counts as start, not finalize */
         double t0 = zkd_now();
         r = backend->prove_wait(backend, it->job, &it->pending, &d);
         it->job = NULL;
+        it->start_s += zkd_now() - t0;
+        t0 = zkd_now();
         if (r) {
             if (GPUD_DEVICE_ERROR(r)) {          /* as in the starter */
                 zkd_log(ZKD_ERR, "partition %lld: %s; handing it back and exiting",
