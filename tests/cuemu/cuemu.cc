@@ -1,8 +1,9 @@
 /*
  * cuemu.cc -- the CPU stand-in for the CUDA runtime (include/cuda_runtime.h
  * says what it checks and what it cannot).  Kernel threads of a block run
- * on the launching thread, one at a time (as fibers when the block shares
- * memory); streams run their work when it is enqueued.  x86-64 only.
+ * on the stream's thread, one at a time (as fibers when the block shares
+ * memory); each stream is a thread running its queue in order.  x86-64
+ * only.
  *
  * Environment:
  *   CUEMU_DEVICES=N      devices reported (default 1; 0: no device)
@@ -19,6 +20,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -52,6 +55,8 @@ static long env_long(const char *name, long dflt)
 struct cuemu_state {
     std::mutex mu;
     std::map<uintptr_t, size_t> dev;          /* device allocations */
+    std::set<uintptr_t> freeing;              /* cudaFreeAsync queued, not yet run */
+    std::map<uintptr_t, size_t> pinned_size;  /* cudaMallocHost blocks */
     std::set<uintptr_t> pinned;               /* cudaMallocHost */
     std::map<uintptr_t, size_t> registered;   /* cudaHostRegister */
     std::set<cudaStream_t> streams;
@@ -69,6 +74,7 @@ static std::atomic<long> n_calls;
 static std::atomic<long> fail_at;             /* call number that fails; 0: none */
 static std::atomic<bool> fail_sticky{ true };
 static std::atomic<bool> cuemu_dead;          /* injected device loss (sticky) */
+static std::atomic<unsigned> epoch;           /* +1 at each loss: older queued work is dropped */
 static char fail_name[64];                    /* CUEMU_FAIL_ON */
 static long fail_hits, fail_k;
 static char injected[64];                     /* the call that was made to fail */
@@ -90,12 +96,14 @@ static cudaError_t fail(cudaError_t e)
 }
 
 /* the injected failure of call n: true if this call must fail */
+static void lose_device(void);
+
 static bool inject(long n, const char *what, bool sticky)
 {
     std::lock_guard<std::mutex> g(fail_mu);
     snprintf(injected, sizeof injected, "%s", what);
     if (sticky) {
-        cuemu_dead = true;
+        lose_device();
         fprintf(stderr, "cuemu: injected device failure at runtime call %ld (%s)\n", n, what);
     }
     return true;
@@ -115,7 +123,7 @@ cudaError_t cuemu_enter(const char *what)
     if (fail_k > 0 && strstr(what, fail_name)) {
         std::lock_guard<std::mutex> g(fail_mu);
         if (++fail_hits == fail_k) {
-            cuemu_dead = true;
+            lose_device();
             fprintf(stderr, "cuemu: injected device failure at runtime call %ld (%s)\n", n,
                     what);
         }
@@ -296,14 +304,101 @@ cudaError_t cuemu_check_device(const void *p, size_t bytes, const char *what)
     return cudaSuccess;
 }
 
-cudaError_t cudaMalloc(void **p, size_t bytes)
+/* ---- streams ------------------------------------------------------------------------ */
+
+/*
+ * A stream is a worker thread running its queue in order, so that the
+ * caller goes on while the "device" works, as with a GPU: work on two
+ * streams runs concurrently unless events order it.  The NULL stream runs
+ * its work in the calling thread, at once.  Work queued before the device
+ * was lost is dropped, except event records (so that nothing waits for
+ * ever on a record that will not come).
+ */
+struct cuemu_task {
+    unsigned epoch;
+    bool always;
+    std::function<void()> fn;
+};
+
+struct CUstream_st {
+    unsigned flags;
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<cuemu_task> q;
+    bool busy = false, stop = false;
+    size_t freeing_bytes = 0;                /* queued frees (stream-ordered reuse) */
+    std::thread th;
+};
+
+static void stream_main(cudaStream_t st)
 {
-    ENTER();
+    std::unique_lock<std::mutex> g(st->mu);
+    for (;;) {
+        st->cv.wait(g, [st] { return st->stop || !st->q.empty(); });
+        if (st->q.empty())
+            return;                          /* stop, and nothing left */
+        cuemu_task task = std::move(st->q.front());
+        st->q.pop_front();
+        st->busy = true;
+        g.unlock();
+        if (task.always || task.epoch == epoch)
+            task.fn();
+        g.lock();
+        st->busy = false;
+        st->cv.notify_all();
+    }
+}
+
+static void submit(cudaStream_t st, std::function<void()> fn, bool always = false)
+{
+    if (!st) {
+        fn();
+        return;
+    }
+    std::lock_guard<std::mutex> g(st->mu);
+    st->q.push_back(cuemu_task{ epoch.load(), always, std::move(fn) });
+    st->cv.notify_all();
+}
+
+static void drain(cudaStream_t st)
+{
+    if (!st)
+        return;
+    std::unique_lock<std::mutex> g(st->mu);
+    st->cv.wait(g, [st] { return st->q.empty() && !st->busy; });
+}
+
+/* what the whole device has queued (cudaFree and friends synchronize) */
+static void drain_all(void)
+{
+    std::vector<cudaStream_t> v;
+    {
+        std::lock_guard<std::mutex> g(S().mu);
+        v.assign(S().streams.begin(), S().streams.end());
+    }
+    for (cudaStream_t st : v)
+        drain(st);
+}
+
+static cudaError_t check_stream(cudaStream_t st)
+{
+    std::lock_guard<std::mutex> g(S().mu);
+    if (st && !S().streams.count(st))
+        return fail(cudaErrorInvalidResourceHandle);
+    return cudaSuccess;
+}
+
+/* ---- memory ------------------------------------------------------------------------ */
+
+/* credit: bytes whose stream-ordered free is queued on the allocating
+ * stream (the runtime's pools reuse them for later work of that stream) */
+static cudaError_t dev_alloc(void **p, size_t bytes, size_t credit)
+{
     *p = NULL;
     if (bytes == 0)
         return cudaSuccess;
     std::lock_guard<std::mutex> g(S().mu);
-    if (S().live_bytes + bytes > mem_total())
+    if (S().live_bytes + bytes > mem_total() + credit)
         return fail(cudaErrorMemoryAllocation);
     void *m = malloc(bytes);
     if (!m)
@@ -315,39 +410,86 @@ cudaError_t cudaMalloc(void **p, size_t bytes)
     return cudaSuccess;
 }
 
+static void dev_free_now(void *p)
+{
+    std::lock_guard<std::mutex> g(S().mu);
+    auto it = S().dev.find((uintptr_t)p);
+    S().live_bytes -= it->second;
+    S().dev.erase(it);
+    S().freeing.erase((uintptr_t)p);
+    free(p);
+}
+
+/* the size of live allocation p not already being freed, or 0 */
+static size_t dev_size(void *p)
+{
+    std::lock_guard<std::mutex> g(S().mu);
+    auto it = S().dev.find((uintptr_t)p);
+    if (it == S().dev.end() || S().freeing.count((uintptr_t)p))
+        return 0;
+    return it->second;
+}
+
+cudaError_t cudaMalloc(void **p, size_t bytes)
+{
+    ENTER();
+    return dev_alloc(p, bytes, 0);
+}
+
 cudaError_t cudaFree(void *p)
 {
     ENTER();
     if (!p)
         return cudaSuccess;
-    std::lock_guard<std::mutex> g(S().mu);
-    auto it = S().dev.find((uintptr_t)p);
-    if (it == S().dev.end())
+    if (!dev_size(p))
         return complain(cudaErrorInvalidValue, "cudaFree: %p is not a device allocation", p);
-    S().live_bytes -= it->second;
-    S().dev.erase(it);
-    free(p);
-    return cudaSuccess;
-}
-
-static cudaError_t check_stream(cudaStream_t st)
-{
-    std::lock_guard<std::mutex> g(S().mu);
-    if (st && !S().streams.count(st))
-        return fail(cudaErrorInvalidResourceHandle);
+    drain_all();                              /* cudaFree waits for the device */
+    dev_free_now(p);
     return cudaSuccess;
 }
 
 cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t st)
 {
+    ENTER();
     cudaError_t e = check_stream(st);
-    return e ? e : cudaMalloc(p, bytes);
+    if (e)
+        return e;
+    size_t credit = 0;
+    if (st) {
+        std::lock_guard<std::mutex> g(st->mu);
+        credit = st->freeing_bytes;
+    }
+    return dev_alloc(p, bytes, credit);
 }
 
 cudaError_t cudaFreeAsync(void *p, cudaStream_t st)
 {
+    ENTER();
     cudaError_t e = check_stream(st);
-    return e ? e : cudaFree(p);
+    size_t n;
+    if (e)
+        return e;
+    if (!p)
+        return cudaSuccess;
+    if (!(n = dev_size(p)))
+        return complain(cudaErrorInvalidValue, "cudaFreeAsync: %p is not a device allocation "
+                        "(or is being freed already)", p);
+    {
+        std::lock_guard<std::mutex> g(S().mu);
+        S().freeing.insert((uintptr_t)p);
+    }
+    if (st) {
+        std::lock_guard<std::mutex> g(st->mu);
+        st->freeing_bytes += n;
+    }
+    submit(st, [p, n, st]() {
+        dev_free_now(p);
+        if (st) {
+            std::lock_guard<std::mutex> g(st->mu);
+            st->freeing_bytes -= n;
+        }
+    }, true);                                 /* (dropped, it would be lost for good) */
+    return cudaSuccess;
 }
 
 cudaError_t cudaMallocHost(void **p, size_t bytes)
@@ -358,6 +500,7 @@ cudaError_t cudaMallocHost(void **p, size_t bytes)
         return fail(cudaErrorMemoryAllocation);
     std::lock_guard<std::mutex> g(S().mu);
     S().pinned.insert((uintptr_t)*p);
+    S().pinned_size[(uintptr_t)*p] = bytes ? bytes : 1;
     return cudaSuccess;
 }
 
@@ -366,14 +509,38 @@ cudaError_t cudaFreeHost(void *p)
     ENTER();
     if (!p)
         return cudaSuccess;
+    drain_all();
     std::lock_guard<std::mutex> g(S().mu);
     if (!S().pinned.erase((uintptr_t)p))
         return complain(cudaErrorInvalidValue, "cudaFreeHost: %p is not from cudaMallocHost", p);
+    S().pinned_size.erase((uintptr_t)p);
     free(p);
     return cudaSuccess;
 }
 
-static cudaError_t copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+/* page-locked host memory (copies from and to it are asynchronous) */
+static bool is_locked(const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p;
+    std::lock_guard<std::mutex> g(S().mu);
+    for (auto &r : S().registered)
+        if (a >= r.first && a + n <= r.first + r.second)
+            return true;
+    auto it = S().pinned_size.upper_bound(a);
+    if (it == S().pinned_size.begin())
+        return false;
+    --it;
+    return a >= it->first && a + n <= it->first + it->second;
+}
+
+/*
+ * Checks a copy and queues it on st.  As in the runtime: from pageable host
+ * memory the data is staged before the call returns; into pageable host
+ * memory the call waits for the stream and copies; with page-locked memory
+ * or device to device the copy runs when the stream gets to it.
+ */
+static cudaError_t copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                        cudaStream_t st)
 {
     bool dd = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyHostToDevice;
     bool sd = kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDeviceToHost;
@@ -392,14 +559,23 @@ static cudaError_t copy(void *dst, const void *src, size_t bytes, cudaMemcpyKind
         return complain(cudaErrorInvalidValue, "cudaMemcpy: destination %p is device memory", dst);
     if (!sd && is_dev(src))
         return complain(cudaErrorInvalidValue, "cudaMemcpy: source %p is device memory", src);
-    memmove(dst, src, bytes);
+    if (!sd && !is_locked(src, bytes)) {
+        auto stage = std::make_shared<std::vector<unsigned char>>(
+            (const unsigned char *)src, (const unsigned char *)src + bytes);
+        submit(st, [dst, stage]() { memcpy(dst, stage->data(), stage->size()); });
+    } else if (!dd && !is_locked(dst, bytes)) {
+        drain(st);
+        memmove(dst, src, bytes);
+    } else {
+        submit(st, [dst, src, bytes]() { memmove(dst, src, bytes); });
+    }
     return cudaSuccess;
 }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
 {
     ENTER();
-    return copy(dst, src, bytes, kind);
+    return copy(dst, src, bytes, kind, NULL);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
@@ -407,7 +583,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
 {
     ENTER();
     cudaError_t e = check_stream(st);
-    return e ? e : copy(dst, src, bytes, kind);
+    return e ? e : copy(dst, src, bytes, kind, st);
 }
 
 cudaError_t cudaMemsetAsync(void *dst, int v, size_t bytes, cudaStream_t st)
@@ -416,8 +592,13 @@ cudaError_t cudaMemsetAsync(void *dst, int v, size_t bytes, cudaStream_t st)
     cudaError_t e = check_stream(st);
     if (e || (e = cuemu_check_device(dst, bytes, "cudaMemsetAsync")))
         return e;
-    memset(dst, v, bytes);
+    submit(st, [dst, v, bytes]() { memset(dst, v, bytes); });
     return cudaSuccess;
+}
+
+void cuemu_submit(cudaStream_t st, std::function<void()> task)
+{
+    submit(st, std::move(task));
 }
 
 cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned flags)
@@ -438,6 +619,7 @@ cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned flags)
 cudaError_t cudaHostUnregister(void *p)
 {
     ENTER();
+    drain_all();
     std::lock_guard<std::mutex> g(S().mu);
     if (!S().registered.erase((uintptr_t)p))
         return fail(cudaErrorHostMemoryNotRegistered);
@@ -485,13 +667,14 @@ extern "C" size_t cuemu_live_allocations(void)
 
 /* ---- streams and events ----------------------------------------------------------- */
 
-struct CUstream_st {
-    unsigned flags;
-};
+/* An event completes when its stream reaches the record; records are
+ * numbered so that a wait covers the record that came before it. */
 struct CUevent_st {
     unsigned flags;
-    bool recorded;
-    double t;
+    std::mutex mu;
+    std::condition_variable cv;
+    uint64_t recorded = 0, done = 0;
+    double t = 0;
 };
 
 static double now_s(void)
@@ -501,29 +684,54 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* the device is lost: the work queued so far is dropped (stream_main) */
+static void lose_device(void)
+{
+    cuemu_dead = true;
+    epoch++;
+}
+
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *st, unsigned flags)
 {
     ENTER();
-    *st = new CUstream_st{ flags };
+    cudaStream_t s = new CUstream_st;
+    s->flags = flags;
+    s->th = std::thread(stream_main, s);
+    *st = s;
     std::lock_guard<std::mutex> g(S().mu);
-    S().streams.insert(*st);
+    S().streams.insert(s);
     return cudaSuccess;
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t st)
 {
-    ENTER();
-    std::lock_guard<std::mutex> g(S().mu);
-    if (!st || !S().streams.erase(st))
-        return fail(cudaErrorInvalidResourceHandle);
+    /* on a lost device this fails too, but the thread goes all the same (a
+     * process would exit; the tests go on, and must not pile up threads) */
+    cudaError_t e0 = cuemu_enter(__func__);
+    if (e0 != cudaSuccess && e0 != cudaErrorLaunchFailure)
+        return e0;
+    {
+        std::lock_guard<std::mutex> g(S().mu);
+        if (!st || !S().streams.erase(st))
+            return fail(cudaErrorInvalidResourceHandle);
+    }
+    {
+        std::lock_guard<std::mutex> g(st->mu);      /* its queued work still runs */
+        st->stop = true;
+        st->cv.notify_all();
+    }
+    st->th.join();
     delete st;
-    return cudaSuccess;
+    return e0;
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t st)
 {
     ENTER();
-    return check_stream(st);
+    cudaError_t e = check_stream(st);
+    if (!e)
+        drain(st);
+    return e;
 }
 
 static cudaError_t check_event(cudaEvent_t e)
@@ -534,13 +742,28 @@ static cudaError_t check_event(cudaEvent_t e)
     return cudaSuccess;
 }
 
+/* waits until event e has reached record number n */
+static void event_wait(cudaEvent_t e, uint64_t n)
+{
+    std::unique_lock<std::mutex> g(e->mu);
+    e->cv.wait(g, [e, n] { return e->done >= n; });
+}
+
 cudaError_t cudaStreamWaitEvent(cudaStream_t st, cudaEvent_t e, unsigned flags)
 {
     ENTER();
     cudaError_t r = check_stream(st);
     if (r || (r = check_event(e)))
         return r;
-    return flags ? fail(cudaErrorInvalidValue) : cudaSuccess;
+    if (flags)
+        return fail(cudaErrorInvalidValue);
+    uint64_t n;
+    {
+        std::lock_guard<std::mutex> g(e->mu);
+        n = e->recorded;
+    }
+    submit(st, [e, n]() { event_wait(e, n); });
+    return cudaSuccess;
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t st, cudaHostFn_t fn, void *arg)
@@ -549,20 +772,20 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t st, cudaHostFn_t fn, void *arg)
     cudaError_t e = check_stream(st);
     if (e)
         return e;
-    /* the stream's earlier work is done; the runtime calls it from a
-     * thread of its own, so this does too (and waits for it) */
-    std::thread t([fn, arg]() {
+    /* on the stream's thread, as the runtime calls it from a thread of its own */
+    submit(st, [fn, arg]() {
         in_host_fn = true;
         fn(arg);
+        in_host_fn = false;
     });
-    t.join();
     return cudaSuccess;
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
 {
     ENTER();
-    *e = new CUevent_st{ flags, false, 0 };
+    *e = new CUevent_st;
+    (*e)->flags = flags;
     std::lock_guard<std::mutex> g(S().mu);
     S().events.insert(*e);
     return cudaSuccess;
@@ -576,9 +799,17 @@ cudaError_t cudaEventCreate(cudaEvent_t *e)
 cudaError_t cudaEventDestroy(cudaEvent_t e)
 {
     ENTER();
-    std::lock_guard<std::mutex> g(S().mu);
-    if (!e || !S().events.erase(e))
-        return fail(cudaErrorInvalidResourceHandle);
+    {
+        std::lock_guard<std::mutex> g(S().mu);
+        if (!e || !S().events.erase(e))
+            return fail(cudaErrorInvalidResourceHandle);
+    }
+    uint64_t n;
+    {
+        std::lock_guard<std::mutex> g(e->mu);
+        n = e->recorded;
+    }
+    event_wait(e, n);                         /* (the runtime defers the release) */
     delete e;
     return cudaSuccess;
 }
@@ -589,21 +820,45 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t st)
     cudaError_t r = check_stream(st);
     if (r || (r = check_event(e)))
         return r;
-    e->recorded = true;
-    e->t = now_s();
+    uint64_t n;
+    {
+        std::lock_guard<std::mutex> g(e->mu);
+        n = ++e->recorded;
+    }
+    submit(st, [e, n]() {
+        std::lock_guard<std::mutex> g(e->mu);
+        if (e->done < n) {
+            e->done = n;
+            e->t = now_s();
+        }
+        e->cv.notify_all();
+    }, true);
     return cudaSuccess;
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
     ENTER();
-    return check_event(e);
+    cudaError_t r = check_event(e);
+    if (r)
+        return r;
+    uint64_t n;
+    {
+        std::lock_guard<std::mutex> g(e->mu);
+        n = e->recorded;
+    }
+    event_wait(e, n);
+    return cudaSuccess;
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t e)
 {
     ENTER();
-    return check_event(e);
+    cudaError_t r = check_event(e);
+    if (r)
+        return r;
+    std::lock_guard<std::mutex> g(e->mu);
+    return e->done >= e->recorded ? cudaSuccess : cudaErrorNotReady;
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
@@ -614,8 +869,14 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
         return r;
     if ((a->flags | b->flags) & cudaEventDisableTiming)
         return fail(cudaErrorInvalidResourceHandle);
+    std::lock_guard<std::mutex> ga(a->mu);
+    std::unique_lock<std::mutex> gb(b->mu, std::defer_lock);
+    if (a != b)
+        gb.lock();
     if (!a->recorded || !b->recorded)
         return fail(cudaErrorInvalidResourceHandle);
+    if (a->done < a->recorded || b->done < b->recorded)
+        return fail(cudaErrorNotReady);
     *ms = (float)((b->t - a->t) * 1e3);
     return cudaSuccess;
 }
@@ -819,8 +1080,11 @@ static void run_block_fibers(unsigned nthr)
     }
 }
 
+static void run_grid(dim3 grid, dim3 block, size_t smem, const char *name,
+                     const std::function<void()> &body);
+
 void cuemu_launch(dim3 grid, dim3 block, size_t smem, cudaStream_t st, const char *name,
-                  const std::function<void()> &body)
+                  std::function<void()> body)
 {
     if (cuemu_enter(name) != cudaSuccess || check_stream(st) != cudaSuccess)
         return;
@@ -837,6 +1101,14 @@ void cuemu_launch(dim3 grid, dim3 block, size_t smem, cudaStream_t st, const cha
         fprintf(stderr, "cuemu: launch of %s from inside a kernel\n", name);
         abort();
     }
+    submit(st, [grid, block, smem, name, body]() { run_grid(grid, block, smem, name, body); });
+}
+
+/* a launch, on its stream's thread */
+static void run_grid(dim3 grid, dim3 block, size_t smem, const char *name,
+                     const std::function<void()> &body)
+{
+    unsigned long long nthr = (unsigned long long)block.x * block.y * block.z;
     if (!B) {
         B = new cuemu_block;                  /* per host thread, kept until it exits */
         (void)&B_owner;

@@ -2,9 +2,10 @@
 # test_device_error.sh -- a GPU lost mid-job: gpud --backend cuda built
 # against tests/cuemu (kernels on the CPU), whose runtime fails the H-step
 # launch of the third partition and every call after it, as a device that
-# fell off the bus would (CUEMU_FAIL_ON).  gpud hands the partition in hand
-# back, stops, and exits 1 (systemd would restart it); the partition is
-# queued again, not failed; a restarted gpud finishes the job with exactly
+# fell off the bus would (CUEMU_FAIL_ON): the partitions still queued on it
+# are lost with it, as on a GPU.  gpud hands every partition in hand back,
+# stops, and exits 1 (systemd would restart it); they are queued again, not
+# failed; a restarted gpud finishes the job with exactly
 # one proof per partition, every proof accepted by snarkjs and
 # `zkslot verify`, and the pool is clean.
 set -u
@@ -37,8 +38,9 @@ s = json.load(open(sys.argv[1]))
 job = s.get("job", s)
 parts = s.get("partitions") or job.get("partitions")
 assert job["state"] in ("queued", "running"), job["state"]
-assert not any(p["state"] == "failed" for p in parts), [p["state"] for p in parts]
-assert sum(p["state"] == "done" for p in parts) >= 2, [p["state"] for p in parts]
+# nothing failed, and nothing is left "proving" by the gpud that died: what
+# it had queued on the lost device was handed back with the rest
+assert not any(p["state"] in ("failed", "proving") for p in parts), [p["state"] for p in parts]
 PY
 pl_start_gpud --backend cuda                # "systemd restarts it"
 pl_wait "$j" 300 && {

@@ -17,9 +17,10 @@
  *
  * What it cannot check: races between threads or blocks (threads run one at
  * a time), the memory model, warp-level behaviour, and anything about
- * speed.  Streams execute each operation when it is enqueued, in order; a
- * function queued with cudaLaunchHostFunc runs then, on a thread of its
- * own (as in the runtime), and may not call CUDA.
+ * speed.  Each stream is a thread that runs its work in order while the
+ * caller goes on, so streams run concurrently unless events order them; a
+ * function queued with cudaLaunchHostFunc runs on its stream's thread and
+ * may not call CUDA.  A lost device drops the work queued before.
  *
  * This is test tooling: it is never linked into an installed binary.
  */
@@ -104,10 +105,14 @@ static inline unsigned long long __brevll(unsigned long long x)
 /* kernel launches: gpud/cuda/cu_common.cuh's ZK_CU_LAUNCH and
  * ZK_CU_DYN_SMEM take these definitions instead of <<< >>> */
 void cuemu_launch(dim3 grid, dim3 block, size_t smem, cudaStream_t st, const char *name,
-                  const std::function<void()> &body);
+                  std::function<void()> body);
 void *cuemu_dyn_smem(void);
+/* (the arguments are evaluated and copied at the launch, as by <<< >>>) */
 #define ZK_CU_LAUNCH(k, grid, block, smem, st, ...)                            \
-    cuemu_launch((grid), (block), (smem), (st), #k, [&]() { k(__VA_ARGS__); })
+    cuemu_launch((grid), (block), (smem), (st), #k, std::bind(k, __VA_ARGS__))
+
+/* queues work on st (the CUB stand-ins): it runs when the stream gets there */
+void cuemu_submit(cudaStream_t st, std::function<void()> task);
 #define ZK_CU_DYN_SMEM(type, name) type *name = (type *)cuemu_dyn_smem()
 
 /* checks used by the CUB stand-ins: [p, p + bytes) inside one device

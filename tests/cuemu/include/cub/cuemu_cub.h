@@ -3,13 +3,15 @@
  * gpud/cuda/cu_ops.cu uses, with CUB's calling convention (a first call
  * with d_temp == NULL asks for the temporary storage size) and CUB's
  * documented results: a stable LSD radix sort on bits [begin, end) of the
- * keys, run-length encoding, exclusive prefix sum.  Every device range is
+ * keys, run-length encoding, exclusive prefix sum, run on the stream like
+ * any device work.  Every device range is
  * checked against the emulator's allocations, and the temporary storage
  * must be device memory at least as large as what was asked for.
  */
 #ifndef ZK_CUEMU_CUB_H
 #define ZK_CUEMU_CUB_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <vector>
@@ -43,7 +45,6 @@ struct DeviceRadixSort {
                                  V *vout, N num, int begin_bit = 0, int end_bit = sizeof(K) * 8,
                                  cudaStream_t st = 0)
     {
-        (void)st;
         bool q;
         size_t n = (size_t)num;
         cudaError_t e = cuemu_temp(d_temp, bytes, n, &q);
@@ -56,6 +57,15 @@ struct DeviceRadixSort {
             (e = cuemu_check_device(vin, n * sizeof(V), "SortPairs values in")) ||
             (e = cuemu_check_device(vout, n * sizeof(V), "SortPairs values out")))
             return e;
+        cuemu_submit(st, [=]() { sort_pairs(kin, kout, vin, vout, n, begin_bit, end_bit); });
+        return cudaSuccess;
+    }
+
+  private:
+    template <class K, class V>
+    static void sort_pairs(const K *kin, K *kout, const V *vin, V *vout, size_t n, int begin_bit,
+                           int end_bit)
+    {
         std::vector<K> k(kin, kin + n), k2(n);
         std::vector<V> v(vin, vin + n), v2(n);
         for (int b = begin_bit; b < end_bit; b += 8) {          /* stable LSD */
@@ -78,7 +88,6 @@ struct DeviceRadixSort {
             memcpy(kout, k.data(), n * sizeof(K));
             memcpy(vout, v.data(), n * sizeof(V));
         }
-        return cudaSuccess;
     }
 };
 
@@ -87,30 +96,33 @@ struct DeviceRunLengthEncode {
     static cudaError_t Encode(void *d_temp, size_t &bytes, const In *in, U *unique, C *counts,
                               R *nruns, N num, cudaStream_t st = 0)
     {
-        (void)st;
         bool q;
-        size_t n = (size_t)num, r = 0;
+        size_t n = (size_t)num;
         cudaError_t e = cuemu_temp(d_temp, bytes, n, &q);
         if (e != cudaSuccess || q)
             return e;
         if ((e = cuemu_check_device(in, n * sizeof(In), "Encode in")) ||
             (e = cuemu_check_device(nruns, sizeof(R), "Encode num_runs")))
             return e;
-        for (size_t i = 0; i < n; i++)
-            if (i == 0 || in[i] != in[i - 1])
-                r++;
-        if ((e = cuemu_check_device(unique, r * sizeof(U), "Encode unique out")) ||
-            (e = cuemu_check_device(counts, r * sizeof(C), "Encode counts out")))
-            return e;
-        r = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (i == 0 || in[i] != in[i - 1]) {
-                unique[r] = (U)in[i];
-                counts[r++] = 0;
+        cuemu_submit(st, [=]() {
+            size_t r = 0;
+            for (size_t i = 0; i < n; i++)
+                if (i == 0 || in[i] != in[i - 1])
+                    r++;
+            /* the outputs need room for the runs there are (known only now) */
+            if (cuemu_check_device(unique, r * sizeof(U), "Encode unique out") ||
+                cuemu_check_device(counts, r * sizeof(C), "Encode counts out"))
+                abort();
+            r = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (i == 0 || in[i] != in[i - 1]) {
+                    unique[r] = (U)in[i];
+                    counts[r++] = 0;
+                }
+                counts[r - 1]++;
             }
-            counts[r - 1]++;
-        }
-        *nruns = (R)r;
+            *nruns = (R)r;
+        });
         return cudaSuccess;
     }
 };
@@ -120,7 +132,6 @@ struct DeviceScan {
     static cudaError_t ExclusiveSum(void *d_temp, size_t &bytes, const In *in, Out *out, N num,
                                     cudaStream_t st = 0)
     {
-        (void)st;
         bool q;
         size_t n = (size_t)num;
         cudaError_t e = cuemu_temp(d_temp, bytes, n, &q);
@@ -129,12 +140,14 @@ struct DeviceScan {
         if ((e = cuemu_check_device(in, n * sizeof(In), "ExclusiveSum in")) ||
             (e = cuemu_check_device(out, n * sizeof(Out), "ExclusiveSum out")))
             return e;
-        Out acc = 0;
-        for (size_t i = 0; i < n; i++) {
-            Out x = (Out)in[i];                  /* in == out allowed */
-            out[i] = acc;
-            acc += x;
-        }
+        cuemu_submit(st, [=]() {
+            Out acc = 0;
+            for (size_t i = 0; i < n; i++) {
+                Out x = (Out)in[i];              /* in == out allowed */
+                out[i] = acc;
+                acc += x;
+            }
+        });
         return cudaSuccess;
     }
 };
