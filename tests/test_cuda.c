@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ec/curves.h"
 #include "ff/fields.h"
@@ -248,8 +249,11 @@ static void check_overlap(const char *curve_dir)
         ZT_CHECK(rc == 0, "%s: enqueue %d: %s", curve_dir, i, zk_cuda_strerror(rc));
         if (rc)
             break;
-        while (atomic_load(&n_copied) == 0)
-            ;                                 /* the slot may go: scribble over it */
+        for (int t = 0; atomic_load(&n_copied) == 0 && t < 600000; t++)
+            usleep(100);                      /* (a minute at most) */
+        ZT_CHECK(atomic_load(&n_copied) == 1, "%s: job %d: copied() called %d times", curve_dir,
+                 i, atomic_load(&n_copied));
+        /* the slot may go: scribble over it */
         memset(in_w, 0x3c, nv * sizeof(zk_scalar));
         memset(in_abc, 0x3c, 3 * n * sizeof(zk_scalar));
     }

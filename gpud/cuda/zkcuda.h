@@ -63,7 +63,9 @@ double zk_cuda_last_kernel_seconds(void);
  * exact inverse).  odd_coset != 0 instead runs the prover's step 2
  * (bn254_fr_ntt_to_odd_coset).  data is host memory, copied to the device
  * and back.  0, ZK_EDOMAIN, ZK_EBADPARAMS, ZK_ECURVE, ZK_ENODEV, ZK_EGPU,
- * -ENOMEM; data is untouched on error.
+ * -ENOMEM; data is untouched on every error but ZK_EGPU, after which its
+ * contents are unspecified (the device may have failed during the copy
+ * back).
  */
 int zk_cuda_ntt(int dev, enum zk_curve curve, zk_scalar *data, unsigned log_n, int inverse,
                 const zk_scalar *shift, int odd_coset);
