@@ -175,9 +175,7 @@ static void check_prove(const char *curve_dir)
     if (rc == 0) {
         ZT_CHECK(zk_groth16_prove_finalize_rs(pc, &r, &s, 0, &prc) == 0, "cpu finalize");
         ZT_CHECK(zk_groth16_prove_finalize_rs(pg, &r, &s, 0, &prg) == 0, "gpu finalize");
-        ZT_CHECK(!memcmp(prc.pi_a, prg.pi_a, sizeof prc.pi_a) &&
-                     !memcmp(prc.pi_b, prg.pi_b, sizeof prc.pi_b) &&
-                     !memcmp(prc.pi_c, prg.pi_c, sizeof prc.pi_c),
+        ZT_CHECK(zt_proof_eq(&prc, &prg),
                  "%s: the GPU's proof differs from the CPU's", curve_dir);
         ZT_CHECK(zk_groth16_vk_from_key(k, &vk) == 0, "vk");
         rc = zk_groth16_verify(&vk, w + 1, h->n_public, &prg, &valid);
@@ -228,16 +226,9 @@ static void check_overlap(const char *curve_dir)
     ZT_REQUIRE(w[1] && abc[0] && abc[1] && in_w && in_abc, , "oom");
     memcpy(w[1], w[0], nv * sizeof(zk_scalar));
     w[1][nv - 1].l[0] += 1;
-    for (int v = 0; v < 2; v++) {
-        struct zk_groth16_pending *pc = NULL;
-        ZT_REQUIRE(zk_groth16_synthesize(ex.k, w[v], abc[v], abc[v] + n, abc[v] + 2 * n, 0) == 0,
-                   , "synthesize");
-        memcpy(in_abc, abc[v], 3 * n * sizeof(zk_scalar));
-        ZT_REQUIRE(zk_groth16_prove_start(ex.k, w[v], in_abc, in_abc + n, in_abc + 2 * n, 0,
-                                          &pc) == 0, , "cpu prove_start");
-        ZT_REQUIRE(zk_groth16_prove_finalize_rs(pc, &r, &s, 0, &want[v]) == 0, , "finalize");
-        zk_groth16_pending_free(pc);
-    }
+    for (int v = 0; v < 2; v++)
+        ZT_REQUIRE(zt_example_cpu_proof(&ex, w[v], abc[v], &r, &s, &want[v]) == 0, ,
+                   "cpu proof");
     ZT_REQUIRE(zk_cuda_prover_new(0, ex.k, &cp) == 0, , "prover_new");
     for (int i = 0; i < 3; i++) {
         int v = i == 1;
@@ -266,9 +257,7 @@ static void check_overlap(const char *curve_dir)
         if (rc == 0) {
             const struct zk_groth16_proof *wp = &want[i == 1];
             ZT_CHECK(zk_groth16_prove_finalize_rs(pg, &r, &s, 0, &got) == 0, "finalize");
-            ZT_CHECK(!memcmp(got.pi_a, wp->pi_a, sizeof got.pi_a) &&
-                         !memcmp(got.pi_b, wp->pi_b, sizeof got.pi_b) &&
-                         !memcmp(got.pi_c, wp->pi_c, sizeof got.pi_c),
+            ZT_CHECK(zt_proof_eq(&got, wp),
                      "%s: queued job %d: the GPU's proof differs from the CPU's", curve_dir, i);
         }
         zk_groth16_pending_free(pg);

@@ -83,9 +83,7 @@ static void check(const char *curve_dir)
     if (p1 && p2) {
         ZT_CHECK(zk_groth16_prove_finalize_rs(p1, &r, &s, 0, &q1) == 0, "finalize 1");
         ZT_CHECK(zk_groth16_prove_finalize_rs(p2, &r, &s, 0, &q2) == 0, "finalize 2");
-        ZT_CHECK(!memcmp(q1.pi_a, q2.pi_a, sizeof q1.pi_a) &&
-                     !memcmp(q1.pi_b, q2.pi_b, sizeof q1.pi_b) &&
-                     !memcmp(q1.pi_c, q2.pi_c, sizeof q1.pi_c),
+        ZT_CHECK(zt_proof_eq(&q1, &q2),
                  "%s: pending_new's proof differs from prove_start's", curve_dir);
     }
     /* the accessor's contract */

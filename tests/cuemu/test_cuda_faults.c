@@ -56,12 +56,6 @@ static int sampled(long i, long calls)
     return i <= 80 || i > calls - 40 || i % 31 == 0;
 }
 
-static int same_proof(const struct zk_groth16_proof *a, const struct zk_groth16_proof *b)
-{
-    return !memcmp(a->pi_a, b->pi_a, sizeof a->pi_a) && !memcmp(a->pi_b, b->pi_b, sizeof a->pi_b) &&
-           !memcmp(a->pi_c, b->pi_c, sizeof a->pi_c);
-}
-
 /* a failed free leaves its memory behind: not the code's fault */
 static int injected_free(void)
 {
@@ -89,7 +83,7 @@ static void sweep_prover(const char *curve_dir)
     struct zt_example ex;
     char err[256];
     struct zk_cuda_prover *cp = NULL;
-    struct zk_groth16_pending *pc = NULL, *pg = NULL;
+    struct zk_groth16_pending *pg = NULL;
     struct zk_groth16_proof want, got;
     size_t base;
     long calls, i;
@@ -100,13 +94,8 @@ static void sweep_prover(const char *curve_dir)
     size_t n = ex.h->domain_size;
     zk_scalar *abc = malloc(3 * n * sizeof *abc), *abc2 = malloc(3 * n * sizeof *abc);
     ZT_REQUIRE(abc && abc2, , "oom");
-    rc = zk_groth16_synthesize(ex.k, ex.w, abc, abc + n, abc + 2 * n, 0);
-    ZT_REQUIRE(rc == 0, , "synthesize %d", rc);
-    memcpy(abc2, abc, 3 * n * sizeof *abc);
-    rc = zk_groth16_prove_start(ex.k, ex.w, abc2, abc2 + n, abc2 + 2 * n, 0, &pc);
-    ZT_REQUIRE(rc == 0, , "cpu prove_start %d", rc);
-    ZT_REQUIRE(zk_groth16_prove_finalize_rs(pc, &R, &S, 0, &want) == 0, , "cpu finalize");
-    zk_groth16_pending_free(pc);
+    rc = zt_example_cpu_proof(&ex, ex.w, abc, &R, &S, &want);
+    ZT_REQUIRE(rc == 0, , "cpu proof %d", rc);
 
     /* prover_new and its first prove_start (which makes the job: its
      * page-locked buffer and events) */
@@ -135,7 +124,7 @@ static void sweep_prover(const char *curve_dir)
             int same = 0;
             if (rc == 0 && pg)
                 same = zk_groth16_prove_finalize_rs(pg, &R, &S, 0, &got) == 0 &&
-                       same_proof(&got, &want);
+                       zt_proof_eq(&got, &want);
             pg = zk_groth16_pending_free(pg);
             cp = zk_cuda_prover_free(cp);
             cuemu_fail_after(0, 0);
@@ -170,7 +159,7 @@ static void sweep_prover(const char *curve_dir)
             int same = 0;
             if (rc == 0 && pg)
                 same = zk_groth16_prove_finalize_rs(pg, &R, &S, 0, &got) == 0 &&
-                       same_proof(&got, &want);
+                       zt_proof_eq(&got, &want);
             CHECK_RUN("prove_start", i, sticky, rc, same, live0);
             if (rc)
                 ZT_CHECK(pg == NULL, "prove_start failed but gave a pending proof");
@@ -192,7 +181,7 @@ static void sweep_prover(const char *curve_dir)
     ZT_CHECK(rc == 0, "%s: prove_start after the failures: %s", curve_dir, zk_cuda_strerror(rc));
     if (rc == 0) {
         ZT_CHECK(zk_groth16_prove_finalize_rs(pg, &R, &S, 0, &got) == 0, "gpu finalize");
-        ZT_CHECK(same_proof(&got, &want), "%s: proof after the failures differs",
+        ZT_CHECK(zt_proof_eq(&got, &want), "%s: proof after the failures differs",
                  curve_dir);
     }
     pg = zk_groth16_pending_free(pg);
@@ -227,7 +216,7 @@ static void small_memory(const char *curve_dir)
     struct zt_example ex;
     char err[256], desc[200];
     struct zk_cuda_prover *cp = NULL;
-    struct zk_groth16_pending *pg = NULL, *pc = NULL;
+    struct zk_groth16_pending *pg = NULL;
     struct zk_groth16_proof want, got;
     static const enum zk_zkey_section secs[4] = { ZK_ZKEY_SEC_A, ZK_ZKEY_SEC_B1, ZK_ZKEY_SEC_C,
                                                   ZK_ZKEY_SEC_H };
@@ -239,12 +228,7 @@ static void small_memory(const char *curve_dir)
     size_t n = ex.h->domain_size;
     zk_scalar *abc = malloc(3 * n * sizeof *abc), *abc2 = malloc(3 * n * sizeof *abc);
     ZT_REQUIRE(abc && abc2, , "oom");
-    ZT_REQUIRE(zk_groth16_synthesize(ex.k, ex.w, abc, abc + n, abc + 2 * n, 0) == 0, , "synth");
-    memcpy(abc2, abc, 3 * n * sizeof *abc);
-    ZT_REQUIRE(zk_groth16_prove_start(ex.k, ex.w, abc2, abc2 + n, abc2 + 2 * n, 0, &pc) == 0, ,
-               "cpu prove_start");
-    ZT_REQUIRE(zk_groth16_prove_finalize_rs(pc, &R, &S, 0, &want) == 0, , "cpu finalize");
-    zk_groth16_pending_free(pc);
+    ZT_REQUIRE(zt_example_cpu_proof(&ex, ex.w, abc, &R, &S, &want) == 0, , "cpu proof");
     for (int i = 0; i < 4; i++) {
         uint64_t cnt = 0;
         size_t pb = 0;
@@ -289,7 +273,7 @@ static void small_memory(const char *curve_dir)
                      zk_cuda_strerror(rc));
             if (rc == 0) {
                 ZT_CHECK(zk_groth16_prove_finalize_rs(pg, &R, &S, 0, &got) == 0, "finalize");
-                ZT_CHECK(same_proof(&got, &want), "%s: %zu bytes cut (%s): wrong proof",
+                ZT_CHECK(zt_proof_eq(&got, &want), "%s: %zu bytes cut (%s): wrong proof",
                          curve_dir, cut, desc);
             }
             pg = zk_groth16_pending_free(pg);

@@ -1,4 +1,5 @@
 /* zkexample.c -- see zkexample.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,4 +48,29 @@ void zt_example_free(struct zt_example *ex)
     zk_groth16_key_free(ex->k);
     free(ex->w);
     memset(ex, 0, sizeof *ex);
+}
+
+int zt_example_cpu_proof(const struct zt_example *ex, const zk_scalar *w, zk_scalar *abc,
+                         const zk_scalar *r, const zk_scalar *s, struct zk_groth16_proof *proof)
+{
+    size_t n = ex->h->domain_size;
+    struct zk_groth16_pending *p = NULL;
+    zk_scalar *tmp = malloc(3 * n * sizeof *tmp);
+    int rc = -ENOMEM;
+    if (!tmp)
+        return rc;
+    if (!(rc = zk_groth16_synthesize(ex->k, w, abc, abc + n, abc + 2 * n, 0))) {
+        memcpy(tmp, abc, 3 * n * sizeof *tmp);     /* prove_start's scratch */
+        if (!(rc = zk_groth16_prove_start(ex->k, w, tmp, tmp + n, tmp + 2 * n, 0, &p)))
+            rc = zk_groth16_prove_finalize_rs(p, r, s, 0, proof);
+    }
+    zk_groth16_pending_free(p);
+    free(tmp);
+    return rc;
+}
+
+int zt_proof_eq(const struct zk_groth16_proof *a, const struct zk_groth16_proof *b)
+{
+    return !memcmp(a->pi_a, b->pi_a, sizeof a->pi_a) && !memcmp(a->pi_b, b->pi_b, sizeof a->pi_b) &&
+           !memcmp(a->pi_c, b->pi_c, sizeof a->pi_c);
 }
