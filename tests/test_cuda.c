@@ -4,7 +4,8 @@
  *       sizes, against common/ntt;
  *   G1 MSM with the edge cases of the arithmetic (zero, one, r - 1 and
  *       unreduced scalars, points at infinity, repeated points, P and -P,
- *       sizes 1 .. 2^16 + 3) against common/msm;
+ *       sizes 1 .. 2^16 + 3; and scalars skewed as a witness's are, mostly 0
+ *       and 1, so that one bucket holds most points) against common/msm;
  *   prove_start on the GPU for the committed example keys of both curves:
  *       finalized with fixed blinding it gives exactly the CPU's proof, and
  *       the proof verifies; three jobs queued at once, inputs overwritten as
@@ -88,7 +89,7 @@ NTT_CHECKS(bls381_fr, ZK_CURVE_BLS12_381)
  * same point twice, P and -P, infinity.
  */
 #define MSM_CHECKS(G, F, FR, CURVE)                                            \
-    static void G##_check_msm(size_t n)                                        \
+    static void G##_check_msm(size_t n, int skew)                              \
     {                                                                          \
         G##_affine *pts = malloc((n + 1) * sizeof *pts);                       \
         G *jac = malloc((n + 1) * sizeof *jac);                                \
@@ -109,9 +110,18 @@ NTT_CHECKS(bls381_fr, ZK_CURVE_BLS12_381)
             G##_add(&p, &p, &q);                                               \
         }                                                                      \
         G##_batch_to_affine(pts, jac, n, scr);                                 \
+        FR v, fixed;                                                           \
+        RAND_FR(FR, &fixed);                                                   \
         for (size_t i = 0; i < n; i++) {                                       \
-            FR v;                                                              \
+            unsigned char b = 0;                                               \
             RAND_FR(FR, &v);                                                   \
+            if (skew)                                                          \
+                zt_rand_bytes(&b, 1);                                          \
+            if (b >= 64) {          /* skew: a witness's 0s, 1s and repeats */ \
+                memset(v.l, 0, sizeof v.l);                                    \
+                if (b >= 112) v.l[0] = 1;                                      \
+                if (b >= 240) v = fixed;                                       \
+            }                                                                  \
             memcpy(&k[4 * i], v.l, sizeof v.l);                                \
         }                                                                      \
         static const limb_t one[4] = { 1, 0, 0, 0 };                           \
@@ -128,10 +138,11 @@ NTT_CHECKS(bls381_fr, ZK_CURVE_BLS12_381)
         int rc = G##_msm(&cpu, pts, k, n, 0);                                  \
         int rg = zk_cuda_msm_g1(0, CURVE, (uint64_t *)&gpu, pts,               \
                                 (const zk_scalar *)k, n);                      \
-        ZT_CHECK(rc == 0 && rg == 0, #G " msm n=%zu: cpu %d gpu %d (%s)", n, rc, rg, \
-                 zk_cuda_last_error());                                        \
+        ZT_CHECK(rc == 0 && rg == 0, #G " msm n=%zu%s: cpu %d gpu %d (%s)", n, \
+                 skew ? " skewed" : "", rc, rg, zk_cuda_last_error());          \
         if (rc == 0 && rg == 0)                                                \
-            ZT_CHECK(G##_eq(&cpu, &gpu), #G " msm n=%zu differs from the CPU", n); \
+            ZT_CHECK(G##_eq(&cpu, &gpu), #G " msm n=%zu%s differs from the CPU", n, \
+                     skew ? " skewed" : "");                                   \
         free(pts);                                                             \
         free(jac);                                                             \
         free(scr);                                                             \
@@ -289,8 +300,15 @@ int main(int argc, char **argv)
     }
     static const size_t sizes[] = { 1, 2, 3, 10, 17, 1000, 4096, 65539 };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        bn254_g1_check_msm(sizes[i]);
-        bls381_g1_check_msm(sizes[i]);
+        bn254_g1_check_msm(sizes[i], 0);
+        bls381_g1_check_msm(sizes[i], 0);
+    }
+    /* scalars as a witness has them (3/4 of them 0 or 1, some repeated):
+     * buckets far longer than a chunk, carried over several levels */
+    static const size_t skewed[] = { 100, 4096, 65539 };
+    for (size_t i = 0; i < sizeof skewed / sizeof skewed[0]; i++) {
+        bn254_g1_check_msm(skewed[i], 1);
+        bls381_g1_check_msm(skewed[i], 1);
     }
     check_prove("bn128");
     check_prove("bls12381");

@@ -41,8 +41,12 @@ void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_
 # define CUEMU_ASAN 0
 #endif
 
-thread_local uint3 threadIdx, blockIdx;
-thread_local dim3 blockDim, gridDim;
+static thread_local uint3 cu_thread_idx, cu_block_idx;
+static thread_local dim3 cu_block_dim, cu_grid_dim;
+uint3 &cuemu_thread_idx(void) { return cu_thread_idx; }
+uint3 &cuemu_block_idx(void) { return cu_block_idx; }
+dim3 &cuemu_block_dim(void) { return cu_block_dim; }
+dim3 &cuemu_grid_dim(void) { return cu_grid_dim; }
 
 /* ---- configuration, failure injection, errors ------------------------------ */
 

@@ -89,9 +89,21 @@ struct dim3 {
     dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1) : x(vx), y(vy), z(vz) {}
 };
 
-/* the coordinates of the kernel thread being run */
-extern thread_local uint3 threadIdx, blockIdx;
-extern thread_local dim3 blockDim, gridDim;
+/*
+ * The coordinates of the kernel thread being run (per host thread).  The
+ * kernels reach them through functions rather than as thread_local
+ * variables: with GCC 12's UBSan, reading blockIdx.x after a fiber switch
+ * (__syncthreads) was reported as a member access through a null pointer,
+ * though the variable's address was the right one.
+ */
+uint3 &cuemu_thread_idx(void);
+uint3 &cuemu_block_idx(void);
+dim3 &cuemu_block_dim(void);
+dim3 &cuemu_grid_dim(void);
+#define threadIdx (cuemu_thread_idx())
+#define blockIdx (cuemu_block_idx())
+#define blockDim (cuemu_block_dim())
+#define gridDim (cuemu_grid_dim())
 
 void __syncthreads(void);
 static inline unsigned long long __brevll(unsigned long long x)

@@ -1,10 +1,9 @@
 /*
- * cuemu_cub.h -- host stand-ins for the three CUB device algorithms that
+ * cuemu_cub.h -- a host stand-in for the CUB device algorithm that
  * gpud/cuda/cu_ops.cu uses, with CUB's calling convention (a first call
  * with d_temp == NULL asks for the temporary storage size) and CUB's
- * documented results: a stable LSD radix sort on bits [begin, end) of the
- * keys, run-length encoding, exclusive prefix sum, run on the stream like
- * any device work.  Every device range is
+ * documented result: a stable LSD radix sort on bits [begin, end) of the
+ * keys, run on the stream like any device work.  Every device range is
  * checked against the emulator's allocations, and the temporary storage
  * must be device memory at least as large as what was asked for.
  */
@@ -88,67 +87,6 @@ struct DeviceRadixSort {
             memcpy(kout, k.data(), n * sizeof(K));
             memcpy(vout, v.data(), n * sizeof(V));
         }
-    }
-};
-
-struct DeviceRunLengthEncode {
-    template <class In, class U, class C, class R, class N>
-    static cudaError_t Encode(void *d_temp, size_t &bytes, const In *in, U *unique, C *counts,
-                              R *nruns, N num, cudaStream_t st = 0)
-    {
-        bool q;
-        size_t n = (size_t)num;
-        cudaError_t e = cuemu_temp(d_temp, bytes, n, &q);
-        if (e != cudaSuccess || q)
-            return e;
-        if ((e = cuemu_check_device(in, n * sizeof(In), "Encode in")) ||
-            (e = cuemu_check_device(nruns, sizeof(R), "Encode num_runs")))
-            return e;
-        cuemu_submit(st, [=]() {
-            size_t r = 0;
-            for (size_t i = 0; i < n; i++)
-                if (i == 0 || in[i] != in[i - 1])
-                    r++;
-            /* the outputs need room for the runs there are (known only now) */
-            if (cuemu_check_device(unique, r * sizeof(U), "Encode unique out") ||
-                cuemu_check_device(counts, r * sizeof(C), "Encode counts out"))
-                abort();
-            r = 0;
-            for (size_t i = 0; i < n; i++) {
-                if (i == 0 || in[i] != in[i - 1]) {
-                    unique[r] = (U)in[i];
-                    counts[r++] = 0;
-                }
-                counts[r - 1]++;
-            }
-            *nruns = (R)r;
-        });
-        return cudaSuccess;
-    }
-};
-
-struct DeviceScan {
-    template <class In, class Out, class N>
-    static cudaError_t ExclusiveSum(void *d_temp, size_t &bytes, const In *in, Out *out, N num,
-                                    cudaStream_t st = 0)
-    {
-        bool q;
-        size_t n = (size_t)num;
-        cudaError_t e = cuemu_temp(d_temp, bytes, n, &q);
-        if (e != cudaSuccess || q)
-            return e;
-        if ((e = cuemu_check_device(in, n * sizeof(In), "ExclusiveSum in")) ||
-            (e = cuemu_check_device(out, n * sizeof(Out), "ExclusiveSum out")))
-            return e;
-        cuemu_submit(st, [=]() {
-            Out acc = 0;
-            for (size_t i = 0; i < n; i++) {
-                Out x = (Out)in[i];              /* in == out allowed */
-                out[i] = acc;
-                acc += x;
-            }
-        });
-        return cudaSuccess;
     }
 };
 

@@ -1,2 +1,0 @@
-/* cuemu: see cub/cuemu_cub.h */
-#include "../cuemu_cub.h"
