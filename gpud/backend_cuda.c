@@ -1,6 +1,7 @@
 /*
  * backend_cuda.c -- the CUDA backend of gpud: prove_start on one GPU
- * (gpud/cuda/zkcuda.h).  Each key's G1 points are uploaded once, when the
+ * (gpud/cuda/zkcuda.h), every MSM included (B2's on G2: finalize is left
+ * with blinding and assembly).  Each key's points are uploaded once, when the
  * key is loaded (or at its first partition), and stay on the device; the
  * pool is page-locked once at start so that the copies from slots run at
  * full speed.  prove_start queues a partition on the GPU and returns (the

@@ -6,7 +6,8 @@
  *   starter   claim a READY slot -> ledger `proving` -> backend prove_start
  *             -> release the slot (policy after-start) -> hand the pending
  *             proof to the finisher, then claim the next slot at once
- *   finisher  prove_finalize (G2 MSM, blinding) -> optional self-verify ->
+ *   finisher  prove_finalize (B2's G2 MSM unless the backend did it,
+ *             blinding) -> optional self-verify ->
  *             proof.json / public.json written atomically -> ledger `done`
  *             (-> release the slot, policy after-proof)
  * so partition N+1's prove_start runs while partition N is finalized.

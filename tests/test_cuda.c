@@ -6,6 +6,7 @@
  *       unreduced scalars, points at infinity, repeated points, P and -P,
  *       sizes 1 .. 2^16 + 3; and scalars skewed as a witness's are, mostly 0
  *       and 1, so that one bucket holds most points) against common/msm;
+ *   the same MSM on G2 (the proof's B2), fewer sizes;
  *   prove_start on the GPU for the committed example keys of both curves:
  *       finalized with fixed blinding it gives exactly the CPU's proof, and
  *       the proof verifies; three jobs queued at once, inputs overwritten as
@@ -88,7 +89,7 @@ NTT_CHECKS(bls381_fr, ZK_CURVE_BLS12_381)
  * scalars: mostly uniform, plus 0, 1, r - 1, 2^256 - 1 (unreduced), and the
  * same point twice, P and -P, infinity.
  */
-#define MSM_CHECKS(G, F, FR, CURVE)                                            \
+#define MSM_CHECKS(G, F, FR, CURVE, CU_MSM)                                    \
     static void G##_check_msm(size_t n, int skew)                              \
     {                                                                          \
         G##_affine *pts = malloc((n + 1) * sizeof *pts);                       \
@@ -136,7 +137,7 @@ NTT_CHECKS(bls381_fr, ZK_CURVE_BLS12_381)
         if (n > 9) memset(&pts[9], 0, sizeof pts[9]);             /* inf */    \
         G cpu, gpu;                                                            \
         int rc = G##_msm(&cpu, pts, k, n, 0);                                  \
-        int rg = zk_cuda_msm_g1(0, CURVE, (uint64_t *)&gpu, pts,               \
+        int rg = CU_MSM(0, CURVE, (uint64_t *)&gpu, pts,                       \
                                 (const zk_scalar *)k, n);                      \
         ZT_CHECK(rc == 0 && rg == 0, #G " msm n=%zu%s: cpu %d gpu %d (%s)", n, \
                  skew ? " skewed" : "", rc, rg, zk_cuda_last_error());          \
@@ -149,8 +150,10 @@ NTT_CHECKS(bls381_fr, ZK_CURVE_BLS12_381)
         free(k);                                                               \
     }
 
-MSM_CHECKS(bn254_g1, bn254_fp, bn254_fr, ZK_CURVE_BN254)
-MSM_CHECKS(bls381_g1, bls381_fp, bls381_fr, ZK_CURVE_BLS12_381)
+MSM_CHECKS(bn254_g1, bn254_fp, bn254_fr, ZK_CURVE_BN254, zk_cuda_msm_g1)
+MSM_CHECKS(bls381_g1, bls381_fp, bls381_fr, ZK_CURVE_BLS12_381, zk_cuda_msm_g1)
+MSM_CHECKS(bn254_g2, bn254_fp2, bn254_fr, ZK_CURVE_BN254, zk_cuda_msm_g2)
+MSM_CHECKS(bls381_g2, bls381_fp2, bls381_fr, ZK_CURVE_BLS12_381, zk_cuda_msm_g2)
 
 /* ---- prove_start ------------------------------------------------------------ */
 
@@ -309,6 +312,12 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof skewed / sizeof skewed[0]; i++) {
         bn254_g1_check_msm(skewed[i], 1);
         bls381_g1_check_msm(skewed[i], 1);
+    }
+    /* G2 (B2 of the proof): the same kernels on the other group */
+    static const size_t g2sizes[] = { 1, 10, 1000, 4099 };
+    for (size_t i = 0; i < sizeof g2sizes / sizeof g2sizes[0]; i++) {
+        bn254_g2_check_msm(g2sizes[i], (int)(i & 1));
+        bls381_g2_check_msm(g2sizes[i], (int)(i & 1));
     }
     check_prove("bn128");
     check_prove("bls12381");

@@ -69,28 +69,46 @@ static inline unsigned zk_cu_blocks(size_t n, unsigned threads)
 }
 
 /*
+ * The types and operations of one group (G1 or G2 of a curve), for the MSM
+ * templates: P / PA Jacobian / affine.  The functions are the ZK_HD ones
+ * of common/ec, compiled for the device as well (the CPU twins' own code).
+ * OP: "" for the always-inline formulas, _ool for their out-of-line copies
+ * (G2: inlining its Fp2 formulas into every MSM kernel made cu_ops.cu take
+ * minutes to compile).
+ */
+#define ZK_CU_GROUP(name, G, OP)                                               \
+    struct name {                                                              \
+        typedef G P;                                                           \
+        typedef G##_affine PA;                                                 \
+        static __host__ __device__ void set_inf(P *r) { G##_set_inf(r); }      \
+        static __host__ __device__ int is_inf(const P *p) { return G##_is_inf(p); } \
+        static __host__ __device__ void add(P *r, const P *p, const P *q) { G##_add##OP(r, p, q); } \
+        static __host__ __device__ void madd(P *r, const P *p, const PA *q)    \
+        {                                                                      \
+            G##_add_affine##OP(r, p, q);                                       \
+        }                                                                      \
+        static __host__ __device__ void dbl(P *r, const P *p) { G##_dbl##OP(r, p); } \
+        static __host__ __device__ void aneg(PA *r, const PA *p) { G##_affine_neg(r, p); } \
+    }
+ZK_CU_GROUP(cu_bn254_g1, bn254_g1, );
+ZK_CU_GROUP(cu_bn254_g2, bn254_g2, _ool);
+ZK_CU_GROUP(cu_bls381_g1, bls381_g1, );
+ZK_CU_GROUP(cu_bls381_g2, bls381_g2, _ool);
+
+/*
  * The types and operations of one curve, for the templates of the kernels:
- *   Fr: scalar field (Montgomery), G1 / G1A: Jacobian / affine G1.
- * The functions are the ZK_HD ones of common/ff and common/ec, compiled for
- * the device as well (they are the CPU twins' own code).
+ *   Fr: scalar field (Montgomery); g1, g2: its groups.
+ * The device functions are common/ff's ZK_HD ones, as above.
  */
 struct cu_bn254 {
     typedef bn254_fr Fr;
-    typedef bn254_g1 G1;
-    typedef bn254_g1_affine G1A;
+    typedef cu_bn254_g1 g1;
+    typedef cu_bn254_g2 g2;
     static constexpr enum zk_curve curve = ZK_CURVE_BN254;
-    static constexpr unsigned fq_limbs = 4;
     static __host__ __device__ void fr_add(Fr *r, const Fr *a, const Fr *b) { bn254_fr_add(r, a, b); }
     static __host__ __device__ void fr_sub(Fr *r, const Fr *a, const Fr *b) { bn254_fr_sub(r, a, b); }
     static __host__ __device__ void fr_mul(Fr *r, const Fr *a, const Fr *b) { bn254_fr_mul(r, a, b); }
     static __host__ __device__ void fr_from_mont(Fr *r, const Fr *a) { bn254_fr_from_mont(r, a); }
-    static __host__ __device__ void g1_set_inf(G1 *r) { bn254_g1_set_inf(r); }
-    static __host__ __device__ int g1_is_inf(const G1 *p) { return bn254_g1_is_inf(p); }
-    static __host__ __device__ int g1a_is_inf(const G1A *p) { return bn254_g1_affine_is_inf(p); }
-    static __host__ __device__ void g1_add(G1 *r, const G1 *p, const G1 *q) { bn254_g1_add(r, p, q); }
-    static __host__ __device__ void g1_madd(G1 *r, const G1 *p, const G1A *q) { bn254_g1_add_affine(r, p, q); }
-    static __host__ __device__ void g1_dbl(G1 *r, const G1 *p) { bn254_g1_dbl(r, p); }
-    static __host__ __device__ void g1a_neg(G1A *r, const G1A *p) { bn254_g1_affine_neg(r, p); }
     static void fr_root(Fr *r, unsigned k) { bn254_fr_root_of_unity(r, k); }
     static void fr_inv(Fr *r, const Fr *a) { bn254_fr_inv(r, a); }
     static void fr_mul_h(Fr *r, const Fr *a, const Fr *b) { bn254_fr_mul(r, a, b); }
@@ -100,21 +118,13 @@ struct cu_bn254 {
 
 struct cu_bls381 {
     typedef bls381_fr Fr;
-    typedef bls381_g1 G1;
-    typedef bls381_g1_affine G1A;
+    typedef cu_bls381_g1 g1;
+    typedef cu_bls381_g2 g2;
     static constexpr enum zk_curve curve = ZK_CURVE_BLS12_381;
-    static constexpr unsigned fq_limbs = 6;
     static __host__ __device__ void fr_add(Fr *r, const Fr *a, const Fr *b) { bls381_fr_add(r, a, b); }
     static __host__ __device__ void fr_sub(Fr *r, const Fr *a, const Fr *b) { bls381_fr_sub(r, a, b); }
     static __host__ __device__ void fr_mul(Fr *r, const Fr *a, const Fr *b) { bls381_fr_mul(r, a, b); }
     static __host__ __device__ void fr_from_mont(Fr *r, const Fr *a) { bls381_fr_from_mont(r, a); }
-    static __host__ __device__ void g1_set_inf(G1 *r) { bls381_g1_set_inf(r); }
-    static __host__ __device__ int g1_is_inf(const G1 *p) { return bls381_g1_is_inf(p); }
-    static __host__ __device__ int g1a_is_inf(const G1A *p) { return bls381_g1_affine_is_inf(p); }
-    static __host__ __device__ void g1_add(G1 *r, const G1 *p, const G1 *q) { bls381_g1_add(r, p, q); }
-    static __host__ __device__ void g1_madd(G1 *r, const G1 *p, const G1A *q) { bls381_g1_add_affine(r, p, q); }
-    static __host__ __device__ void g1_dbl(G1 *r, const G1 *p) { bls381_g1_dbl(r, p); }
-    static __host__ __device__ void g1a_neg(G1A *r, const G1A *p) { bls381_g1_affine_neg(r, p); }
     static void fr_root(Fr *r, unsigned k) { bls381_fr_root_of_unity(r, k); }
     static void fr_inv(Fr *r, const Fr *a) { bls381_fr_inv(r, a); }
     static void fr_mul_h(Fr *r, const Fr *a, const Fr *b) { bls381_fr_mul(r, a, b); }

@@ -1,9 +1,10 @@
 /*
  * cu_ops.cuh -- private to gpud/cuda/: the device-memory operations of
- * cu_ops.cu (NTT, H step, G1 MSM) that cu_prover.cu and the C API wrappers
- * call, one instantiation per curve.  All run on `st` and return 0 or
- * ZK_EGPU / -ENOMEM (with zk_cuda_last_error set); they do not synchronize
- * the stream except where a result must reach the host (cu_msm_g1).
+ * cu_ops.cu (NTT, H step, MSM on G1 and G2) that cu_prover.cu and the C
+ * API wrappers call, one instantiation per curve or group.  All run on
+ * `st` and return 0 or ZK_EGPU / -ENOMEM (with zk_cuda_last_error set);
+ * they do not synchronize the stream except where a result must reach the
+ * host (cu_msm).
  */
 #ifndef ZK_GPUD_CUDA_CU_OPS_CUH
 #define ZK_GPUD_CUDA_CU_OPS_CUH
@@ -66,28 +67,30 @@ int cu_h_step(typename C::Fr *a, const typename C::Fr *b, const typename C::Fr *
               cudaStream_t st);
 
 /*
- * *ret (host) = sum scalars[i] * points[i] over device arrays: scalars are
- * plain 4-limb integers, points affine (all zero = infinity).  n < 2^31.
- * Synchronizes st (the result is reduced on the host).
+ * The MSM on group G (cu_common.cuh's cu_<curve>_g1 / _g2): *ret (host) =
+ * sum scalars[i] * points[i] over device arrays: scalars are plain 4-limb
+ * integers, points affine (all zero = infinity).  n < 2^31.  Synchronizes
+ * st (the windows are combined on the host).
  */
-template <class C>
-int cu_msm_g1(typename C::G1 *ret, const typename C::G1A *points, const uint64_t *scalars,
-              size_t n, cudaStream_t st);
+template <class G>
+int cu_msm(typename G::P *ret, const typename G::PA *points, const uint64_t *scalars, size_t n,
+           cudaStream_t st);
 
 /*
- * cu_msm_g1 in two halves, for callers that must not wait: _enqueue queues
- * everything on st, ending with a copy of the per-window partial sums into
- * hpart (host memory of cu_msm_parts(n) points; page-locked, or the copy
- * is synchronous); once st has passed that copy, _combine (host) gives the
+ * cu_msm in two halves, for callers that must not wait: _enqueue queues
+ * everything on st, ending with a copy of the per-window sums into hpart
+ * (host memory of cu_msm_parts(n) points; page-locked, or the copy is
+ * synchronous); once st has passed that copy, _combine (host) gives the
  * sum.  On error _enqueue waits for st before returning.
  */
 size_t cu_msm_parts(size_t n);
-/* An upper bound of the device memory one MSM of n points allocates. */
-size_t cu_msm_scratch_bytes(size_t n, size_t g1_bytes);
-template <class C>
-int cu_msm_g1_enqueue(typename C::G1 *hpart, const typename C::G1A *points,
-                      const uint64_t *scalars, size_t n, cudaStream_t st);
-template <class C>
-void cu_msm_g1_combine(typename C::G1 *ret, const typename C::G1 *hpart, size_t n);
+/* An upper bound of the device memory one MSM of n points of p_bytes
+ * (Jacobian) allocates. */
+size_t cu_msm_scratch_bytes(size_t n, size_t p_bytes);
+template <class G>
+int cu_msm_enqueue(typename G::P *hpart, const typename G::PA *points, const uint64_t *scalars,
+                   size_t n, cudaStream_t st);
+template <class G>
+void cu_msm_combine(typename G::P *ret, const typename G::P *hpart, size_t n);
 
 #endif /* ZK_GPUD_CUDA_CU_OPS_CUH */

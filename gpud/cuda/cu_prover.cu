@@ -1,19 +1,21 @@
 /*
- * cu_prover.cu -- prove_start on one GPU (zkcuda.h).  The key's G1 point
- * sections and the domain's NTT plan live in device memory for the life of
- * the prover.  A partition is a job:
+ * cu_prover.cu -- prove_start on one GPU (zkcuda.h).  The key's point
+ * sections (A, B1, C, H on G1, B2 on G2) and the domain's NTT plan live in
+ * device memory for the life of the prover.  A partition is a job:
  *
  *   copy stream:     wait set_free[s]; w, a, b, c -> set s; record copied;
  *                    host function: copied(ctx) (the slot may go)
  *   compute stream:  wait copied; 3 odd-coset NTTs; H step; MSMs A, B1, C,
- *                    H (window partials -> the job's page-locked buffer);
+ *                    H, B2 (window sums -> the job's page-locked buffer);
  *                    record set_free[s]; record done
  *
  * with two buffer sets s, so the copy of the next partition overlaps the
  * compute of the current one.  zk_cuda_prove_enqueue only queues that;
  * zk_cuda_job_wait waits for `done`, combines the windows on the host and
  * returns the pending proof that zk_groth16_prove_finalize completes on
- * the CPU (B2 on G2, blinding, assembly).
+ * the CPU (blinding, assembly).  B2 is on the GPU too: on the CPU its G2
+ * MSM is a third of the whole proof's time (bench prove, BLS12-381 2^16),
+ * which would cap the GPU's speed-up at about 3x.
  *
  * Threads: one thread enqueues (gpud's starter) while another waits for
  * earlier jobs (gpud's finisher); the job list is locked, the streams are
@@ -28,12 +30,17 @@
 #include "cu_ops.cuh"
 
 #define CU_SETS 2
+/* the MSMs, in the order they run: A, B1, C, H on G1, B2 on G2 */
+#define CU_MSMS 5
+#define CU_B2 4
 /* events of a job on the compute stream: before the NTTs, after the NTTs,
- * after H, after each of the four MSMs */
-#define CU_JOB_MARKS 7
+ * after H, after each MSM */
+#define CU_JOB_MARKS (3 + CU_MSMS)
 
-static const enum zk_zkey_section cu_secs[4] = { ZK_ZKEY_SEC_A, ZK_ZKEY_SEC_B1, ZK_ZKEY_SEC_C,
-                                                 ZK_ZKEY_SEC_H };
+static const enum zk_zkey_section cu_secs[CU_MSMS] = { ZK_ZKEY_SEC_A, ZK_ZKEY_SEC_B1,
+                                                       ZK_ZKEY_SEC_C, ZK_ZKEY_SEC_H,
+                                                       ZK_ZKEY_SEC_B2 };
+static const char *const cu_sec_names[CU_MSMS] = { "A", "B1", "C", "H", "B2" };
 
 struct cu_set {
     zk_scalar *dw, *da, *db, *dc;      /* device: one partition's inputs */
@@ -43,8 +50,7 @@ struct cu_set {
 struct zk_cuda_job {
     struct zk_cuda_prover *p;
     struct zk_cuda_job *next;          /* the prover's free list */
-    void *hpart;                       /* page-locked: the four MSMs' window partials */
-    zk_scalar *w;                      /* host copy of w, for finalize */
+    void *hpart;                       /* page-locked: the MSMs' window sums */
     cudaEvent_t copied_ev, mark[CU_JOB_MARKS];
     void (*copied)(void *ctx);
     void *ctx;
@@ -55,11 +61,11 @@ struct zk_cuda_prover {
     enum zk_curve curve;
     const struct zk_groth16_key *k;
     struct zk_zkey_header h;
-    void *pt[4];                       /* A, B1, C, H as the device sees them */
-    void *mapped[4];                   /* non-NULL: pt[i] is this host memory, mapped */
-    uint64_t npt[4];
-    size_t nparts[4];                  /* cu_msm_parts of each MSM */
-    size_t g1_bytes;
+    void *pt[CU_MSMS];                 /* cu_secs as the device sees them */
+    void *mapped[CU_MSMS];             /* non-NULL: pt[i] is this host memory, mapped */
+    uint64_t npt[CU_MSMS];
+    size_t nparts[CU_MSMS];            /* cu_msm_parts of each MSM */
+    size_t pj_bytes[CU_MSMS];          /* bytes of a Jacobian point of each */
     struct cu_set set[CU_SETS];
     unsigned next_set;                 /* the enqueuing thread's */
     union {                            /* the domain's NTT plan, of p->curve */
@@ -74,6 +80,15 @@ struct zk_cuda_prover {
 
 /* ---- jobs ------------------------------------------------------------------ */
 
+/* offset of MSM i's window sums in a job's buffer (i = CU_MSMS: its size) */
+static size_t cu_part_at(const struct zk_cuda_prover *p, int i)
+{
+    size_t at = 0;
+    for (int m = 0; m < i; m++)
+        at += p->nparts[m] * p->pj_bytes[m];
+    return at;
+}
+
 static void cu_job_destroy(struct zk_cuda_job *j)
 {
     if (!j)
@@ -85,7 +100,6 @@ static void cu_job_destroy(struct zk_cuda_job *j)
     for (int i = 0; i < CU_JOB_MARKS; i++)
         if (j->mark[i])
             ZK_CUDA_IGNORE(cudaEventDestroy(j->mark[i]));
-    free(j->w);
     free(j);
 }
 
@@ -107,12 +121,7 @@ static int cu_job_get(struct zk_cuda_prover *p, struct zk_cuda_job **ret)
     if (!(j = (struct zk_cuda_job *)calloc(1, sizeof *j)))
         return -ENOMEM;
     j->p = p;
-    if (!(j->w = (zk_scalar *)malloc(p->h.n_vars * sizeof(zk_scalar) + 1))) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    ZK_CUDA_CHECK(cudaMallocHost(&j->hpart, (p->nparts[0] + p->nparts[1] + p->nparts[2] +
-                                             p->nparts[3]) * p->g1_bytes + 1));
+    ZK_CUDA_CHECK(cudaMallocHost(&j->hpart, cu_part_at(p, CU_MSMS) + 1));
     ZK_CUDA_CHECK(cudaEventCreateWithFlags(&j->copied_ev, cudaEventDisableTiming));
     for (int i = 0; i < CU_JOB_MARKS; i++)
         ZK_CUDA_CHECK(cudaEventCreate(&j->mark[i]));
@@ -126,7 +135,6 @@ out:
 static void cu_job_put(struct zk_cuda_job *j)
 {
     struct zk_cuda_prover *p = j->p;
-    memset(j->w, 0, p->h.n_vars * sizeof(zk_scalar));   /* witness: wipe (best effort) */
     j->copied = NULL;
     j->ctx = NULL;
     pthread_mutex_lock(&p->lock);
@@ -135,14 +143,10 @@ static void cu_job_put(struct zk_cuda_job *j)
     pthread_mutex_unlock(&p->lock);
 }
 
-/* the window partials of MSM i in the job's buffer */
+/* the window sums of MSM i in the job's buffer */
 static void *cu_job_part(const struct zk_cuda_job *j, int i)
 {
-    const struct zk_cuda_prover *p = j->p;
-    size_t at = 0;
-    for (int m = 0; m < i; m++)
-        at += p->nparts[m];
-    return (char *)j->hpart + at * p->g1_bytes;
+    return (char *)j->hpart + cu_part_at(j->p, i);
 }
 
 /* ---- prover -------------------------------------------------------------------- */
@@ -168,7 +172,7 @@ extern "C" struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p)
         p->free_jobs = j->next;
         cu_job_destroy(j);
     }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < CU_MSMS; i++) {
         if (p->mapped[i])
             ZK_CUDA_IGNORE(cudaHostUnregister(p->mapped[i]));
         else if (p->pt[i])
@@ -194,8 +198,8 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
 {
     int rc = 0;
     struct zk_cuda_prover *p = NULL;
-    size_t n, dom, reserve, pb[4];
-    const void *hp[4];
+    size_t n, dom, reserve, pb[CU_MSMS];
+    const void *hp[CU_MSMS];
     if (!k || !ret)
         return ZK_EBADPARAMS;
     if (!zk_cuda_available())
@@ -207,22 +211,23 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
     p->k = k;
     p->h = *zk_groth16_key_header(k);
     p->curve = p->h.curve;
-    p->g1_bytes = p->curve == ZK_CURVE_BN254 ? sizeof(cu_bn254::G1) : sizeof(cu_bls381::G1);
     n = p->h.n_vars;
     dom = p->h.domain_size;
     ZK_CUDA_CHECK(cudaSetDevice(dev));
     ZK_CUDA_CHECK(cudaStreamCreateWithFlags(&p->cst, cudaStreamNonBlocking));
     ZK_CUDA_CHECK(cudaStreamCreateWithFlags(&p->st, cudaStreamNonBlocking));
-    /* the MSMs: A and B1 over w, C over w past the public part, H over the domain */
-    for (int i = 0; i < 4; i++)
+    /* the MSMs: A, B1 and B2 over w, C over w past the public part, H over
+     * the domain */
+    for (int i = 0; i < CU_MSMS; i++) {
         if (!(hp[i] = zk_groth16_key_points(k, cu_secs[i], &p->npt[i], &pb[i]))) {
             rc = ZK_ESTATE;
             goto out;
         }
-    p->nparts[0] = cu_msm_parts(n);
-    p->nparts[1] = cu_msm_parts(n);
-    p->nparts[2] = cu_msm_parts(p->npt[2]);
-    p->nparts[3] = cu_msm_parts(dom);
+        p->nparts[i] = cu_msm_parts(p->npt[i]);
+        p->pj_bytes[i] = p->curve == ZK_CURVE_BN254
+                             ? (i == CU_B2 ? sizeof(cu_bn254::g2::P) : sizeof(cu_bn254::g1::P))
+                             : (i == CU_B2 ? sizeof(cu_bls381::g2::P) : sizeof(cu_bls381::g1::P));
+    }
     for (int s = 0; s < CU_SETS; s++) {
         struct cu_set *cs = &p->set[s];
         ZK_CUDA_CHECK(cudaMalloc((void **)&cs->dw, (n + 3 * dom) * sizeof(zk_scalar)));
@@ -237,8 +242,13 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
      * key's own host memory, page-locked and mapped (over PCIe: slower, but
      * a key larger than the GPU still proves).
      */
-    reserve = cu_msm_scratch_bytes(n > dom ? n : dom, p->g1_bytes) + 3 * dom * sizeof(zk_scalar);
-    for (int i = 0; i < 4; i++) {
+    reserve = 0;
+    for (int i = 0; i < CU_MSMS; i++) {
+        size_t r = cu_msm_scratch_bytes(p->npt[i], p->pj_bytes[i]);
+        reserve = r > reserve ? r : reserve;
+    }
+    reserve += 3 * dom * sizeof(zk_scalar);
+    for (int i = 0; i < CU_MSMS; i++) {
         size_t bytes = p->npt[i] * pb[i], free_b = 0, total_b = 0;
         ZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
         if (bytes + reserve <= free_b) {
@@ -291,11 +301,15 @@ static int cu_compute(struct zk_cuda_prover *p, const cu_ntt_plan<C> *plan, stru
                       const struct cu_set *cs)
 {
     typedef typename C::Fr Fr;
-    typedef typename C::G1 G1;
-    typedef typename C::G1A G1A;
+    typedef typename C::g1 G1;
+    typedef typename C::g2 G2;
     int rc = 0;
     const struct zk_zkey_header *h = &p->h;
     const uint64_t *w = (const uint64_t *)cs->dw;
+    /* the scalars of each MSM: A, B1 over w; C over w past the public
+     * part; H over the H step's output; B2 over w */
+    const uint64_t *sc[CU_MSMS] = { w, w, w + 4 * (h->n_public + 1), (const uint64_t *)cs->da,
+                                    w };
     ZK_CUDA_CHECK(cudaStreamWaitEvent(p->st, j->copied_ev, 0));
     ZK_CUDA_CHECK(cudaEventRecord(j->mark[0], p->st));
     if ((rc = cu_ntt_odd_coset<C>(plan, (Fr *)cs->da, p->st)) ||
@@ -307,22 +321,17 @@ static int cu_compute(struct zk_cuda_prover *p, const cu_ntt_plan<C> *plan, stru
                            p->st)))
         goto out;
     ZK_CUDA_CHECK(cudaEventRecord(j->mark[2], p->st));
-    if ((rc = cu_msm_g1_enqueue<C>((G1 *)cu_job_part(j, 0), (const G1A *)p->pt[0], w, h->n_vars,
-                                   p->st)))
-        goto out;
-    ZK_CUDA_CHECK(cudaEventRecord(j->mark[3], p->st));
-    if ((rc = cu_msm_g1_enqueue<C>((G1 *)cu_job_part(j, 1), (const G1A *)p->pt[1], w, h->n_vars,
-                                   p->st)))
-        goto out;
-    ZK_CUDA_CHECK(cudaEventRecord(j->mark[4], p->st));
-    if ((rc = cu_msm_g1_enqueue<C>((G1 *)cu_job_part(j, 2), (const G1A *)p->pt[2],
-                                   w + 4 * (h->n_public + 1), p->npt[2], p->st)))
-        goto out;
-    ZK_CUDA_CHECK(cudaEventRecord(j->mark[5], p->st));
-    if ((rc = cu_msm_g1_enqueue<C>((G1 *)cu_job_part(j, 3), (const G1A *)p->pt[3],
-                                   (const uint64_t *)cs->da, h->domain_size, p->st)))
-        goto out;
-    ZK_CUDA_CHECK(cudaEventRecord(j->mark[6], p->st));
+    for (int i = 0; i < CU_MSMS; i++) {
+        rc = i == CU_B2 ? cu_msm_enqueue<G2>((typename G2::P *)cu_job_part(j, i),
+                                             (const typename G2::PA *)p->pt[i], sc[i], p->npt[i],
+                                             p->st)
+                        : cu_msm_enqueue<G1>((typename G1::P *)cu_job_part(j, i),
+                                             (const typename G1::PA *)p->pt[i], sc[i], p->npt[i],
+                                             p->st);
+        if (rc)
+            goto out;
+        ZK_CUDA_CHECK(cudaEventRecord(j->mark[3 + i], p->st));
+    }
     ZK_CUDA_CHECK(cudaEventRecord(cs->free_ev, p->st));
 out:
     return rc;
@@ -331,19 +340,20 @@ out:
 template <class C>
 static int cu_finish(struct zk_cuda_job *j, struct zk_groth16_pending **ret)
 {
-    typedef typename C::G1 G1;
+    typedef typename C::g1 G1;
+    typedef typename C::g2 G2;
     int rc = 0;
     struct zk_cuda_prover *p = j->p;
-    const struct zk_zkey_header *h = &p->h;
     struct zk_groth16_timings t;
-    const size_t nsc[4] = { h->n_vars, h->n_vars, (size_t)p->npt[2], h->domain_size };
-    G1 r[4];
+    typename G1::P r[CU_MSMS - 1];
+    typename G2::P b2;
     float ms[CU_JOB_MARKS - 1];
     ZK_CUDA_CHECK(cudaEventSynchronize(j->mark[CU_JOB_MARKS - 1]));
     for (int i = 0; i + 1 < CU_JOB_MARKS; i++)
         ZK_CUDA_CHECK(cudaEventElapsedTime(&ms[i], j->mark[i], j->mark[i + 1]));
-    for (int i = 0; i < 4; i++)
-        cu_msm_g1_combine<C>(&r[i], (const G1 *)cu_job_part(j, i), nsc[i]);
+    for (int i = 0; i < CU_B2; i++)
+        cu_msm_combine<G1>(&r[i], (const typename G1::P *)cu_job_part(j, i), p->npt[i]);
+    cu_msm_combine<G2>(&b2, (const typename G2::P *)cu_job_part(j, CU_B2), p->npt[CU_B2]);
     memset(&t, 0, sizeof t);
     t.ntt = ms[0] * 1e-3;
     t.h = ms[1] * 1e-3;
@@ -351,26 +361,27 @@ static int cu_finish(struct zk_cuda_job *j, struct zk_groth16_pending **ret)
     t.msm_b1 = ms[3] * 1e-3;
     t.msm_c = ms[4] * 1e-3;
     t.msm_h = ms[5] * 1e-3;
-    rc = zk_groth16_pending_new(p->k, j->w, (const uint64_t *)&r[0], (const uint64_t *)&r[1],
-                                (const uint64_t *)&r[2], (const uint64_t *)&r[3], &t, ret);
+    t.msm_b2 = ms[6] * 1e-3;
+    rc = zk_groth16_pending_new(p->k, NULL, (const uint64_t *)&r[0], (const uint64_t *)&r[1],
+                                (const uint64_t *)&r[2], (const uint64_t *)&r[3],
+                                (const uint64_t *)&b2, &t, ret);
 out:
     return rc;
 }
 
 extern "C" int zk_cuda_prover_describe(const struct zk_cuda_prover *p, char *buf, size_t len)
 {
-    static const char *names[4] = { "A", "B1", "C", "H" };
     size_t at = 0;
     if (!p || !buf || !len)
         return ZK_EBADPARAMS;
     buf[0] = 0;
     for (int where = 0; where < 2; where++) {
         int any = 0;
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < CU_MSMS; i++) {
             if ((p->mapped[i] != NULL) != where)
                 continue;
             at += (size_t)snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,
-                                   "%s%s", any ? " " : (at ? "; " : ""), names[i]);
+                                   "%s%s", any ? " " : (at ? "; " : ""), cu_sec_names[i]);
             any = 1;
         }
         if (any)
@@ -398,8 +409,6 @@ extern "C" int zk_cuda_prove_enqueue(struct zk_cuda_prover *p, const zk_scalar *
         return rc;
     j->copied = copied;
     j->ctx = ctx;
-    /* the pending proof needs w after the slot holding it is let go */
-    memcpy(j->w, w, n * sizeof(zk_scalar));
     cs = &p->set[p->next_set];
     ZK_CUDA_CHECK(cudaSetDevice(p->dev));
     ZK_CUDA_CHECK(cudaStreamWaitEvent(p->cst, cs->free_ev, 0));

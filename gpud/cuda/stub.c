@@ -41,6 +41,12 @@ int zk_cuda_msm_g1(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *
     return ZK_ENODEV;
 }
 
+int zk_cuda_msm_g2(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *points,
+                   const zk_scalar *scalars, size_t n)
+{
+    return zk_cuda_msm_g1(dev, curve, ret_jac, points, scalars, n);
+}
+
 int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k, struct zk_cuda_prover **ret)
 {
     (void)dev; (void)k; (void)ret;

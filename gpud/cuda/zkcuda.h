@@ -78,21 +78,25 @@ int zk_cuda_ntt(int dev, enum zk_curve curve, zk_scalar *data, unsigned log_n, i
  */
 int zk_cuda_msm_g1(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *points,
                    const zk_scalar *scalars, size_t n);
+/* The same on G2: points in the zkey's G2 affine encoding, ret_jac of
+ * 3 * 2 * (4 or 6) limbs. */
+int zk_cuda_msm_g2(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *points,
+                   const zk_scalar *scalars, size_t n);
 
 /* ---- prove_start on the GPU ------------------------------------------------ */
 
 struct zk_cuda_prover;
 
 /*
- * Uploads the G1 point sections (A, B1, C, H) of k (loaded with
- * ZK_G16_LOAD_POINTS) to device dev, where they stay until
+ * Uploads the point sections of the MSMs (A, B1, C, H on G1 and B2 on G2)
+ * of k (loaded with ZK_G16_LOAD_POINTS) to device dev, where they stay until
  * zk_cuda_prover_free.  0 and *ret, or ZK_ENODEV, ZK_EGPU (device memory
  * exhausted included), -ENOMEM.
  */
 int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k, struct zk_cuda_prover **ret);
 
 /*
- * Where p keeps the key's point sections, e.g. "A B1 C H in device memory",
+ * Where p keeps the key's point sections, e.g. "A B1 C H B2 in device memory",
  * or with "...; H in page-locked host memory" for those that did not fit:
  * zk_cuda_prover_new puts a section in device memory while enough is left
  * for the MSMs' scratch, and otherwise page-locks and maps the key's own
@@ -108,7 +112,7 @@ struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p);
  * scalars) and a, b, c (domain_size Montgomery elements each, from
  * synthesis) are copied to the device (at full speed from page-locked
  * memory, see zk_cuda_register) and the coset NTTs, the H step and the MSMs
- * for A, B1, C and H are queued behind the copies; the call returns
+ * for A, B1, C, H and B2 are queued behind the copies; the call returns
  * without waiting for either.  When the copies are complete, copied(ctx)
  * is called (if not NULL) from a thread of the CUDA runtime: it must not
  * call CUDA and must not block for long.  After that none of the four
@@ -117,9 +121,10 @@ struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p);
  * buffer sets).
  *
  * *job is then given to zk_cuda_job_wait, which waits for the device and
- * returns the pending proof that zk_groth16_prove_finalize completes on
- * the CPU.  Jobs of one prover may be queued by one thread while another
- * waits for earlier ones; each job is waited for exactly once.
+ * returns the pending proof, with every MSM done, that
+ * zk_groth16_prove_finalize completes on the CPU (blinding, assembly).
+ * Jobs of one prover may be queued by one thread while another waits for
+ * earlier ones; each job is waited for exactly once.
  *
  * 0 and *job, or an error as above (ZK_ESTATE if the key has no points);
  * on error copied() has already run or never will, and the arrays are no

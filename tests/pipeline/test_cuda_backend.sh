@@ -36,7 +36,7 @@ if [ "${ZK_CUDA_EMU:-0}" = 1 ] && ! grep -q 'backend cuda,' "$PL_W/gpud.log"; th
     pl_bad "the emulated device was not used"
 elif grep -q 'backend cuda,' "$PL_W/gpud.log"; then
     grep -q 'pool page-locked for the GPU' "$PL_W/gpud.log" || pl_bad "cuda: pool not page-locked"
-    grep -q 'GPU 0: key points A B1 C H in ' "$PL_W/gpud.log" || pl_bad "cuda: no key placement line"
+    grep -q 'GPU 0: key points A B1 C H B2 in ' "$PL_W/gpud.log" || pl_bad "cuda: no key placement line"
     if [ "${ZK_CUDA_EMU:-0}" = 1 ]; then
         echo "ok: the proofs above were made by the CUDA backend, its kernels run by cuemu"
     else

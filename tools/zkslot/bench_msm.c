@@ -210,9 +210,10 @@ int cmd_bench_msm(int argc, char **argv)
         int r;
         if (cuda) {
             /* t: device time; cpu: wall time with the copies to the device */
-            uint64_t jac[18];
-            r = zk_cuda_msm_g1(dev, curve ? ZK_CURVE_BLS12_381 : ZK_CURVE_BN254, jac, pts,
-                               (const zk_scalar *)k, n);
+            uint64_t jac[36];
+            enum zk_curve c = curve ? ZK_CURVE_BLS12_381 : ZK_CURVE_BN254;
+            r = g2 ? zk_cuda_msm_g2(dev, c, jac, pts, (const zk_scalar *)k, n)
+                   : zk_cuda_msm_g1(dev, c, jac, pts, (const zk_scalar *)k, n);
             cpu[i] = bench_clock_s(CLOCK_MONOTONIC) - t0;
             t[i] = zk_cuda_last_kernel_seconds();
         } else {

@@ -184,16 +184,19 @@ const void *zk_groth16_key_points(const struct zk_groth16_key *k, enum zk_zkey_s
                                   uint64_t *ret_count, size_t *ret_point_bytes);
 
 /*
- * A pending proof built from another backend's prove_start results: w
- * (n_vars plain scalars, copied) and the Jacobian G1 sums for A, B1, C and
- * H (3 * (4 or 6) limbs each, the layout of the curve's G1 type), with the
- * timings measured so far (t may be NULL).  Finalize and free it as usual.
+ * A pending proof built from another backend's prove_start results: the
+ * Jacobian G1 sums for A, B1, C and H (3 * (4 or 6) limbs each, the layout
+ * of the curve's G1 type) and either the G2 sum for B2 (3 * 2 * (4 or 6)
+ * limbs, the G2 type's layout; then w may be NULL and finalize only blinds
+ * and assembles) or, with msm_b2 NULL, w (n_vars plain scalars, copied)
+ * for finalize's B2 MSM on CPU threads.  t: the timings measured so far
+ * (msm_b2 included when given), or NULL.  Finalize and free it as usual.
  * 0 and *ret, ZK_EBADPARAMS, ZK_ESTATE (k has no points) or -ENOMEM.
  */
 int zk_groth16_pending_new(const struct zk_groth16_key *k, const zk_scalar *w,
                            const uint64_t *msm_a, const uint64_t *msm_b1,
                            const uint64_t *msm_c, const uint64_t *msm_h,
-                           const struct zk_groth16_timings *t,
+                           const uint64_t *msm_b2, const struct zk_groth16_timings *t,
                            struct zk_groth16_pending **ret);
 
 /*
