@@ -1,8 +1,9 @@
 /*
  * cu_msm.cuh -- private to gpud/cuda/: the MSM's kernels and templates, for
  * any group of cu_common.cuh (cu_<curve>_g1, _g2), declared in cu_ops.cuh.
- * cu_msm_g1.cu and cu_msm_g2.cu instantiate them, one group each, so that
- * the two compile in parallel (G2's kernels are the slow ones to compile).
+ * cu_msm_<curve>_g<k>.cu instantiate them, one group each, so that the
+ * four compile in parallel (each takes one to three minutes of nvcc);
+ * cu_msm.cu has the shape functions the prover sizes its memory with.
  */
 #ifndef ZK_GPUD_CUDA_CU_MSM_CUH
 #define ZK_GPUD_CUDA_CU_MSM_CUH
@@ -48,8 +49,9 @@ static constexpr unsigned cu_msm_tree(size_t p_bytes)
     return t;
 }
 
-static __global__ void k_msm_digits(const uint64_t *sc, size_t n, unsigned w0, unsigned gw,
-                                    unsigned c, uint32_t *keys, uint32_t *vals)
+template <class G>
+__global__ void k_msm_digits(const uint64_t *sc, size_t n, unsigned w0, unsigned gw, unsigned c,
+                             uint32_t *keys, uint32_t *vals)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -219,7 +221,7 @@ __global__ void k_msm_window_sum(const typename G::P *segs, unsigned nseg, typen
 }
 
 /* Window bits for n points. */
-static unsigned cu_msm_window(size_t n)
+static inline unsigned cu_msm_window(size_t n)
 {
     unsigned lg = 0;
     while (lg < 63 && ((size_t)1 << (lg + 1)) <= n)
@@ -235,7 +237,7 @@ struct cu_msm_shape {
     unsigned c, nwin, nbk, seg, nseg, gw;
 };
 
-static cu_msm_shape cu_msm_shape_of(size_t n)
+static inline cu_msm_shape cu_msm_shape_of(size_t n)
 {
     cu_msm_shape m;
     m.c = cu_msm_window(n);
@@ -251,7 +253,7 @@ static cu_msm_shape cu_msm_shape_of(size_t n)
     return m;
 }
 
-static size_t cu_msm_chunks_of(size_t m)
+static inline size_t cu_msm_chunks_of(size_t m)
 {
     return (m + CU_MSM_CHUNK - 1) / CU_MSM_CHUNK;
 }
@@ -293,7 +295,7 @@ int cu_msm_enqueue(typename G::P *hpart, const typename G::PA *points,
         size_t e = (size_t)gw * n, bytes = tmp_bytes;
         while (bits < 32 && ((uint64_t)1 << bits) <= skip)
             bits++;
-        ZK_CU_LAUNCH(k_msm_digits, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, scalars,
+        ZK_CU_LAUNCH(k_msm_digits<G>, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, scalars,
                      n, w0, gw, m.c, keys, vals);
         ZK_CUDA_LAUNCHED();
         ZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, skeys, vals, svals,

@@ -1,8 +1,7 @@
 /*
- * cu_msm_g2.cu -- the MSM (cu_msm.cuh) on G2 of both curves: the proof's
+ * cu_msm_bls381_g2.cu -- the MSM (cu_msm.cuh) on G2 of BLS12-381: the proof's
  * B2, with the out-of-line point formulas (cu_common.cuh).
  */
 #include "cu_msm.cuh"
 
-CU_MSM_INST(cu_bn254_g2)
 CU_MSM_INST(cu_bls381_g2)

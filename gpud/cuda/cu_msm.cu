@@ -1,6 +1,7 @@
 /*
- * cu_msm_g1.cu -- the MSM (cu_msm.cuh) on G1 of both curves, and the
- * shape functions the prover sizes its memory with.
+ * cu_msm.cu -- the MSM's shape functions (cu_ops.cuh), which the prover
+ * sizes its memory with; the kernels are cu_msm.cuh's, instantiated per
+ * group in cu_msm_<curve>_g<k>.cu.
  */
 #include "cu_msm.cuh"
 
@@ -20,6 +21,3 @@ size_t cu_msm_parts(size_t n)
 {
     return n ? cu_msm_shape_of(n).nwin : 0;
 }
-
-CU_MSM_INST(cu_bn254_g1)
-CU_MSM_INST(cu_bls381_g1)
