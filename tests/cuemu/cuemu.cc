@@ -61,7 +61,6 @@ struct cuemu_state {
     std::map<uintptr_t, size_t> dev;          /* device allocations */
     std::set<uintptr_t> freeing;              /* cudaFreeAsync queued, not yet run */
     std::map<uintptr_t, size_t> pinned_size;  /* cudaMallocHost blocks */
-    std::set<uintptr_t> pinned;               /* cudaMallocHost */
     std::map<uintptr_t, size_t> registered;   /* cudaHostRegister */
     std::set<cudaStream_t> streams;
     std::set<cudaEvent_t> events;
@@ -503,7 +502,6 @@ cudaError_t cudaMallocHost(void **p, size_t bytes)
     if (!*p)
         return fail(cudaErrorMemoryAllocation);
     std::lock_guard<std::mutex> g(S().mu);
-    S().pinned.insert((uintptr_t)*p);
     S().pinned_size[(uintptr_t)*p] = bytes ? bytes : 1;
     return cudaSuccess;
 }
@@ -515,9 +513,8 @@ cudaError_t cudaFreeHost(void *p)
         return cudaSuccess;
     drain_all();
     std::lock_guard<std::mutex> g(S().mu);
-    if (!S().pinned.erase((uintptr_t)p))
+    if (!S().pinned_size.erase((uintptr_t)p))
         return complain(cudaErrorInvalidValue, "cudaFreeHost: %p is not from cudaMallocHost", p);
-    S().pinned_size.erase((uintptr_t)p);
     free(p);
     return cudaSuccess;
 }
@@ -753,6 +750,13 @@ static void event_wait(cudaEvent_t e, uint64_t n)
     e->cv.wait(g, [e, n] { return e->done >= n; });
 }
 
+/* the number of e's latest record, the one a wait waits for */
+static uint64_t event_last(cudaEvent_t e)
+{
+    std::lock_guard<std::mutex> g(e->mu);
+    return e->recorded;
+}
+
 cudaError_t cudaStreamWaitEvent(cudaStream_t st, cudaEvent_t e, unsigned flags)
 {
     ENTER();
@@ -761,11 +765,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t st, cudaEvent_t e, unsigned flags)
         return r;
     if (flags)
         return fail(cudaErrorInvalidValue);
-    uint64_t n;
-    {
-        std::lock_guard<std::mutex> g(e->mu);
-        n = e->recorded;
-    }
+    uint64_t n = event_last(e);
     submit(st, [e, n]() { event_wait(e, n); });
     return cudaSuccess;
 }
@@ -808,12 +808,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t e)
         if (!e || !S().events.erase(e))
             return fail(cudaErrorInvalidResourceHandle);
     }
-    uint64_t n;
-    {
-        std::lock_guard<std::mutex> g(e->mu);
-        n = e->recorded;
-    }
-    event_wait(e, n);                         /* (the runtime defers the release) */
+    event_wait(e, event_last(e));             /* (the runtime defers the release) */
     delete e;
     return cudaSuccess;
 }
@@ -846,12 +841,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e)
     cudaError_t r = check_event(e);
     if (r)
         return r;
-    uint64_t n;
-    {
-        std::lock_guard<std::mutex> g(e->mu);
-        n = e->recorded;
-    }
-    event_wait(e, n);
+    event_wait(e, event_last(e));
     return cudaSuccess;
 }
 
