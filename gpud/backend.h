@@ -21,8 +21,9 @@ struct gpud_backend {
     /* what zk_groth16_key_load_opts must load for this backend */
     unsigned key_parts;
     /*
-     * Starts H and the G1 MSMs of the partition in slot s (layout
-     * zk/slotfmt.h, already checked against k); *job is what prove_wait
+     * Starts H and the MSMs of the partition in slot s (layout zk/slotfmt.h,
+     * already checked against k): the G1 ones, and for the CUDA backend
+     * B2's on G2 as well (finalize then skips it); *job is what prove_wait
      * turns into the pending proof.  The CPU backend computes it all before
      * returning; the CUDA backend queues it on the GPU and returns.
      * done_with_slot(ctx) is called exactly once after a successful

@@ -308,14 +308,23 @@ static void part_failed(zk_ledger *l, const struct zk_ledger_part *p, const char
 
 /* The backend no longer reads the slot of item ctx (it copied it to the
  * GPU): with the after-start policy the slot goes back to the pool now, not
- * when prove_start returns.  Runs on the starter thread, inside prove_start. */
-/* The backend's done_with_slot: in the starter or, for the CUDA backend,
- * a thread of the CUDA runtime. */
+ * when the proof is done.  The backend's done_with_slot: runs in the
+ * starter or, for the CUDA backend, in a thread of the CUDA runtime. */
 static void slot_copied(void *ctx)
 {
     struct item *it = ctx;
     if (cfg.gpud_release == ZK_RELEASE_AFTER_START)
         item_release_slot(it);
+}
+
+/* A device error (GPUD_DEVICE_ERROR) while proving it: the device, not the
+ * partition, failed.  gpud stops and exits non-zero so that systemd
+ * restarts it; the caller hands the partition back. */
+static void device_lost(const struct item *it, const char *msg)
+{
+    zkd_log(ZKD_ERR, "partition %lld: %s; handing it back and exiting", (long long)it->p.id, msg);
+    atomic_store(&device_failed, 1);
+    atomic_store(&stop_flag, 1);
 }
 
 static void *starter_main(void *arg)
@@ -413,12 +422,7 @@ static void *starter_main(void *arg)
                                  &d);
         if (r) {
             if (GPUD_DEVICE_ERROR(r)) {
-                /* the device, not the partition: hand it back, stop, exit
-                 * non-zero so that systemd restarts gpud */
-                zkd_log(ZKD_ERR, "partition %lld: %s; handing it back and exiting",
-                        (long long)it->p.id, d.msg);
-                atomic_store(&device_failed, 1);
-                atomic_store(&stop_flag, 1);
+                device_lost(it, d.msg);
                 goto drop_requeue;
             }
             part_failed(l, &it->p, d.msg);
@@ -560,12 +564,9 @@ static void *finisher_main(void *arg)
         it->start_s += zkd_now() - t0;
         t0 = zkd_now();
         if (r) {
-            if (GPUD_DEVICE_ERROR(r)) {          /* as in the starter */
-                zkd_log(ZKD_ERR, "partition %lld: %s; handing it back and exiting",
-                        (long long)it->p.id, d.msg);
+            if (GPUD_DEVICE_ERROR(r)) {
+                device_lost(it, d.msg);
                 zk_ledger_part_requeue(l, it->p.id, "gpud's device failed", NULL);
-                atomic_store(&device_failed, 1);
-                atomic_store(&stop_flag, 1);
             } else {
                 part_failed(l, &it->p, d.msg);
             }

@@ -363,7 +363,6 @@ template int cu_h_step<cu_bn254>(cu_bn254::Fr *, const cu_bn254::Fr *, const cu_
 template int cu_h_step<cu_bls381>(cu_bls381::Fr *, const cu_bls381::Fr *,
                                   const cu_bls381::Fr *, size_t, cudaStream_t);
 
-
 /* ---- host-memory entry points (zkcuda.h) ---------------------------------- */
 
 /* A stream and the two events that time the device part of one call. */
@@ -502,26 +501,31 @@ extern "C" int zk_cuda_ntt(int dev, enum zk_curve curve, zk_scalar *data, unsign
     return ZK_ECURVE;
 }
 
-extern "C" int zk_cuda_msm_g1(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *points,
-                              const zk_scalar *scalars, size_t n)
+/* zk_cuda_msm_g1 and _g2: the instantiation of the curve and group */
+static int cu_msm_entry(int dev, enum zk_curve curve, int g2, uint64_t *ret_jac,
+                        const void *points, const zk_scalar *scalars, size_t n)
 {
     if (!zk_cuda_available())
         return ZK_ENODEV;
     switch (curve) {
-    case ZK_CURVE_BN254: return cu_msm_host<cu_bn254_g1>(dev, ret_jac, points, scalars, n);
-    case ZK_CURVE_BLS12_381: return cu_msm_host<cu_bls381_g1>(dev, ret_jac, points, scalars, n);
+    case ZK_CURVE_BN254:
+        return g2 ? cu_msm_host<cu_bn254_g2>(dev, ret_jac, points, scalars, n)
+                  : cu_msm_host<cu_bn254_g1>(dev, ret_jac, points, scalars, n);
+    case ZK_CURVE_BLS12_381:
+        return g2 ? cu_msm_host<cu_bls381_g2>(dev, ret_jac, points, scalars, n)
+                  : cu_msm_host<cu_bls381_g1>(dev, ret_jac, points, scalars, n);
     }
     return ZK_ECURVE;
+}
+
+extern "C" int zk_cuda_msm_g1(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *points,
+                              const zk_scalar *scalars, size_t n)
+{
+    return cu_msm_entry(dev, curve, 0, ret_jac, points, scalars, n);
 }
 
 extern "C" int zk_cuda_msm_g2(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *points,
                               const zk_scalar *scalars, size_t n)
 {
-    if (!zk_cuda_available())
-        return ZK_ENODEV;
-    switch (curve) {
-    case ZK_CURVE_BN254: return cu_msm_host<cu_bn254_g2>(dev, ret_jac, points, scalars, n);
-    case ZK_CURVE_BLS12_381: return cu_msm_host<cu_bls381_g2>(dev, ret_jac, points, scalars, n);
-    }
-    return ZK_ECURVE;
+    return cu_msm_entry(dev, curve, 1, ret_jac, points, scalars, n);
 }

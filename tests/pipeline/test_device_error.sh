@@ -5,9 +5,9 @@
 # fell off the bus would (CUEMU_FAIL_ON): the partitions still queued on it
 # are lost with it, as on a GPU.  gpud hands every partition in hand back,
 # stops, and exits 1 (systemd would restart it); they are queued again, not
-# failed; a restarted gpud finishes the job with exactly
-# one proof per partition, every proof accepted by snarkjs and
-# `zkslot verify`, and the pool is clean.
+# failed; a restarted gpud finishes the job with exactly one proof per
+# partition, every proof accepted by snarkjs and `zkslot verify`, and the
+# pool is clean.
 set -u
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 pl_init device_error || exit 77
