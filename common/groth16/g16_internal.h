@@ -32,13 +32,13 @@ struct zk_groth16_key {
 
 struct zk_groth16_pending {
     const struct zk_groth16_key *k;
-    zk_scalar *w;                     /* own copy of the witness (n_vars); NULL with have_b2 */
+    zk_scalar *w;                     /* own copy of the witness (n_vars); NULL:
+                                       * msm_b2 was done by the backend (GPU) */
     uint64_t msm_a[G16_G1J_WORDS];    /* Jacobian partial results */
     uint64_t msm_b1[G16_G1J_WORDS];
     uint64_t msm_c[G16_G1J_WORDS];
     uint64_t msm_h[G16_G1J_WORDS];
-    int have_b2;                      /* msm_b2 done by the backend (GPU) */
-    uint64_t msm_b2[G16_G2J_WORDS];
+    uint64_t msm_b2[G16_G2J_WORDS];   /* only when w is NULL */
     struct zk_groth16_timings t;
 };
 

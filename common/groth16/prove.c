@@ -291,8 +291,9 @@ struct zk_groth16_pending *zk_groth16_pending_free(struct zk_groth16_pending *p)
     return NULL;
 }
 
-/* A pending proof for k with its own copy of w (n_vars scalars), results
- * and timings zero; NULL when out of memory. */
+/* A pending proof for k with its own copy of w (n_vars scalars; w NULL:
+ * none, the backend gives B2), results and timings zero; NULL when out of
+ * memory. */
 static struct zk_groth16_pending *g16_pending_alloc(const struct zk_groth16_key *k,
                                                     const zk_scalar *w)
 {
@@ -300,6 +301,8 @@ static struct zk_groth16_pending *g16_pending_alloc(const struct zk_groth16_key 
     if (!p)
         return NULL;
     p->k = k;
+    if (!w)
+        return p;
     p->w = zk_big_alloc((size_t)k->hdr.n_vars * sizeof(zk_scalar));
     if (!p->w) {
         free(p);
@@ -347,15 +350,11 @@ int zk_groth16_pending_new(const struct zk_groth16_key *k, const zk_scalar *w,
         return ZK_EBADPARAMS;
     if (!(k->what & ZK_G16_LOAD_POINTS))
         return ZK_ESTATE;
-    if (msm_b2) {                     /* finalize needs no witness */
-        if (!(p = calloc(1, sizeof *p)))
-            return -ENOMEM;
-        p->k = k;
-        p->have_b2 = 1;
-        memcpy(p->msm_b2, msm_b2, 2 * words * sizeof(uint64_t));
-    } else if (!(p = g16_pending_alloc(k, w))) {
+    /* with B2 given, finalize needs no witness */
+    if (!(p = g16_pending_alloc(k, msm_b2 ? NULL : w)))
         return -ENOMEM;
-    }
+    if (msm_b2)
+        memcpy(p->msm_b2, msm_b2, 2 * words * sizeof(uint64_t));
     memcpy(p->msm_a, msm_a, words * sizeof(uint64_t));
     memcpy(p->msm_b1, msm_b1, words * sizeof(uint64_t));
     memcpy(p->msm_c, msm_c, words * sizeof(uint64_t));
@@ -473,7 +472,7 @@ static int g16_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *r,
     if (!k->ops->fr_is_canonical(r) || !k->ops->fr_is_canonical(s))
         return ZK_ERANGE;
     t0 = zk_g16_now();
-    if (p->have_b2)
+    if (!p->w)                        /* B2 given by the backend */
         memcpy(b2, p->msm_b2, sizeof b2);
     else if ((rc = k->ops->msm_g2(b2, k->pt_b2, p->w, k->hdr.n_vars, nthreads, scratch)))
         return rc;
@@ -481,7 +480,7 @@ static int g16_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *r,
     k->ops->assemble(p, b2, r, s, proof);
     t2 = zk_g16_now();
     proof->t = p->t;
-    if (!p->have_b2)                  /* else the backend's time stands */
+    if (p->w)                         /* else the backend's time stands */
         proof->t.msm_b2 = t1 - t0;
     proof->t.assemble = t2 - t1;
     proof->t.total = proof->t.synth + proof->t.ntt + proof->t.h + proof->t.msm_a +
