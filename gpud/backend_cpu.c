@@ -2,9 +2,12 @@
  * backend_cpu.c -- the CPU backend of gpud: prove_start on the slot's own
  * memory with the multithreaded NTT and Pippenger MSM of common/.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
+#include "daemon/zkd.h"
 #include "zkcuda.h"
 #include "zk/error.h"
 #include "zk/slotfmt.h"
@@ -26,6 +29,14 @@ static int cpu_prove_start(const struct gpud_backend *b, const struct zk_groth16
     if (r)
         return zk_diag_set(diag, "cpu backend", r, "prove_start failed: %s", zk_strerror(r));
     *job = pending;
+    /* Test hook: ZKSLOT_TEST_START_HOLD_MS keeps the slot CLAIMED that long
+     * once its a, b, c are scratch (its checksum no longer holds), so that
+     * a test can kill -9 gpud exactly there. */
+    const char *hold = getenv("ZKSLOT_TEST_START_HOLD_MS");
+    if (hold && atoi(hold) > 0) {
+        zkd_log(ZKD_WARN, "test hook: slot %u held CLAIMED after prove_start", s->index);
+        usleep((useconds_t)atoi(hold) * 1000u);
+    }
     if (done_with_slot)
         done_with_slot(ctx);
     return 0;

@@ -596,6 +596,13 @@ static void *finisher_main(void *arg)
             part_failed(l, &it->p, d.msg);
             goto next;
         }
+        /* Test hook: ZKSLOT_TEST_RECORD_HOLD_MS holds a written proof that
+         * long before the ledger records it, so a test can kill -9 there. */
+        if (getenv("ZKSLOT_TEST_RECORD_HOLD_MS")) {
+            zkd_log(ZKD_WARN, "test hook: partition %lld: proof written, not yet recorded",
+                    (long long)it->p.id);
+            usleep((useconds_t)atoi(getenv("ZKSLOT_TEST_RECORD_HOLD_MS")) * 1000u);
+        }
         struct zk_ledger_timings t = { it->synth_s, it->wait_s, it->start_s, zkd_now() - t0 };
         r = zk_ledger_part_done(l, it->p.id, &me, &t, dup, &d);
         if (r == ZK_ESTATE)
