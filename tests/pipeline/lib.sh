@@ -7,10 +7,19 @@
 #   pl_init NAME || exit 77        # skip reason printed
 #   pl_circuit bn128 600 4         # -> PL_KEY, PL_VK, PL_WTNS=(4 witnesses)
 #   pl_pool 4 ; pl_start_synthd ; pl_start_gpud
-#   job=$(pl_submit) ; pl_wait "$job" 120 ; pl_check_job "$job"
+#   job=$(pl_submit) ; pl_wait "$job" 120 && pl_check_job "$job" 4
 #
 # Everything lives under $PL_W (removed on success) and the pool in
 # /dev/shm; an EXIT trap kills the daemons and destroys the pool.
+#
+# Failures cannot be lost: every check helper returns non-zero when it
+# fails, and pl_bad records the failure in $PL_W/failures as well as in
+# PL_FAIL, so a pl_bad that runs in a subshell (a command substitution, a
+# pipeline) still fails the test: the EXIT trap turns an exit status of 0
+# into 1 when a failure was recorded.  Under `set -e` (every pipeline test
+# runs with `set -euo pipefail`) an ERR trap names the command and line
+# that failed.  Messages go to stderr, never into a caller's $(...).
+# An exit 77 after pl_init is a failure unless pl_skip said why.
 . "$ZK_SOURCE_DIR/tests/interop/lib.sh"
 
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}"
@@ -18,8 +27,31 @@ PL_FAIL=0
 PL_SYNTHD_PIDS=()
 PL_GPUD_PIDS=()
 
-pl_bad() { echo "FAIL: $*"; PL_FAIL=1; }
+pl_bad() {
+    echo "FAIL: $*" >&2
+    PL_FAIL=1
+    [ -z "${PL_W:-}" ] || echo "FAIL: $*" >>"$PL_W/failures"
+}
 pl_log() { echo "--- $*"; }
+
+# pl_skip REASON: skip the test (exit 77) after pl_init; counted as a skip.
+pl_skip() { echo "SKIP: $*"; PL_SKIPPED=1; exit 77; }
+
+# pl_failures: how many failures were recorded, subshells included.
+pl_failures() {
+    local n=0
+    [ ! -s "$PL_W/failures" ] || n=$(wc -l <"$PL_W/failures")
+    [ "$PL_FAIL" = 0 ] || [ "$n" -gt 0 ] || n=1
+    echo "$n"
+}
+
+# pl_done: the test's exit status (0 only when nothing failed).
+pl_done() { [ "$(pl_failures)" = 0 ]; }
+
+pl__err() {   # ERR trap under set -e: which command failed, where
+    echo "FAIL: line $1: exit $3: $2" >&2
+    [ -z "${PL_W:-}" ] || echo "FAIL: line $1: exit $3: $2" >>"$PL_W/failures"
+}
 
 # pl_init NAME: private pool path and state dir; 1 (skip) without node.
 pl_init() {
@@ -31,26 +63,45 @@ pl_init() {
     export ZKSLOT_STATE_DIR=$PL_W/state
     export ZKSLOT_CONFIG=$PL_W/none.conf     # no /etc/zkslot/zkslot.conf in tests
     : >"$ZKSLOT_CONFIG"
+    mkdir -p "$PL_W/jobs"
+    PL_SKIPPED=0
     trap pl_cleanup EXIT
+    case $- in *e*) set -E; trap 'pl__err "$LINENO" "$BASH_COMMAND" "$?"' ERR ;; esac
 }
 
+# The EXIT trap: kill the daemons, drop the pool, and make the exit status
+# say whether anything failed (a failure recorded in a subshell included).
 pl_cleanup() {
-    local p
+    local rc=$? p f n
+    set +e
+    trap - ERR
     for p in "${PL_SYNTHD_PIDS[@]}" "${PL_GPUD_PIDS[@]}"; do
         kill -9 "$p" 2>/dev/null
     done
     wait 2>/dev/null
     "$ZKSLOT" pool destroy --force >/dev/null 2>&1
     rm -f "$ZKSLOT_POOL"
-    if [ "$PL_FAIL" = 0 ] && [ -z "${PL_KEEP:-}" ]; then
+    n=$(pl_failures)
+    if [ "$rc" = 77 ] && [ "$PL_SKIPPED" != 1 ]; then
+        echo "FAIL: exit 77 (skip) after pl_init without pl_skip" >&2
+        n=$((n + 1))
+    fi
+    if [ "$n" = 0 ] && [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+        n=1                                   # exited non-zero on its own
+    fi
+    if [ "$n" = 0 ] && [ -z "${PL_KEEP:-}" ]; then
         rm -rf "$PL_W"
-    else
+    elif [ "$n" != 0 ]; then
+        echo "$PL_NAME: $n failure(s):" >&2
+        [ ! -s "$PL_W/failures" ] || sed 's/^/  /' "$PL_W/failures" >&2
         echo "(logs kept in $PL_W)"
         for f in "$PL_W"/*.log; do
             [ -f "$f" ] || continue
             echo "==> $f (tail)"; tail -n 25 "$f"
         done
     fi
+    [ "$n" = 0 ] || { [ "$rc" != 0 ] && [ "$rc" != 77 ] || rc=1; }
+    exit "$rc"
 }
 
 # pl_circuit CURVE N K: Chain(N) for CURVE, a `zkslot setup` key registered
@@ -104,41 +155,180 @@ pl_start_gpud() {
 # pl_stop PID: SIGTERM and wait; the exit status in PL_RC (not a subshell:
 # only this shell can wait for its children).
 pl_stop() {
-    kill -TERM "$1" 2>/dev/null
+    kill -TERM "$1" 2>/dev/null || true
     PL_RC=0
     wait "$1" 2>/dev/null || PL_RC=$?
+}
+
+# pl_wait_pid PID SECONDS: wait for a child that should exit on its own,
+# at most SECONDS (then SIGKILL, PL_RC=124 and a failure); its exit status
+# in PL_RC.  A bare `wait` would hang until ctest's timeout.
+pl_wait_pid() {
+    local pid=$1 i
+    for ((i = 0; i < $2 * 10; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        pl_bad "pid $pid still running after $2 s"
+        kill -9 "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        PL_RC=124
+        return 1
+    fi
+    PL_RC=0
+    wait "$pid" 2>/dev/null || PL_RC=$?
+}
+
+# pl_wait_log DAEMON PID REGEX SECONDS: 0 once $PL_W/DAEMON.log has a line
+# of process PID matching REGEX (grep -E), else pl_bad and 1 after SECONDS.
+# For the test hooks that log when a daemon reaches the state to kill it in.
+pl_wait_log() {
+    local i
+    for ((i = 0; i <= $4 * 10; i++)); do
+        grep -qE "$1\[$2\]: .*$3" "$PL_W/$1.log" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    pl_bad "$1 $2 never logged /$3/ in $4 s"
+    return 1
 }
 
 # pl_submit [N]: a job of the first N (default all) witnesses; prints its id.
 pl_submit() {
     local n=${1:-${#PL_WTNS[@]}}
-    "$ZKSLOT" submit --key "$PL_KEYNAME" "${PL_WTNS[@]:0:$n}"
+    pl_submit_wtns "${PL_WTNS[@]:0:$n}"
+}
+
+# pl_submit_wtns WITNESS...: a job of these witnesses, in this order; prints
+# its id and records, in $PL_W/jobs/JOB.expect, what partition k must
+# prove (witness k): pl_check_job compares partition k's public.json with
+# the public signals of that witness.  A file, so that it survives the
+# $(...) the id is read with.
+pl_submit_wtns() {
+    local id
+    id=$("$ZKSLOT" submit --key "$PL_KEYNAME" "$@") || return 1
+    printf '%s\n' "$@" >"$PL_W/jobs/$id.expect" || return 1
+    echo "$id"
 }
 
 # pl_wait JOB TIMEOUT: 0 when done.
 pl_wait() {
-    "$ZKSLOT" wait "$1" --timeout "$2" >/dev/null 2>"$PL_W/wait.err"
-    local rc=$?
-    [ "$rc" = 0 ] || { pl_bad "job $1: wait exit $rc: $(tail -n 2 "$PL_W/wait.err")"; "$ZKSLOT" status "$1"; }
+    local rc=0
+    "$ZKSLOT" wait "$1" --timeout "$2" >/dev/null 2>"$PL_W/wait.err" || rc=$?
+    [ "$rc" = 0 ] || { pl_bad "job $1: wait exit $rc: $(tail -n 2 "$PL_W/wait.err")"; "$ZKSLOT" status "$1" >&2 || true; }
     return $rc
 }
 
-# pl_check_job JOB: every partition's proof accepted by snarkjs (one node
-# process for the whole job: verify_many.cjs) and by `zkslot verify`;
-# prints the number of proofs.
+# pl_check_job JOB [N]: 0 only when all of these hold, else one pl_bad per
+# failure and 1:
+#   - `zkslot result` lists N partitions (default: as many as were
+#     submitted), partition k at <out_dir>/k/{proof,public}.json, both there;
+#   - partition k's public.json equals the public signals of what partition
+#     k was submitted with ($PL_W/jobs/JOB.expect, line k: a .wtns, whose
+#     signals 1..nPublic are read here, or a .json array of the expected
+#     decimal strings), so a partition or slot mix-up fails;
+#   - `zkslot verify` exits 0 for each proof (1 = invalid, 2 = error);
+#   - snarkjs (one node process for the whole job: verify_many.cjs) prints
+#     "ok" for each proof file gpud wrote, and exits 0.
+# PL_NPROOFS: the number of partitions listed.  Call it where its status is
+# seen (`pl_check_job "$j" 4 || ...`, or plainly under set -e), never
+# inside $(...).
 pl_check_job() {
-    local job=$1 proof pub n=0 args=()
+    local job=$1 want=${2:-} proof pub n=0 bad=0 args=()
+    PL_NPROOFS=0
+    if [ ! -f "$PL_W/jobs/$job.expect" ]; then
+        pl_bad "job $job: no record of what it was submitted with (submit with pl_submit)"
+        return 1
+    fi
+    [ -n "$want" ] || want=$(wc -l <"$PL_W/jobs/$job.expect")
+    if ! "$ZKSLOT" result "$job" >"$PL_W/result.$job" 2>&1; then
+        pl_bad "job $job: zkslot result: $(head -n 2 "$PL_W/result.$job")"
+        return 1
+    fi
+    if ! "$ZKSLOT" status "$job" --json >"$PL_W/status.$job.json" 2>&1; then
+        pl_bad "job $job: zkslot status: $(head -n 2 "$PL_W/status.$job.json")"
+        return 1
+    fi
+    python3 - "$PL_VK" "$PL_W/jobs/$job.expect" "$PL_W/result.$job" "$PL_W/status.$job.json" \
+        "$want" >"$PL_W/public.$job.out" 2>&1 <<'PY' || bad=1
+import json, os, struct, sys
+vk, expect, result, status, want = sys.argv[1:6]
+n_public = json.load(open(vk))["nPublic"]
+s = json.load(open(status))
+out_dir = (s.get("job") or s)["out_dir"]
+exp = [l.strip() for l in open(expect) if l.strip()]
+res = [l.split() for l in open(result) if l.strip()]
+fails = []
+def public_of(path):
+    if not path.endswith(".wtns"):
+        return [str(x) for x in json.load(open(path))]
+    b = open(path, "rb").read()
+    assert b[:4] == b"wtns", path + ": not a .wtns"
+    nsec = struct.unpack_from("<I", b, 8)[0]
+    off, n8, data = 12, None, None
+    for _ in range(nsec):
+        typ, size = struct.unpack_from("<IQ", b, off)
+        off += 12
+        if typ == 1:
+            n8 = struct.unpack_from("<I", b, off)[0]
+        elif typ == 2:
+            data = off
+        off += size
+    assert n8 and data is not None, path + ": no header or witness section"
+    return [str(int.from_bytes(b[data + i * n8:data + (i + 1) * n8], "little"))
+            for i in range(1, 1 + n_public)]
+if len(res) != int(want):
+    fails.append("%d partitions listed by zkslot result, expected %s" % (len(res), want))
+if len(exp) != int(want):
+    fails.append("%d partitions submitted, expected %s" % (len(exp), want))
+for k, r in enumerate(res):
+    wp, wu = "%s/%d/proof.json" % (out_dir, k), "%s/%d/public.json" % (out_dir, k)
+    if r != [wp, wu]:
+        fails.append("partition %d listed as %s, expected %s %s" % (k, " ".join(r), wp, wu))
+        continue
+    if not (os.path.isfile(wp) and os.path.isfile(wu)):
+        fails.append("partition %d: missing %s" % (k, wp if not os.path.isfile(wp) else wu))
+        continue
+    if k >= len(exp):
+        continue
+    got, e = json.load(open(wu)), public_of(exp[k])
+    if got != e:
+        fails.append("partition %d: public.json %s is not the public signals %s of %s"
+                     % (k, got, e, exp[k]))
+for f in fails:
+    print(f)
+sys.exit(1 if fails else 0)
+PY
+    if [ "$bad" = 1 ]; then
+        while read -r line; do pl_bad "job $job: $line"; done <"$PL_W/public.$job.out"
+        [ -s "$PL_W/public.$job.out" ] || pl_bad "job $job: the public.json check failed to run"
+    fi
     while read -r proof pub; do
-        [ -f "$proof" ] && [ -f "$pub" ] || { pl_bad "job $job: missing $proof"; continue; }
-        "$ZKSLOT" verify "$PL_VK" "$pub" "$proof" >/dev/null ||
-            pl_bad "job $job: zkslot verify rejects $proof"
+        [ -f "$proof" ] && [ -f "$pub" ] || continue        # named above
+        local rc=0
+        "$ZKSLOT" verify "$PL_VK" "$pub" "$proof" >/dev/null 2>"$PL_W/zverify.err" || rc=$?
+        [ "$rc" = 0 ] || { pl_bad "job $job: zkslot verify exit $rc for $proof: $(tail -n 1 "$PL_W/zverify.err")"; bad=1; }
         args+=("$pub" "$proof")
         n=$((n + 1))
-    done < <("$ZKSLOT" result "$job")
-    [ "$n" -gt 0 ] || { pl_bad "job $job: no proofs listed"; echo 0; return; }
-    node "$ZK_SOURCE_DIR/tests/pipeline/verify_many.cjs" "$PL_VK" "${args[@]}" >"$PL_W/verify.out" 2>&1 ||
-        pl_bad "job $job: snarkjs rejects: $(grep -v '^ok' "$PL_W/verify.out" | head -3)"
-    echo "$n"
+    done <"$PL_W/result.$job"
+    PL_NPROOFS=$n
+    if [ "$n" = 0 ]; then
+        pl_bad "job $job: no proofs listed"
+        return 1
+    fi
+    local rc=0 ok
+    node "$ZK_SOURCE_DIR/tests/pipeline/verify_many.cjs" "$PL_VK" "${args[@]}" >"$PL_W/verify.out" 2>&1 || rc=$?
+    ok=$(grep -c '^ok ' "$PL_W/verify.out" || true)
+    if [ "$rc" != 0 ] || [ "$ok" != "$n" ]; then
+        pl_bad "job $job: snarkjs: exit $rc, $ok of $n accepted: $(grep -v '^ok ' "$PL_W/verify.out" | head -n 3)"
+        bad=1
+    fi
+    [ "$bad" = 0 ]
+}
+
+# pl_job_json JOB FILE: `zkslot status JOB --json` into FILE (0 when it ran).
+pl_job_json() {
+    "$ZKSLOT" status "$1" --json >"$2" 2>&1 || { pl_bad "zkslot status $1: $(head -n 2 "$2")"; return 1; }
 }
 
 # pl_pool_clean: `zkslot pool check` finds nothing wrong.

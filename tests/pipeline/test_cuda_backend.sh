@@ -10,7 +10,8 @@
 #   With ZK_CUDA_EMU=1 (test_cuda_backend_emu.sh): the gpud built against
 #   tests/cuemu, whose kernels run on the CPU: the CUDA backend's whole
 #   path, which must not fall back.
-set -u
+# Partition k's public.json is checked against witness k (pl_check_job).
+set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 if [ "${ZK_CUDA_EMU:-0}" = 1 ]; then
     ZKSLOT_GPUD=${ZKSLOT_GPUD_EMU:?}
@@ -27,8 +28,8 @@ for curve in bn128 bls12381; do
     pl_circuit "$curve" 600 4 || { pl_bad "circuit $curve"; continue; }
     j=$(pl_submit 4) || { pl_bad "submit $curve"; continue; }
     pl_wait "$j" 300 || continue
-    n=$(pl_check_job "$j")
-    echo "ok: $curve job $j: $n proofs accepted"
+    pl_check_job "$j" 4 || continue
+    echo "ok: $curve job $j: $PL_NPROOFS proofs accepted"
 done
 pl_stop "$PL_GPUD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "gpud exit $rc after SIGTERM"
 pl_stop "$PL_SYNTHD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "synthd exit $rc after SIGTERM"

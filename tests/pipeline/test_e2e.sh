@@ -3,8 +3,9 @@
 # slots, one synthd with 2 workers, one gpud; 2 jobs of 4 and 3 partitions
 # per curve.  Every proof is accepted by snarkjs and by `zkslot verify`,
 # each partition is done with exactly one proof, SIGTERM stops both daemons
-# with exit 0, and the pool is clean afterwards.
-set -u
+# with exit 0, and the pool is clean afterwards.  Partition k's public.json
+# is witness k's public signals (pl_check_job).
+set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 pl_init e2e || exit 77
 
@@ -17,8 +18,9 @@ for curve in bn128 bls12381; do
     j2=$(pl_submit 3) || { pl_bad "submit $curve"; continue; }
     for j in $j1 $j2; do
         pl_wait "$j" 300 || continue
-        n=$(pl_check_job "$j")
-        "$ZKSLOT" status "$j" --json >"$PL_W/status.json"
+        pl_check_job "$j" || continue
+        n=$PL_NPROOFS
+        pl_job_json "$j" "$PL_W/status.json" || continue
         python3 - "$PL_W/status.json" <<'PY' || pl_bad "job $j: status"
 import json, sys
 s = json.load(open(sys.argv[1]))

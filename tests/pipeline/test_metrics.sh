@@ -5,7 +5,7 @@
 # pool (4 partitions done, 4 proofs, slots add up, both daemons up), a
 # gpud killed and restarted shows as one restart; the textfile and HTTP
 # modes serve the same document; `top --once` shows the pool and the jobs.
-set -u
+set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 pl_init metrics || exit 77
 
@@ -15,7 +15,7 @@ pl_start_synthd --workers 1
 pl_start_gpud
 j=$(pl_submit 4)
 pl_wait "$j" 120 || exit 1
-kill -9 "$PL_GPUD"; wait "$PL_GPUD" 2>/dev/null
+kill -9 "$PL_GPUD"; wait "$PL_GPUD" 2>/dev/null || true
 pl_start_gpud
 for _ in $(seq 50); do grep -q "ready:" <(grep "gpud\[$PL_GPUD\]" "$PL_W/gpud.log") && break; sleep 0.1; done
 
@@ -75,7 +75,7 @@ try:
 except urllib.error.HTTPError as e:
     assert e.code == 404
 PY
-kill "$mp"; wait "$mp" 2>/dev/null
+kill "$mp"; wait "$mp" 2>/dev/null || true
 check_exposition "$PL_W/m3.prom" || pl_bad "HTTP exposition"
 "$ZKSLOT" metrics --listen nonsense >/dev/null 2>&1 && pl_bad "--listen nonsense accepted"
 

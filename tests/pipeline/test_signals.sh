@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # test_signals.sh -- clean stops lose nothing: SIGTERM to gpud and SIGINT to
 # synthd while a job is in flight -> both exit 0 after finishing what they
-# hold; a second SIGTERM hands in-flight work back at once; restarted
-# daemons finish the job, every proof accepted.
-set -u
+# hold; a second signal (SIGINT after the SIGTERM: a repeated SIGTERM may
+# be taken as the same stop) hands in-flight work back at once (sent while
+# gpud holds a partition mid-prove through the test hook
+# ZKSLOT_TEST_START_HOLD_MS: that partition must be back in the queue with
+# gpud's hand-back note, not left proving); restarted daemons finish the
+# job, every proof checked by snarkjs and `zkslot verify`, partition k's
+# public.json against its witness.
+set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 pl_init signals || exit 77
 
@@ -16,34 +21,54 @@ pl_circuit bls12381 4000 6 || { pl_bad circuit; exit 1; }
 hold=1500
 ZKSLOT_TEST_FILL_DELAY_MS=$hold pl_start_synthd --workers 1
 pl_start_gpud --threads 1
-j=$("$ZKSLOT" submit --key "$PL_KEYNAME" "${PL_WTNS[@]}" "${PL_WTNS[@]}")   # 12 partitions
+j=$(pl_submit_wtns "${PL_WTNS[@]}" "${PL_WTNS[@]}")   # 12 partitions
 count() { "$ZKSLOT" status "$j" --json | python3 -c 'import json,sys; s=json.load(sys.stdin); p=s.get("partitions") or s["job"]["partitions"]; print(sum(x["state"]==sys.argv[1] for x in p))' "$1"; }
 done_count() { count done; }
 for _ in $(seq 300); do [ "$(done_count)" -ge 1 ] && break; sleep 0.1; done
 pl_stop "$PL_GPUD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "gpud exit $rc after SIGTERM"
 grep -q "finishing the partitions in hand" "$PL_W/gpud.log" || pl_bad "gpud did not log the stop"
-kill -INT "$PL_SYNTHD"; wait "$PL_SYNTHD"; rc=$?
+kill -INT "$PL_SYNTHD"; pl_wait_pid "$PL_SYNTHD" 60 || true; rc=$PL_RC
 [ "$rc" = 0 ] || pl_bad "synthd exit $rc after SIGINT"
 n1=$(done_count)
 [ "$(count proving)" = 0 ] || pl_bad "a clean stop left partitions proving"
 [ "$n1" -lt 12 ] || pl_bad "the job finished before the stop: the test stopped nothing in flight"
 echo "stopped cleanly with $n1 of 12 done"
-# a double SIGTERM: work handed back, exit at once (fills held again, so
-# that work is still in flight)
+# SIGTERM then SIGINT: work handed back, exit at once (fills held again, so
+# that work is still in flight, and the gpud holds its first partition
+# CLAIMED after prove_start for 60 s: the signals land while it is in hand)
 ZKSLOT_TEST_FILL_DELAY_MS=$hold pl_start_synthd --workers 1
-pl_start_gpud --threads 1
-for _ in $(seq 300); do [ "$(done_count)" -gt "$n1" ] && break; sleep 0.1; done
-kill -TERM "$PL_GPUD"; sleep 0.05; kill -TERM "$PL_GPUD"; wait "$PL_GPUD"; rc=$?
-[ "$rc" = 0 ] || pl_bad "gpud exit $rc after two SIGTERMs"
-[ "$(count proving)" = 0 ] || pl_bad "a double SIGTERM left partitions proving"
+ZKSLOT_TEST_START_HOLD_MS=60000 pl_start_gpud --threads 1
+for _ in $(seq 300); do
+    grep -q "gpud\[$PL_GPUD\]: .*test hook: slot .* held CLAIMED" "$PL_W/gpud.log" && break
+    sleep 0.1
+done
+grep -q "gpud\[$PL_GPUD\]: .*test hook: slot .* held CLAIMED" "$PL_W/gpud.log" ||
+    pl_bad "gpud never held a partition mid-prove"
+held=$("$ZKSLOT" status "$j" --json | python3 -c 'import json,sys; s=json.load(sys.stdin); p=s.get("partitions") or s["job"]["partitions"]; print(" ".join(str(x["index"]) for x in p if x["state"]=="proving"))')
+[ -n "$held" ] || pl_bad "no partition proving while gpud held one"
+kill -TERM "$PL_GPUD"; sleep 0.05; kill -INT "$PL_GPUD"
+pl_wait_pid "$PL_GPUD" 10 || true; rc=$PL_RC          # at once, not after the 60 s hold
+[ "$rc" = 0 ] || pl_bad "gpud exit $rc after SIGTERM and SIGINT"
+grep -q "gpud\[$PL_GPUD\]: exiting with work handed back" "$PL_W/gpud.log" ||
+    pl_bad "gpud did not log the hand-back"
+[ "$(count proving)" = 0 ] || pl_bad "the hand-back left partitions proving"
+"$ZKSLOT" status "$j" --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin); parts = s.get("partitions") or s["job"]["partitions"]
+held = [int(i) for i in sys.argv[1].split()]
+for p in parts:
+    if p["index"] in held:
+        assert p["state"] in ("queued", "ready", "synthesizing"), p
+        assert "gpud stopped before finishing it" in (p["error"] or ""), p
+' "$held" || pl_bad "the partition in hand ($held) was not handed back"
 n2=$(done_count)
-[ "$n2" -lt 12 ] || pl_bad "the job finished before the double SIGTERM: nothing was in flight"
-echo "double SIGTERM: $n2 of 12 done, the rest handed back"
+[ "$n2" -lt 12 ] || pl_bad "the job finished before the hand-back: nothing was in flight"
+echo "SIGTERM + SIGINT: $n2 of 12 done, the rest handed back"
 # the rest at full speed: a synthd without the hold
 pl_stop "$PL_SYNTHD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "synthd exit $rc after SIGTERM"
 pl_start_synthd --workers 1
 pl_start_gpud --threads 1
-pl_wait "$j" 300 && n=$(pl_check_job "$j") && echo "ok: $n proofs accepted after clean restarts"
+pl_wait "$j" 300 && pl_check_job "$j" 12 && echo "ok: $PL_NPROOFS proofs accepted after clean restarts"
 pl_stop "$PL_GPUD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "gpud exit $rc"
 pl_stop "$PL_SYNTHD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "synthd exit $rc"
 pl_pool_clean
