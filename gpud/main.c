@@ -15,8 +15,10 @@
  * Proving keys (their points) are loaded once at start and kept; a key
  * registered later is loaded when its first partition arrives.
  *
- * SIGTERM/SIGINT: stop claiming, finish the partitions in hand, exit 0.
- * A second signal: hand them back to the ledger (re-queued) and exit.
+ * SIGTERM: stop claiming, finish the partitions in hand, exit 0 (a repeated
+ * SIGTERM changes nothing).  SIGINT or SIGQUIT, first or after a SIGTERM:
+ * hand them back to the ledger (re-queued) and exit.  SIGHUP: ignored.
+ * While draining, STOPPING=1, then STATUS= and WATCHDOG=1 every second.
  */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_ISSET */
 #include <dirent.h>
@@ -260,7 +262,7 @@ static struct {
     int closed;                       /* the starter has stopped */
 } q = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0 };
 
-/* In-flight partition ids, for a second signal. */
+/* In-flight partition ids, for a hand-back (SIGINT, SIGQUIT). */
 static atomic_llong inflight[3];
 
 /* Waits for a started job that will not be finalized (the backend may
@@ -723,18 +725,14 @@ int main(int argc, char **argv)
     double last_tick = 0, t_begin = zkd_now(), rate = 0;
     unsigned long long last_np = 0;
     rc = 0;
-    int signals = 0;
+    int stop = ZKD_RUN;
+    double last_stop_note = 0;
     for (;;) {
         struct pollfd pfd = { sfd, POLLIN, 0 };
-        if (poll(&pfd, 1, 250) > 0) {
-            int sig = zkd_signals_read(sfd);
-            if (sig && ++signals == 1) {
-                zkd_log(ZKD_INFO, "signal %d: finishing the partitions in hand, then exiting",
-                        sig);
-                zkd_notify("STOPPING=1");
+        if (poll(&pfd, 1, 250) > 0 && zkd_signals_poll(sfd, &stop)) {
+            if (stop == ZKD_FINISH) {
                 atomic_store(&stop_flag, 1);
-            } else if (sig) {
-                zkd_log(ZKD_INFO, "second signal: handing the partitions in hand back");
+            } else {   /* ZKD_HANDBACK: SIGINT or SIGQUIT */
                 atomic_store(&abort_flag, 1);
                 pthread_mutex_lock(&q.lock);
                 pthread_cond_broadcast(&q.cond);
@@ -749,11 +747,28 @@ int main(int argc, char **argv)
             }
         }
         if (atomic_load(&stop_flag)) {
+            /* draining, after SIGTERM or an internal stop (device lost, pool
+             * gone): STOPPING=1 at once, then STATUS and WATCHDOG=1 every
+             * second while the finisher makes progress */
             pthread_mutex_lock(&q.lock);
-            int done = q.closed && !q.item && !atomic_load(&busy_finisher);
+            int closed = q.closed;
+            int done = closed && !q.item && !atomic_load(&busy_finisher);
             pthread_mutex_unlock(&q.lock);
             if (done)
                 break;
+            double t = zkd_now();
+            if (last_stop_note == 0 || t - last_stop_note >= 1.0) {
+                uint64_t lim = wd_usec / 2000, nowm = now_ms();
+                int ok = (closed || atomic_load(&busy_starter) ||
+                          nowm - atomic_load(&hb_starter_ms) < lim) &&
+                         (atomic_load(&busy_finisher) || nowm - atomic_load(&hb_finisher_ms) < lim);
+                char st[160];
+                snprintf(st, sizeof st, "stopping: finishing %d partition(s) in hand; proved %llu",
+                         (atomic_load(&inflight[0]) != 0) + (atomic_load(&inflight[1]) != 0),
+                         (unsigned long long)atomic_load(&n_proved));
+                zkd_notify_stopping(ok, st);
+                last_stop_note = t;
+            }
             continue;
         }
         double t = zkd_now();

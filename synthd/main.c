@@ -9,9 +9,11 @@
  * (signalfd), runs the recovery pass on a tick, notices a destroyed pool,
  * and talks to systemd.
  *
- * SIGTERM/SIGINT: stop taking work, finish the partitions in hand, exit 0.
- * A second signal: hand the partitions in hand back (slot abandoned,
- * ledger re-queued) and exit at once.
+ * SIGTERM: stop taking work, finish the partitions in hand, exit 0 (a
+ * repeated SIGTERM changes nothing).  SIGINT or SIGQUIT, first or after a
+ * SIGTERM: hand the partitions in hand back (slot abandoned, ledger
+ * re-queued) and exit at once.  SIGHUP: ignored.  While draining,
+ * STOPPING=1, then STATUS= and WATCHDOG=1 every second.
  */
 #include <errno.h>
 #include <limits.h>
@@ -364,17 +366,14 @@ int main(int argc, char **argv)
 
     uint64_t wd_usec = zkd_watchdog_usec();
     double last_tick = 0;
+    int stop = ZKD_RUN;
     while (!atomic_load(&stop_flag)) {
         struct pollfd pfd = { sfd, POLLIN, 0 };
         int pr = poll(&pfd, 1, 500);
-        if (pr > 0) {
-            int sig = zkd_signals_read(sfd);
-            if (sig) {
-                zkd_log(ZKD_INFO, "signal %d: finishing the partitions in hand, then exiting",
-                        sig);
-                zkd_notify("STOPPING=1");
-                atomic_store(&stop_flag, 1);
-            }
+        if (pr > 0 && zkd_signals_poll(sfd, &stop)) {
+            if (stop == ZKD_HANDBACK)
+                atomic_store(&abort_flag, 1);
+            atomic_store(&stop_flag, 1);
         }
         double t = zkd_now();
         if (t - last_tick < 1.0)
@@ -404,18 +403,27 @@ int main(int argc, char **argv)
                 zkd_notify("WATCHDOG=1");
         }
     }
-    /* stopping: a second signal hands back what is in hand */
-    for (;;) {
+    /* draining (after a signal or a lost pool): STOPPING=1 at once, then
+     * STATUS and WATCHDOG=1 every second until the workers are done; SIGINT
+     * or SIGQUIT hands back what is in hand.  A worker with a partition in
+     * hand counts as alive, as while running; the others are leaving. */
+    for (double last_note = 0;;) {
         int busy = 0;
         for (unsigned i = 0; i < cfg.synthd_workers; i++)
-            busy |= atomic_load(&wk[i].busy);
+            busy += atomic_load(&wk[i].busy);
+        double t = zkd_now();
+        if (last_note == 0 || t - last_note >= 1.0) {
+            char st[128];
+            snprintf(st, sizeof st, "stopping: finishing %d partition(s) in hand; synthesized %llu",
+                     busy, (unsigned long long)atomic_load(&n_synthesized));
+            zkd_notify_stopping(1, st);
+            last_note = t;
+        }
         if (!busy)
             break;
         struct pollfd pfd = { sfd, POLLIN, 0 };
-        if (poll(&pfd, 1, 100) > 0 && zkd_signals_read(sfd)) {
-            zkd_log(ZKD_INFO, "second signal: handing the partitions in hand back");
+        if (poll(&pfd, 1, 100) > 0 && zkd_signals_poll(sfd, &stop) && stop == ZKD_HANDBACK)
             atomic_store(&abort_flag, 1);
-        }
     }
     for (unsigned i = 0; i < cfg.synthd_workers; i++)
         pthread_join(wk[i].tid, NULL);

@@ -1,5 +1,10 @@
 /*
  * notify.c -- sd_notify(3), or nothing when built without libsystemd.
+ *
+ * While a daemon drains (zkd_notify_stopping) it keeps sending WATCHDOG=1:
+ * where the manager keeps the watchdog armed while the unit stops, a daemon
+ * that went quiet while finishing a long proof would be killed with SIGABRT;
+ * where it does not, the pings are ignored.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -50,4 +55,18 @@ uint64_t zkd_watchdog_usec(void)
 #else
     return 0;
 #endif
+}
+
+void zkd_notify_stopping(int healthy, const char *status)
+{
+    /* main thread only; STOPPING=1 first so that the manager knows the
+     * unit is deactivating before any later line */
+    static int sent;
+    if (!sent) {
+        zkd_notify("STOPPING=1");
+        sent = 1;
+    }
+    zkd_notify("STATUS=%s", status);
+    if (healthy && zkd_watchdog_usec())
+        zkd_notify("WATCHDOG=1");
 }

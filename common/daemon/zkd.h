@@ -37,13 +37,32 @@ int zkd_notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t zkd_watchdog_usec(void);
 
 /*
- * Blocks SIGTERM, SIGINT, SIGHUP and SIGPIPE in the calling thread (call
- * it before starting threads, so they inherit the mask) and returns a
- * signalfd for the first three, or -errno.
+ * Blocks SIGTERM, SIGINT, SIGQUIT, SIGHUP and SIGPIPE in the calling thread
+ * (call it before starting threads, so they inherit the mask) and returns a
+ * signalfd for the first four, or -errno.
  */
 int zkd_signals_open(void);
 /* Reads one pending signal from the signalfd: its number, 0 if none. */
 int zkd_signals_read(int fd);
+
+/* How far a daemon has been asked to stop; only ever grows. */
+enum { ZKD_RUN = 0, ZKD_FINISH = 1, ZKD_HANDBACK = 2 };
+/*
+ * Reads every pending signal and raises *stop: SIGTERM -> ZKD_FINISH (a
+ * repeat is not a new request), SIGINT/SIGQUIT -> ZKD_HANDBACK, SIGHUP
+ * ignored (signals.c says why).  Logs each change; returns 1 if *stop
+ * changed.
+ */
+int zkd_signals_poll(int fd, int *stop);
+
+/*
+ * While stopping: STOPPING=1 once (the first call), then STATUS=`status`
+ * and WATCHDOG=1 when `healthy` and the watchdog is on, so that systemd
+ * neither times out the watchdog nor takes the drain for a hang.  Call it
+ * about once a second from the main loop while draining, whatever started
+ * the stop (a signal, a lost device, a lost pool).
+ */
+void zkd_notify_stopping(int healthy, const char *status);
 
 /* What one recovery pass did. */
 struct zkd_recovery {

@@ -11,7 +11,11 @@
 #             one after READY, never the same line twice in a row);
 #   WATCHDOG=1 pings with WATCHDOG_USEC=2000000 and WATCHDOG_PID = its pid,
 #             none when WATCHDOG_PID names another process (control);
-#   STOPPING=1 after SIGTERM, then exit 0.
+#   STOPPING=1 after SIGTERM, then exit 0;
+#   while draining (after SIGTERM, twice in a row, or after the pool was
+#             destroyed under it), STOPPING=1, then WATCHDOG=1 and
+#             STATUS=stopping lines until the work in hand is done; SIGHUP
+#             neither stops it nor sends STOPPING=1.
 # Skips (77) when the daemons were built without libsystemd.
 set -u
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
@@ -185,6 +189,98 @@ if check_running gpud 'STATUS=proving with 1 key\(s\) loaded'; then
 fi
 [ "$(count 'READY=1')" = 1 ] || bad "gpud: READY=1 sent $(count 'READY=1') times"
 echo "gpud: $(count 'EXTEND_TIMEOUT_USEC=.*') EXTEND_TIMEOUT_USEC and $(count 'STATUS=loading.*') loading lines before READY, $(count 'STATUS=slots.*') STATUS, $(count 'WATCHDOG=1') WATCHDOG"
+stop_server
+
+# ---- draining: STOPPING=1, then WATCHDOG=1 until the work in hand is done ---------------
+# Each daemon holds its partition (synthd: the fill, gpud: a written proof
+# not yet recorded, by their test hooks) while it is stopped: it must say STOPPING=1 and keep
+# pinging the watchdog (one still armed while the unit stops would SIGABRT
+# a daemon that goes quiet), also for a stop of its own (the pool
+# destroyed under it).  SIGHUP must not stop it; one SIGTERM delivered twice
+# (GNU timeout signals the child and then its process group) must not turn
+# the finish into a hand-back.
+hold=$((4000 * slow))
+pstate() {   # pstate JOB: the state of its partition 0
+    "$ZKSLOT" status "$1" --json 2>/dev/null | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["partitions"][0]["state"])' 2>/dev/null
+}
+wait_state() {   # wait_state JOB STATE SECONDS
+    local i
+    for ((i = 0; i < $3 * 10; i++)); do [ "$(pstate "$1")" = "$2" ] && return 0; sleep 0.1; done
+    return 1
+}
+after() { awk -v s="$1" -v p="^($2)\$" '{ l = $0; sub(/^[0-9]+ [0-9.]+ /, "", l) } $1 > s && l ~ p' "$NLOG" | wc -l; }
+# drain_check NAME RC: exit status RC, STOPPING=1, >= 2 WATCHDOG=1 and a
+# STATUS=stopping line after it
+drain_check() {
+    local name=$1 want=$2 rc i f0=$fail
+    for ((i = 0; i < 300 * slow; i++)); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$DPID" 2>/dev/null && { bad "$name: still running 30 s into its drain"; kill -9 "$DPID"; }
+    wait "$DPID"; rc=$?; DPID=
+    [ $rc = "$want" ] || bad "$name: exit status $rc, expected $want"
+    local st; st=$(seq_of 'STOPPING=1')
+    if [ -z "$st" ]; then bad "$name: no STOPPING=1 while draining"; return; fi
+    local nw; nw=$(after "$st" 'WATCHDOG=1')
+    [ "$nw" -ge 2 ] || bad "$name: $nw WATCHDOG=1 after STOPPING=1 during a ${hold} ms drain, expected >= 2"
+    [ "$(after "$st" 'STATUS=stopping: .*')" -ge 1 ] || bad "$name: no STATUS=stopping line while draining"
+    [ $fail = "$f0" ] && echo "$name: drained with $nw WATCHDOG=1 after STOPPING=1"
+}
+w1=$ZK_SOURCE_DIR/examples/groth16/bn128/witness-1.wtns
+j1=$("$ZKSLOT" submit --key notifykey "$w1" 2>"$W/submit.err") || bad "submit: $(cat "$W/submit.err")"
+
+# synthd: SIGHUP while it fills (ignored), then SIGTERM twice
+start_server synthd-drain || exit 1
+ZKSLOT_TEST_FILL_DELAY_MS=$hold start_daemon "$ZKSLOT_SYNTHD" "$W/synthd-drain.log" self --workers 1
+if wait_for 'READY=1' $((30 * slow)) && wait_state "$j1" synthesizing $((10 * slow)); then
+    kill -HUP "$DPID"; sleep 1
+    if kill -0 "$DPID" 2>/dev/null; then
+        grep -q 'SIGHUP: ignored' "$W/synthd-drain.log" || bad "synthd: SIGHUP not logged as ignored"
+        [ -z "$(seq_of 'STOPPING=1')" ] || bad "synthd: STOPPING=1 after SIGHUP"
+    else
+        bad "synthd: SIGHUP stopped it"
+    fi
+    kill -TERM "$DPID"; sleep 0.05; kill -TERM "$DPID"
+    drain_check synthd 0
+    [ "$(pstate "$j1")" = ready ] ||
+        bad "synthd: after a double SIGTERM the partition is $(pstate "$j1"), expected ready (finished, not handed back)"
+    grep -q 'handing the partitions in hand back' "$W/synthd-drain.log" && bad "synthd: a repeated SIGTERM handed the work back"
+else
+    bad "synthd (drain): no READY=1 or the partition was never synthesizing"; cat "$W/synthd-drain.log"
+    kill -9 "$DPID"; wait "$DPID"; DPID=
+fi
+stop_server
+
+# gpud: SIGTERM twice while it holds a proof; the proof is written
+start_server gpud-drain || exit 1
+ZKSLOT_TEST_RECORD_HOLD_MS=$hold start_daemon "$ZKSLOT_GPUD" "$W/gpud-drain.log" self --backend cpu --threads 1
+if wait_for 'READY=1' $((30 * slow)) && wait_state "$j1" proving $((10 * slow)); then
+    sleep 0.5
+    kill -TERM "$DPID"; sleep 0.05; kill -TERM "$DPID"
+    drain_check gpud 0
+    [ "$(pstate "$j1")" = done ] || bad "gpud: after a double SIGTERM the partition is $(pstate "$j1"), expected done"
+else
+    bad "gpud (drain): no READY=1 or the partition was never proving"; cat "$W/gpud-drain.log"
+    kill -9 "$DPID"; wait "$DPID"; DPID=
+fi
+stop_server
+
+# gpud stops by itself: the pool destroyed while it holds a proof -> exit 75
+j2=$("$ZKSLOT" submit --key notifykey "$w1" 2>"$W/submit.err") || bad "submit: $(cat "$W/submit.err")"
+"$ZKSLOT_SYNTHD" --workers 1 >"$W/synthd-fill.log" 2>&1 &
+fpid=$!
+wait_state "$j2" ready $((20 * slow)) || bad "synthd did not make job $j2 ready"
+kill -TERM "$fpid"; wait "$fpid"
+start_server gpud-poolgone || exit 1
+ZKSLOT_TEST_RECORD_HOLD_MS=$hold start_daemon "$ZKSLOT_GPUD" "$W/gpud-poolgone.log" self --backend cpu --threads 1
+if wait_for 'READY=1' $((30 * slow)) && wait_state "$j2" proving $((10 * slow)); then
+    "$ZKSLOT" pool destroy --force >/dev/null 2>&1
+    drain_check gpud-poolgone 75
+    grep -q 'destroyed or replaced' "$W/gpud-poolgone.log" || bad "gpud: the lost pool not logged"
+else
+    bad "gpud (pool gone): no READY=1 or the partition was never proving"; cat "$W/gpud-poolgone.log"
+    kill -9 "$DPID"; wait "$DPID"; DPID=
+fi
 stop_server
 
 # ---- control: no pool, no READY=1 -------------------------------------------------------

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# test_signals.sh -- clean stops lose nothing: SIGTERM to gpud and SIGINT to
+# test_signals.sh -- clean stops lose nothing: SIGTERM to gpud and to
 # synthd while a job is in flight -> both exit 0 after finishing what they
-# hold; a second signal (SIGINT after the SIGTERM: a repeated SIGTERM may
-# be taken as the same stop) hands in-flight work back at once (sent while
-# gpud holds a partition mid-prove through the test hook
-# ZKSLOT_TEST_START_HOLD_MS: that partition must be back in the queue with
-# gpud's hand-back note, not left proving); restarted daemons finish the
-# job, every proof checked by snarkjs and `zkslot verify`, partition k's
-# public.json against its witness.
+# hold; SIGINT (after a SIGTERM: a repeated SIGTERM is the same stop)
+# hands in-flight work back at once (sent while gpud holds a partition
+# mid-prove through the test hook ZKSLOT_TEST_START_HOLD_MS: that
+# partition must be back in the queue with gpud's hand-back note, not
+# left proving); restarted daemons finish the job, every proof checked by
+# snarkjs and `zkslot verify`, partition k's public.json against its
+# witness.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 pl_init signals || exit 77
@@ -27,8 +27,8 @@ done_count() { count done; }
 for _ in $(seq 300); do [ "$(done_count)" -ge 1 ] && break; sleep 0.1; done
 pl_stop "$PL_GPUD"; rc=$PL_RC; [ "$rc" = 0 ] || pl_bad "gpud exit $rc after SIGTERM"
 grep -q "finishing the partitions in hand" "$PL_W/gpud.log" || pl_bad "gpud did not log the stop"
-kill -INT "$PL_SYNTHD"; pl_wait_pid "$PL_SYNTHD" 60 || true; rc=$PL_RC
-[ "$rc" = 0 ] || pl_bad "synthd exit $rc after SIGINT"
+kill -TERM "$PL_SYNTHD"; pl_wait_pid "$PL_SYNTHD" 60 || true; rc=$PL_RC
+[ "$rc" = 0 ] || pl_bad "synthd exit $rc after SIGTERM"
 n1=$(done_count)
 [ "$(count proving)" = 0 ] || pl_bad "a clean stop left partitions proving"
 [ "$n1" -lt 12 ] || pl_bad "the job finished before the stop: the test stopped nothing in flight"
