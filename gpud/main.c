@@ -252,7 +252,7 @@ struct item {
     void *job;                        /* started, not yet waited for (backend->prove_wait) */
     struct zk_groth16_pending *pending;
     zk_scalar *pub;                   /* n_public public signals (copied from the slot) */
-    double synth_s, wait_s, start_s;
+    double synth_s, wait_s, start_s, witness_s;
 };
 
 static struct {
@@ -418,6 +418,7 @@ static void *starter_main(void *arg)
         struct zk_slotfmt_header sh;
         memcpy(&sh, s.data, sizeof sh);
         it->synth_s = (double)sh.synth_ns * 1e-9;
+        it->witness_s = sh.witness_ms ? (double)sh.witness_ms * 1e-3 : -1;
         double t0 = zkd_now();
         d.msg[0] = 0;
         r = backend->prove_start(backend, it->key->k, &s, nthreads, slot_copied, it, &it->job,
@@ -605,7 +606,8 @@ static void *finisher_main(void *arg)
                     (long long)it->p.id);
             usleep((useconds_t)atoi(getenv("ZKSLOT_TEST_RECORD_HOLD_MS")) * 1000u);
         }
-        struct zk_ledger_timings t = { it->synth_s, it->wait_s, it->start_s, zkd_now() - t0 };
+        struct zk_ledger_timings t = { it->synth_s, it->wait_s, it->start_s, zkd_now() - t0,
+                                       it->witness_s };
         r = zk_ledger_part_done(l, it->p.id, &me, &t, dup, &d);
         if (r == ZK_ESTATE)
             zkd_log(ZKD_INFO, "partition %lld: proof written but the job was canceled",

@@ -38,26 +38,31 @@
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
+#include "witness.h"
+
 #define PROG "zkslot-synthd"
 
 /* ---- keys: coefficients loaded once, shared read-only ------------------- */
 
 struct key_entry {
     int64_t id;
-    char name[64];
+    struct zk_ledger_key lk;            /* as registered: path, generator */
     struct zk_groth16_key *k;
+    pthread_mutex_t seen_lock;          /* guards seen (workers share the entry) */
+    struct synthd_witgen_seen seen;     /* the generator's last content check */
 };
 
+/* Entries are allocated one by one and never move or go away while the
+ * daemon runs: a worker keeps its pointer after the lock is released. */
 static struct {
     pthread_mutex_t lock;
-    struct key_entry *v;
+    struct key_entry **v;
     size_t n;
 } keys = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
 
-/* The coefficient-only key for key_id, loading it on first use (under the
- * lock, so two workers never load the same key twice). */
-static int key_get(zk_ledger *l, int64_t key_id, const struct zk_groth16_key **ret,
-                   struct zk_diag *diag)
+/* The key entry for key_id with its coefficient-only key, loading it on
+ * first use (under the lock, so two workers never load the same key twice). */
+static int key_get(zk_ledger *l, int64_t key_id, struct key_entry **ret, struct zk_diag *diag)
 {
     struct zk_ledger_key lk;
     struct zk_zkey z;
@@ -67,8 +72,8 @@ static int key_get(zk_ledger *l, int64_t key_id, const struct zk_groth16_key **r
 
     pthread_mutex_lock(&keys.lock);
     for (size_t i = 0; i < keys.n; i++) {
-        if (keys.v[i].id == key_id) {
-            *ret = keys.v[i].k;
+        if (keys.v[i]->id == key_id) {
+            *ret = keys.v[i];
             pthread_mutex_unlock(&keys.lock);
             return 0;
         }
@@ -83,20 +88,27 @@ static int key_get(zk_ledger *l, int64_t key_id, const struct zk_groth16_key **r
     zk_zkey_done(&z);
     if (r)
         goto out;
-    struct key_entry *v = realloc(keys.v, (keys.n + 1) * sizeof *v);
-    if (!v) {
+    struct key_entry **v = realloc(keys.v, (keys.n + 1) * sizeof *v);
+    struct key_entry *e = calloc(1, sizeof *e);
+    if (v)
+        keys.v = v;
+    if (!v || !e) {
+        free(e);
         zk_groth16_key_free(k);
         r = -ENOMEM;
         goto out;
     }
-    keys.v = v;
-    v[keys.n].id = key_id;
-    snprintf(v[keys.n].name, sizeof v[keys.n].name, "%s", lk.name);
-    v[keys.n].k = k;
-    keys.n++;
-    zkd_log(ZKD_INFO, "key %s: coefficients of %s loaded in %.2f s", lk.name, lk.path,
-            zkd_now() - t0);
-    *ret = k;
+    e->id = key_id;
+    e->lk = lk;
+    e->k = k;
+    pthread_mutex_init(&e->seen_lock, NULL);
+    keys.v[keys.n++] = e;
+    zkd_log(ZKD_INFO, "key %s: coefficients of %s loaded in %.2f s%s%s%s", lk.name, lk.path,
+            zkd_now() - t0, lk.witgen_kind ? "; witness generator (" : "",
+            zk_witgen_kind_name(lk.witgen_kind), lk.witgen_kind ? ") " : "");
+    if (lk.witgen_kind)
+        zkd_log(ZKD_INFO, "key %s: witness generator %s", lk.name, lk.witgen);
+    *ret = e;
 out:
     pthread_mutex_unlock(&keys.lock);
     return r;
@@ -134,20 +146,26 @@ static void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
-/* Synthesizes partition p into the held slot s.  0, or an error with diag. */
+/* Synthesizes partition p into the held slot s: the witness (read, or
+ * generated from the input: witness.c), then a, b, c.  0, or an error with
+ * diag; *wo gets the witness stage's time and, when it failed, its error
+ * text and whether a retry could help. */
 static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_slot *s,
-                      struct zk_diag *diag)
+                      struct synthd_witness_out *wo, struct zk_diag *diag)
 {
+    struct key_entry *e;
     const struct zk_groth16_key *k;
     const struct zk_zkey_header *kh;
-    struct zk_wtns w;
     struct zk_slot_desc d;
     struct zk_slotfmt_header h;
     double t0 = zkd_now();
     int r;
 
-    if ((r = key_get(l, p->key_id, &k, diag)))
+    memset(wo, 0, sizeof *wo);
+    wo->witness_s = -1;
+    if ((r = key_get(l, p->key_id, &e, diag)))
         return r;
+    k = e->k;
     kh = zk_groth16_key_header(k);
     uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, &d);
     if (!need || need > s->capacity)
@@ -156,14 +174,20 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
                            "the pool with --slot-size %lluM or more",
                            (unsigned long long)need, (unsigned long long)s->capacity,
                            (unsigned long long)((need + (1u << 20) - 1) >> 20));
-    memset(&w, 0, sizeof w);
-    if ((r = zk_wtns_open(&w, p->witness, diag)))
+    struct synthd_witgen_seen seen;
+    pthread_mutex_lock(&e->seen_lock);
+    seen = e->seen;
+    pthread_mutex_unlock(&e->seen_lock);
+    r = synthd_witness_fill(l, p, &e->lk, &seen, kh, s->data + d.region_off[ZK_SLOTFMT_W],
+                            &abort_flag, wo);
+    pthread_mutex_lock(&e->seen_lock);
+    if (seen.checked)
+        e->seen = seen;
+    pthread_mutex_unlock(&e->seen_lock);
+    if (r) {
+        zk_diag_set(diag, "witness", r, "%.200s", wo->error);
         return r;
-    if (!(r = zk_wtns_check_against_zkey(&w.hdr, kh, p->witness, diag)))
-        r = zk_wtns_read_values(&w, 0, kh->n_vars, s->data + d.region_off[ZK_SLOTFMT_W], diag);
-    zk_wtns_done(&w);
-    if (r)
-        return r;
+    }
     if (fill_delay_ms)
         sleep_ms(fill_delay_ms);
     if (atomic_load(&abort_flag))
@@ -186,6 +210,8 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
     h.domain_size = kh->domain_size;
     h.synth_ns = (uint64_t)((zkd_now() - t0) * 1e9);
     h.attempt = p->attempts;
+    if (wo->witness_s >= 0)
+        h.witness_ms = wo->witness_s * 1e3 >= 1 ? (uint32_t)(wo->witness_s * 1e3) : 1;
     memcpy(s->data, &h, sizeof h);
     if ((r = zk_pool_publish(pool, s, &d)))
         return zk_diag_set(diag, "pool", r, "slot %u: publish failed: %s", s->index,
@@ -234,30 +260,39 @@ static void *worker_main(void *arg)
         atomic_store(&wk->busy, 1);
         zk_pool_set_ids(pool, &s, (uint64_t)p.id, (uint64_t)p.key_id);
         double t0 = zkd_now();
+        struct synthd_witness_out wo;
         d.msg[0] = 0;
-        r = synthesize(l, &p, &s, &d);
+        r = synthesize(l, &p, &s, &wo, &d);
         double dt = zkd_now() - t0;
         if (r == 0) {
             atomic_fetch_add(&n_synthesized, 1);
-            r = zk_ledger_part_ready(l, p.id, &me, dt, &d);
+            r = zk_ledger_part_ready(l, p.id, &me, dt, wo.witness_s, &d);
             if (r == ZK_ESTATE)   /* a gpud took it already, or it was canceled */
                 zkd_log(ZKD_DEBUG, "partition %lld: no longer synthesizing in the ledger "
                         "(taken by a gpud or canceled)", (long long)p.id);
             else if (r)
                 zkd_log(ZKD_WARN, "partition %lld: marking ready: %s", (long long)p.id, d.msg);
-            zkd_log(ZKD_INFO, "partition %lld (job %lld #%u) ready in slot %u: %.3f s",
-                    (long long)p.id, (long long)p.job_id, p.index, s.index, dt);
+            if (wo.witness_s >= 0)
+                zkd_log(ZKD_INFO, "partition %lld (job %lld #%u) ready in slot %u: %.3f s "
+                        "(witness %.3f s)", (long long)p.id, (long long)p.job_id, p.index,
+                        s.index, dt, wo.witness_s);
+            else
+                zkd_log(ZKD_INFO, "partition %lld (job %lld #%u) ready in slot %u: %.3f s",
+                        (long long)p.id, (long long)p.job_id, p.index, s.index, dt);
         } else {
             zk_pool_abandon(pool, &s);
             if (r == ZK_ECANCELED) {
                 zk_ledger_part_requeue(l, p.id, "synthd stopped before finishing it", NULL);
             } else {
                 int failed = 0;
+                const char *msg = wo.error[0] ? wo.error : d.msg;
                 atomic_fetch_add(&n_errors, 1);
-                zkd_log(ZKD_ERR, "partition %lld (job %lld #%u): %s", (long long)p.id,
-                        (long long)p.job_id, p.index, d.msg);
-                if (zk_ledger_part_error(l, p.id, &me, d.msg, cfg.max_errors, cfg.max_attempts,
-                                         &failed, &d))
+                zkd_log(ZKD_ERR, "partition %lld (job %lld #%u): %s%s", (long long)p.id,
+                        (long long)p.job_id, p.index, msg,
+                        wo.permanent ? " (not retried: a retry gives the same answer)" : "");
+                /* a rejected input fails at once: max_errors 1 */
+                if (zk_ledger_part_error(l, p.id, &me, msg, wo.permanent ? 1 : cfg.max_errors,
+                                         cfg.max_attempts, &failed, &d))
                     zkd_log(ZKD_WARN, "partition %lld: recording the error: %s",
                             (long long)p.id, d.msg);
                 else if (failed)
@@ -345,6 +380,7 @@ int main(int argc, char **argv)
     pool = base.pool;
     me = base.me;
     l = base.l;
+    synthd_witness_setup(&cfg, &me);   /* a failure is logged; input partitions then fail */
 
     wk = calloc(cfg.synthd_workers, sizeof *wk);
     if (!wk)
@@ -366,6 +402,7 @@ int main(int argc, char **argv)
 
     uint64_t wd_usec = zkd_watchdog_usec();
     double last_tick = 0;
+    unsigned n_ticks = 0;
     int stop = ZKD_RUN;
     while (!atomic_load(&stop_flag)) {
         struct pollfd pfd = { sfd, POLLIN, 0 };
@@ -379,6 +416,8 @@ int main(int argc, char **argv)
         if (t - last_tick < 1.0)
             continue;
         last_tick = t;
+        if (++n_ticks % 10 == 0)
+            synthd_witness_sweep();
         if (zkd_base_tick(&base) == ZKD_EXIT_POOL_GONE) {
             atomic_store(&stop_flag, 1);
             rc = ZKD_EXIT_POOL_GONE;
@@ -434,9 +473,13 @@ int main(int argc, char **argv)
             (unsigned long long)atomic_load(&n_errors));
 out:
     free(wk);
+    synthd_witness_teardown();
     zkd_base_close(&base);
-    for (size_t i = 0; i < keys.n; i++)
-        zk_groth16_key_free(keys.v[i].k);
+    for (size_t i = 0; i < keys.n; i++) {
+        zk_groth16_key_free(keys.v[i]->k);
+        pthread_mutex_destroy(&keys.v[i]->seen_lock);
+        free(keys.v[i]);
+    }
     free(keys.v);
     close(sfd);
     return rc;

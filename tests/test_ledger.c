@@ -17,6 +17,7 @@
 
 #include "zk/error.h"
 #include "zk/ledger.h"
+#include "zk/witgen.h"
 #include "zktest.h"
 
 static char dir[64];
@@ -179,8 +180,14 @@ static void test_open_formats(void)
     ZT_CHECK(zk_ledger_open(p, 0, 0, &l, NULL) == 0 && l, "reopen");
     zk_ledger_close(l);
 
-    /* a version 1 ledger (before the daemons table) is migrated, data kept */
-    ZT_CHECK(sql_exec(p, "DROP TABLE daemons; INSERT INTO keys (name, path, curve, hash,"
+    /* a version 1 ledger (before the daemons table and the witness
+     * generators) is migrated through every step, data kept */
+    ZT_CHECK(sql_exec(p, "DROP TABLE daemons; ALTER TABLE keys DROP COLUMN witgen_kind;"
+                         " ALTER TABLE keys DROP COLUMN witgen;"
+                         " ALTER TABLE keys DROP COLUMN witgen_hash;"
+                         " ALTER TABLE partitions DROP COLUMN input;"
+                         " ALTER TABLE partitions DROP COLUMN witness_s;"
+                         " INSERT INTO keys (name, path, curve, hash,"
                          " file_size, n_vars, n_public, domain_size, added_ns) VALUES"
                          " ('old', '/k', 'bn128', 'h', 1, 2, 1, 4, 5);"
                          " PRAGMA user_version = 1") == SQLITE_OK);
@@ -191,6 +198,9 @@ static void test_open_formats(void)
     zk_ledger_close(l);
     ZT_CHECK(sql_int(p, "PRAGMA user_version") == ZK_LEDGER_SCHEMA_VERSION);
     ZT_CHECK(sql_int(p, "SELECT count(*) FROM keys WHERE name = 'old'") == 1, "data kept");
+    ZT_CHECK(sql_int(p, "SELECT count(*) FROM keys WHERE name = 'old' AND witgen_kind = ''"
+                        " AND witgen = '' AND witgen_hash = ''") == 1,
+             "a key from before witness generators has none");
     ZT_CHECK(sql_int(p, "SELECT starts * 100 + last_pid FROM daemons") == 243);
     ZT_CHECK(sql_exec(p, "DELETE FROM daemons; DELETE FROM keys") == SQLITE_OK);
 
@@ -270,13 +280,75 @@ static void test_keys(zk_ledger *l)
     ZT_CHECK(zk_ledger_key_list(l, count_keys, &n, NULL) == 5 && n == 2);
 }
 
+/* Keys with a witness generator, jobs from circuit inputs: stored in the
+ * ledger byte for byte, read back per partition, timings of the witness. */
+static void test_inputs(zk_ledger *l)
+{
+    struct zk_ledger_key k, g;
+    struct zk_diag d = { "" };
+    memset(&k, 0, sizeof k);
+    snprintf(k.name, sizeof k.name, "withgen");
+    snprintf(k.path, sizeof k.path, "/keys/withgen.zkey");
+    snprintf(k.curve, sizeof k.curve, "bls12381");
+    snprintf(k.hash, sizeof k.hash, "00112233445566778899aabbccddeeff");
+    k.n_vars = 5;
+    k.domain_size = 8;
+    k.witgen_kind = ZK_WITGEN_CMD;
+    snprintf(k.witgen, sizeof k.witgen, "gen --in {input} --out {output}");
+    snprintf(k.witgen_hash, sizeof k.witgen_hash, "ffeeddccbbaa99887766554433221100");
+    ZT_CHECK(zk_ledger_key_add(l, &k, &d) == 0, "%s", d.msg);
+    ZT_CHECK(zk_ledger_key_get(l, "withgen", &g, NULL) == 0 && g.witgen_kind == ZK_WITGEN_CMD &&
+             !strcmp(g.witgen, k.witgen) && !strcmp(g.witgen_hash, k.witgen_hash));
+    k.witgen_kind = 7;
+    snprintf(k.name, sizeof k.name, "badkind");
+    ZT_CHECK(zk_ledger_key_add(l, &k, NULL) == -EINVAL, "unknown generator kind refused");
+
+    static const char in0[] = "{\"x\": \"3\"}", in1[] = "{\"x\": [1, 2]}\n";
+    const char *name[2] = { "/in/a.json", "/in/b.json" }, *in[2] = { in0, in1 };
+    size_t len[2] = { sizeof in0 - 1, sizeof in1 - 1 };
+    int64_t job = 0;
+    ZT_CHECK(zk_ledger_job_submit_inputs(l, g.id, NULL, name, in, len, 2, &job, &d) == 0, "%s",
+             d.msg);
+    struct ids ids = parts_of(l, job);
+    ZT_REQUIRE(ids.n == 2, );
+    for (int i = 0; i < 2; i++) {
+        struct zk_ledger_part p;
+        char *txt = NULL;
+        size_t n = 0;
+        ZT_CHECK(zk_ledger_part_get(l, ids.v[i], &p, NULL) == 0 && p.has_input &&
+                 !strcmp(p.witness, name[i]) && p.witness_s < 0);
+        ZT_CHECK(zk_ledger_part_input(l, ids.v[i], &txt, &n, &d) == 0 && n == len[i] &&
+                 !memcmp(txt, in[i], n) && txt[n] == 0, "%s", d.msg);
+        free(txt);
+    }
+    /* a .wtns partition has no input */
+    int64_t wj = submit(l, g.id, 1);
+    struct ids wids = parts_of(l, wj);
+    char *txt = NULL;
+    size_t n = 0;
+    ZT_CHECK(zk_ledger_part_input(l, wids.v[0], &txt, &n, &d) == -ENOENT && strstr(d.msg, "no input"),
+             "%s", d.msg);
+    /* an input over the bound is refused, nothing queued */
+    size_t big = (size_t)ZK_LEDGER_INPUT_MAX + 1;
+    int64_t before = 0;
+    ZT_CHECK(zk_ledger_job_submit_inputs(l, g.id, NULL, name, in, &big, 1, &before, &d) == -E2BIG &&
+             strstr(d.msg, "a.json"), "%s", d.msg);
+    /* the witness time is recorded with ready, cleared by a new claim */
+    struct zk_ledger_part p;
+    ZT_REQUIRE(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == job, );
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 2.5, 2.0, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_get(l, p.id, &p, NULL) == 0 && p.witness_s == 2.0 && p.synth_s == 2.5);
+    zk_ledger_job_cancel(l, job, NULL);
+    zk_ledger_job_cancel(l, wj, NULL);
+}
+
 /* The happy path through every transition, and every ZK_ESTATE refusal. */
 static void test_states(zk_ledger *l, int64_t key)
 {
     struct zk_ledger_part p, c;
     struct zk_ledger_job j;
     struct zk_diag d = { "" };
-    struct zk_ledger_timings t = { 9.0, 0.5, 1.5, 2.5 };
+    struct zk_ledger_timings t = { 9.0, 0.5, 1.5, 2.5, -1 };
     struct zk_proc_id other = me;
     other.start++;   /* same pid, another start time: a different process */
 
@@ -310,26 +382,26 @@ static void test_states(zk_ledger *l, int64_t key)
     ZT_CHECK(!strcmp(p.owner_role, "synthd") && p.key_id == key && p.job_id == jid);
     j = job(l, jid);
     ZT_CHECK(j.state == ZK_JOB_RUNNING && j.started_ns > 0 && j.count[ZK_PART_SYNTHESIZING] == 1);
-    ZT_CHECK(zk_ledger_part_ready(l, p.id, &other, 1.0, &d) == ZK_ESTATE, "ready by another");
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &other, 1.0, -1, &d) == ZK_ESTATE, "ready by another");
     ZT_CHECK(strstr(d.msg, "synthesizing"), "%s", d.msg);
     ZT_CHECK(zk_ledger_part_requeue(l, ids.v[1], "x", NULL) == ZK_ESTATE, "requeue queued");
-    ZT_CHECK(zk_ledger_part_ready(l, ids.v[1], &me, 1.0, NULL) == ZK_ESTATE, "ready queued");
+    ZT_CHECK(zk_ledger_part_ready(l, ids.v[1], &me, 1.0, -1, NULL) == ZK_ESTATE, "ready queued");
     ZT_CHECK(zk_ledger_part_error(l, ids.v[1], &me, "e", 9, 9, NULL, NULL) == ZK_ESTATE,
              "error on queued");
     ZT_CHECK(zk_ledger_part_error(l, p.id, &other, "e", 9, 9, NULL, NULL) == ZK_ESTATE,
              "error by another");
-    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.25, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.25, -1, NULL) == 0);
     c = part(l, p.id);
     ZT_CHECK(c.state == ZK_PART_READY && c.synth_s == 1.25 && c.ready_ns > 0);
     ZT_CHECK(c.owner.pid == 0 && !c.owner_role[0] && c.slot == 7);
-    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, NULL) == ZK_ESTATE, "ready twice");
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, -1, NULL) == ZK_ESTATE, "ready twice");
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 7, &c, NULL) == 0);
     ZT_CHECK(c.state == ZK_PART_PROVING && !strcmp(c.owner_role, "gpud") && c.owner.pid == me.pid);
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 7, NULL, NULL) == 0, "again by me");
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &parent, 3, NULL, &d) == ZK_ESTATE,
              "proving by a live owner");
     ZT_CHECK(strstr(d.msg, "gpud"), "%s", d.msg);
-    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, NULL) == ZK_ESTATE, "ready when proving");
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, -1, NULL) == ZK_ESTATE, "ready when proving");
     ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, 0, NULL) == 0);
     c = part(l, p.id);
     ZT_CHECK(c.state == ZK_PART_DONE && c.proofs == 1 && c.done_ns > 0 && c.slot == -1);
@@ -337,7 +409,7 @@ static void test_states(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_part_done(l, p.id, &parent, NULL, 1, NULL) == 0, "second proof");
     ZT_CHECK(part(l, p.id).proofs == 3);
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 1, NULL, NULL) == ZK_ESTATE, "proving done");
-    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, NULL) == ZK_ESTATE, "ready done");
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, -1, NULL) == ZK_ESTATE, "ready done");
     ZT_CHECK(zk_ledger_part_requeue(l, p.id, "x", NULL) == ZK_ESTATE, "requeue done");
     ZT_CHECK(zk_ledger_part_error(l, p.id, &me, "e", 9, 9, NULL, NULL) == ZK_ESTATE,
              "error done");
@@ -345,7 +417,7 @@ static void test_states(zk_ledger *l, int64_t key)
     /* partition 1: gpud takes it straight from synthesizing (slot already READY) */
     ZT_CHECK(zk_ledger_claim_queued(l, &parent, 2, &p, NULL) == 0 && p.id == ids.v[1]);
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 2, &c, NULL) == 0 && c.state == ZK_PART_PROVING);
-    ZT_CHECK(zk_ledger_part_ready(l, p.id, &parent, 1.0, NULL) == ZK_ESTATE, "late ready");
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &parent, 1.0, -1, NULL) == ZK_ESTATE, "late ready");
     ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, 0, NULL) == 0);
     c = part(l, p.id);
     ZT_CHECK(c.synth_s == 9.0, "synth_s from gpud when synthd could not record it: %g", c.synth_s);
@@ -378,7 +450,7 @@ static void test_states(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0);
     ZT_CHECK(zk_ledger_part_requeue(l, p.id, NULL, NULL) == 0);
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0 && p.attempts == 2);
-    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 0.1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 0.1, -1, NULL) == 0);
     ZT_CHECK(zk_ledger_part_requeue(l, p.id, "shutdown", NULL) == 0);
     ZT_CHECK(part(l, p.id).state == ZK_PART_QUEUED);
     ZT_CHECK(zk_ledger_job_cancel(l, j3, NULL) == 0);
@@ -388,12 +460,12 @@ static void test_cancel(zk_ledger *l, int64_t key)
 {
     struct zk_ledger_part p;
     struct zk_ledger_job j;
-    struct zk_ledger_timings t = { -1, 0, 0, 0 };
+    struct zk_ledger_timings t = { -1, 0, 0, 0, -1 };
     int64_t jid = submit(l, key, 4);
     struct ids ids = parts_of(l, jid);
     ZT_REQUIRE(ids.n == 4, );
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.id == ids.v[0]);
-    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1, -1, NULL) == 0);
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0 && p.id == ids.v[1]);
     ZT_CHECK(zk_ledger_part_proving(l, ids.v[1], &me, 1, NULL, NULL) == 0);
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 2, &p, NULL) == 0 && p.id == ids.v[2]);
@@ -409,7 +481,7 @@ static void test_cancel(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_has_queued(l, NULL) == 0);
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == -ENOENT);
     /* in-flight work on canceled partitions is refused, so the daemons drop it */
-    ZT_CHECK(zk_ledger_part_ready(l, ids.v[2], &me, 1, NULL) == ZK_ESTATE);
+    ZT_CHECK(zk_ledger_part_ready(l, ids.v[2], &me, 1, -1, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_part_proving(l, ids.v[0], &me, 0, NULL, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_part_done(l, ids.v[0], &me, &t, 0, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_part_requeue(l, ids.v[3], NULL, NULL) == ZK_ESTATE);
@@ -422,7 +494,7 @@ static void test_error_limits(zk_ledger *l, int64_t key)
 {
     struct zk_ledger_part p, c;
     struct zk_ledger_job j;
-    struct zk_ledger_timings t = { -1, 0, 0, 0 };
+    struct zk_ledger_timings t = { -1, 0, 0, 0, -1 };
     int failed = -1;
 
     /* max_errors = 2: the second error fails the partition and the job */
@@ -436,7 +508,7 @@ static void test_error_limits(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.id == ids.v[0]);
     ZT_CHECK(p.attempts == 2 && p.errors == 1);
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &c, NULL) == 0 && c.id == ids.v[1]);
-    ZT_CHECK(zk_ledger_part_ready(l, c.id, &me, 1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_ready(l, c.id, &me, 1, -1, NULL) == 0);
     ZT_CHECK(zk_ledger_part_proving(l, c.id, &me, 1, NULL, NULL) == 0);
     ZT_CHECK(zk_ledger_part_done(l, c.id, &me, &t, 0, NULL) == 0);
     ZT_CHECK(zk_ledger_part_error(l, p.id, &me, "bad witness again", 2, 10, &failed, NULL) == 0);
@@ -462,7 +534,7 @@ static void test_error_limits(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0);
     ZT_CHECK(zk_ledger_part_error(l, p.id, &me, "oom", 100, 2, &failed, NULL) == 0 && !failed);
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.attempts == 2);
-    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1, -1, NULL) == 0);
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 0, NULL, NULL) == 0);
     ZT_CHECK(zk_ledger_part_error(l, p.id, &me, "prove failed", 100, 2, &failed, NULL) == 0);
     ZT_CHECK(failed == 1 && part(l, p.id).state == ZK_PART_FAILED && part(l, p.id).errors == 2);
@@ -471,7 +543,7 @@ static void test_error_limits(zk_ledger *l, int64_t key)
     /* an error on a ready partition (no owner) is accepted */
     jid = submit(l, key, 1);
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0);
-    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1, -1, NULL) == 0);
     ZT_CHECK(zk_ledger_part_error(l, p.id, &parent, "bad slot", 3, 10, &failed, NULL) == 0);
     ZT_CHECK(!failed && part(l, p.id).state == ZK_PART_QUEUED);
     ZT_CHECK(zk_ledger_job_cancel(l, jid, NULL) == 0);
@@ -581,7 +653,7 @@ static int holds_lazy(void *ctx, int64_t id)
     struct lazy *z = ctx;
     (void)id;
     if (z->calls++ == 0)
-        ZT_CHECK(zk_ledger_part_ready(z->other, z->publish, &me, 0.5, NULL) == 0);
+        ZT_CHECK(zk_ledger_part_ready(z->other, z->publish, &me, 0.5, -1, NULL) == 0);
     return 0;   /* the scan saw nothing */
 }
 
@@ -682,7 +754,7 @@ static void test_concurrent(void)
                 _exit(2);
             while ((r = zk_ledger_claim_queued(cl, &self, k, &p, NULL)) == 0) {
                 fprintf(f, "%lld %d\n", (long long)p.id, (int)p.owner.pid);
-                if (p.id % 2 && zk_ledger_part_ready(cl, p.id, &self, 0.0, NULL))
+                if (p.id % 2 && zk_ledger_part_ready(cl, p.id, &self, 0.0, -1, NULL))
                     _exit(3);
             }
             zk_ledger_close(cl);
@@ -750,6 +822,7 @@ int main(int argc, char **argv)
     ZT_CHECK(r == 0, "open: %d", r);
     if (l) {
         test_keys(l);
+        test_inputs(l);
         struct zk_ledger_key k;
         ZT_CHECK(zk_ledger_key_get(l, "alpha", &k, NULL) == 0);
         test_states(l, k.id);

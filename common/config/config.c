@@ -27,6 +27,10 @@ void zk_config_defaults(struct zk_config *c)
     c->synthd_workers = 1;
     c->synthd_threads = 0;
     c->synthd_numa_node = -1;
+    c->witness_memory = 0;
+    c->witness_timeout = 600;
+    c->witness_output = 1u << 20;
+    snprintf(c->witness_dir, sizeof c->witness_dir, "%s", "/dev/shm");
     snprintf(c->gpud_backend, sizeof c->gpud_backend, "cpu");
     c->gpud_device = 0;
     c->gpud_threads = 0;
@@ -60,6 +64,10 @@ static const struct option options[] = {
     O("synthd", "workers", K_UINT, synthd_workers, 1, 1024),
     O("synthd", "threads", K_UINT, synthd_threads, 0, 4096),
     O("synthd", "numa_node", K_INT, synthd_numa_node, -1, 1023),
+    O("synthd", "witness_memory", K_SIZE, witness_memory, 0, 1),   /* 0 allowed */
+    O("synthd", "witness_timeout", K_UINT, witness_timeout, 0, 86400 * 7),
+    O("synthd", "witness_output", K_SIZE, witness_output, 0, 0),
+    O("synthd", "witness_dir", K_STR, witness_dir, 0, 0),
     O("gpud", "backend", K_BACKEND, gpud_backend, 0, 0),
     O("gpud", "device", K_INT, gpud_device, 0, 1023),
     O("gpud", "threads", K_UINT, gpud_threads, 0, 4096),
@@ -150,6 +158,10 @@ int zk_config_set(struct zk_config *c, const char *section, const char *name,
             return 0;
         case K_SIZE: {
             uint64_t b;
+            if (o->max == 1 && !strcmp(value, "0")) {   /* a size where 0 means "none" */
+                *(uint64_t *)p = 0;
+                return 0;
+            }
             if (zk_pool_parse_size(value, &b) < 0 || b == 0)
                 return zk_diag_set(diag, src, -EINVAL,
                                    "[%s] %s: '%s' is not a size (e.g. 16G, 512M)", section, name,

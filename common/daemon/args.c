@@ -127,6 +127,10 @@ void zkd_print_config(const struct zk_config *c, FILE *out)
                                                    : "auto");
     fprintf(out, "[synthd]\nworkers = %u\nthreads = %u\nnuma_node = %d\n", c->synthd_workers,
             c->synthd_threads, c->synthd_numa_node);
+    fprintf(out, "witness_memory = %llu\nwitness_timeout = %u\nwitness_output = %llu\n"
+                 "witness_dir = %s\n",
+            (unsigned long long)c->witness_memory, c->witness_timeout,
+            (unsigned long long)c->witness_output, c->witness_dir);
     fprintf(out, "[gpud]\nbackend = %s\ndevice = %d\nthreads = %u\nrelease = %s\n"
                  "self_verify = %s\nkeys = %s\n",
             c->gpud_backend, c->gpud_device, c->gpud_threads,

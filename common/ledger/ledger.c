@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 
 #include "zk/error.h"
 #include "zk/ledger.h"
+#include "zk/witgen.h"
 
 #define LEDGER_APP_ID 0x7a6b736c   /* "zksl" */
 
@@ -80,6 +82,12 @@ static const char *const migrations[] = {
     "  last_pid INTEGER NOT NULL DEFAULT 0,"
     "  last_start_ns INTEGER NOT NULL DEFAULT 0,"
     "  PRIMARY KEY (role, instance));",
+    /* 2 -> 3: witness generators of keys, partitions from circuit inputs */
+    "ALTER TABLE keys ADD COLUMN witgen_kind TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE keys ADD COLUMN witgen TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE keys ADD COLUMN witgen_hash TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE partitions ADD COLUMN input BLOB;"
+    "ALTER TABLE partitions ADD COLUMN witness_s REAL NOT NULL DEFAULT -1;",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == ZK_LEDGER_SCHEMA_VERSION, "one migration per schema version");
@@ -115,22 +123,26 @@ enum {
 #define PART_COLS                                                                       \
     "p.id, p.job_id, j.key_id, p.idx, p.witness, p.state, p.attempts, p.errors, p.proofs," \
     " p.owner_pid, p.owner_start, p.owner_role, p.slot, p.synth_s, p.wait_s, p.start_s,"   \
-    " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error"
-#define KEY_COLS "id, name, path, curve, hash, file_size, n_vars, n_public, domain_size, added_ns"
+    " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error, p.input IS NOT NULL,"   \
+    " p.witness_s"
+#define KEY_COLS                                                                      \
+    "id, name, path, curve, hash, file_size, n_vars, n_public, domain_size, added_ns," \
+    " witgen_kind, witgen, witgen_hash"
 #define JOB_COLS                                                                         \
     "j.id, j.key_id, k.name, j.nparts, j.state, j.out_dir, j.submitted_ns, j.started_ns," \
     " j.finished_ns, j.error"
 
 static const char *const sql[S_COUNT] = {
     [S_KEY_ADD] = "INSERT INTO keys (name, path, curve, hash, file_size, n_vars, n_public,"
-                  " domain_size, added_ns) VALUES (?,?,?,?,?,?,?,?,?)",
+                  " domain_size, added_ns, witgen_kind, witgen, witgen_hash)"
+                  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_KEY_BY_NAME] = "SELECT " KEY_COLS " FROM keys WHERE name = ?",
     [S_KEY_BY_ID] = "SELECT " KEY_COLS " FROM keys WHERE id = ?",
     [S_JOB_INSERT] = "INSERT INTO jobs (key_id, nparts, state, out_dir, submitted_ns)"
                      " VALUES (?, ?, 'queued', ?, ?)",
     [S_JOB_SET_OUT] = "UPDATE jobs SET out_dir = ? WHERE id = ?",
-    [S_PART_INSERT] = "INSERT INTO partitions (job_id, idx, witness, state, queued_ns)"
-                      " VALUES (?, ?, ?, 'queued', ?)",
+    [S_PART_INSERT] = "INSERT INTO partitions (job_id, idx, witness, state, queued_ns, input)"
+                      " VALUES (?, ?, ?, 'queued', ?, ?)",
     [S_JOB_GET] = "SELECT " JOB_COLS " FROM jobs j JOIN keys k ON k.id = j.key_id WHERE j.id = ?",
     [S_JOB_COUNTS] = "SELECT state, count(*) FROM partitions WHERE job_id = ? GROUP BY state",
     [S_PART_GET] = "SELECT " PART_COLS " FROM partitions p JOIN jobs j ON j.id = p.job_id"
@@ -141,17 +153,19 @@ static const char *const sql[S_COUNT] = {
                         " ORDER BY p.id LIMIT 1",
     [S_CLAIM] = "UPDATE partitions SET state = 'synthesizing', owner_pid = ?, owner_start = ?,"
                 " owner_role = 'synthd', slot = ?, attempts = attempts + 1, synth_s = -1,"
-                " wait_s = -1, start_s = -1, finalize_s = -1 WHERE id = ?",
+                " witness_s = -1, wait_s = -1, start_s = -1, finalize_s = -1 WHERE id = ?",
     [S_READY] = "UPDATE partitions SET state = 'ready', owner_pid = 0, owner_start = 0,"
-                " owner_role = '', synth_s = ?, ready_ns = ? WHERE id = ?"
+                " owner_role = '', synth_s = ?, ready_ns = ?, witness_s = ? WHERE id = ?"
                 " AND state = 'synthesizing' AND owner_pid = ? AND owner_start = ?",
     [S_PROVING] = "UPDATE partitions SET state = 'proving', owner_pid = ?, owner_start = ?,"
                   " owner_role = 'gpud', slot = ? WHERE id = ?",
     [S_DONE] = "UPDATE partitions SET state = 'done', proofs = proofs + ?, owner_pid = 0,"
                " owner_start = 0, owner_role = '', slot = -1, wait_s = ?, start_s = ?,"
                " finalize_s = ?, done_ns = ?,"
-               " synth_s = CASE WHEN ? >= 0 AND (synth_s IS NULL OR synth_s < 0)"
-               " THEN ? ELSE synth_s END WHERE id = ?",
+               " synth_s = CASE WHEN ?6 >= 0 AND (synth_s IS NULL OR synth_s < 0)"
+               " THEN ?6 ELSE synth_s END,"
+               " witness_s = CASE WHEN ?9 >= 0 AND witness_s < 0 THEN ?9 ELSE witness_s END"
+               " WHERE id = ?8",
     [S_DONE_AGAIN] = "UPDATE partitions SET proofs = proofs + ? WHERE id = ?",
     [S_ERROR_QUEUE] = "UPDATE partitions SET state = 'queued', errors = errors + 1, error = ?,"
                       " owner_pid = 0, owner_start = 0, owner_role = '', slot = -1,"
@@ -400,6 +414,19 @@ int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger
     if (stat(path, &st) != 0) {
         if (errno != ENOENT || !(flags & ZK_LEDGER_CREATE))
             return zk_diag_set(diag, path, -errno, "%s", strerror(errno));
+        /* made here, not by SQLite (0644 less the umask, 0640 under the
+         * units' UMask=0007): 0660 so that operators in the daemons' group
+         * (the setgid state directory's) can write it, and the daemons can
+         * write a ledger that root or an operator created first */
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0660);
+        if (fd < 0 && errno != EEXIST)
+            return zk_diag_set(diag, path, -errno, "cannot create: %s", strerror(errno));
+        if (fd >= 0) {
+            int e = fchmod(fd, 0660) ? -errno : 0;
+            close(fd);
+            if (e)
+                return zk_diag_set(diag, path, e, "cannot make it mode 0660: %s", strerror(-e));
+        }
     } else if (!S_ISREG(st.st_mode)) {
         return zk_diag_set(diag, path, ZK_EFORMAT, "not a zkslot ledger (not a file)");
     }
@@ -432,7 +459,9 @@ int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger
     }
     r = set_wal(l, busy_ms ? busy_ms : 10000, diag);
     if (!r)
-        r = exec(l, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", diag);
+        r = exec(l, (flags & ZK_LEDGER_SYNC_NORMAL)
+                        ? "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON"
+                        : "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON", diag);
     if (!r && ver < ZK_LEDGER_SCHEMA_VERSION)
         r = migrate(l, diag);
 out:
@@ -475,13 +504,22 @@ static void key_row(sqlite3_stmt *s, struct zk_ledger_key *k)
     k->n_public = (uint64_t)sqlite3_column_int64(s, 7);
     k->domain_size = (uint64_t)sqlite3_column_int64(s, 8);
     k->added_ns = sqlite3_column_int64(s, 9);
+    const char *kind = (const char *)sqlite3_column_text(s, 10);
+    k->witgen_kind = kind ? zk_witgen_kind_parse(kind) : ZK_WITGEN_NONE;
+    if (k->witgen_kind < 0)
+        k->witgen_kind = ZK_WITGEN_NONE;
+    text(k->witgen, sizeof k->witgen, s, 11);
+    text(k->witgen_hash, sizeof k->witgen_hash, s, 12);
 }
 
 int zk_ledger_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
 {
     size_t nl = strnlen(k->name, sizeof k->name);
     if (nl == 0 || nl >= sizeof k->name || !memchr(k->path, 0, sizeof k->path) ||
-        !memchr(k->curve, 0, sizeof k->curve) || !memchr(k->hash, 0, sizeof k->hash))
+        !memchr(k->curve, 0, sizeof k->curve) || !memchr(k->hash, 0, sizeof k->hash) ||
+        !memchr(k->witgen, 0, sizeof k->witgen) ||
+        !memchr(k->witgen_hash, 0, sizeof k->witgen_hash) || k->witgen_kind < 0 ||
+        k->witgen_kind > ZK_WITGEN_CMD)
         return zk_diag_set(diag, l->path, -EINVAL, "bad key record");
     int64_t now = now_ns();
     sqlite3_stmt *s = stmt(l, S_KEY_BY_NAME, diag);
@@ -508,6 +546,9 @@ int zk_ledger_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *dia
     sqlite3_bind_int64(s, 7, (int64_t)k->n_public);
     sqlite3_bind_int64(s, 8, (int64_t)k->domain_size);
     sqlite3_bind_int64(s, 9, now);
+    sqlite3_bind_text(s, 10, zk_witgen_kind_name(k->witgen_kind), -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 11, k->witgen, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 12, k->witgen_hash, -1, SQLITE_STATIC);
     r = run(l, s, diag);
     if (r > 0)
         r = 0;
@@ -662,9 +703,11 @@ static int derive_job(zk_ledger *l, int64_t id, int to, struct zk_diag *diag)
     return r < 0 ? r : 0;
 }
 
-int zk_ledger_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
-                         const char *const *witness, uint32_t n, int64_t *ret_id,
-                         struct zk_diag *diag)
+/* A job of n partitions: witness[i] is the .wtns path, or with inputs the
+ * name the input was read from, and input[i] (len[i] bytes) its text. */
+static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
+                      const char *const *witness, const char *const *input, const size_t *len,
+                      uint32_t n, int64_t *ret_id, struct zk_diag *diag)
 {
     if (n == 0)
         return zk_diag_set(diag, l->path, -EINVAL, "a job needs at least one partition");
@@ -712,6 +755,10 @@ int zk_ledger_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
         sqlite3_bind_int64(s, 2, i);
         sqlite3_bind_text(s, 3, witness[i], -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 4, now);
+        if (input)
+            sqlite3_bind_blob64(s, 5, input[i], len[i], SQLITE_STATIC);
+        else
+            sqlite3_bind_null(s, 5);
         if ((r = run(l, s, diag)) < 0)
             goto out;
     }
@@ -720,6 +767,56 @@ out:
     r = end(l, r, diag);
     if (!r)
         *ret_id = id;
+    return r;
+}
+
+int zk_ledger_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
+                         const char *const *witness, uint32_t n, int64_t *ret_id,
+                         struct zk_diag *diag)
+{
+    return job_submit(l, key_id, out_dir, witness, NULL, NULL, n, ret_id, diag);
+}
+
+int zk_ledger_job_submit_inputs(zk_ledger *l, int64_t key_id, const char *out_dir,
+                                const char *const *name, const char *const *input,
+                                const size_t *len, uint32_t n, int64_t *ret_id,
+                                struct zk_diag *diag)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (len[i] > ZK_LEDGER_INPUT_MAX)
+            return zk_diag_set(diag, name[i], -E2BIG, "input of %zu bytes: at most %u",
+                               len[i], ZK_LEDGER_INPUT_MAX);
+    return job_submit(l, key_id, out_dir, name, input, len, n, ret_id, diag);
+}
+
+int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
+                         struct zk_diag *diag)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(l->db, "SELECT input FROM partitions WHERE id = ?", -1, &s, NULL))
+        return dberr(l, diag);
+    sqlite3_bind_int64(s, 1, id);
+    int r = step(l, s, diag);
+    if (r == 0)
+        r = zk_diag_set(diag, l->path, -ENOENT, "no partition %lld", (long long)id);
+    else if (r > 0 && sqlite3_column_type(s, 0) == SQLITE_NULL)
+        r = zk_diag_set(diag, l->path, -ENOENT, "partition %lld has no input (a .wtns one)",
+                        (long long)id);
+    else if (r > 0) {
+        size_t n = (size_t)sqlite3_column_bytes(s, 0);
+        char *buf = malloc(n + 1);
+        if (!buf) {
+            r = zk_diag_set(diag, NULL, -ENOMEM, "out of memory");
+        } else {
+            if (n)
+                memcpy(buf, sqlite3_column_blob(s, 0), n);
+            buf[n] = 0;
+            *ret = buf;
+            *ret_len = n;
+            r = 0;
+        }
+    }
+    sqlite3_finalize(s);
     return r;
 }
 
@@ -828,6 +925,8 @@ static void part_row(sqlite3_stmt *s, struct zk_ledger_part *p)
     p->ready_ns = sqlite3_column_int64(s, 18);
     p->done_ns = sqlite3_column_int64(s, 19);
     text(p->error, sizeof p->error, s, 20);
+    p->has_input = sqlite3_column_int(s, 21);
+    p->witness_s = sqlite3_column_double(s, 22);
 }
 
 int zk_ledger_part_list(zk_ledger *l, int64_t job_id,
@@ -1003,7 +1102,7 @@ out:
 }
 
 int zk_ledger_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
-                         double synth_s, struct zk_diag *diag)
+                         double synth_s, double witness_s, struct zk_diag *diag)
 {
     struct zk_ledger_part p;
     int r = begin(l, diag);
@@ -1021,9 +1120,10 @@ int zk_ledger_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
         goto out;
     sqlite3_bind_double(s, 1, synth_s);
     sqlite3_bind_int64(s, 2, now_ns());
-    sqlite3_bind_int64(s, 3, id);
-    sqlite3_bind_int64(s, 4, me->pid);
-    sqlite3_bind_int64(s, 5, (int64_t)me->start);
+    sqlite3_bind_double(s, 3, witness_s);
+    sqlite3_bind_int64(s, 4, id);
+    sqlite3_bind_int64(s, 5, me->pid);
+    sqlite3_bind_int64(s, 6, (int64_t)me->start);
     r = run(l, s, diag);
     if (r > 0)
         r = derive_job(l, p.job_id, ZK_PART_READY, diag);
@@ -1108,8 +1208,8 @@ int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
     sqlite3_bind_double(s, 4, t ? t->finalize_s : -1);
     sqlite3_bind_int64(s, 5, now_ns());
     sqlite3_bind_double(s, 6, t ? t->synth_s : -1);
-    sqlite3_bind_double(s, 7, t ? t->synth_s : -1);
     sqlite3_bind_int64(s, 8, id);
+    sqlite3_bind_double(s, 9, t ? t->witness_s : -1);
     if ((r = run(l, s, diag)) < 0)
         goto out;
     r = derive_job(l, p.job_id, ZK_PART_DONE, diag);

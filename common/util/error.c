@@ -32,6 +32,8 @@ static const char *const zk_messages[] = {
     [ZK_EBASE - ZK_ELEDGER] = "ledger database error",
     [ZK_EBASE - ZK_ENODEV] = "no usable GPU",
     [ZK_EBASE - ZK_EGPU] = "GPU error",
+    [ZK_EBASE - ZK_EREJECTED] = "the witness generator rejected the input",
+    [ZK_EBASE - ZK_EWITGEN] = "the witness generator failed",
 };
 
 const char *zk_strerror(int err)

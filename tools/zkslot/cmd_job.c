@@ -2,6 +2,10 @@
  * cmd_job.c -- the job subcommands over the ledger:
  *
  *   zkslot submit --key NAME [--out DIR] WITNESS.wtns...   prints the job id
+ *   zkslot submit --key NAME [--out DIR] --input INPUT.json...
+ *                                       a job from circuit inputs, stored in
+ *                                       the ledger; the key's witness
+ *                                       generator runs in synthd
  *   zkslot status [JOB] [--json]
  *   zkslot wait JOB [--timeout S]       0 done, 1 failed/canceled, 3 timeout
  *   zkslot result JOB                   proof/public paths; 1 if not done
@@ -12,29 +16,35 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "g16_cli.h"
 #include "ledger_cli.h"
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
 #include "zk/error.h"
+#include "zk/witgen.h"
 #include "zk/wtns.h"
 
-enum { A_KEY = 1, A_OUT = 2, A_JSON = 4, A_TIMEOUT = 8 };
+enum { A_KEY = 1, A_OUT = 2, A_JSON = 4, A_TIMEOUT = 8, A_INPUT = 16 };
 
 struct args {
     struct lcli c;
     const char *key, *out;
     int json;
+    int input;           /* submit: the files are circuit inputs */
     double timeout;      /* < 0: none */
     int npos;
     char **pos;
@@ -47,6 +57,7 @@ static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struc
                                           { "out", required_argument, 0, 'o' },
                                           { "json", no_argument, 0, 'j' },
                                           { "timeout", required_argument, 0, 't' },
+                                          { "input", no_argument, 0, 'i' },
                                           { 0, 0, 0, 0 } };
     int o;
     memset(a, 0, sizeof *a);
@@ -63,6 +74,8 @@ static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struc
             a->out = optarg;
         } else if (o == 'j' && (allowed & A_JSON)) {
             a->json = 1;
+        } else if (o == 'i' && (allowed & A_INPUT)) {
+            a->input = 1;
         } else if (o == 't' && (allowed & A_TIMEOUT)) {
             char *end;
             a->timeout = strtod(optarg, &end);
@@ -112,6 +125,38 @@ static int check_witnesses(const struct zk_ledger_key *k, char **files, int n, c
 }
 
 /*
+ * Reads and checks every circuit input (zk_input_check); its text into
+ * text[i] (malloc'd) and its absolute path into abs[i].  Returns the number
+ * refused, each with one line naming the file.
+ */
+static int check_inputs(const struct zk_ledger_key *k, char **files, int n, char **abs,
+                        char **text, size_t *len)
+{
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        struct zk_diag d = { "" };
+        if (!(text[i] = g16_cli_read_text("submit", files[i]))) {
+            bad++;
+            continue;
+        }
+        len[i] = strlen(text[i]);
+        if (len[i] > ZK_LEDGER_INPUT_MAX) {
+            fprintf(stderr, "zkslot submit: %s: %zu bytes; an input is at most %u\n", files[i],
+                    len[i], ZK_LEDGER_INPUT_MAX);
+            bad++;
+        } else if (zk_input_check(text[i], len[i], files[i], &d) < 0) {
+            fprintf(stderr, "zkslot submit: %s (key '%s')\n", d.msg, k->name);
+            bad++;
+        }
+        if (!(abs[i] = realpath(files[i], NULL))) {
+            fprintf(stderr, "zkslot submit: %s: %s\n", files[i], strerror(errno));
+            bad++;
+        }
+    }
+    return bad;
+}
+
+/*
  * The key's partitions must fit the pool's slots: checked here when the
  * pool exists (it may legitimately be created later), so a job that could
  * never be synthesized is refused at submit.  0 fits or no pool, -1 printed.
@@ -145,19 +190,97 @@ static int check_slot_size(const struct lcli *c, const struct zk_ledger_key *k)
     return rc;
 }
 
+/*
+ * mkdir -p for a job's output directories.  Each directory made here is
+ * 02770 and given `gid`, the state directory's group (zkslot under the
+ * units), so that gpud, running as the daemons' user, can write the proofs
+ * whoever submitted (root, an operator in that group); each one's creation
+ * is fsynced in its parent, so that a job id printed by submit does not
+ * outlive its directories in a power loss.  Directories that exist are left
+ * as they are (gpud only needs to search them).  0 or -errno, with the
+ * directory that failed in `failed`.
+ */
+static int mkdir_shared(const char *path, gid_t gid, char *failed, size_t n)
+{
+    char buf[PATH_MAX];
+    struct stat st;
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return -ENAMETOOLONG;
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != 0)
+            continue;
+        char saved = *p;
+        *p = 0;
+        int r = 0;
+        if (mkdir(buf, 0770) == 0) {
+            /* the group first: changing it may clear the setgid bit */
+            if (stat(buf, &st) || (st.st_gid != gid && chown(buf, (uid_t)-1, gid)) ||
+                chmod(buf, 02770)) {
+                r = -errno;
+            } else {
+                char *slash = strrchr(buf, '/');
+                *slash = 0;
+                int dfd = open(slash == buf ? "/" : buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                r = dfd < 0 || fsync(dfd) ? -errno : 0;
+                if (dfd >= 0)
+                    close(dfd);
+                *slash = '/';
+            }
+        } else if (errno != EEXIST) {
+            r = -errno;
+        } else if (stat(buf, &st)) {
+            r = -errno;
+        } else if (!S_ISDIR(st.st_mode)) {
+            r = -ENOTDIR;
+        }
+        if (r) {
+            snprintf(failed, n, "%s", buf);
+            return r;
+        }
+        if (!saved)
+            return 0;
+        *p = saved;
+    }
+}
+
+/* "DIR: ERROR", with the group named when it could not be given. */
+static void mkdir_shared_error(const char *failed, int r, gid_t gid, char *msg, size_t n)
+{
+    struct group *g = getgrgid(gid);
+    if (r == -EPERM)
+        snprintf(msg, n, "%s: cannot give it to group %s (the state directory's): %s (is the "
+                 "submitter in that group?)", failed, g ? g->gr_name : "?", zk_strerror(r));
+    else
+        snprintf(msg, n, "%s: %s", failed, zk_strerror(r));
+}
+
 int cmd_submit(int argc, char **argv)
 {
     struct args a;
     struct zk_ledger_key k;
     struct zk_ledger_job j;
     struct zk_diag d = { "" };
-    char **abs = NULL, *out = NULL;
+    char **abs = NULL, *out = NULL, **text = NULL;
+    size_t *len = NULL;
     int64_t id = 0;
     int rc = 2, r;
-    if (parse(argc, argv, "submit", A_KEY | A_OUT, &a) < 0 || !a.key || a.npos < 1) {
-        fprintf(stderr, "usage: zkslot submit --key NAME [--out DIR] WITNESS.wtns... %s\n",
-                usage_common);
+    if (parse(argc, argv, "submit", A_KEY | A_OUT | A_INPUT, &a) < 0 || !a.key || a.npos < 1) {
+        fprintf(stderr, "usage: zkslot submit --key NAME [--out DIR] WITNESS.wtns... %s\n"
+                        "       zkslot submit --key NAME [--out DIR] --input INPUT.json... %s\n"
+                        "  one partition per file; a job is all witnesses or all inputs\n",
+                usage_common, usage_common);
         return 2;
+    }
+    /* a job is all .wtns or all inputs: one kind of synthesis per job, so
+     * that its partitions cost the same and fail for the same reasons */
+    for (int i = 0; i < a.npos && !a.input; i++) {
+        size_t n = strlen(a.pos[i]);
+        if (n > 5 && !strcmp(a.pos[i] + n - 5, ".json")) {
+            fprintf(stderr, "zkslot submit: %s looks like a circuit input: submit inputs with "
+                    "--input (a job is all witnesses or all inputs); nothing submitted\n",
+                    a.pos[i]);
+            return 2;
+        }
     }
     if (lcli_open(&a.c, 1) < 0)
         return 2;
@@ -170,24 +293,50 @@ int cmd_submit(int argc, char **argv)
     }
     if (check_slot_size(&a.c, &k))
         goto out;
-    abs = calloc((size_t)a.npos, sizeof *abs);
-    if (!abs)
+    if (a.input && !k.witgen_kind) {
+        fprintf(stderr, "zkslot submit: key '%s' has no witness generator, so its jobs cannot "
+                "be inputs: register the key with `zkslot key add NAME KEY.zkey --witness-gen "
+                "PATH`; nothing submitted\n", k.name);
         goto out;
-    int bad = check_witnesses(&k, a.pos, a.npos, abs);
+    }
+    abs = calloc((size_t)a.npos, sizeof *abs);
+    text = calloc((size_t)a.npos, sizeof *text);
+    len = calloc((size_t)a.npos, sizeof *len);
+    if (!abs || !text || !len)
+        goto out;
+    int bad = a.input ? check_inputs(&k, a.pos, a.npos, abs, text, len)
+                      : check_witnesses(&k, a.pos, a.npos, abs);
     if (bad) {
-        fprintf(stderr, "zkslot submit: %d of %d witness%s refused; nothing submitted\n", bad,
-                a.npos, a.npos > 1 ? "es" : "");
+        fprintf(stderr, "zkslot submit: %d of %d %s refused; nothing submitted\n", bad,
+                a.npos, a.input ? (a.npos > 1 ? "inputs" : "input")
+                                : (a.npos > 1 ? "witnesses" : "witness"));
+        goto out;
+    }
+    struct stat sst;
+    char failed[PATH_MAX], emsg[PATH_MAX + 200];
+    if (stat(a.c.cfg.state_dir, &sst)) {
+        fprintf(stderr, "zkslot submit: %s: %s\n", a.c.cfg.state_dir, strerror(errno));
         goto out;
     }
     if (a.out) {
-        if ((r = lcli_mkdirs(a.out)) < 0 || !(out = realpath(a.out, NULL))) {
-            fprintf(stderr, "zkslot submit: cannot create %s: %s\n", a.out,
-                    zk_strerror(r < 0 ? r : -errno));
+        if ((r = mkdir_shared(a.out, sst.st_gid, failed, sizeof failed)) < 0 ||
+            !(out = realpath(a.out, NULL))) {
+            if (r < 0)
+                mkdir_shared_error(failed, r, sst.st_gid, emsg, sizeof emsg);
+            else
+                snprintf(emsg, sizeof emsg, "%s: %s", a.out, strerror(errno));
+            fprintf(stderr, "zkslot submit: cannot create the output directory %s; nothing "
+                    "submitted\n", emsg);
             goto out;
         }
     }
-    r = zk_ledger_job_submit(a.c.l, k.id, out, (const char *const *)abs, (uint32_t)a.npos, &id,
-                             &d);
+    if (a.input)
+        r = zk_ledger_job_submit_inputs(a.c.l, k.id, out, (const char *const *)abs,
+                                        (const char *const *)text, len, (uint32_t)a.npos, &id,
+                                        &d);
+    else
+        r = zk_ledger_job_submit(a.c.l, k.id, out, (const char *const *)abs, (uint32_t)a.npos,
+                                 &id, &d);
     if (r < 0 || (r = zk_ledger_job_get(a.c.l, id, &j, &d)) < 0) {
         fprintf(stderr, "zkslot submit: %s\n", d.msg);
         goto out;
@@ -195,9 +344,10 @@ int cmd_submit(int argc, char **argv)
     for (int i = 0; i < a.npos; i++) {
         char dir[4200];
         snprintf(dir, sizeof dir, "%s/%d", j.out_dir, i);
-        if ((r = lcli_mkdirs(dir)) < 0) {
-            fprintf(stderr, "zkslot submit: cannot create %s: %s; job %lld canceled\n", dir,
-                    zk_strerror(r), (long long)id);
+        if ((r = mkdir_shared(dir, sst.st_gid, failed, sizeof failed)) < 0) {
+            mkdir_shared_error(failed, r, sst.st_gid, emsg, sizeof emsg);
+            fprintf(stderr, "zkslot submit: cannot create the output directory %s; job %lld "
+                    "canceled\n", emsg, (long long)id);
             zk_ledger_job_cancel(a.c.l, id, NULL);
             goto out;
         }
@@ -205,9 +355,15 @@ int cmd_submit(int argc, char **argv)
     printf("%lld\n", (long long)id);
     rc = 0;
 out:
-    for (int i = 0; abs && i < a.npos; i++)
-        free(abs[i]);
+    for (int i = 0; i < a.npos; i++) {
+        if (abs)
+            free(abs[i]);
+        if (text)
+            free(text[i]);
+    }
     free(abs);
+    free(text);
+    free(len);
     free(out);
     lcli_close(&a.c);
     return rc;
@@ -239,7 +395,7 @@ static json_t *part_json(const struct zk_ledger_part *p)
                         ? json_pack("{s:i, s:I, s:s}", "pid", (int)p->owner.pid, "start",
                                     (json_int_t)p->owner.start, "role", p->owner_role)
                         : json_null();
-    return json_pack("{s:I, s:i, s:s, s:s, s:i, s:i, s:i, s:o, s:i, s:o, s:o, s:o, s:o,"
+    json_t *o = json_pack("{s:I, s:i, s:s, s:s, s:i, s:i, s:i, s:o, s:i, s:o, s:o, s:o, s:o,"
                      " s:I, s:I, s:I, s:s}",
                      "id", (json_int_t)p->id, "index", (int)p->index, "state",
                      zk_part_state_name(p->state), "witness", p->witness, "attempts",
@@ -249,6 +405,12 @@ static json_t *part_json(const struct zk_ledger_part *p)
                      secs(p->finalize_s), "queued_ns", (json_int_t)p->queued_ns, "ready_ns",
                      (json_int_t)p->ready_ns, "done_ns", (json_int_t)p->done_ns, "error",
                      p->error);
+    if (o && (json_object_set_new(o, "input", json_boolean(p->has_input)) ||
+              json_object_set_new(o, "witness_s", secs(p->witness_s)))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 static int list_job(void *ctx, const struct zk_ledger_job *j)
@@ -277,7 +439,7 @@ static const char *fmt_s(double s, char *buf, size_t n)
 static int list_part(void *ctx, const struct zk_ledger_part *p)
 {
     json_t *arr = ctx;
-    char owner[48], t[4][24];
+    char owner[48], t[5][24];
     if (arr) {
         json_t *o = part_json(p);
         return o ? json_array_append_new(arr, o) : -ENOMEM;
@@ -286,8 +448,9 @@ static int list_part(void *ctx, const struct zk_ledger_part *p)
         snprintf(owner, sizeof owner, "%s:%d", p->owner_role, (int)p->owner.pid);
     else
         snprintf(owner, sizeof owner, "-");
-    printf("%5u %-12s %4u %4u %5u %-14s %4d %8s %8s %8s %8s %s\n", p->index,
+    printf("%5u %-12s %4u %4u %5u %-14s %4d %8s %8s %8s %8s %8s %s\n", p->index,
            zk_part_state_name(p->state), p->attempts, p->errors, p->proofs, owner, (int)p->slot,
+           fmt_s(p->witness_s, t[4], sizeof t[4]),
            fmt_s(p->synth_s, t[0], sizeof t[0]), fmt_s(p->wait_s, t[1], sizeof t[1]),
            fmt_s(p->start_s, t[2], sizeof t[2]), fmt_s(p->finalize_s, t[3], sizeof t[3]),
            p->error);
@@ -330,8 +493,9 @@ static int show_job(struct args *a, int64_t id)
     printf("\n  out: %s\n", j.out_dir);
     if (j.error[0])
         printf("  error: %s\n", j.error);
-    printf("%5s %-12s %4s %4s %5s %-14s %4s %8s %8s %8s %8s %s\n", "INDEX", "STATE", "ATT",
-           "ERR", "PROOF", "OWNER", "SLOT", "SYNTH_S", "WAIT_S", "START_S", "FINAL_S", "ERROR");
+    printf("%5s %-12s %4s %4s %5s %-14s %4s %8s %8s %8s %8s %8s %s\n", "INDEX", "STATE", "ATT",
+           "ERR", "PROOF", "OWNER", "SLOT", "WITNS_S", "SYNTH_S", "WAIT_S", "START_S", "FINAL_S",
+           "ERROR");
     r = zk_ledger_part_list(a->c.l, id, list_part, NULL, &d);
     if (r < 0) {
         fprintf(stderr, "zkslot status: %s\n", d.msg);

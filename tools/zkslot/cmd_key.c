@@ -4,7 +4,11 @@
  *
  * `key add` validates the .zkey (zk_zkey_open), hashes the whole file with
  * XXH3-128 and records its absolute path, curve and sizes under NAME
- * ([A-Za-z0-9._-], 1 to 63 characters, unique).  Exit codes: 0 ok, 2 error.
+ * ([A-Za-z0-9._-], 1 to 63 characters, unique).  With --witness-gen PATH
+ * (circom's C++ generator, its .wasm or NAME_js/ folder) or --witness-cmd
+ * 'COMMAND {input} {output}' the key also gets the witness generator that
+ * makes jobs from circuit inputs (`zkslot submit --input`): checked that it
+ * can run, hashed (zk/witgen.h), recorded.  Exit codes: 0 ok, 2 error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,14 +21,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "cmd.h"
 #include "ledger_cli.h"
 #include "zk/error.h"
+#include "zk/util.h"
+#include "zk/witgen.h"
 #include "zk/zkey.h"
 
-#define HASH_CHUNK (8u << 20)
 #define HASH_PROGRESS_MIN (256ull << 20)
 
 static int valid_name(const char *s)
@@ -41,62 +45,37 @@ static int valid_name(const char *s)
     return 1;
 }
 
+struct hash_progress {
+    int shown;                    /* last percentage printed; -1 none */
+};
+
+static void hash_progress(void *ctx, const char *path, uint64_t done, uint64_t total)
+{
+    struct hash_progress *hp = ctx;
+    int pct = total ? (int)(done * 100 / total) : 100;
+    if (pct != hp->shown) {
+        fprintf(stderr, "\rhashing %s: %3d%%%s", path, pct, pct == 100 ? "\n" : "");
+        hp->shown = pct;
+    }
+}
+
 /* XXH3-128 of the whole file as 32 lowercase hex digits; progress on a tty. */
 static int hash_file(const char *path, char hex[33], uint64_t *ret_size)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        fprintf(stderr, "zkslot key add: %s: %s\n", path, strerror(e));
+    struct zk_diag d = { "" };
+    struct hash_progress hp = { -1 };
+    int progress = isatty(2) && stat(path, &st) == 0 && (uint64_t)st.st_size > HASH_PROGRESS_MIN;
+    if (zk_hash128_files(NULL, 0, &path, 1, hex, ret_size, progress ? hash_progress : NULL, &hp,
+                         &d) < 0) {
+        fprintf(stderr, "zkslot key add: %s\n", d.msg);
         return -1;
     }
-    int r = -1;
-    char *buf = malloc(HASH_CHUNK);
-    XXH3_state_t *xs = XXH3_createState();
-    int progress = isatty(2) && (uint64_t)st.st_size > HASH_PROGRESS_MIN;
-    uint64_t done = 0;
-    int shown = -1;
-    if (!buf || !xs || XXH3_128bits_reset(xs) != XXH_OK) {
-        fprintf(stderr, "zkslot key add: out of memory\n");
-        goto out;
-    }
-    for (;;) {
-        ssize_t n = read(fd, buf, HASH_CHUNK);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            fprintf(stderr, "zkslot key add: %s: %s\n", path, strerror(errno));
-            goto out;
-        }
-        if (n == 0)
-            break;
-        XXH3_128bits_update(xs, buf, (size_t)n);
-        done += (uint64_t)n;
-        int pct = st.st_size ? (int)(done * 100 / (uint64_t)st.st_size) : 100;
-        if (progress && pct != shown) {
-            fprintf(stderr, "\rhashing %s: %3d%%", path, pct);
-            shown = pct;
-        }
-    }
-    if (progress)
-        fprintf(stderr, "\n");
-    XXH128_canonical_t c;
-    XXH128_canonicalFromHash(&c, XXH3_128bits_digest(xs));
-    for (int i = 0; i < 16; i++)
-        snprintf(hex + 2 * i, 3, "%02x", c.digest[i]);
-    *ret_size = done;
-    r = 0;
-out:
-    XXH3_freeState(xs);
-    free(buf);
-    close(fd);
-    return r;
+    return 0;
 }
 
-static int key_add(struct lcli *c, const char *name, const char *file)
+static int key_add(struct lcli *c, const char *name, const char *file, const char *gen,
+                   int gen_is_cmd)
 {
     struct zk_zkey z = { 0 };
     struct zk_diag d = { "" };
@@ -128,6 +107,15 @@ static int key_add(struct lcli *c, const char *name, const char *file)
         return 2;
     }
     memcpy(k.path, abs, strlen(abs) + 1);
+    if (gen) {
+        struct zk_witgen g;
+        if (zk_witgen_resolve(gen, gen_is_cmd, &g, &d) < 0 || zk_witgen_hash(&g, k.witgen_hash, &d) < 0) {
+            fprintf(stderr, "zkslot key add: %s\n", d.msg);
+            return 2;
+        }
+        k.witgen_kind = g.kind;
+        snprintf(k.witgen, sizeof k.witgen, "%s", g.spec);
+    }
     if (lcli_open(c, 1) < 0)
         return 2;
     int r = zk_ledger_key_get(c->l, name, &old, &d);
@@ -154,6 +142,9 @@ static int key_add(struct lcli *c, const char *name, const char *file)
     printf("key %s: %s, nVars %llu, nPublic %llu, domain %llu, %llu bytes, xxh3-128 %s\n",
            k.name, k.curve, (unsigned long long)k.n_vars, (unsigned long long)k.n_public,
            (unsigned long long)k.domain_size, (unsigned long long)k.file_size, k.hash);
+    if (k.witgen_kind)
+        printf("key %s: witness generator (%s) %s, xxh3-128 %s\n", k.name,
+               zk_witgen_kind_name(k.witgen_kind), k.witgen, k.witgen_hash);
     rc = 0;
 out:
     lcli_close(c);
@@ -164,18 +155,21 @@ static int print_key(void *ctx, const struct zk_ledger_key *k)
 {
     json_t *arr = ctx;
     if (arr) {
-        json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "id",
-                              (json_int_t)k->id, "name", k->name, "path", k->path, "curve",
-                              k->curve, "hash", k->hash, "file_size", (json_int_t)k->file_size,
-                              "n_vars", (json_int_t)k->n_vars, "n_public",
-                              (json_int_t)k->n_public, "domain_size",
-                              (json_int_t)k->domain_size, "added_ns", (json_int_t)k->added_ns);
+        json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s}",
+                              "id", (json_int_t)k->id, "name", k->name, "path", k->path,
+                              "curve", k->curve, "hash", k->hash, "file_size",
+                              (json_int_t)k->file_size, "n_vars", (json_int_t)k->n_vars,
+                              "n_public", (json_int_t)k->n_public, "domain_size",
+                              (json_int_t)k->domain_size, "added_ns", (json_int_t)k->added_ns,
+                              "witgen_kind", zk_witgen_kind_name(k->witgen_kind), "witgen",
+                              k->witgen, "witgen_hash", k->witgen_hash);
         return o ? json_array_append_new(arr, o) : -ENOMEM;
     }
-    printf("%-20s %-8s %10llu %8llu %10llu %12llu %s %s\n", k->name, k->curve,
+    printf("%-20s %-8s %10llu %8llu %10llu %12llu %s %-6s %s%s%s\n", k->name, k->curve,
            (unsigned long long)k->n_vars, (unsigned long long)k->n_public,
            (unsigned long long)k->domain_size, (unsigned long long)k->file_size, k->hash,
-           k->path);
+           k->witgen_kind ? zk_witgen_kind_name(k->witgen_kind) : "-", k->path,
+           k->witgen_kind ? " " : "", k->witgen);
     return 0;
 }
 
@@ -187,8 +181,8 @@ static int key_list(struct lcli *c, int json)
     if (lcli_open(c, 0) < 0)
         goto out;
     if (!json)
-        printf("%-20s %-8s %10s %8s %10s %12s %-32s %s\n", "NAME", "CURVE", "NVARS", "NPUBLIC",
-               "DOMAIN", "BYTES", "XXH3-128", "PATH");
+        printf("%-20s %-8s %10s %8s %10s %12s %-32s %-6s %s\n", "NAME", "CURVE", "NVARS",
+               "NPUBLIC", "DOMAIN", "BYTES", "XXH3-128", "WITGEN", "PATH [GENERATOR]");
     int r = zk_ledger_key_list(c->l, print_key, arr, &d);
     if (r < 0) {
         fprintf(stderr, "zkslot key list: %s\n", r == -ENOMEM ? "out of memory" : d.msg);
@@ -210,14 +204,25 @@ out:
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: zkslot key add NAME FILE.zkey [--config FILE] [--state-dir DIR]\n"
-                    "       zkslot key list [--json] [--config FILE] [--state-dir DIR]\n");
+    fprintf(stderr,
+            "usage: zkslot key add NAME FILE.zkey [--witness-gen PATH | --witness-cmd CMD]\n"
+            "                      [--config FILE] [--state-dir DIR]\n"
+            "       zkslot key list [--json] [--config FILE] [--state-dir DIR]\n"
+            "  --witness-gen PATH  circom's C++ witness generator (built from `circom --c`),\n"
+            "                      or its --wasm output (NAME.wasm or the NAME_js/ folder;\n"
+            "                      needs Node.js): jobs of this key may then be inputs\n"
+            "  --witness-cmd CMD   any other generator: 'PROGRAM ... {input} ... {output}'\n");
 }
 
 int cmd_key(int argc, char **argv)
 {
     static const struct option opts[] = { LCLI_OPTIONS, { "json", no_argument, 0, 'j' },
+                                          { "witness-gen", required_argument, 0, 'g' },
+                                          { "witness-cmd", required_argument, 0, 'x' },
+                                          { "help", no_argument, 0, 'h' },
                                           { 0, 0, 0, 0 } };
+    const char *gen = NULL;
+    int gen_is_cmd = 0;
     struct lcli c = { 0 };
     int json = 0, o;
     if (argc < 2) {
@@ -235,6 +240,19 @@ int cmd_key(int argc, char **argv)
             json = 1;
             continue;
         }
+        if ((o == 'g' || o == 'x') && !strcmp(sub, "add")) {
+            if (gen) {
+                fprintf(stderr, "zkslot key add: one of --witness-gen and --witness-cmd\n");
+                return 2;
+            }
+            gen = optarg;
+            gen_is_cmd = o == 'x';
+            continue;
+        }
+        if (o == 'h') {
+            usage();
+            return 0;
+        }
         fprintf(stderr, "zkslot %s: bad option '%s'\n", c.cmd, argv[optind]);
         usage();
         return 2;
@@ -242,7 +260,7 @@ int cmd_key(int argc, char **argv)
     int npos = argc - 1 - optind;
     char **pos = argv + 1 + optind;
     if (!strcmp(sub, "add") && npos == 2)
-        return key_add(&c, pos[0], pos[1]);
+        return key_add(&c, pos[0], pos[1], gen, gen_is_cmd);
     if (!strcmp(sub, "list") && npos == 0)
         return key_list(&c, json);
     usage();

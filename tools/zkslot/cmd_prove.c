@@ -2,20 +2,68 @@
  * cmd_prove.c -- `zkslot prove KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json
  * [--threads T]` (rapidsnark's argument order): one Groth16 proof with
  * fresh blinding, written as snarkjs's proof.json and public.json.
+ *
+ * With `--input INPUT.json --witness-gen PATH` (or --witness-cmd CMD) in
+ * place of the witness, the circuit's witness generator makes it first
+ * (what `snarkjs groth16 fullprove` does), in a private temporary
+ * directory removed afterwards.  A rejected input prints the generator's
+ * own message.
+ *
  * Exit 0 on success, 2 on any error (one line naming the file).
  */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "g16_cli.h"
 #include "zk/error.h"
+#include "zk/witgen.h"
+
+/* The witness of input `in` made by generator `gen` into a fresh temporary
+ * directory: its path in wtns (the caller unlinks it and rmdirs dir). */
+static int make_witness(const char *in, const char *gen, int is_cmd, char *dir, size_t dn,
+                        char *wtns, size_t wn)
+{
+    struct zk_witgen g;
+    struct zk_witgen_result res;
+    struct zk_diag d = { "" };
+    char *text = g16_cli_read_text("prove", in);
+    if (!text)
+        return -1;
+    int r = zk_input_check(text, strlen(text), in, &d);
+    free(text);
+    if (r < 0 || zk_witgen_resolve(gen, is_cmd, &g, &d) < 0) {
+        fprintf(stderr, "zkslot prove: %s\n", d.msg);
+        return -1;
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, dn, "%s/zkslot-prove-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "zkslot prove: %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    snprintf(wtns, wn, "%s/witness.wtns", dir);
+    r = zk_witgen_run(&g, in, wtns, NULL, NULL, &res, &d);
+    if (r < 0) {
+        fprintf(stderr, "zkslot prove: %s: %s%s%s\n", in, d.msg, res.output[0] ? ": " : "",
+                res.output);
+        unlink(wtns);
+        rmdir(dir);
+        return -1;
+    }
+    return 0;
+}
 
 int cmd_prove(int argc, char **argv)
 {
-    const char *pos[4];
+    const char *pos[4], *input = NULL, *gen = NULL;
     unsigned npos = 0, nthreads = 0;
+    int gen_is_cmd = 0;
+    char tmpdir[4096] = "", wtns[4200] = "";
     struct zk_groth16_key *k = NULL;
     struct zk_groth16_proof proof;
     zk_scalar *w = NULL;
@@ -29,6 +77,19 @@ int cmd_prove(int argc, char **argv)
         } else if (!strncmp(argv[i], "--threads=", 10)) {
             if (g16_cli_parse_uint("prove", "--threads", argv[i] + 10, &nthreads))
                 return 2;
+        } else if (!strcmp(argv[i], "--input") && i + 1 < argc) {
+            input = argv[++i];
+        } else if ((!strcmp(argv[i], "--witness-gen") || !strcmp(argv[i], "--witness-cmd")) &&
+                   i + 1 < argc) {
+            if (gen) {
+                fprintf(stderr, "zkslot prove: one of --witness-gen and --witness-cmd\n");
+                return 2;
+            }
+            gen_is_cmd = !strcmp(argv[i], "--witness-cmd");
+            gen = argv[++i];
+        } else if (!strcmp(argv[i], "--help")) {
+            npos = 99;
+            break;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "zkslot prove: unknown option '%s'\n", argv[i]);
             return 2;
@@ -38,13 +99,25 @@ int cmd_prove(int argc, char **argv)
             npos = 5;
         }
     }
-    if (npos != 4) {
+    if (npos != (input ? 3u : 4u) || !input != !gen) {
         fprintf(stderr, "usage: zkslot prove KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json "
-                        "[--threads T]\n");
-        return 2;
+                        "[--threads T]\n"
+                        "       zkslot prove KEY.zkey --input INPUT.json --witness-gen PATH "
+                        "PROOF.json PUBLIC.json [--threads T]\n"
+                        "  --witness-gen PATH  circom's C++ generator, .wasm or NAME_js/ folder;\n"
+                        "  --witness-cmd CMD   or any generator: 'PROGRAM {input} {output}'\n");
+        return npos == 99 ? 0 : 2;
     }
-    if (g16_cli_load_key("prove", pos[0], nthreads, &k) ||
-        g16_cli_load_witness("prove", pos[1], k, &w))
+    if (input) {   /* KEY PROOF PUBLIC: the witness slot is the generated file */
+        pos[3] = pos[2];
+        pos[2] = pos[1];
+        pos[1] = wtns;
+    }
+    if (g16_cli_load_key("prove", pos[0], nthreads, &k))
+        goto out;
+    if (input && make_witness(input, gen, gen_is_cmd, tmpdir, sizeof tmpdir, wtns, sizeof wtns))
+        goto out;
+    if (g16_cli_load_witness("prove", pos[1], k, &w))
         goto out;
     if ((rc = zk_groth16_prove(k, w, nthreads, &proof))) {
         fprintf(stderr, "zkslot prove: %s: proving failed: %s\n", pos[0], zk_strerror(rc));
@@ -60,6 +133,10 @@ int cmd_prove(int argc, char **argv)
         goto out;
     ret = 0;
 out:
+    if (tmpdir[0]) {
+        unlink(wtns);
+        rmdir(tmpdir);
+    }
     free(pj);
     free(uj);
     free(w);

@@ -6,7 +6,8 @@
  *
  *   [zkslot]  state_dir, max_attempts, max_errors, poll_ms
  *   [pool]    path, slots, slot_size, dir, numa_nodes, hugepages
- *   [synthd]  workers, threads, numa_node
+ *   [synthd]  workers, threads, numa_node, witness_memory, witness_timeout,
+ *             witness_output, witness_dir
  *   [gpud]    backend, device, threads, release, self_verify, keys
  *
  * Order of precedence: defaults < file < environment (ZKSLOT_STATE_DIR,
@@ -56,6 +57,10 @@ struct zk_config {
     unsigned synthd_workers;        /* partitions synthesized at once */
     unsigned synthd_threads;        /* threads per worker; 0 = cores / workers */
     int synthd_numa_node;           /* -1 = no binding */
+    uint64_t witness_memory;        /* bytes resident per witness generator; 0 = no bound */
+    unsigned witness_timeout;       /* seconds per generator run; 0 = none */
+    uint64_t witness_output;        /* bytes of generator output before it is stopped */
+    char witness_dir[1024];         /* tmpfs directory for inputs and witnesses in flight */
     /* [gpud] */
     char gpud_backend[16];          /* "cpu" or "cuda" */
     int gpud_device;

@@ -43,7 +43,9 @@ enum zk_error {
     ZK_ELEDGER = -10026,          /* the ledger database failed (SQLite) */
     ZK_ENODEV = -10027,           /* no usable GPU (or CUDA not built in) */
     ZK_EGPU = -10028,             /* a CUDA call failed (zk_cuda_last_error) */
-    ZK_ELAST = -10028
+    ZK_EREJECTED = -10029,        /* the witness generator refused the input */
+    ZK_EWITGEN = -10030,          /* the witness generator failed (not the input's fault) */
+    ZK_ELAST = -10030
 };
 
 /* Static description of a return code (0, -errno or ZK_E*).  Never NULL. */

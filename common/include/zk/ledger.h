@@ -43,7 +43,7 @@
 extern "C" {
 #endif
 
-#define ZK_LEDGER_SCHEMA_VERSION 2
+#define ZK_LEDGER_SCHEMA_VERSION 3
 #define ZK_LEDGER_FILE "ledger.db"        /* name inside the state directory */
 
 enum zk_part_state {
@@ -79,6 +79,9 @@ struct zk_ledger_key {
     uint64_t file_size;
     uint64_t n_vars, n_public, domain_size;
     int64_t added_ns;                 /* CLOCK_REALTIME */
+    int witgen_kind;                  /* enum zk_witgen_kind (zk/witgen.h); 0 = none */
+    char witgen[4096];                /* its spec: program, .wasm or command template */
+    char witgen_hash[33];             /* zk_witgen_hash at registration; "" = none */
 };
 
 struct zk_ledger_job {
@@ -103,7 +106,11 @@ struct zk_ledger_part {
     int64_t job_id;
     int64_t key_id;
     uint32_t index;                   /* 0 .. nparts-1 within the job */
-    char witness[4096];
+    char witness[4096];               /* the .wtns; for an input partition the
+                                         file its input was read from at submit
+                                         (information only: the input itself is
+                                         in the ledger, zk_ledger_part_input) */
+    int has_input;                    /* synthesized from a circuit input */
     int state;                        /* enum zk_part_state */
     uint32_t attempts;                /* times synthesis was started */
     uint32_t errors;                  /* failures counted against the limit */
@@ -115,6 +122,7 @@ struct zk_ledger_part {
     double synth_s, wait_s, start_s, finalize_s;
     int64_t queued_ns, ready_ns, done_ns;            /* 0 = not yet */
     char error[512];
+    double witness_s;                 /* of synth_s: the witness generator's run; < 0 = none */
 };
 
 /* Per-stage timings reported by gpud with zk_ledger_part_done(). */
@@ -124,19 +132,28 @@ struct zk_ledger_timings {
     double wait_s;                    /* READY -> claimed */
     double start_s;                   /* prove_start */
     double finalize_s;                /* prove_finalize + write */
+    double witness_s;                 /* of synth_s, the witness generator's run (slot
+                                         header); < 0 = none; kept like synth_s */
 };
 
 typedef struct zk_ledger zk_ledger;
 
 /*
  * Opens (creating when absent, with ZK_LEDGER_CREATE) the database at
- * `path`, sets WAL mode, synchronous=NORMAL, foreign keys and a busy
- * timeout of busy_ms (0 = 10000), and migrates the schema to
- * ZK_LEDGER_SCHEMA_VERSION.  ZK_EVERSION if the file has a newer schema,
- * ZK_EFORMAT if it is not a zkslot ledger, -ENOENT if absent without
- * ZK_LEDGER_CREATE.  *ret written only on success.
+ * `path`, sets WAL mode, foreign keys and a busy timeout of busy_ms (0 =
+ * 10000), and migrates the schema to ZK_LEDGER_SCHEMA_VERSION.  A ledger
+ * it creates is mode 0660 whatever the umask (the daemons' user and the
+ * operators in its group share it; SQLite gives -wal and -shm the same
+ * mode and owner).  synchronous=FULL: a commit is on disk when it returns
+ * (a job id printed by `zkslot submit` survives a power loss); with
+ * ZK_LEDGER_SYNC_NORMAL, synchronous=NORMAL for the daemons, whose own
+ * transitions a power loss may undo (the recovery pass redoes the work).
+ * ZK_EVERSION if the file has a newer schema, ZK_EFORMAT if it is not a
+ * zkslot ledger, -ENOENT if absent without ZK_LEDGER_CREATE.  *ret
+ * written only on success.
  */
 #define ZK_LEDGER_CREATE 0x1u
+#define ZK_LEDGER_SYNC_NORMAL 0x2u
 int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret,
                    struct zk_diag *diag);
 
@@ -169,6 +186,22 @@ int zk_ledger_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger
  */
 int zk_ledger_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
                          const char *const *witness, uint32_t n, int64_t *ret_id,
+                         struct zk_diag *diag);
+/*
+ * The same for a job from circuit inputs: partition i is synthesized from
+ * input[i] (len[i] bytes, at most ZK_LEDGER_INPUT_MAX, stored in the ledger
+ * so the job does not depend on the caller's files); name[i] is where it
+ * was read from, kept for display.  The key must have a witness generator
+ * (the caller checks).
+ */
+#define ZK_LEDGER_INPUT_MAX (64u << 20)
+int zk_ledger_job_submit_inputs(zk_ledger *l, int64_t key_id, const char *out_dir,
+                                const char *const *name, const char *const *input,
+                                const size_t *len, uint32_t n, int64_t *ret_id,
+                                struct zk_diag *diag);
+/* The input of partition id, NUL-terminated, in *ret (free it) with its
+ * length; -ENOENT if the partition is unknown or has no input. */
+int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
                          struct zk_diag *diag);
 /* One job with its partition counts; -ENOENT if unknown. */
 int zk_ledger_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret,
@@ -206,13 +239,14 @@ int zk_ledger_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t sl
                            struct zk_ledger_part *ret, struct zk_diag *diag);
 
 /*
- * synthd: synthesizing(me) -> ready, records synth_s and ready_ns.  A
+ * synthd: synthesizing(me) -> ready, records synth_s (witness_s of it spent
+ * generating the witness, < 0 none) and ready_ns.  A
  * ready partition has no owner (pid 0, role ""); its slot number stays.
  * ZK_ESTATE when the partition is no longer synthesizing by me (reconciled,
  * canceled, or already taken by a gpud): not an error for the caller.
  */
 int zk_ledger_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
-                         double synth_s, struct zk_diag *diag);
+                         double synth_s, double witness_s, struct zk_diag *diag);
 
 /*
  * gpud, after claiming the slot that holds partition id: any of queued,

@@ -40,7 +40,8 @@ struct zk_slotfmt_header {
     uint64_t n_vars, n_public, domain_size;
     uint64_t synth_ns;               /* wall time synthesis took */
     uint32_t attempt;                /* the ledger's attempt number */
-    uint32_t reserved;
+    uint32_t witness_ms;             /* of synth_ns: the witness generator's run,
+                                        in ms, at least 1; 0 = none ran (a .wtns) */
 };
 
 /*

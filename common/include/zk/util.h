@@ -5,6 +5,9 @@
 #define ZK_COMMON_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "zk/binfile.h"   /* struct zk_diag */
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,6 +26,18 @@ void zk_memzero(void *p, size_t n);
  */
 void *zk_big_alloc(size_t n);
 void zk_big_free(void *p);
+
+/*
+ * XXH3-128 over prefix[0..prefix_len) then the contents of paths[0..n) in
+ * order, as 32 lowercase hex digits in hex (33 bytes with the NUL).
+ * *ret_bytes (may be NULL) = file bytes hashed.  progress (may be NULL) is
+ * called after each chunk with the bytes done of the total.  -errno with
+ * diag naming the file that could not be read.
+ */
+int zk_hash128_files(const void *prefix, size_t prefix_len, const char *const *paths, size_t n,
+                     char hex[33], uint64_t *ret_bytes,
+                     void (*progress)(void *ctx, const char *path, uint64_t done, uint64_t total),
+                     void *ctx, struct zk_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,325 @@
+/*
+ * witness.c -- synthd's witness stage (witness.h).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/zkd.h"
+#include "witness.h"
+#include "zk/error.h"
+#include "zk/wtns.h"
+
+#define DIR_PREFIX "zkslot-synthd-"
+
+static const struct zk_config *wcfg;
+static char wdir[PATH_MAX];           /* this process's directory; "" before setup */
+static char owner[64];                /* ZKSLOT_WITGEN_OWNER of our generators */
+static atomic_uint seq;               /* file names in wdir */
+
+/* out->error, truncated to fit (messages end with the generator's output,
+ * whose end matters less than the cause in front of it). */
+static void __attribute__((format(printf, 2, 3)))
+set_error(struct synthd_witness_out *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->error, sizeof out->error, fmt, ap);
+    va_end(ap);
+}
+
+/* "synthd:<pid>:<start>" of a process identity; 1 if s is one, into *id. */
+static int parse_owner(const char *s, struct zk_proc_id *id)
+{
+    int pid;
+    uint64_t start;
+    int n = 0;
+    if (sscanf(s, "synthd:%d:%" SCNu64 "%n", &pid, &start, &n) != 2 || s[n] || pid <= 0)
+        return 0;
+    id->pid = pid;
+    id->start = start;
+    return 1;
+}
+
+static int owner_alive(void *ctx, const char *s)
+{
+    (void)ctx;
+    struct zk_proc_id id;
+    if (!parse_owner(s, &id))
+        return 1;                     /* not ours to judge */
+    return zk_proc_alive(&id, 64);
+}
+
+static void rm_tree(int dfd, const char *name)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        DIR *d = fdopendir(fd);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                unlinkat(fd, e->d_name, 0);
+        if (d)
+            closedir(d);
+        else
+            close(fd);
+    }
+    unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+void synthd_witness_sweep(void)
+{
+    unsigned killed = 0;
+    if (zk_witgen_sweep(owner_alive, NULL, &killed) == 0 && killed)
+        zkd_log(ZKD_NOTICE, "witness: killed %u process(es) left by the generators of a dead "
+                "synthd", killed);
+}
+
+int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *me)
+{
+    wcfg = cfg;
+    snprintf(owner, sizeof owner, "synthd:%d:%" PRIu64, (int)me->pid, me->start);
+    int dfd = open(cfg->witness_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        int e = errno;
+        zkd_log(ZKD_ERR, "witness: [synthd] witness_dir %s: %s", cfg->witness_dir, strerror(e));
+        return -e;
+    }
+    /* the directories of dead synthds (by name: zkslot-synthd-PID-START) */
+    DIR *d = fdopendir(dup(dfd));
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        struct zk_proc_id id;
+        char o[96];
+        int pid;
+        uint64_t start;
+        int n = 0;
+        if (sscanf(e->d_name, DIR_PREFIX "%d-%" SCNu64 "%n", &pid, &start, &n) != 2 ||
+            e->d_name[n])
+            continue;
+        snprintf(o, sizeof o, "synthd:%d:%" PRIu64, pid, start);
+        if (!parse_owner(o, &id) || zk_proc_alive(&id, 64))
+            continue;
+        rm_tree(dfd, e->d_name);
+        zkd_log(ZKD_NOTICE, "witness: removed %s/%s (its synthd is gone)", cfg->witness_dir,
+                e->d_name);
+    }
+    if (d)
+        closedir(d);
+    close(dfd);
+    synthd_witness_sweep();
+    if (snprintf(wdir, sizeof wdir, "%s/" DIR_PREFIX "%d-%" PRIu64, cfg->witness_dir,
+                 (int)me->pid, me->start) >= (int)sizeof wdir ||
+        (mkdir(wdir, 0700) != 0 && errno != EEXIST)) {
+        int err = errno;
+        zkd_log(ZKD_ERR, "witness: cannot make %s: %s", wdir, strerror(err));
+        wdir[0] = 0;
+        return -err;
+    }
+    return 0;
+}
+
+void synthd_witness_teardown(void)
+{
+    if (!wdir[0])
+        return;
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", wdir);
+    char *slash = strrchr(parent, '/');
+    if (!slash)
+        return;
+    *slash = 0;
+    int dfd = open(parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        rm_tree(dfd, slash + 1);
+        close(dfd);
+    }
+    wdir[0] = 0;
+}
+
+/* The files a generator runs, for the cheap unchanged check. */
+static size_t witgen_files(const struct zk_witgen *g, char f[3][PATH_MAX + 32])
+{
+    switch (g->kind) {
+    case ZK_WITGEN_CPP:
+        snprintf(f[0], sizeof f[0], "%s", g->spec);
+        snprintf(f[1], sizeof f[1], "%s.dat", g->spec);
+        return 2;
+    case ZK_WITGEN_WASM: {
+        snprintf(f[0], sizeof f[0], "%s", g->spec);
+        char *slash = strrchr(f[0], '/');
+        size_t dl = slash ? (size_t)(slash - f[0]) : 0;
+        snprintf(f[1], sizeof f[1], "%.*s/generate_witness.js", (int)dl, f[0]);
+        snprintf(f[2], sizeof f[2], "%.*s/witness_calculator.js", (int)dl, f[0]);
+        return 3;
+    }
+    default:
+        return 0;                     /* a command: hashed every time (it is small) */
+    }
+}
+
+/* 0 when g still has the content registered with the key; -ESTALE (with
+ * out->error) when it changed, another error when it cannot be read. */
+static int witgen_verify(const struct zk_ledger_key *lk, const struct zk_witgen *g,
+                         struct synthd_witgen_seen *seen, struct synthd_witness_out *out)
+{
+    char f[3][PATH_MAX + 32];
+    size_t nf = witgen_files(g, f);
+    struct synthd_witgen_seen now = { 1, { { 0, 0, 0, 0 } } };
+    int same = seen->checked && nf > 0;
+    for (size_t i = 0; i < nf; i++) {
+        struct stat st;
+        if (stat(f[i], &st) != 0) {
+            set_error(out, "key %s: witness generator file %s: %s",
+                     lk->name, f[i], strerror(errno));
+            return -errno;
+        }
+        now.f[i].dev = st.st_dev;
+        now.f[i].ino = st.st_ino;
+        now.f[i].size = (uint64_t)st.st_size;
+        now.f[i].mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        if (memcmp(&now.f[i], &seen->f[i], sizeof now.f[i]))
+            same = 0;
+    }
+    if (same)
+        return 0;
+    char hex[33];
+    struct zk_diag d = { "" };
+    int r = zk_witgen_hash(g, hex, &d);
+    if (r) {
+        set_error(out, "key %s: hashing its witness generator: %s",
+                 lk->name, d.msg);
+        return r;
+    }
+    if (strcmp(hex, lk->witgen_hash)) {
+        set_error(out,
+                 "key %s: its witness generator %s changed since `zkslot key add` (xxh3-128 "
+                 "%s, registered %s): register it again under a new key name",
+                 lk->name, g->spec, hex, lk->witgen_hash);
+        return -ESTALE;
+    }
+    *seen = now;
+    return 0;
+}
+
+/* The input of p as a file in wdir; its name in path. */
+static int write_input(zk_ledger *l, const struct zk_ledger_part *p, char *path, size_t n,
+                       struct synthd_witness_out *out)
+{
+    struct zk_diag d = { "" };
+    char *text = NULL;
+    size_t len = 0;
+    int r = zk_ledger_part_input(l, p->id, &text, &len, &d);
+    if (r) {
+        set_error(out, "reading the input: %s", d.msg);
+        return r;
+    }
+    snprintf(path, n, "%s/p%lld-%u.json", wdir, (long long)p->id, atomic_fetch_add(&seq, 1));
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    r = fd < 0 ? -errno : 0;
+    for (size_t o = 0; !r && o < len;) {
+        ssize_t w = write(fd, text + o, len - o);
+        if (w < 0 && errno != EINTR)
+            r = -errno;
+        else if (w > 0)
+            o += (size_t)w;
+    }
+    if (fd >= 0)
+        close(fd);
+    free(text);
+    if (r) {
+        set_error(out, "writing the input to %s: %s", path,
+                 strerror(-r));
+        unlink(path);
+    }
+    return r;
+}
+
+/* The witness file at path into dst, checked against kh; the error names `what`. */
+static int read_wtns(const char *path, const char *what, const struct zk_zkey_header *kh,
+                     void *dst, struct synthd_witness_out *out)
+{
+    struct zk_wtns w;
+    struct zk_diag d = { "" };
+    memset(&w, 0, sizeof w);
+    int r = zk_wtns_open(&w, path, &d);
+    if (!r && !(r = zk_wtns_check_against_zkey(&w.hdr, kh, what, &d)))
+        r = zk_wtns_read_values(&w, 0, kh->n_vars, dst, &d);
+    zk_wtns_done(&w);
+    if (r)
+        set_error(out, "%s", d.msg);
+    return r;
+}
+
+int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
+                        const struct zk_ledger_key *lk, struct synthd_witgen_seen *seen,
+                        const struct zk_zkey_header *kh, void *dst,
+                        const zk_cancel_flag *cancel, struct synthd_witness_out *out)
+{
+    memset(out, 0, sizeof *out);
+    out->witness_s = -1;
+    if (!p->has_input)
+        return read_wtns(p->witness, p->witness, kh, dst, out);
+
+    if (lk->witgen_kind == ZK_WITGEN_NONE) {
+        out->permanent = 1;
+        set_error(out,
+                 "key %s has no witness generator (zkslot key add --witness-gen)", lk->name);
+        return -EINVAL;
+    }
+    if (!wdir[0]) {
+        set_error(out, "no witness directory ([synthd] witness_dir %s "
+                 "could not be set up)", wcfg ? wcfg->witness_dir : "?");
+        return -ENOENT;
+    }
+    struct zk_witgen g;
+    memset(&g, 0, sizeof g);
+    g.kind = lk->witgen_kind;
+    snprintf(g.spec, sizeof g.spec, "%s", lk->witgen);
+    int r = witgen_verify(lk, &g, seen, out);
+    if (r) {
+        out->permanent = r == -ESTALE;
+        return r;
+    }
+    char in[PATH_MAX + 64], wt[PATH_MAX + 64];
+    if ((r = write_input(l, p, in, sizeof in, out)))
+        return r;
+    snprintf(wt, sizeof wt, "%.*s.wtns", (int)(strlen(in) - 5), in);
+    struct zk_witgen_limits lim = { wcfg->witness_memory, wcfg->witness_timeout * 1000u,
+                                    wcfg->witness_output, owner };
+    struct zk_witgen_result res;
+    struct zk_diag d = { "" };
+    r = zk_witgen_run(&g, in, wt, &lim, cancel, &res, &d);
+    unlink(in);
+    out->witness_s = res.seconds;
+    if (r) {
+        unlink(wt);
+        out->permanent = r == ZK_EREJECTED;
+        if (res.output[0])
+            set_error(out, "%s: %s", d.msg, res.output);
+        else
+            set_error(out, "%s", d.msg);
+        return r;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "the witness of key %s's generator", lk->name);
+    r = read_wtns(wt, what, kh, dst, out);
+    unlink(wt);
+    if (r) {
+        char msg[sizeof out->error];
+        memcpy(msg, out->error, sizeof msg);
+        set_error(out, "witness generator exited 0 but its witness is unusable: %s", msg);
+        return r;
+    }
+    return 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * witness.h -- synthd's witness stage: a partition's witness into its slot.
+ *
+ * A partition is a .wtns file (read straight into the slot) or a circuit
+ * input stored in the ledger, from which the key's witness generator makes
+ * the witness while the worker holds the slot (zk/witgen.h): the input is
+ * written to a private directory under [synthd] witness_dir (tmpfs), the
+ * generator writes the .wtns beside it, and both files are removed as soon
+ * as the witness is in the slot.  So at most one witness per worker exists
+ * outside the pool, on tmpfs, and `zkslot plan` counts it.
+ *
+ * The generator is checked before each run against the content hash
+ * recorded at `zkslot key add` (cheap when its files' size, mtime and inode
+ * have not moved); a changed generator fails the partition.
+ *
+ * Every witness is checked against the key (curve prime, nVars, every
+ * value < r) before synthd computes a, b, c from it.
+ */
+#ifndef ZK_SYNTHD_WITNESS_H
+#define ZK_SYNTHD_WITNESS_H
+
+#include "zk/config.h"
+#include "zk/ledger.h"
+#include "zk/pool.h"
+#include "zk/proc.h"
+#include "zk/witgen.h"
+#include "zk/zkey.h"
+
+/* Where a generator's files were when its hash was last checked. */
+struct synthd_witgen_seen {
+    int checked;                      /* the hash matched at least once */
+    struct { uint64_t dev, ino, size; int64_t mtime_ns; } f[3];
+};
+
+/*
+ * Makes this process's directory <witness_dir>/zkslot-synthd-<pid>-<start>
+ * (mode 0700), removes the directories of dead synthds there, and kills
+ * what their generators left running (zk_witgen_sweep).  Logs what it
+ * removed.  0 or -errno (logged).
+ */
+int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *me);
+
+/* The periodic part of setup: leftovers of dead synthds' generators. */
+void synthd_witness_sweep(void);
+
+/* Removes this process's directory. */
+void synthd_witness_teardown(void);
+
+struct synthd_witness_out {
+    double witness_s;                 /* the generator's run; -1 for a .wtns */
+    int permanent;                    /* the failure is the input's (or the
+                                         key's): retrying cannot help */
+    char error[512];                  /* on failure: the cause and the
+                                         generator's own message */
+};
+
+/*
+ * Partition p's witness (n_vars values, plain form) into dst, checked
+ * against the key header kh.  lk is the partition's key as registered
+ * (its generator) and seen the cache of its generator's check.  Returns 0,
+ * ZK_ECANCELED when cancel became set, or an error with out->error.
+ */
+int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
+                        const struct zk_ledger_key *lk, struct synthd_witgen_seen *seen,
+                        const struct zk_zkey_header *kh, void *dst,
+                        const zk_cancel_flag *cancel, struct synthd_witness_out *out);
+
+#endif /* ZK_SYNTHD_WITNESS_H */
