@@ -105,7 +105,11 @@ pl_cleanup() {
 }
 
 # pl_circuit CURVE N K: Chain(N) for CURVE, a `zkslot setup` key registered
-# as "$CURVE-chain$N", its vk, and K different witnesses (x = 2..K+1).
+# as "$CURVE-chain$N", its vk, and K different witnesses (x = 2..K+1,
+# y = 3^150 + k).  y is the only B-side variable of the chain (t[i] =
+# t[i-1] * y + i), so it alone decides B2's MSM: a large y with
+# random-looking digits, so that a wrong G2 MSM (a negative digit not
+# negated, tools/mutants.sh) makes a wrong proof; a small y would not.
 pl_circuit() {
     local curve=$1 n=$2 k=$3 name="chain_$2" d i
     d=$(zk_compile "$name" "$curve") || return 1
@@ -121,15 +125,16 @@ pl_circuit() {
     fi
     PL_WTNS=()
     for ((i = 0; i < k; i++)); do
-        local in="$ZK_INTEROP_WORK/pipeline-in-$i.json" w="$ZK_INTEROP_WORK/pipeline-$curve-$name-$i.wtns"
+        local in="$ZK_INTEROP_WORK/pipeline-in-y3e150-$i.json" w="$ZK_INTEROP_WORK/pipeline-$curve-$name-y3e150-$i.wtns"
         if [ ! -f "$in" ]; then   # fixed content; written once, atomically
-            printf '{"x":"%d","y":"%d"}\n' $((i + 2)) $((i + 5)) >"$in.tmp.$$" && mv "$in.tmp.$$" "$in"
+            python3 -c 'import sys; i = int(sys.argv[1]); print("{\"x\":\"%d\",\"y\":\"%d\"}" % (i + 2, 3**150 + i))' \
+                "$i" >"$in.tmp.$$" && mv "$in.tmp.$$" "$in" || return 1
         fi
         zk_witness "$d/${name}_js/$name.wasm" "$in" "$w" >/dev/null || return 1
         PL_WTNS+=("$w")
     done
     PL_KEYNAME="$curve-chain$n"
-    "$ZKSLOT" key list 2>/dev/null | grep -qw -- "$PL_KEYNAME" ||
+    "$ZKSLOT" key list 2>/dev/null | grep -w -- "$PL_KEYNAME" >/dev/null ||
         "$ZKSLOT" key add "$PL_KEYNAME" "$PL_KEY" >/dev/null || return 1
 }
 
@@ -207,15 +212,28 @@ pl_submit() {
 pl_submit_wtns() {
     local id
     id=$("$ZKSLOT" submit --key "$PL_KEYNAME" "$@") || return 1
-    printf '%s\n' "$@" >"$PL_W/jobs/$id.expect" || return 1
+    pl_expect "$id" "$@" || return 1
     echo "$id"
 }
 
-# pl_wait JOB TIMEOUT: 0 when done.
+# pl_expect JOB FILE...: record what JOB's partitions must prove, for a job
+# not submitted through pl_submit_wtns (one FILE per partition, in order:
+# a .wtns, or a .json array of the public signals as decimal strings).
+pl_expect() {
+    local id=$1
+    shift
+    printf '%s\n' "$@" >"$PL_W/jobs/$id.expect"
+}
+
+# pl_wait JOB TIMEOUT: 0 when done.  Once one wait has failed the test
+# has failed: later waits get at most 10 s, so that a bug which stops the
+# pipeline (a mutant, tools/mutants.sh) fails in seconds, not TIMEOUT per job.
+PL_WAIT_FAILED=0
 pl_wait() {
-    local rc=0
-    "$ZKSLOT" wait "$1" --timeout "$2" >/dev/null 2>"$PL_W/wait.err" || rc=$?
-    [ "$rc" = 0 ] || { pl_bad "job $1: wait exit $rc: $(tail -n 2 "$PL_W/wait.err")"; "$ZKSLOT" status "$1" >&2 || true; }
+    local rc=0 t=$2
+    [ "$PL_WAIT_FAILED" = 0 ] || t=$(( t < 10 ? t : 10 ))
+    "$ZKSLOT" wait "$1" --timeout "$t" >/dev/null 2>"$PL_W/wait.err" || rc=$?
+    [ "$rc" = 0 ] || { PL_WAIT_FAILED=1; pl_bad "job $1: wait exit $rc: $(tail -n 2 "$PL_W/wait.err")"; "$ZKSLOT" status "$1" >&2 || true; }
     return $rc
 }
 

@@ -31,7 +31,7 @@ small=/dev/shm/zkslot-test-small-$$.pool
 "$ZKSLOT" pool create --pool "$small" --slots 1 --slot-size 2M --tmpfs >/dev/null 2>&1
 rc=0; out=$(ZKSLOT_POOL=$small "$ZKSLOT" submit --key "$PL_KEYNAME" "${PL_WTNS[0]}" 2>&1) || rc=$?
 "$ZKSLOT" pool destroy --pool "$small" >/dev/null 2>&1 || pl_bad "destroy $small"
-[ "$rc" = 2 ] && echo "$out" | grep -q "needs .* bytes per partition but the slots of $small hold 2097152" ||
+[ "$rc" = 2 ] && grep -q "needs .* bytes per partition but the slots of $small hold 2097152" <<<"$out" ||
     pl_bad "submit against too-small slots: rc $rc: $out"
 [ "$("$ZKSLOT" status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 0 ] ||
     pl_bad "a refused submit left a job"

@@ -47,7 +47,7 @@ else
     grep -q 'no usable GPU.*using the CPU backend' "$PL_W/gpud.log" ||
         pl_bad "no 'backend cuda' and no fallback line in gpud.log"
     grep -q 'backend cpu,' "$PL_W/gpud.log" || pl_bad "fallback: gpud did not run the CPU backend"
-    if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep '^GPU' >/dev/null; then
         pl_bad "nvidia-smi lists a GPU but gpud fell back to the CPU"
     fi
     echo "ok: no usable GPU here: gpud fell back to the CPU backend and said so"

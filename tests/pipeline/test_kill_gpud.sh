@@ -32,6 +32,8 @@ pl_start_synthd --workers 2
 jobs=()
 pstate() { "$ZKSLOT" pool status --json | python3 -c "import json,sys; s=json.load(sys.stdin); print(s['$1'])"; }
 # parts JOB: the partitions of JOB, one "id:state:owner-pid:proofs" a line
+# (read whole, not piped into grep -q: under pipefail its early exit would
+# fail the pipeline)
 parts() {
     "$ZKSLOT" status "$1" --json | python3 -c '
 import json, sys
@@ -50,24 +52,25 @@ echo "kill A: gpud $PL_GPUD killed holding a slot CLAIMED after prove_start"
 # 2. the next gpud drops that slot (checksum), then is killed with a proof
 # written but not recorded
 ZKSLOT_TEST_RECORD_HOLD_MS=60000 pl_start_gpud --threads 1
-pl_wait_log gpud "$PL_GPUD" "slot [0-9]+ failed its checksum: dropped, partition [0-9]+ re-queued" 60 ||
-    pl_bad "the slot whose a, b, c were scratch was not dropped on its checksum"
-pl_wait_log gpud "$PL_GPUD" "test hook: partition [0-9]+: proof written, not yet recorded" 60 || exit 1
-written=$(grep -E "gpud\[$PL_GPUD\]: .*test hook: partition [0-9]+: proof written" "$PL_W/gpud.log" |
-          sed -n 's/.*partition \([0-9]*\): proof written.*/\1/p' | head -n 1)
+# (what follows builds on each step: a step that fails ends the test)
+pl_wait_log gpud "$PL_GPUD" "slot [0-9]+ failed its checksum: dropped, partition [0-9]+ re-queued" 30 ||
+    { pl_bad "the slot whose a, b, c were scratch was not dropped on its checksum"; exit 1; }
+pl_wait_log gpud "$PL_GPUD" "test hook: partition [0-9]+: proof written, not yet recorded" 30 || exit 1
+written=$(grep -m 1 -E "gpud\[$PL_GPUD\]: .*test hook: partition [0-9]+: proof written" "$PL_W/gpud.log" |
+          sed -n 's/.*partition \([0-9]*\): proof written.*/\1/p')
 : >"$noreco"                              # the control: recovery off everywhere
 kill -9 "$PL_GPUD"; wait "$PL_GPUD" 2>/dev/null || true
 dead=$PL_GPUD
 echo "kill B: gpud $dead killed with partition $written written, not recorded"
 pl_start_gpud --threads 1
 sleep 3
-parts "${jobs[0]}" | grep -qx "$written:proving:$dead:0" ||
-    pl_bad "control: with recovery off partition $written left the dead gpud: $(parts "${jobs[0]}" | tr '\n' ' ')"
+grep -qx "$written:proving:$dead:0" <<<"$(parts "${jobs[0]}")" ||
+    { pl_bad "control: with recovery off partition $written left the dead gpud: $(parts "${jobs[0]}" | tr '\n' ' ')"; exit 1; }
 echo "control: recovery off for 3 s: partition $written still proving under the dead gpud $dead"
 rm -f "$noreco"
-for _ in $(seq 100); do parts "${jobs[0]}" | grep -q "^$written:proving:$dead:" || break; sleep 0.1; done
-parts "${jobs[0]}" | grep -q "^$written:proving:$dead:" &&
-    pl_bad "partition $written still held by the dead gpud 10 s after recovery came back"
+for _ in $(seq 100); do grep -q "^$written:proving:$dead:" <<<"$(parts "${jobs[0]}")" || break; sleep 0.1; done
+grep -q "^$written:proving:$dead:" <<<"$(parts "${jobs[0]}")" &&
+    { pl_bad "partition $written still held by the dead gpud 10 s after recovery came back"; exit 1; }
 for i in 2 3; do jobs+=("$(pl_submit 6)"); done
 
 # Six kills, each while work is in flight: when the jobs run out (the
@@ -114,7 +117,7 @@ print(d)')
 echo "duplicate proofs (counted, harmless): $dups"
 # kill B made exactly one; each kill can make at most one (the proof being
 # recorded when it landed; the partition being started was not written)
-parts "${jobs[0]}" | grep -q "^$written:done:[^:]*:2$" ||
+grep -q "^$written:done:[^:]*:2$" <<<"$(parts "${jobs[0]}")" ||
     pl_bad "partition $written, written before kill B, not done with 2 proofs: $(parts "${jobs[0]}" | tr '\n' ' ')"
 [ "$dups" -ge 1 ] && [ "$dups" -le $((kills + 1)) ] ||
     pl_bad "$dups duplicate proofs after $kills random kills and kill B (1 to $((kills + 1)) expected)"

@@ -5,6 +5,8 @@
 # pool (4 partitions done, 4 proofs, slots add up, both daemons up), a
 # gpud killed and restarted shows as one restart; the textfile and HTTP
 # modes serve the same document; `top --once` shows the pool and the jobs.
+# The job's proofs are checked too (snarkjs, `zkslot verify`, partition k's
+# public.json against witness k).
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 pl_init metrics || exit 77
@@ -15,6 +17,7 @@ pl_start_synthd --workers 1
 pl_start_gpud
 j=$(pl_submit 4)
 pl_wait "$j" 120 || exit 1
+pl_check_job "$j" 4 || exit 1
 kill -9 "$PL_GPUD"; wait "$PL_GPUD" 2>/dev/null || true
 pl_start_gpud
 for _ in $(seq 50); do grep -q "ready:" <(grep "gpud\[$PL_GPUD\]" "$PL_W/gpud.log") && break; sleep 0.1; done
