@@ -1,5 +1,9 @@
 /*
  * util.c -- clocks, directories, atomic file writes, pool identity.
+ *
+ * Atomic writes go through a directory fd and never follow a symlink at
+ * the temporary name: the directories gpud writes into are writable by
+ * the submitters (group zkslot), not only by gpud.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,34 +62,27 @@ int zkd_mkdir_p(const char *path, mode_t mode)
     return 0;
 }
 
-static int fsync_dir(const char *path)
+int zkd_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
+                        mode_t mode, int *ret_existed)
 {
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        dir[1] = 0;
-    else if (slash)
-        *slash = 0;
-    else
-        snprintf(dir, sizeof dir, ".");
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    int r = fsync(fd) ? -errno : 0;
-    close(fd);
-    return r;
-}
-
-int zkd_write_atomic(const char *path, const void *buf, size_t len, int *ret_existed)
-{
-    char tmp[PATH_MAX];
+    char tmp[NAME_MAX + 1];
     const char *p = buf;
-    int fd, r = 0;
+    struct stat st;
+    int fd = -1, r = 0;
 
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", name, (int)getpid()) >= (int)sizeof tmp)
         return -ENAMETOOLONG;
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* O_EXCL|O_NOFOLLOW: whoever may write the directory (the submitter,
+     * the group) may have planted tmp as a symlink to a file this process
+     * can write (the ledger); following it would truncate that file.  The
+     * temporary name is this process's own, so an entry there is stale or
+     * planted: remove it (unlinkat removes a link, never its target) and
+     * try once more. */
+    for (int tries = 0; tries < 2 && fd < 0; tries++) {
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0 && (errno != EEXIST || (tries == 0 && unlinkat(dirfd, tmp, 0))))
+            break;
+    }
     if (fd < 0)
         return -errno;
     while (len) {
@@ -104,15 +101,35 @@ int zkd_write_atomic(const char *path, const void *buf, size_t len, int *ret_exi
     if (close(fd) && !r)
         r = -errno;
     if (r) {
-        unlink(tmp);
+        unlinkat(dirfd, tmp, 0);
         return r;
     }
     if (ret_existed)
-        *ret_existed = access(path, F_OK) == 0;
-    if (rename(tmp, path)) {
+        *ret_existed = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    /* renameat replaces `name` itself, a symlink planted there included */
+    if (renameat(dirfd, tmp, dirfd, name)) {
         r = -errno;
-        unlink(tmp);
+        unlinkat(dirfd, tmp, 0);
         return r;
     }
-    return fsync_dir(path);
+    return fsync(dirfd) ? -errno : 0;
+}
+
+int zkd_write_atomic(const char *path, const void *buf, size_t len, int *ret_existed)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if (snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path) >= (int)sizeof dir)
+        return -ENAMETOOLONG;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -errno;
+    int r = zkd_write_atomic_at(dfd, name, buf, len, 0644, ret_existed);
+    close(dfd);
+    return r;
 }

@@ -99,6 +99,14 @@ int zkd_mkdir_p(const char *path, mode_t mode);
  * NULL) = 1 if `path` existed before.  0 or -errno.
  */
 int zkd_write_atomic(const char *path, const void *buf, size_t len, int *ret_existed);
+/*
+ * The same inside an open directory: `name` (no slash) in dirfd, created
+ * with `mode` (less the umask).  The temporary file is opened with
+ * O_CREAT|O_EXCL|O_NOFOLLOW, so a symlink planted under its name is never
+ * followed; an entry already there is removed first.
+ */
+int zkd_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
+                        mode_t mode, int *ret_existed);
 
 /* ---- what every daemon shares ------------------------------------------------ */
 
