@@ -8,7 +8,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
       libgmp-dev libjansson-dev libxxhash-dev libsqlite3-dev libinih-dev
       liburing-dev libsystemd-dev libnuma-dev systemd nodejs npm
-      python3)   # python3: the tests parse JSON and the ledger with it
+      python3    # python3: the tests parse JSON and the ledger with it
+      strace passwd util-linux)   # tests/deploy: strace (submit's syncs), useradd, setpriv
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

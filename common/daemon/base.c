@@ -22,7 +22,10 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
                            zk_strerror(r));
     if ((r = zk_config_ledger_path(cfg, path, sizeof path)))
         return zk_diag_set(diag, cfg->state_dir, r, "path too long");
-    return zk_ledger_open(path, ZK_LEDGER_CREATE, 0, ret, diag);
+    /* synchronous=NORMAL: a daemon's transitions that a power loss undoes
+     * are redone by the recovery pass (a partition proved or synthesized
+     * again); the CLI's writes (a submitted job) keep FULL */
+    return zk_ledger_open(path, ZK_LEDGER_CREATE | ZK_LEDGER_SYNC_NORMAL, 0, ret, diag);
 }
 
 int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
