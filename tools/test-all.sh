@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
 # test-all.sh -- the README's test command: installs what the tests need,
 # builds zkslot twice (release with -Werror, and ASan+UBSan), and runs the
-# whole suite of each through ctest.  Idempotent; safe to rerun.
+# whole suite of each through ctest; after the release suite, the mutation
+# check of the tests (tools/mutants.sh).  Idempotent; safe to rerun.
+#
+# Skips are seen: each suite's skipped tests are listed with their reason
+# and counted, and the run fails if a test this machine can run was
+# skipped.  Allowed skips (ZK_ALLOWED_SKIPS, a regex of ctest names,
+# overrides): the real-GPU tests without a usable GPU (test_cuda;
+# pipeline_test_cuda_backend falls back to the CPU and runs), and, when
+# not run as root, the tests that need root to set the machine up
+# (test_pool_hugetlb reserves huge pages, deploy_test_multiuser adds users).
+# ZK_SKIP_MUTANTS=1 leaves the mutation check out.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -13,13 +23,56 @@ jobs=$(nproc)
 # pipeline tests are data, the same for both trees: make them once.
 export ZK_INTEROP_WORK="${ZK_INTEROP_WORK:-$here/build/interop-work}"
 
-run_suite() {   # run_suite NAME CMAKE-ARGS...
-  local name=$1; shift
+have_gpu=0
+if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep '^GPU' >/dev/null; then
+  have_gpu=1
+fi
+if [ -z "${ZK_ALLOWED_SKIPS+x}" ]; then
+  allowed=()
+  [ "$have_gpu" = 1 ] || allowed+=(test_cuda pipeline_test_cuda_backend)
+  [ "$(id -u)" = 0 ] || allowed+=(test_pool_hugetlb deploy_test_multiuser)
+  ZK_ALLOWED_SKIPS="^($(IFS='|'; echo "${allowed[*]:-}"))\$"
+  [ ${#allowed[@]} -gt 0 ] || ZK_ALLOWED_SKIPS='^$'
+fi
+skipped_total=0 skipped_bad=()
+
+# count_skips NAME JUNIT.xml: list and count the suite's skipped tests
+count_skips() {
+  local name=$1 line n=0
+  [ -f "$2" ] || { echo "=== $name: no test results ($2)"; skipped_bad+=("$name:(no results)"); return; }
+  while IFS=$'\t' read -r t why; do
+    n=$((n + 1))
+    if [[ $t =~ $ZK_ALLOWED_SKIPS ]]; then
+      echo "  skipped (allowed here): $t: $why"
+    else
+      echo "  SKIPPED (this machine can run it): $t: $why"
+      skipped_bad+=("$name:$t")
+    fi
+  done < <(python3 - "$2" <<'PY'
+import sys, xml.etree.ElementTree as ET
+for t in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    if t.get("status") in ("run", "fail"):
+        continue
+    out = (t.findtext("system-out") or "").splitlines()
+    why = next((l for l in out if "skip" in l.lower()), t.get("status"))
+    print("%s\t%s" % (t.get("name"), why))
+PY
+  )
+  echo "=== $name: $n test(s) skipped ==="
+  skipped_total=$((skipped_total + n))
+}
+
+run_suite() {   # run_suite NAME CMAKE-ARGS...: 0 when every test passed
+  local name=$1 rc=0; shift
   echo "=== $name build ==="
   cmake -S . -B "build/$name" -DZK_WERROR=ON "$@" >/dev/null
   cmake --build "build/$name" -j "$jobs"
   echo "=== $name tests ==="
-  (cd "build/$name" && ctest --output-on-failure -j "$jobs" --timeout 900)
+  rm -f "$here/build/$name/ctest-junit.xml"
+  (cd "build/$name" && ctest --output-on-failure -j "$jobs" --timeout 900 \
+     --output-junit "$here/build/$name/ctest-junit.xml") || rc=$?
+  count_skips "$name" "$here/build/$name/ctest-junit.xml"
+  return $rc
 }
 
 # CUDA (when nvcc is installed) is built in the release tree only: for this
@@ -28,11 +81,27 @@ run_suite() {   # run_suite NAME CMAKE-ARGS...
 # default build without CMAKE_CUDA_ARCHITECTURES does that).  nvcc objects
 # are not instrumented, so the sanitizer tree leaves CUDA out.
 if [ -z "${ZK_CUDA_ARCHS:-}" ]; then
-  if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep '^GPU' >/dev/null; then
     ZK_CUDA_ARCHS=native
   else
     ZK_CUDA_ARCHS=90
   fi
 fi
-run_suite release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$ZK_CUDA_ARCHS"
-run_suite asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZK_SANITIZE=address,undefined
+fail=()
+run_suite release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$ZK_CUDA_ARCHS" || fail+=(release)
+if [ "${ZK_SKIP_MUTANTS:-0}" != 1 ]; then
+  echo "=== mutants ==="
+  "$here/tools/mutants.sh" || fail+=(mutants)
+fi
+run_suite asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZK_SANITIZE=address,undefined || fail+=(asan)
+
+echo "=== skipped: $skipped_total test(s) in all; allowed here: $ZK_ALLOWED_SKIPS ==="
+if [ ${#skipped_bad[@]} -gt 0 ]; then
+  echo "FAIL: skipped, though this machine can run them: ${skipped_bad[*]}" >&2
+  fail+=(skips)
+fi
+if [ ${#fail[@]} -gt 0 ]; then
+  echo "FAIL: ${fail[*]}" >&2
+  exit 1
+fi
+echo "=== all passed ==="
