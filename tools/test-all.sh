@@ -38,7 +38,7 @@ skipped_total=0 skipped_bad=()
 
 # count_skips NAME JUNIT.xml: list and count the suite's skipped tests
 count_skips() {
-  local name=$1 line n=0
+  local name=$1 n=0
   [ -f "$2" ] || { echo "=== $name: no test results ($2)"; skipped_bad+=("$name:(no results)"); return; }
   while IFS=$'\t' read -r t why; do
     n=$((n + 1))
@@ -62,11 +62,13 @@ PY
   skipped_total=$((skipped_total + n))
 }
 
-run_suite() {   # run_suite NAME CMAKE-ARGS...: 0 when every test passed
+# (called as `run_suite ... || fail+=...`, where set -e does not apply:
+# each step checks its own status)
+run_suite() {   # run_suite NAME CMAKE-ARGS...: 0 when it built and every test passed
   local name=$1 rc=0; shift
   echo "=== $name build ==="
-  cmake -S . -B "build/$name" -DZK_WERROR=ON "$@" >/dev/null
-  cmake --build "build/$name" -j "$jobs"
+  cmake -S . -B "build/$name" -DZK_WERROR=ON "$@" >/dev/null || { echo "FAIL: $name: cmake" >&2; return 1; }
+  cmake --build "build/$name" -j "$jobs" || { echo "FAIL: $name: build" >&2; return 1; }
   echo "=== $name tests ==="
   rm -f "$here/build/$name/ctest-junit.xml"
   (cd "build/$name" && ctest --output-on-failure -j "$jobs" --timeout 900 \
