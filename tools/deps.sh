@@ -9,7 +9,11 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
       libgmp-dev libjansson-dev libxxhash-dev libsqlite3-dev libinih-dev
       liburing-dev libsystemd-dev libnuma-dev systemd nodejs npm
       python3    # python3: the tests parse JSON and the ledger with it
-      strace passwd util-linux)   # tests/deploy: strace (submit's syncs), useradd, setpriv
+      strace passwd util-linux    # tests/deploy: strace (submit's syncs), useradd, setpriv
+      debootstrap systemd-container)   # tests/deploy/test_systemd.sh: a real systemd in nspawn
+# circom's C++ witness generators (keys added with --witness-gen NAME_cpp):
+# built by the tests and the main job with make, g++, nasm, GMP and nlohmann-json
+pkgs+=(nasm nlohmann-json3-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

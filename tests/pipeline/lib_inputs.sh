@@ -67,3 +67,41 @@ s = json.load(sys.stdin)
 parts = s.get("partitions") or s["job"]["partitions"]
 print(parts[int(sys.argv[1])][sys.argv[2]])' "$2" "$3"
 }
+
+# pli_procs REGEX: pids of live processes (zombies, which have exited, are
+# not) whose command line matches REGEX, except this shell's own.
+pli_procs() {
+    python3 - "$1" "$$" <<'PY'
+import os, re, sys
+pat, me = re.compile(sys.argv[1]), sys.argv[2]
+for p in os.listdir("/proc"):
+    if not p.isdigit() or p == me:
+        continue
+    try:
+        st = open("/proc/%s/stat" % p).read()
+        cmd = open("/proc/%s/cmdline" % p, "rb").read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        continue
+    if st[st.rindex(")") + 2] != "Z" and pat.search(cmd) and "python3" not in cmd:
+        print(p)
+PY
+}
+
+# pli_owned_by PID: pids of live processes whose environment says a
+# generator of the synthd with that pid started them (ZKSLOT_WITGEN_OWNER).
+pli_owned_by() {
+    python3 - "$1" <<'PY'
+import os, sys
+want = ("ZKSLOT_WITGEN_OWNER=synthd:%s:" % sys.argv[1]).encode()
+for p in os.listdir("/proc"):
+    if not p.isdigit():
+        continue
+    try:
+        st = open("/proc/%s/stat" % p).read()
+        env = open("/proc/%s/environ" % p, "rb").read().split(b"\0")
+    except OSError:
+        continue
+    if st[st.rindex(")") + 2] != "Z" and any(e.startswith(want) for e in env):
+        print(p)
+PY
+}
