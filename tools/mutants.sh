@@ -23,9 +23,9 @@
 #
 # Exit 0 when every mutant was caught by all of its tests; 1 otherwise;
 # 2 when the check itself could not run (build, baseline, a mutant that
-# does not apply).  ZK_MUTANTS_DIR moves build/mutants.  ZK_MUTANTS_EMU=1
-# also builds the gpud of tests/cuemu (minutes of C++ on 2 cores, so not
-# in CI) and adds the pipeline tests that use it to pi_swap's.
+# does not apply).  ZK_MUTANTS_DIR moves build/mutants.  ZK_MUTANTS_EMU=0
+# leaves out the gpud of tests/cuemu (its kernels as C++, ~15 s to build
+# here) and the two pipeline tests that use it from pi_swap's.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${ZK_MUTANTS_DIR:-$here/build/mutants}
@@ -38,11 +38,11 @@ export ZK_INTEROP_WORK="${ZK_INTEROP_WORK:-$here/build/interop-work}"
 # mutant NAME TESTS-REGEX: the tests (ctest names, anchored) that must fail;
 # then `sub FILE OLD NEW` lines in m_NAME apply it.
 MUTANTS=(pi_swap wrong_index no_reaper no_checksum b2_not_negated)
-# Every pipeline test that checks proofs; the CUDA ones need the emulated
-# gpud, not built here (pipeline_test_cuda_backend runs gpud's CPU
-# fallback in this CPU-only tree).
+# Every pipeline test that checks proofs (pipeline_test_cuda_backend runs
+# gpud's CPU fallback in this CPU-only tree; _emu and device_error the
+# CUDA backend on tests/cuemu).
 PROOF_TESTS='pipeline_test_(e2e|bad_job|kill_synthd|kill_gpud|pool_recreate|signals|backpressure|metrics|cuda_backend'
-if [ "${ZK_MUTANTS_EMU:-0}" = 1 ]; then
+if [ "${ZK_MUTANTS_EMU:-1}" = 1 ]; then
     PROOF_TESTS+='|cuda_backend_emu|device_error'
 fi
 PROOF_TESTS+=')'
@@ -152,7 +152,7 @@ sync_tree
 # every test of the chosen mutants, once, on the unmutated copy
 all=$(for m in "${want[@]}"; do echo "${TESTS[$m]}"; done | paste -sd'|')
 targets=(zkslot zkslot-synthd zkslot-gpud test_pool test_msm)
-[ "${ZK_MUTANTS_EMU:-0}" != 1 ] || targets+=(zkslot-gpud-emu)
+[ "${ZK_MUTANTS_EMU:-1}" != 1 ] || targets+=(zkslot-gpud-emu)
 echo "=== mutants: build (${targets[*]}) ==="
 cmake -S "$src" -B "$bld" -DCMAKE_BUILD_TYPE=Release -DZK_ENABLE_CUDA=OFF -DZK_WERROR=OFF >"$work/cmake.log" 2>&1 ||
     die "cmake failed (see $work/cmake.log)"
