@@ -39,7 +39,8 @@ def want(cond, what):
     if not cond:
         errs.append(what)
 want(S * slot == j["pool"], "S x slot == pool")
-want(j["bound"] == j["pool"] + j["keys"] + j["overhead"], "bound == pool + keys + overhead")
+want(j["bound"] == j["pool"] + j["keys"] + j["overhead"] + j["witness_generators"],
+     "bound == pool + keys + overhead + witness generators")
 want(j["overhead"] == j["overhead_daemons"] + j["overhead_pool_table"] + j["overhead_finalize"],
      "overhead == daemons + table + finalize")
 want(j["keys"] == j["gpud"] * j["key_memory_gpud"] + j["synthd"] * j["key_memory_synthd"],
@@ -167,6 +168,26 @@ run "both key and size" 2 --key "$KEY" --partition-size 1G
 run "unknown flag" 2 --partition-size 1G --frobnicate
 run "bad --gpus" 2 --partition-size 1G --gpus two
 run "bad --hugepage-size" 2 --partition-size 1G --hugepage-size 3M
+run "bad --witness-memory" 2 --partition-size 1G --witness-memory lots
+grep -F -- "--witness-memory" "$tmp/err" >/dev/null || fail "bad --witness-memory: the error names the flag"
+
+# --witness-memory: a generator and its witness file per synth worker, in the bound
+facts=(--partition-size 2G --ram 256G --numa-nodes 2 --gpus 2 --cores 32 --hugepage-size 2M)
+run "without --witness-memory" 0 "${facts[@]}" --json
+cp "$tmp/out" "$tmp/nowit.json"
+run "--witness-memory 8G" 0 "${facts[@]}" --witness-memory 8G --json
+cp "$tmp/out" "$tmp/wit.json"
+check_json "$tmp/wit.json"
+python3 - "$tmp/nowit.json" "$tmp/wit.json" <<'PY' || fail "--witness-memory: the bound grows by workers x (generator + witness file + input)"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+workers = b["synth_workers_per_node"] * b["synthd"]
+per = 8 * 2**30 + b["witness_size"] + 4096 + 76
+assert a["witness_generators"] == 0, a["witness_generators"]
+assert b["witness_generators"] == workers * per, (b["witness_generators"], workers, per)
+assert b["bound"] - a["bound"] == workers * per, (a["bound"], b["bound"])
+assert "witness_memory = 8G" in b["config"], b["config"]
+PY
 run "--in-flight 0" 2 --partition-size 1G --in-flight 0
 
 [ "$fails" = 0 ] && echo "all plan checks passed" || echo "$fails check(s) failed"

@@ -12,7 +12,9 @@
  *   keys     = gpud x key points + synthd x key coefficients
  *   overhead = daemons x 256 MiB + pool table + 3 witness copies per gpud
  *              (what prove_finalize keeps after the slot is released)
- *   bound    = pool + keys + overhead  <=  RAM - reserve
+ *   witness  = synth workers x (--witness-memory + the witness file on tmpfs
+ *              + 4 KiB of input), when jobs are circuit inputs (0 without)
+ *   bound    = pool + keys + overhead + witness  <=  RAM - reserve
  *   reserve  = max(8 GiB, 5% of RAM) unless --reserve
  * A configuration whose bound exceeds RAM - reserve is refused (exit 1).
  * Exit 2 on bad flags or files, one line naming the flag or file.
@@ -64,6 +66,7 @@ struct plan {
     uint64_t ngpud, nsynthd, workers, threads, slots, slot;
     int in_flight_given;
     uint64_t pool, table, keys, daemons, finalize, overhead, bound, reserve, available;
+    uint64_t witgen_mem, witgen;           /* --witness-memory; all generators' bytes */
     const char *reserve_src;
     uint64_t max_slots;                    /* most slots that would fit */
     int fits;
@@ -317,7 +320,12 @@ static void compute(struct plan *p)
     p->daemons = (p->ngpud + p->nsynthd) * PLAN_DAEMON_OVERHEAD;
     p->finalize = p->ngpud * PLAN_PENDING_PER_GPUD * p->witness;
     p->overhead = p->daemons + p->table + p->finalize;
-    p->bound = p->pool + p->keys + p->overhead;
+    /* a generator per synth worker, and the .wtns it writes to tmpfs (the
+     * witness region plus its 76-byte header) until synthd has read it */
+    p->witgen = p->witgen_mem
+                    ? p->workers * p->nsynthd * (p->witgen_mem + p->witness + 4096 + 76)
+                    : 0;
+    p->bound = p->pool + p->keys + p->overhead + p->witgen;
     if (!p->reserve_src) {
         p->reserve = p->ram.v / 100 * PLAN_RESERVE_PCT;
         if (p->reserve < PLAN_RESERVE_MIN)
@@ -327,7 +335,7 @@ static void compute(struct plan *p)
     p->available = p->ram.v > p->reserve ? p->ram.v - p->reserve : 0;
     p->fits = p->bound <= p->available;
     /* the most slots that fit with the same keys and daemons */
-    uint64_t fixed = p->keys + p->daemons + p->finalize;
+    uint64_t fixed = p->keys + p->daemons + p->finalize + p->witgen;
     p->max_slots = 0;
     if (p->available > fixed) {
         uint64_t s = (p->available - fixed) / p->slot;
@@ -361,6 +369,10 @@ static void print_conf(const struct plan *p, FILE *f, const char *indent)
     fprintf(f, "%s[pool]\n%spath = " ZK_POOL_DEFAULT_PATH "\n", indent, indent);
     fprintf(f, "%s[synthd]\n%sworkers = %llu\n%sthreads = %llu\n", indent, indent,
             (unsigned long long)p->workers, indent, (unsigned long long)p->threads);
+    if (p->witgen_mem) {
+        char sz[32];
+        fprintf(f, "%switness_memory = %s\n", indent, exact(p->witgen_mem, sz, sizeof sz));
+    }
     fprintf(f, "%s[gpud]\n%sbackend = %s\n", indent, indent, p->gpus.v ? "cuda" : "cpu");
 }
 
@@ -424,12 +436,14 @@ static void print_json(const struct plan *p)
     printf("],\n");
     printf("  \"pool\": %llu,\n  \"keys\": %llu,\n  \"overhead\": %llu,\n"
            "  \"overhead_daemons\": %llu,\n  \"overhead_pool_table\": %llu,\n"
-           "  \"overhead_finalize\": %llu,\n  \"bound\": %llu,\n  \"reserve\": %llu,\n"
+           "  \"overhead_finalize\": %llu,\n  \"witness_generators\": %llu,\n"
+           "  \"bound\": %llu,\n  \"reserve\": %llu,\n"
            "  \"available\": %llu,\n  \"max_slots_that_fit\": %llu,\n  \"fits\": %s,\n",
            (unsigned long long)p->pool, (unsigned long long)p->keys,
            (unsigned long long)p->overhead, (unsigned long long)p->daemons,
            (unsigned long long)p->table, (unsigned long long)p->finalize,
-           (unsigned long long)p->bound, (unsigned long long)p->reserve,
+           (unsigned long long)p->witgen, (unsigned long long)p->bound,
+           (unsigned long long)p->reserve,
            (unsigned long long)p->available, (unsigned long long)p->max_slots,
            p->fits ? "true" : "false");
     mf = open_memstream(&conf, &conf_len);
@@ -504,7 +518,16 @@ static void print_text(const struct plan *p)
            " = %s + %s + %s = %s\n",
            human(p->daemons, a, sizeof a), human(p->table, b, sizeof b),
            human(p->finalize, c, sizeof c), human(p->overhead, d, sizeof d));
-    printf("  bound    = pool + keys + overhead = %s\n", human(p->bound, a, sizeof a));
+    if (p->witgen_mem) {
+        printf("  witness  = synth workers x (generator + witness file + input)"
+               " = %llu x (%s + %s + 4 KiB) = %s\n",
+               (unsigned long long)(p->workers * p->nsynthd), human(p->witgen_mem, a, sizeof a),
+               human(p->witness + 76, b, sizeof b), human(p->witgen, c, sizeof c));
+        printf("  bound    = pool + keys + overhead + witness = %s\n",
+               human(p->bound, a, sizeof a));
+    } else {
+        printf("  bound    = pool + keys + overhead = %s\n", human(p->bound, a, sizeof a));
+    }
     printf("  reserve  = %s = %s\n", p->reserve_src, human(p->reserve, a, sizeof a));
     printf("  available = RAM - reserve = %s - %s = %s\n", human(p->ram.v, a, sizeof a),
            human(p->reserve, b, sizeof b), human(p->available, c, sizeof c));
@@ -575,6 +598,7 @@ int cmd_plan(int argc, char **argv)
         { "in-flight", required_argument, NULL, 'i' },
         { "reserve", required_argument, NULL, 'R' },
         { "key-memory", required_argument, NULL, 'K' },
+        { "witness-memory", required_argument, NULL, 'W' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -583,7 +607,9 @@ int cmd_plan(int argc, char **argv)
         "usage: zkslot plan (--key KEY.zkey | --partition-size SIZE) [--ram SIZE]\n"
         "                   [--numa-nodes N] [--gpus N] [--hugepage-size SIZE] [--cores N]\n"
         "                   [--in-flight N] [--reserve SIZE] [--key-memory SIZE[,SIZE]] [--json]\n"
-        "  --key-memory G[,S]: key bytes each gpud (G) and each synthd (S, default G) holds\n";
+        "                   [--witness-memory SIZE]\n"
+        "  --key-memory G[,S]: key bytes each gpud (G) and each synthd (S, default G) holds\n"
+        "  --witness-memory SIZE: jobs are circuit inputs; each witness generator's memory\n";
     struct plan p;
     const char *key = NULL;
     int json = 0, o;
@@ -661,6 +687,11 @@ int cmd_plan(int argc, char **argv)
             p.key_src = "given";
             break;
         }
+        case 'W':
+            if (zk_pool_parse_size(optarg, &v) || v == 0 || v > PLAN_MAX_SIZE)
+                return bad("--witness-memory", optarg, "not a size (e.g. 4G)");
+            p.witgen_mem = v;
+            break;
         case 'j':
             json = 1;
             break;
