@@ -1,10 +1,11 @@
 /*
  * notify.c -- sd_notify(3), or nothing when built without libsystemd.
  *
- * While a daemon drains (zkd_notify_stopping) it keeps sending WATCHDOG=1:
- * where the manager keeps the watchdog armed while the unit stops, a daemon
- * that went quiet while finishing a long proof would be killed with SIGABRT;
- * where it does not, the pings are ignored.
+ * A daemon that drains says STOPPING=1 at once (zkd_notify_stopping),
+ * whatever started the stop: systemd 252 disarms the watchdog of a unit
+ * that is stopping, but SIGABRTs one that stopped by itself without saying
+ * so and went quiet while it finished a long proof.  WATCHDOG=1 goes on
+ * while it drains, for managers that keep the watchdog armed then.
  */
 #include <pthread.h>
 #include <stdarg.h>

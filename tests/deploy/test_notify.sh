@@ -194,8 +194,8 @@ stop_server
 # ---- draining: STOPPING=1, then WATCHDOG=1 until the work in hand is done ---------------
 # Each daemon holds its partition (synthd: the fill, gpud: a written proof
 # not yet recorded, by their test hooks) while it is stopped: it must say STOPPING=1 and keep
-# pinging the watchdog (one still armed while the unit stops would SIGABRT
-# a daemon that goes quiet), also for a stop of its own (the pool
+# pinging the watchdog (test_systemd.sh shows why under a real systemd),
+# also for a stop of its own (the pool
 # destroyed under it).  SIGHUP must not stop it; one SIGTERM delivered twice
 # (GNU timeout signals the child and then its process group) must not turn
 # the finish into a hand-back.
