@@ -4,10 +4,13 @@
  * pool destroyed under it.
  */
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/zkd.h"
@@ -25,7 +28,28 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
     /* synchronous=NORMAL: a daemon's transitions that a power loss undoes
      * are redone by the recovery pass (a partition proved or synthesized
      * again); the CLI's writes (a submitted job) keep FULL */
-    return zk_ledger_open(path, ZK_LEDGER_CREATE | ZK_LEDGER_SYNC_NORMAL, 0, ret, diag);
+    r = zk_ledger_open(path, ZK_LEDGER_CREATE | ZK_LEDGER_SYNC_NORMAL, 0, ret, diag);
+    /* SQLite says only "unable to open database file" or "attempt to write
+     * a readonly database" when the ledger (or the directory, for -wal and
+     * -shm) is not this user's to write: say whose it is */
+    struct stat st;
+    const char *what = access(path, R_OK | W_OK) ? path
+                       : access(cfg->state_dir, W_OK | X_OK) ? cfg->state_dir : NULL;
+    if (r && what && !stat(what, &st)) {
+        /* the _r forms: the workers open their own ledger handles */
+        struct passwd pwb, *pw = NULL;
+        struct group grb, *gr = NULL;
+        char pbuf[1024], gbuf[1024], o[64], g[64];
+        getpwuid_r(st.st_uid, &pwb, pbuf, sizeof pbuf, &pw);
+        getgrgid_r(st.st_gid, &grb, gbuf, sizeof gbuf, &gr);
+        snprintf(o, sizeof o, "%s", pw ? pw->pw_name : "?");
+        snprintf(g, sizeof g, "%s", gr ? gr->gr_name : "?");
+        zk_diag_set(diag, what, r, "not writable by this daemon (uid %d): owner %s:%s, mode "
+                    "%04o; the ledger is shared through the daemons' group (mode 0660, the "
+                    "state directory 2770 and setgid)", (int)geteuid(), o, g,
+                    (unsigned)(st.st_mode & 07777));
+    }
+    return r;
 }
 
 int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,

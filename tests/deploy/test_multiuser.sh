@@ -16,7 +16,9 @@
 #     public.json.tmp.PID) pointing at a file only D may write: the file is
 #     untouched, the proof is a regular file;
 #   - O makes a partition directory a symlink to a directory of D's: gpud
-#     writes nothing there (the partition fails, naming the directory).
+#     writes nothing there (the partition fails, naming the directory);
+#   - a ledger not in D's group: synthd refuses to start, naming its owner
+#     and mode.
 # Needs root, useradd/userdel and setpriv (77 otherwise).
 set -u
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
@@ -195,5 +197,12 @@ for p in "$GPID" "$SPID"; do
 done
 PIDS=()
 want_mode "$W/state/ledger.db" 660 "at the end, the ledger"
+
+# ---- a ledger the daemons cannot write: the error says whose it is ---------------------
+chgrp root "$W/state/ledger.db"
+as "$DU" 0007 "$ZKSLOT_SYNTHD" --workers 1 >"$W/synthd-denied.log" 2>&1 && bad "synthd started on a ledger it cannot write"
+grep -q "ledger.db: not writable by this daemon (uid [0-9]*): owner root:root, mode 0660" "$W/synthd-denied.log" &&
+    echo "unwritable ledger: $(grep -o 'not writable[^;]*' "$W/synthd-denied.log")" ||
+    bad "synthd's error on an unwritable ledger: $(tail -n 1 "$W/synthd-denied.log")"
 [ $fail = 0 ] && echo "multiuser: ok"
 exit $fail
