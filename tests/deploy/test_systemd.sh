@@ -17,10 +17,14 @@
 # The tree is made once (debootstrap, ~2 min with a reachable Debian mirror)
 # and kept in $ZKSLOT_TEST_NSPAWN_CACHE (default
 # /var/tmp/zkslot-test-nspawn); every run boots a fresh copy of it.
-# Skips (77): not root, no systemd-nspawn or debootstrap, no mirror.
+# Skips (77): not root, a sanitizer build, no systemd-nspawn or debootstrap,
+# no mirror.
 set -u
 : "${ZKSLOT:?}" "${ZK_BUILD_DIR:?}" "${ZK_SOURCE_DIR:?}"
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (systemd-nspawn)"; exit 77; }
+# the container has the release build's runtime libraries, not the
+# sanitizers' (the other deploy tests run both trees)
+[ -z "${ZK_SANITIZE:-}" ] || { echo "SKIP: a sanitizer build (no sanitizer runtime in the container)"; exit 77; }
 for c in systemd-nspawn debootstrap nsenter; do
     command -v $c >/dev/null || { echo "SKIP: no $c"; exit 77; }
 done
