@@ -15,6 +15,21 @@
  * (ratio >= 1: the pipeline keeps up with back-to-back proving).  The
  * daemons are found next to this binary (build tree or install prefix) or
  * given with --synthd PATH / --gpud PATH.
+ *
+ * `zkslot bench pipeline KEY.zkey --input IN.json... --witness-gen PATH
+ * (or --witness-cmd CMD) [...]`: the same from circuit inputs, with
+ * synthesis scaling (bench_inputs):
+ *
+ *   baseline  back to back in this process, what `zkslot prove --input`
+ *             does for each input (the generator run, its witness read,
+ *             the proof), key loaded once
+ *   1x1, 1x2  one synthd with 1 and with 2 workers, one gpud
+ *   2x1       two synthd processes of 1 worker (as on two NUMA nodes)
+ *
+ * Each configuration's daemons are started once (not timed) and given R
+ * jobs of the K inputs; the medians of the job times, their ratio to the
+ * baseline, and the per-partition stage medians from the ledger (witness,
+ * a/b/c, prove_start, finalize) are printed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,11 +55,14 @@
 #include "zk/parallel.h"
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
+#include "zk/witgen.h"
 
 extern char **environ;
 
 #define USAGE "usage: zkslot bench pipeline KEY.zkey WITNESS.wtns... [--threads T] " \
-              "[--slots S] [--repeats R] [--synthd PATH] [--gpud PATH] [--json]\n"
+              "[--slots S] [--repeats R] [--synthd PATH] [--gpud PATH] [--json]\n" \
+              "       zkslot bench pipeline KEY.zkey --input IN.json... " \
+              "(--witness-gen PATH | --witness-cmd CMD) [same options]\n"
 
 /* A daemon binary next to ours: DIR/NAME, DIR/../DIRNAME/NAME (build tree). */
 static int find_daemon(const char *name, const char *subdir, char *out, size_t n)
@@ -110,13 +128,336 @@ static void stop(pid_t pid)
     waitpid(pid, NULL, 0);
 }
 
+/* ---- from circuit inputs: synthesis scaling -------------------------------- */
+
+struct bi_stage {                        /* per-partition stage times of a config */
+    double *witness, *abc, *start, *finalize;
+    unsigned n, cap;
+};
+
+static int bi_part(void *ctx, const struct zk_ledger_part *p)
+{
+    struct bi_stage *st = ctx;
+    if (st->n == st->cap)
+        return 0;
+    st->witness[st->n] = p->witness_s;
+    st->abc[st->n] = p->synth_s - (p->witness_s > 0 ? p->witness_s : 0);
+    st->start[st->n] = p->start_s;
+    st->finalize[st->n] = p->finalize_s;
+    st->n++;
+    return 0;
+}
+
+struct bi_env {
+    const char *synthd, *gpud, *dir, *log;
+    zk_ledger *l;
+    int64_t key_id;
+    const char *const *name, *const *text;
+    const size_t *len;
+    unsigned nin, nthreads, repeats;
+};
+
+/* One configuration: nsynthd synthds of `workers` workers and a gpud,
+ * started, given `repeats` jobs, stopped.  Job times into t[], stage
+ * times into *st.  0, or -1 with a message. */
+static int bi_config(const struct bi_env *e, unsigned nsynthd, unsigned workers, double *t,
+                     struct bi_stage *st)
+{
+    char sock[PATH_MAX], wb[16], tb[16], gtb[16];
+    pid_t pids[3] = { -1, -1, -1 };
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -1;
+    unsigned per = e->nthreads / (workers * nsynthd);
+    snprintf(sock, sizeof sock, "%s/notify-%ux%u", e->dir, nsynthd, workers);
+    if (fd < 0 || snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock) >= (int)sizeof sa.sun_path ||
+        bind(fd, (struct sockaddr *)&sa, sizeof sa)) {
+        perror("zkslot bench pipeline: notify socket");
+        goto out;
+    }
+    snprintf(wb, sizeof wb, "%u", workers);
+    snprintf(tb, sizeof tb, "%u", per ? per : 1);
+    snprintf(gtb, sizeof gtb, "%u", e->nthreads);
+    char *sargv[] = { (char *)e->synthd, "--workers", wb, "--threads", tb, NULL };
+    char *gargv[] = { (char *)e->gpud, "--backend", "cpu", "--threads", gtb, NULL };
+    setenv("NOTIFY_SOCKET", sock, 1);
+    pids[0] = spawn(e->gpud, gargv, e->log);
+    for (unsigned i = 0; i < nsynthd; i++)
+        pids[1 + i] = spawn(e->synthd, sargv, e->log);
+    unsetenv("NOTIFY_SOCKET");
+    if (wait_ready(fd, (int)nsynthd + 1)) {
+        fprintf(stderr, "zkslot bench pipeline: the daemons did not become ready (log %s)\n",
+                e->log);
+        goto out;
+    }
+    close(fd);          /* see cmd_bench_pipeline: an unread socket would block them */
+    fd = -1;
+    unlink(sock);
+    for (unsigned rep = 0; rep < e->repeats; rep++) {
+        struct zk_diag d;
+        struct zk_ledger_job j;
+        char outd[PATH_MAX];
+        int64_t job;
+        snprintf(outd, sizeof outd, "%s/out-%ux%u-%u", e->dir, nsynthd, workers, rep);
+        double t0 = bench_now();
+        if (zk_ledger_job_submit_inputs(e->l, e->key_id, outd, e->name, e->text, e->len, e->nin,
+                                        &job, &d)) {
+            fprintf(stderr, "zkslot bench pipeline: submit: %s\n", d.msg);
+            goto out;
+        }
+        for (;;) {
+            if (zk_ledger_job_get(e->l, job, &j, &d)) {
+                fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+                goto out;
+            }
+            if (j.state >= ZK_JOB_DONE)
+                break;
+            struct timespec ts = { 0, 2000000 };
+            nanosleep(&ts, NULL);
+        }
+        t[rep] = bench_now() - t0;
+        if (j.state != ZK_JOB_DONE) {
+            fprintf(stderr, "zkslot bench pipeline: job %s: %s (log %s)\n",
+                    zk_job_state_name(j.state), j.error, e->log);
+            goto out;
+        }
+        zk_ledger_part_list(e->l, job, bi_part, st, &d);
+    }
+    rc = 0;
+out:
+    for (int i = 0; i < 3; i++)
+        stop(pids[i]);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+/* The back-to-back baseline: generator, witness, proof for each input. */
+static int bi_baseline(const struct zk_groth16_key *k, const struct zk_witgen *g,
+                       const char *const *paths, unsigned nin, unsigned nthreads,
+                       const char *dir, double *ret_s, double *ret_witness_s)
+{
+    char wt[PATH_MAX];
+    double t0 = bench_now(), tw = 0;
+    snprintf(wt, sizeof wt, "%s/baseline.wtns", dir);
+    for (unsigned i = 0; i < nin; i++) {
+        struct zk_witgen_result res;
+        struct zk_groth16_proof proof;
+        struct zk_diag d;
+        zk_scalar *w = NULL;
+        if (zk_witgen_run(g, paths[i], wt, NULL, NULL, &res, &d)) {
+            fprintf(stderr, "zkslot bench pipeline: %s: %s: %s\n", paths[i], d.msg, res.output);
+            return -1;
+        }
+        tw += res.seconds;
+        int r = g16_cli_load_witness("bench pipeline", wt, k, &w);
+        unlink(wt);
+        if (r)
+            return -1;
+        r = zk_groth16_prove(k, w, nthreads, &proof);
+        free(w);
+        if (r) {
+            fprintf(stderr, "zkslot bench pipeline: prove: %s\n", zk_strerror(r));
+            return -1;
+        }
+    }
+    *ret_s = bench_now() - t0;
+    *ret_witness_s = tw;
+    return 0;
+}
+
+static double med_valid(double *v, unsigned n)
+{
+    unsigned m = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (v[i] >= 0)
+            v[m++] = v[i];
+    return m ? bench_median(v, m) : -1;
+}
+
+static int bench_inputs(const char *keypath, const char *const *inputs, unsigned nin,
+                        const char *gen, int gen_is_cmd, unsigned nthreads, unsigned nslots,
+                        unsigned repeats, const char *synthd, const char *gpud, int json)
+{
+    static const unsigned cfgs[][2] = { { 1, 1 }, { 1, 2 }, { 2, 1 } };   /* synthds, workers */
+    enum { NCFG = 3 };
+    struct zk_groth16_key *k = NULL;
+    struct zk_witgen g;
+    struct zk_diag d;
+    struct zk_ledger_key lk;
+    zk_ledger *l = NULL;
+    char dir[] = "/tmp/zkslot-bench-XXXXXX", pool_path[128], ledger_path[PATH_MAX];
+    char conf[PATH_MAX], logp[PATH_MAX];
+    char **text = calloc(nin, sizeof *text), **abs = calloc(nin, sizeof *abs);
+    size_t *len = calloc(nin, sizeof *len);
+    double *tb = calloc(repeats, sizeof *tb), *twb = calloc(repeats, sizeof *twb);
+    double *tc = calloc((size_t)NCFG * repeats, sizeof *tc);
+    struct bi_stage st[NCFG];
+    int ret = 2, have_dir = 0, have_pool = 0, r;
+
+    memset(st, 0, sizeof st);
+    if (!text || !abs || !len || !tb || !twb || !tc)
+        goto out;
+    for (int c = 0; c < NCFG; c++) {
+        st[c].cap = nin * repeats;
+        st[c].witness = calloc(st[c].cap, sizeof(double));
+        st[c].abc = calloc(st[c].cap, sizeof(double));
+        st[c].start = calloc(st[c].cap, sizeof(double));
+        st[c].finalize = calloc(st[c].cap, sizeof(double));
+        if (!st[c].witness || !st[c].abc || !st[c].start || !st[c].finalize)
+            goto out;
+    }
+    if (zk_witgen_resolve(gen, gen_is_cmd, &g, &d) ||
+        zk_witgen_hash(&g, lk.witgen_hash, &d)) {
+        fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+        goto out;
+    }
+    for (unsigned i = 0; i < nin; i++) {
+        if (!(text[i] = g16_cli_read_text("bench pipeline", inputs[i])))
+            goto out;
+        len[i] = strlen(text[i]);
+        if (zk_input_check(text[i], len[i], inputs[i], &d)) {
+            fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+            goto out;
+        }
+        if (!(abs[i] = realpath(inputs[i], NULL)))
+            goto out;
+    }
+    if (g16_cli_load_key("bench pipeline", keypath, nthreads, &k))
+        goto out;
+    const struct zk_zkey_header *kh = zk_groth16_key_header(k);
+    struct zk_slot_desc sd;
+    uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, &sd);
+    if (!mkdtemp(dir)) {
+        perror("zkslot bench pipeline: mkdtemp");
+        goto out;
+    }
+    have_dir = 1;
+    snprintf(pool_path, sizeof pool_path, "/dev/shm/zkslot-bench-%d.pool", (int)getpid());
+    struct zk_pool_params pp = { nslots, need, NULL, NULL, 0, ZK_POOL_CREATE_TMPFS };
+    if ((r = zk_pool_create(pool_path, &pp, NULL))) {
+        fprintf(stderr, "zkslot bench pipeline: %s: %s\n", pool_path, zk_strerror(r));
+        goto out;
+    }
+    have_pool = 1;
+    snprintf(ledger_path, sizeof ledger_path, "%s/%s", dir, ZK_LEDGER_FILE);
+    if ((r = zk_ledger_open(ledger_path, ZK_LEDGER_CREATE, 0, &l, &d))) {
+        fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+        goto out;
+    }
+    char hash[33];
+    memcpy(hash, lk.witgen_hash, sizeof hash);
+    memset(&lk, 0, sizeof lk);
+    memcpy(lk.witgen_hash, hash, sizeof hash);
+    snprintf(lk.name, sizeof lk.name, "bench");
+    if (!realpath(keypath, lk.path))
+        goto out;
+    snprintf(lk.curve, sizeof lk.curve, "%s", kh->curve == ZK_CURVE_BN254 ? "bn128" : "bls12381");
+    snprintf(lk.hash, sizeof lk.hash, "%032x", 0);
+    lk.n_vars = kh->n_vars;
+    lk.n_public = kh->n_public;
+    lk.domain_size = kh->domain_size;
+    lk.witgen_kind = g.kind;
+    snprintf(lk.witgen, sizeof lk.witgen, "%s", g.spec);
+    if ((r = zk_ledger_key_add(l, &lk, &d))) {
+        fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+        goto out;
+    }
+    snprintf(conf, sizeof conf, "%s/zkslot.conf", dir);
+    FILE *cf = fopen(conf, "w");
+    if (!cf)
+        goto out;
+    fprintf(cf, "[zkslot]\nstate_dir = %s\npoll_ms = 5\n[pool]\npath = %s\n", dir, pool_path);
+    fclose(cf);
+    setenv("ZKSLOT_CONFIG", conf, 1);
+    unsetenv("ZKSLOT_POOL");
+    unsetenv("ZKSLOT_STATE_DIR");
+    snprintf(logp, sizeof logp, "%s/daemons.log", dir);
+    if (!json)
+        printf("bench pipeline --input: %u partitions of 2^%u (%s), %s generator, %u threads, "
+               "%u slots, %u repeats\n", nin, kh->log2_domain, lk.curve,
+               zk_witgen_kind_name(g.kind), nthreads, nslots, repeats);
+    struct bi_env e = { synthd, gpud, dir, logp, l, lk.id, (const char *const *)abs,
+                        (const char *const *)text, len, nin, nthreads, repeats };
+    for (unsigned rep = 0; rep < repeats; rep++)
+        if (bi_baseline(k, &g, (const char *const *)abs, nin, nthreads, dir, &tb[rep], &twb[rep]))
+            goto out;
+    for (int c = 0; c < NCFG; c++)
+        if (bi_config(&e, cfgs[c][0], cfgs[c][1], tc + (size_t)c * repeats, &st[c])) {
+            have_dir = 0;   /* keep the log */
+            goto out;
+        }
+    double mb = bench_median(tb, repeats), mbw = bench_median(twb, repeats) / nin;
+    if (json) {
+        printf("{\"partitions\": %u, \"log2_domain\": %u, \"curve\": \"%s\", "
+               "\"generator\": \"%s\", \"threads\": %u, \"slots\": %u, \"repeats\": %u, "
+               "\"back_to_back_s\": %.6f, \"back_to_back_witness_s\": %.6f, \"configs\": [",
+               nin, kh->log2_domain, lk.curve, zk_witgen_kind_name(g.kind), nthreads, nslots,
+               repeats, mb, mbw);
+    } else {
+        printf("  %-26s %9s %9s %9s | per partition (medians): %8s %8s %8s %8s\n", "config",
+               "median s", "proofs/s", "vs b2b", "witness", "a,b,c", "start", "finalize");
+        printf("  %-26s %9.3f %9.2f %9s | %34.3f\n", "back to back (prove --input)", mb,
+               nin / mb, "1.00x", mbw);
+    }
+    for (int c = 0; c < NCFG; c++) {
+        double m = bench_median(tc + (size_t)c * repeats, repeats);
+        double w = med_valid(st[c].witness, st[c].n), a = med_valid(st[c].abc, st[c].n);
+        double s0 = med_valid(st[c].start, st[c].n), f = med_valid(st[c].finalize, st[c].n);
+        char label[64];
+        snprintf(label, sizeof label, "%u synthd x %u worker%s", cfgs[c][0], cfgs[c][1],
+                 cfgs[c][1] > 1 ? "s" : "");
+        if (json)
+            printf("%s{\"synthd\": %u, \"workers\": %u, \"pipeline_s\": %.6f, "
+                   "\"throughput_ratio\": %.4f, \"witness_s\": %.6f, \"abc_s\": %.6f, "
+                   "\"start_s\": %.6f, \"finalize_s\": %.6f}", c ? ", " : "", cfgs[c][0],
+                   cfgs[c][1], m, mb / m, w, a, s0, f);
+        else
+            printf("  %-26s %9.3f %9.2f %8.2fx | %34.3f %8.3f %8.3f %8.3f\n", label, m, nin / m,
+                   mb / m, w, a, s0, f);
+    }
+    if (json)
+        printf("]}\n");
+    ret = 0;
+out:
+    zk_ledger_close(l);
+    if (have_pool)
+        zk_pool_destroy(pool_path, 1, NULL);
+    if (have_dir) {
+        char cmd[PATH_MAX + 16];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "zkslot bench pipeline: could not remove %s\n", dir);
+    } else if (dir[0] && strcmp(dir, "/tmp/zkslot-bench-XXXXXX")) {
+        fprintf(stderr, "zkslot bench pipeline: kept %s\n", dir);
+    }
+    for (unsigned i = 0; text && abs && i < nin; i++) {
+        free(text[i]);
+        free(abs[i]);
+    }
+    free(text);
+    free(abs);
+    free(len);
+    free(tb);
+    free(twb);
+    free(tc);
+    for (int c = 0; c < NCFG; c++) {
+        free(st[c].witness);
+        free(st[c].abc);
+        free(st[c].start);
+        free(st[c].finalize);
+    }
+    zk_groth16_key_free(k);
+    return ret;
+}
+
 int cmd_bench_pipeline(int argc, char **argv)
 {
     const char **wpaths = calloc((size_t)argc, sizeof *wpaths);
     const char *keypath = NULL, *synthd_path = NULL, *gpud_path = NULL;
     char synthd_buf[PATH_MAX], gpud_buf[PATH_MAX];
     unsigned nw = 0, nthreads = 0, nslots = 2, repeats = 3;
-    int json = 0, ret = 2, r;
+    int json = 0, ret = 2, r, input = 0, gen_is_cmd = 0;
+    const char *gen = NULL;
     struct zk_groth16_key *k = NULL;
     zk_scalar **w = NULL;
     double *tb = NULL, *tp = NULL;
@@ -145,6 +486,12 @@ int cmd_bench_pipeline(int argc, char **argv)
             gpud_path = argv[++i];
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
+        } else if (!strcmp(argv[i], "--input")) {
+            input = 1;
+        } else if ((!strcmp(argv[i], "--witness-gen") || !strcmp(argv[i], "--witness-cmd")) &&
+                   i + 1 < argc) {
+            gen_is_cmd = !strcmp(argv[i], "--witness-cmd");
+            gen = argv[++i];
         } else if (argv[i][0] != '-') {
             if (!keypath)
                 keypath = argv[i];
@@ -155,7 +502,7 @@ int cmd_bench_pipeline(int argc, char **argv)
             goto out;
         }
     }
-    if (!keypath || !nw || !repeats || !nslots) {
+    if (!keypath || !nw || !repeats || !nslots || input != (gen != NULL)) {
         fputs(USAGE, stderr);
         goto out;
     }
@@ -177,6 +524,11 @@ int cmd_bench_pipeline(int argc, char **argv)
     }
     if (!nthreads)
         nthreads = zk_nthreads_default();
+    if (input) {
+        ret = bench_inputs(keypath, wpaths, nw, gen, gen_is_cmd, nthreads, nslots, repeats,
+                           synthd_path, gpud_path, json);
+        goto out;
+    }
     if (g16_cli_load_key("bench pipeline", keypath, nthreads, &k))
         goto out;
     w = calloc(nw, sizeof *w);
