@@ -186,6 +186,13 @@ int main(int argc, char **argv)
                  -ENOENT && strstr(d.msg, "no-such-program-zk"), "%s", d.msg);
         ZT_CHECK(zk_witgen_resolve("sh -c 'x {input} {output}", 1, &g, &d) == -EINVAL,
                  "unbalanced quote: %s", d.msg);
+        mkdir(strcat(strcpy(cmd, dir), "/c_cpp"), 0755);
+        ZT_CHECK(zk_witgen_resolve(cmd, 0, &g, &d) == -ENOENT && strstr(d.msg, "run make"),
+                 "an unbuilt NAME_cpp folder: %s", d.msg);
+        write_file("c_cpp/c", "#!/bin/sh\n", 1);
+        write_file("c_cpp/c.dat", "", 0);
+        ZT_CHECK(zk_witgen_resolve(cmd, 0, &g, &d) == 0 && g.kind == ZK_WITGEN_CPP &&
+                 strstr(g.spec, "/c_cpp/c"), "a built NAME_cpp folder is its program: %s", d.msg);
         mkdir(strcat(strcpy(cmd, dir), "/c_js"), 0755);
         ZT_CHECK(zk_witgen_resolve(cmd, 0, &g, &d) == -ENOENT && strstr(d.msg, "holds 0"),
                  "%s", d.msg);

@@ -203,6 +203,10 @@ int zk_witgen_resolve(const char *arg, int is_cmd, struct zk_witgen *ret, struct
             if (snprintf(g.spec, sizeof g.spec, "%s", exe) >= (int)sizeof g.spec)
                 return zk_diag_set(diag, "witness generator", -ENAMETOOLONG, "name too long");
             g.kind = ZK_WITGEN_CPP;
+        } else if (S_ISDIR(st.st_mode) && bl > 4 && !strcmp(base + bl - 4, "_cpp")) {
+            return zk_diag_set(diag, abs, -ENOENT,
+                               "witness generator: circom's C++ folder holds no program %.*s "
+                               "yet: run make in it", (int)(bl - 4), base);
         } else if (S_ISDIR(st.st_mode)) {
             /* circom's NAME_js/ folder: its one .wasm */
             DIR *d = opendir(abs);
