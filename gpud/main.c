@@ -41,6 +41,7 @@
 #endif
 
 #include "backend.h"
+#include "daemon/keycache.h"
 #include "daemon/zkd.h"
 #include "zk/error.h"
 #include "zk/groth16.h"
@@ -96,18 +97,13 @@ static uint64_t now_ms(void)
 
 /* ---- keys ------------------------------------------------------------------ */
 
-struct key_entry {
-    int64_t id;
-    char name[64];
-    struct zk_groth16_key *k;
+/* What gpud keeps per key beside its points (keycache.h: entries never move,
+ * so the finisher's it->key stays valid while the starter loads others). */
+struct key_ext {
     struct zk_groth16_vk vk;          /* for self-verify */
 };
 
-static struct {
-    pthread_mutex_t lock;
-    struct key_entry *v;
-    size_t n;
-} keys = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+static struct zkd_keycache keys;
 
 static void load_progress(void *ctx, const char *part, uint64_t done, uint64_t total)
 {
@@ -120,22 +116,19 @@ static void load_progress(void *ctx, const char *part, uint64_t done, uint64_t t
                total ? 100.0 * (double)done / (double)total : 100.0);
 }
 
-/* Loads key lk (its points) unless already there.  Caller holds keys.lock. */
-static int key_load_locked(const struct zk_ledger_key *lk, struct key_entry **ret,
-                           struct zk_diag *diag)
+/* The keycache's load: the key's points for the backend, checked against
+ * the ledger's record of it, and its verification key. */
+static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
 {
+    const struct zk_ledger_key *lk = &e->lk;
     struct zk_zkey z;
     struct zk_groth16_key *k = NULL;
     struct zk_groth16_load_opts o = { backend->key_parts, load_progress, (void *)lk->name, 0 };
+    struct key_ext *x;
     double t0 = zkd_now();
     int r;
 
-    for (size_t i = 0; i < keys.n; i++) {
-        if (keys.v[i].id == lk->id) {
-            *ret = &keys.v[i];
-            return 0;
-        }
-    }
+    (void)ctx;
     zkd_log(ZKD_INFO, "key %s: loading %s (%llu MiB)", lk->name, lk->path,
             (unsigned long long)(lk->file_size >> 20));
     memset(&z, 0, sizeof z);
@@ -151,51 +144,37 @@ static int key_load_locked(const struct zk_ledger_key *lk, struct key_entry **re
     zk_zkey_done(&z);
     if (r)
         return r;
-    struct key_entry *v = realloc(keys.v, (keys.n + 1) * sizeof *v);
-    if (!v) {
+    if (!(x = calloc(1, sizeof *x))) {
         zk_groth16_key_free(k);
-        return -ENOMEM;
+        return zk_diag_set(diag, lk->path, -ENOMEM, "out of memory");
     }
-    keys.v = v;
-    struct key_entry *e = &v[keys.n];
-    memset(e, 0, sizeof *e);
-    e->id = lk->id;
-    snprintf(e->name, sizeof e->name, "%s", lk->name);
-    e->k = k;
-    if ((r = zk_groth16_vk_from_key(k, &e->vk))) {
+    if ((r = zk_groth16_vk_from_key(k, &x->vk))) {
+        free(x);
         zk_groth16_key_free(k);
         return zk_diag_set(diag, lk->path, r, "verification key: %s", zk_strerror(r));
     }
     if (backend->key_loaded && (r = backend->key_loaded(backend, k, diag))) {
-        zk_groth16_vk_done(&e->vk);
+        zk_groth16_vk_done(&x->vk);
+        free(x);
         zk_groth16_key_free(k);
         return r;
     }
-    keys.n++;
+    e->k = k;
+    e->ext = x;
     zkd_log(ZKD_INFO, "key %s: ready in %.2f s (%s, 2^%u domain, %llu variables)", lk->name,
             zkd_now() - t0, lk->curve, (unsigned)__builtin_ctzll(lk->domain_size),
             (unsigned long long)lk->n_vars);
-    *ret = e;
     return 0;
 }
 
-static int key_get(zk_ledger *l, int64_t key_id, struct key_entry **ret, struct zk_diag *diag)
+static void key_free(void *ctx, struct zkd_key *e)
 {
-    struct zk_ledger_key lk;
-    int r;
-    pthread_mutex_lock(&keys.lock);
-    for (size_t i = 0; i < keys.n; i++) {
-        if (keys.v[i].id == key_id) {
-            *ret = &keys.v[i];
-            pthread_mutex_unlock(&keys.lock);
-            return 0;
-        }
-    }
-    r = zk_ledger_key_get_id(l, key_id, &lk, diag);
-    if (!r)
-        r = key_load_locked(&lk, ret, diag);
-    pthread_mutex_unlock(&keys.lock);
-    return r;
+    struct key_ext *x = e->ext;
+    (void)ctx;
+    if (x)
+        zk_groth16_vk_done(&x->vk);
+    free(x);
+    zk_groth16_key_free(e->k);
 }
 
 /* Is `name` in the comma-separated list (empty list = every key)? */
@@ -230,12 +209,10 @@ struct preload_ctx {
 static int preload_one(void *ctx, const struct zk_ledger_key *lk)
 {
     struct preload_ctx *pc = ctx;
-    struct key_entry *e;
+    struct zkd_key *e;
     if (!key_served(lk->name) || atomic_load(&stop_flag))
         return 0;
-    pthread_mutex_lock(&keys.lock);
-    int r = key_load_locked(lk, &e, &pc->diag);
-    pthread_mutex_unlock(&keys.lock);
+    int r = zkd_keycache_load(&keys, lk, &e, &pc->diag);
     if (r)
         zkd_log(ZKD_ERR, "key %s: %s (its partitions will fail)", lk->name, pc->diag.msg);
     else
@@ -247,7 +224,7 @@ static int preload_one(void *ctx, const struct zk_ledger_key *lk)
 
 struct item {
     struct zk_ledger_part p;
-    struct key_entry *key;
+    struct zkd_key *key;
     struct zk_slot slot;
     atomic_int slot_held;             /* taken (exchanged to 0) by whoever releases it */
     void *job;                        /* started, not yet waited for (backend->prove_wait) */
@@ -389,7 +366,7 @@ static void *starter_main(void *arg)
             continue;
         }
         atomic_store(&inflight[0], it->p.id);
-        if ((r = key_get(l, (int64_t)s.key_id, &it->key, &d))) {
+        if ((r = zkd_keycache_get(&keys, l, (int64_t)s.key_id, &it->key, &d))) {
             char msg[300];
             snprintf(msg, sizeof msg, "proving key: %s", d.msg);
             part_failed(l, &it->p, msg);
@@ -406,7 +383,7 @@ static void *starter_main(void *arg)
         if ((r = zk_slotfmt_check(&s, &want))) {
             char msg[200];
             snprintf(msg, sizeof msg, "slot %u does not hold a partition of key %s (%s)",
-                     s.index, it->key->name, zk_strerror(r));
+                     s.index, it->key->lk.name, zk_strerror(r));
             part_failed(l, &it->p, msg);
             goto drop;
         }
@@ -597,7 +574,8 @@ static void *finisher_main(void *arg)
         if (cfg.gpud_self_verify) {
             int valid = 0;
             const zk_scalar *pub = it->pub;
-            r = zk_groth16_verify(&it->key->vk, pub, it->key->vk.n_public, &proof, &valid);
+            const struct key_ext *kx = it->key->ext;
+            r = zk_groth16_verify(&kx->vk, pub, kx->vk.n_public, &proof, &valid);
             if (r || !valid) {
                 part_failed(l, &it->p, r ? "self-verify could not run" :
                             "self-verify rejected the proof (bad witness or key?)");
@@ -666,6 +644,7 @@ int main(int argc, char **argv)
     int check = 0, r, sfd, rc = 1;
 
     zkd_log_init("gpud");
+    zkd_keycache_init(&keys, key_load, key_free, NULL);
     r = zkd_parse_args(argc, argv, PROG, flags, sizeof flags / sizeof flags[0], &cfg, &check);
     if (r)
         return r > 0 ? 0 : 2;
@@ -836,11 +815,7 @@ out:
     if (backend->detach)
         backend->detach(backend, attached_mem, attached_len);
     zkd_base_close(&base);
-    for (size_t i = 0; i < keys.n; i++) {
-        zk_groth16_vk_done(&keys.v[i].vk);
-        zk_groth16_key_free(keys.v[i].k);
-    }
-    free(keys.v);
+    zkd_keycache_done(&keys);
     close(sfd);
     return rc;
 }

@@ -30,6 +30,7 @@
 #include <numa.h>
 #endif
 
+#include "daemon/keycache.h"
 #include "daemon/zkd.h"
 #include "zk/error.h"
 #include "zk/groth16.h"
@@ -42,77 +43,55 @@
 
 #define PROG "zkslot-synthd"
 
-/* ---- keys: coefficients loaded once, shared read-only ------------------- */
+/* ---- keys: coefficients loaded once, shared read-only (keycache.h) -------- */
 
-struct key_entry {
-    int64_t id;
-    struct zk_ledger_key lk;            /* as registered: path, generator */
-    struct zk_groth16_key *k;
+struct key_ext {
     pthread_mutex_t seen_lock;          /* guards seen (workers share the entry) */
     struct synthd_witgen_seen seen;     /* the generator's last content check */
 };
 
-/* Entries are allocated one by one and never move or go away while the
- * daemon runs: a worker keeps its pointer after the lock is released. */
-static struct {
-    pthread_mutex_t lock;
-    struct key_entry **v;
-    size_t n;
-} keys = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
-
-/* The key entry for key_id with its coefficient-only key, loading it on
- * first use (under the lock, so two workers never load the same key twice). */
-static int key_get(zk_ledger *l, int64_t key_id, struct key_entry **ret, struct zk_diag *diag)
+static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
 {
-    struct zk_ledger_key lk;
     struct zk_zkey z;
-    struct zk_groth16_key *k = NULL;
     struct zk_groth16_load_opts o = { ZK_G16_LOAD_COEFS, NULL, NULL, 0 };
+    const struct zk_ledger_key *lk = &e->lk;
+    struct key_ext *x = calloc(1, sizeof *x);
+    double t0 = zkd_now();
     int r;
 
-    pthread_mutex_lock(&keys.lock);
-    for (size_t i = 0; i < keys.n; i++) {
-        if (keys.v[i]->id == key_id) {
-            *ret = keys.v[i];
-            pthread_mutex_unlock(&keys.lock);
-            return 0;
-        }
-    }
-    if ((r = zk_ledger_key_get_id(l, key_id, &lk, diag)))
-        goto out;
-    double t0 = zkd_now();
+    (void)ctx;
+    if (!x)
+        return zk_diag_set(diag, lk->name, -ENOMEM, "out of memory");
     memset(&z, 0, sizeof z);
-    if ((r = zk_zkey_open(&z, lk.path, diag)))
-        goto out;
-    r = zk_groth16_key_load_opts(&z, &o, diag, &k);
-    zk_zkey_done(&z);
-    if (r)
-        goto out;
-    struct key_entry **v = realloc(keys.v, (keys.n + 1) * sizeof *v);
-    struct key_entry *e = calloc(1, sizeof *e);
-    if (v)
-        keys.v = v;
-    if (!v || !e) {
-        free(e);
-        zk_groth16_key_free(k);
-        r = -ENOMEM;
-        goto out;
+    if (!(r = zk_zkey_open(&z, lk->path, diag))) {
+        r = zk_groth16_key_load_opts(&z, &o, diag, &e->k);
+        zk_zkey_done(&z);
     }
-    e->id = key_id;
-    e->lk = lk;
-    e->k = k;
-    pthread_mutex_init(&e->seen_lock, NULL);
-    keys.v[keys.n++] = e;
-    zkd_log(ZKD_INFO, "key %s: coefficients of %s loaded in %.2f s%s%s%s", lk.name, lk.path,
-            zkd_now() - t0, lk.witgen_kind ? "; witness generator (" : "",
-            zk_witgen_kind_name(lk.witgen_kind), lk.witgen_kind ? ") " : "");
-    if (lk.witgen_kind)
-        zkd_log(ZKD_INFO, "key %s: witness generator %s", lk.name, lk.witgen);
-    *ret = e;
-out:
-    pthread_mutex_unlock(&keys.lock);
-    return r;
+    if (r) {
+        free(x);
+        return r;
+    }
+    pthread_mutex_init(&x->seen_lock, NULL);
+    e->ext = x;
+    zkd_log(ZKD_INFO, "key %s: coefficients of %s loaded in %.2f s", lk->name, lk->path,
+            zkd_now() - t0);
+    if (lk->witgen_kind)
+        zkd_log(ZKD_INFO, "key %s: witness generator (%s) %s", lk->name,
+                zk_witgen_kind_name(lk->witgen_kind), lk->witgen);
+    return 0;
 }
+
+static void key_free(void *ctx, struct zkd_key *e)
+{
+    struct key_ext *x = e->ext;
+    (void)ctx;
+    zk_groth16_key_free(e->k);
+    if (x)
+        pthread_mutex_destroy(&x->seen_lock);
+    free(x);
+}
+
+static struct zkd_keycache keys;
 
 /* ---- the daemon ---------------------------------------------------------- */
 
@@ -153,7 +132,7 @@ static void sleep_ms(unsigned ms)
 static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_slot *s,
                       struct synthd_witness_out *wo, struct zk_diag *diag)
 {
-    struct key_entry *e;
+    struct zkd_key *e;
     const struct zk_groth16_key *k;
     const struct zk_zkey_header *kh;
     struct zk_slot_desc d;
@@ -163,7 +142,7 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
 
     memset(wo, 0, sizeof *wo);
     wo->witness_s = -1;
-    if ((r = key_get(l, p->key_id, &e, diag)))
+    if ((r = zkd_keycache_get(&keys, l, p->key_id, &e, diag)))
         return r;
     k = e->k;
     kh = zk_groth16_key_header(k);
@@ -174,16 +153,17 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
                            "the pool with --slot-size %lluM or more",
                            (unsigned long long)need, (unsigned long long)s->capacity,
                            (unsigned long long)((need + (1u << 20) - 1) >> 20));
+    struct key_ext *x = e->ext;
     struct synthd_witgen_seen seen;
-    pthread_mutex_lock(&e->seen_lock);
-    seen = e->seen;
-    pthread_mutex_unlock(&e->seen_lock);
+    pthread_mutex_lock(&x->seen_lock);
+    seen = x->seen;
+    pthread_mutex_unlock(&x->seen_lock);
     r = synthd_witness_fill(l, p, &e->lk, &seen, kh, s->data + d.region_off[ZK_SLOTFMT_W],
                             &abort_flag, wo);
-    pthread_mutex_lock(&e->seen_lock);
+    pthread_mutex_lock(&x->seen_lock);
     if (seen.checked)
-        e->seen = seen;
-    pthread_mutex_unlock(&e->seen_lock);
+        x->seen = seen;
+    pthread_mutex_unlock(&x->seen_lock);
     if (r) {
         zk_diag_set(diag, "witness", r, "%.200s", wo->error);
         return r;
@@ -353,6 +333,7 @@ int main(int argc, char **argv)
     int check = 0, r, sfd, rc = 1;
 
     zkd_log_init("synthd");
+    zkd_keycache_init(&keys, key_load, key_free, NULL);
     r = zkd_parse_args(argc, argv, PROG, flags, sizeof flags / sizeof flags[0], &cfg, &check);
     if (r)
         return r > 0 ? 0 : 2;
@@ -475,12 +456,7 @@ out:
     free(wk);
     synthd_witness_teardown();
     zkd_base_close(&base);
-    for (size_t i = 0; i < keys.n; i++) {
-        zk_groth16_key_free(keys.v[i]->k);
-        pthread_mutex_destroy(&keys.v[i]->seen_lock);
-        free(keys.v[i]);
-    }
-    free(keys.v);
+    zkd_keycache_done(&keys);
     close(sfd);
     return rc;
 }
