@@ -45,8 +45,12 @@ pl_failures() {
     echo "$n"
 }
 
-# pl_done: the test's exit status (0 only when nothing failed).
-pl_done() { [ "$(pl_failures)" = 0 ]; }
+# pl_done: end the test, exit 0 only when nothing failed (an exit, not a
+# failing last command: under set -e that would also trip the ERR trap).
+pl_done() {
+    [ "$(pl_failures)" != 0 ] || exit 0
+    exit 1
+}
 
 pl__err() {   # ERR trap under set -e: which command failed, where
     echo "FAIL: line $1: exit $3: $2" >&2
