@@ -43,6 +43,7 @@
 #include "backend.h"
 #include "daemon/keycache.h"
 #include "daemon/zkd.h"
+#include "zk/keyfile.h"
 #include "zk/error.h"
 #include "zk/groth16.h"
 #include "zk/parallel.h"
@@ -131,14 +132,16 @@ static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
     (void)ctx;
     zkd_log(ZKD_INFO, "key %s: loading %s (%llu MiB)", lk->name, lk->path,
             (unsigned long long)(lk->file_size >> 20));
+    if ((r = zk_keyfile_check(lk, NULL, diag)))
+        return r;
     memset(&z, 0, sizeof z);
     if ((r = zk_zkey_open(&z, lk->path, diag)))
         return r;
-    if (z.hdr.n_vars != lk->n_vars || z.hdr.domain_size != lk->domain_size ||
-        z.hdr.n_public != lk->n_public) {
-        zk_zkey_done(&z);
+    if (strcmp(zk_curve_name(z.hdr.curve), lk->curve) || z.hdr.n_vars != lk->n_vars ||
+        z.hdr.domain_size != lk->domain_size || z.hdr.n_public != lk->n_public) {
+        zk_zkey_done(&z);   /* replaced between the check and the open */
         return zk_diag_set(diag, lk->path, ZK_ELENGTH,
-                           "the file changed since `zkslot key add %s` (sizes differ)", lk->name);
+                           "key %s: the file changed while it was being loaded", lk->name);
     }
     r = zk_groth16_key_load_opts(&z, &o, diag, &k);
     zk_zkey_done(&z);
@@ -162,7 +165,7 @@ static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
     e->k = k;
     e->ext = x;
     zkd_log(ZKD_INFO, "key %s: ready in %.2f s (%s, 2^%u domain, %llu variables)", lk->name,
-            zkd_now() - t0, lk->curve, (unsigned)__builtin_ctzll(lk->domain_size),
+            zkd_now() - t0, zk_curve_name(zk_groth16_key_header(k)->curve), (unsigned)__builtin_ctzll(lk->domain_size),
             (unsigned long long)lk->n_vars);
     return 0;
 }

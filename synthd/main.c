@@ -34,6 +34,7 @@
 #include "daemon/zkd.h"
 #include "zk/error.h"
 #include "zk/groth16.h"
+#include "zk/keyfile.h"
 #include "zk/parallel.h"
 #include "zk/slotfmt.h"
 #include "zk/wtns.h"
@@ -62,6 +63,10 @@ static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
     (void)ctx;
     if (!x)
         return zk_diag_set(diag, lk->name, -ENOMEM, "out of memory");
+    if ((r = zk_keyfile_check(lk, NULL, diag))) {
+        free(x);
+        return r;
+    }
     memset(&z, 0, sizeof z);
     if (!(r = zk_zkey_open(&z, lk->path, diag))) {
         r = zk_groth16_key_load_opts(&z, &o, diag, &e->k);
@@ -73,8 +78,8 @@ static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
     }
     pthread_mutex_init(&x->seen_lock, NULL);
     e->ext = x;
-    zkd_log(ZKD_INFO, "key %s: coefficients of %s loaded in %.2f s", lk->name, lk->path,
-            zkd_now() - t0);
+    zkd_log(ZKD_INFO, "key %s: coefficients of %s (%s) loaded in %.2f s", lk->name, lk->path,
+            zk_curve_name(zk_groth16_key_header(e->k)->curve), zkd_now() - t0);
     if (lk->witgen_kind)
         zkd_log(ZKD_INFO, "key %s: witness generator (%s) %s", lk->name,
                 zk_witgen_kind_name(lk->witgen_kind), lk->witgen);

@@ -86,6 +86,9 @@ static const char *const migrations[] = {
     "ALTER TABLE keys ADD COLUMN witgen_kind TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE keys ADD COLUMN witgen TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE keys ADD COLUMN witgen_hash TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE keys ADD COLUMN file_dev INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE keys ADD COLUMN file_ino INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE keys ADD COLUMN file_mtime_ns INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE partitions ADD COLUMN input BLOB;"
     "ALTER TABLE partitions ADD COLUMN witness_s REAL NOT NULL DEFAULT -1;",
 };
@@ -127,15 +130,15 @@ enum {
     " p.witness_s"
 #define KEY_COLS                                                                      \
     "id, name, path, curve, hash, file_size, n_vars, n_public, domain_size, added_ns," \
-    " witgen_kind, witgen, witgen_hash"
+    " witgen_kind, witgen, witgen_hash, file_dev, file_ino, file_mtime_ns"
 #define JOB_COLS                                                                         \
     "j.id, j.key_id, k.name, j.nparts, j.state, j.out_dir, j.submitted_ns, j.started_ns," \
     " j.finished_ns, j.error"
 
 static const char *const sql[S_COUNT] = {
     [S_KEY_ADD] = "INSERT INTO keys (name, path, curve, hash, file_size, n_vars, n_public,"
-                  " domain_size, added_ns, witgen_kind, witgen, witgen_hash)"
-                  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                  " domain_size, added_ns, witgen_kind, witgen, witgen_hash, file_dev,"
+                  " file_ino, file_mtime_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_KEY_BY_NAME] = "SELECT " KEY_COLS " FROM keys WHERE name = ?",
     [S_KEY_BY_ID] = "SELECT " KEY_COLS " FROM keys WHERE id = ?",
     [S_JOB_INSERT] = "INSERT INTO jobs (key_id, nparts, state, out_dir, submitted_ns)"
@@ -510,6 +513,9 @@ static void key_row(sqlite3_stmt *s, struct zk_ledger_key *k)
         k->witgen_kind = ZK_WITGEN_NONE;
     text(k->witgen, sizeof k->witgen, s, 11);
     text(k->witgen_hash, sizeof k->witgen_hash, s, 12);
+    k->file_dev = (uint64_t)sqlite3_column_int64(s, 13);
+    k->file_ino = (uint64_t)sqlite3_column_int64(s, 14);
+    k->file_mtime_ns = sqlite3_column_int64(s, 15);
 }
 
 int zk_ledger_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
@@ -549,6 +555,9 @@ int zk_ledger_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *dia
     sqlite3_bind_text(s, 10, zk_witgen_kind_name(k->witgen_kind), -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 11, k->witgen, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 12, k->witgen_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 13, (int64_t)k->file_dev);
+    sqlite3_bind_int64(s, 14, (int64_t)k->file_ino);
+    sqlite3_bind_int64(s, 15, k->file_mtime_ns);
     r = run(l, s, diag);
     if (r > 0)
         r = 0;
@@ -595,6 +604,22 @@ int zk_ledger_key_get_id(zk_ledger *l, int64_t id, struct zk_ledger_key *ret,
                          struct zk_diag *diag)
 {
     return key_get(l, S_KEY_BY_ID, NULL, id, ret, diag);
+}
+
+int zk_ledger_key_set_identity(zk_ledger *l, int64_t id, uint64_t dev, uint64_t ino,
+                               int64_t mtime_ns, struct zk_diag *diag)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(l->db, "UPDATE keys SET file_dev = ?, file_ino = ?, file_mtime_ns = ?"
+                           " WHERE id = ?", -1, &s, NULL))
+        return dberr(l, diag);
+    sqlite3_bind_int64(s, 1, (int64_t)dev);
+    sqlite3_bind_int64(s, 2, (int64_t)ino);
+    sqlite3_bind_int64(s, 3, mtime_ns);
+    sqlite3_bind_int64(s, 4, id);
+    int r = run(l, s, diag);
+    sqlite3_finalize(s);
+    return r < 0 ? r : 0;
 }
 
 int zk_ledger_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *k),

@@ -35,6 +35,7 @@
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
 #include "zk/error.h"
+#include "zk/keyfile.h"
 #include "zk/witgen.h"
 #include "zk/wtns.h"
 
@@ -290,6 +291,17 @@ int cmd_submit(int argc, char **argv)
         else
             fprintf(stderr, "zkslot submit: %s\n", d.msg);
         goto out;
+    }
+    int hashed = 0;
+    if (zk_keyfile_check(&k, &hashed, &d) < 0) {
+        fprintf(stderr, "zkslot submit: %s; nothing submitted\n", d.msg);
+        goto out;
+    }
+    if (hashed) {   /* same content, new identity (touched, copied): record it */
+        struct zk_ledger_key now = k;
+        if (zk_keyfile_stat(k.path, &now) == 0)
+            zk_ledger_key_set_identity(a.c.l, k.id, now.file_dev, now.file_ino,
+                                       now.file_mtime_ns, NULL);
     }
     if (check_slot_size(&a.c, &k))
         goto out;

@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "ledger_cli.h"
 #include "zk/error.h"
+#include "zk/keyfile.h"
 #include "zk/util.h"
 #include "zk/witgen.h"
 #include "zk/zkey.h"
@@ -130,6 +131,10 @@ static int key_add(struct lcli *c, const char *name, const char *file, const cha
     }
     if (hash_file(abs, k.hash, &k.file_size) < 0)
         goto out;
+    if (zk_keyfile_stat(abs, &k) < 0) {
+        fprintf(stderr, "zkslot key add: %s: %s\n", abs, strerror(errno));
+        goto out;
+    }
     r = zk_ledger_key_add(c->l, &k, &d);
     if (r == -EEXIST) {
         fprintf(stderr, "zkslot key add: a key named '%s' is already registered\n", name);

@@ -82,6 +82,8 @@ struct zk_ledger_key {
     int witgen_kind;                  /* enum zk_witgen_kind (zk/witgen.h); 0 = none */
     char witgen[4096];                /* its spec: program, .wasm or command template */
     char witgen_hash[33];             /* zk_witgen_hash at registration; "" = none */
+    uint64_t file_dev, file_ino;      /* the file's identity at registration */
+    int64_t file_mtime_ns;            /* (zk/keyfile.h); 0 = not recorded */
 };
 
 struct zk_ledger_job {
@@ -173,6 +175,10 @@ int zk_ledger_key_get(zk_ledger *l, const char *name, struct zk_ledger_key *ret,
                       struct zk_diag *diag);
 int zk_ledger_key_get_id(zk_ledger *l, int64_t id, struct zk_ledger_key *ret,
                          struct zk_diag *diag);
+/* Records the key file's identity again (its content was hashed and found
+ * unchanged after a touch or a copy: zk/keyfile.h). */
+int zk_ledger_key_set_identity(zk_ledger *l, int64_t id, uint64_t dev, uint64_t ino,
+                               int64_t mtime_ns, struct zk_diag *diag);
 /* Calls fn for every key in id order; a nonzero return of fn stops and is returned. */
 int zk_ledger_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *k),
                        void *ctx, struct zk_diag *diag);
