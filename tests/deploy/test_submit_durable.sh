@@ -4,7 +4,8 @@
 #   - the ledger's WAL is synced (fsync/fdatasync of ledger.db-wal) after its
 #     last write (synchronous=FULL; with NORMAL a WAL commit is not synced);
 #   - every directory submit created (the job's output directory and one per
-#     partition, default location and --out) was synced in its parent.
+#     partition, default location, --out, a relative --out) was synced in
+#     its parent.
 # `zkslot key add` is checked the same way for the WAL.  A second
 # connection holds the ledger open meanwhile, as running daemons do.
 # Skips (77) without strace or python3.
@@ -31,9 +32,9 @@ traced() {
 # check NAME PRINTED: the order of syncs before the write of PRINTED to fd 1
 # (or, when PRINTED is empty, before the end)
 check() {
-    python3 - "$W/$1.trace" "$2" <<'EOF' || fail=1
+    python3 - "$W/$1.trace" "$2" "${3:-$PWD}" <<'EOF' || fail=1
 import os, re, sys
-trace, printed = sys.argv[1], sys.argv[2]
+trace, printed, cwd = sys.argv[1], sys.argv[2], sys.argv[3]
 call = re.compile(r'^\d+ +(\w+)\((.*)\) += (-?\d+)')
 fdpath = re.compile(r'^-?\d+<([^>]*)>')
 wal_dirty = False; wal_syncs = 0; made = {}; stop = False; ok = True
@@ -56,7 +57,7 @@ for line in open(trace):
             if os.path.dirname(d) == path:
                 del made[d]
     elif name in ('mkdir', 'mkdirat') and ret == 0:
-        made[re.search(r'"([^"]*)"', args).group(1)] = 1
+        made[os.path.join(cwd, re.search(r'"([^"]*)"', args).group(1))] = 1
 if printed and not stop:
     print('FAIL: %s: the job id was never written to stdout' % trace); ok = False
 if wal_dirty or not wal_syncs:
@@ -91,6 +92,14 @@ if traced submit "$ZKSLOT" submit --key dk "$ex/witness-1.wtns" "$ex/witness-2.w
 fi
 if traced submit-out "$ZKSLOT" submit --key dk --out "$W/new/deeper/out" "$ex/witness-1.wtns"; then
     check submit-out "$(cat "$W/submit-out.out")"
+fi
+# a relative --out: its first directory's parent is the working directory
+mkdir -p "$W/cwd"
+if (cd "$W/cwd" && traced submit-rel "$ZKSLOT" submit --key dk --out rel/out "$ex/witness-1.wtns"); then
+    check submit-rel "$(cat "$W/submit-rel.out")" "$W/cwd"
+    [ -d "$W/cwd/rel/out/0" ] || bad "relative --out: no rel/out/0"
+else
+    fail=1   # traced said why, in its subshell
 fi
 [ $fail = 0 ] && echo "submit durable: ok"
 exit $fail

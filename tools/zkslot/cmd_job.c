@@ -219,13 +219,17 @@ static int mkdir_shared(const char *path, gid_t gid, char *failed, size_t n)
                 chmod(buf, 02770)) {
                 r = -errno;
             } else {
+                /* the parent: "." for the first part of a relative path */
                 char *slash = strrchr(buf, '/');
-                *slash = 0;
-                int dfd = open(slash == buf ? "/" : buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (slash)
+                    *slash = 0;
+                int dfd = open(!slash ? "." : slash == buf ? "/" : buf,
+                               O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 r = dfd < 0 || fsync(dfd) ? -errno : 0;
                 if (dfd >= 0)
                     close(dfd);
-                *slash = '/';
+                if (slash)
+                    *slash = '/';
             }
         } else if (errno != EEXIST) {
             r = -errno;
