@@ -114,22 +114,3 @@ int zkd_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len
     }
     return fsync(dirfd) ? -errno : 0;
 }
-
-int zkd_write_atomic(const char *path, const void *buf, size_t len, int *ret_existed)
-{
-    char dir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    const char *name = slash ? slash + 1 : path;
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else if (snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path) >= (int)sizeof dir)
-        return -ENAMETOOLONG;
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return -errno;
-    int r = zkd_write_atomic_at(dfd, name, buf, len, 0644, ret_existed);
-    close(dfd);
-    return r;
-}

@@ -94,16 +94,12 @@ uint64_t zkd_realtime_ns(void);
 int zkd_mkdir_p(const char *path, mode_t mode);
 
 /*
- * Writes `len` bytes to `path` atomically: a temporary file in the same
- * directory, fsync, rename, fsync of the directory.  *ret_existed (may be
- * NULL) = 1 if `path` existed before.  0 or -errno.
- */
-int zkd_write_atomic(const char *path, const void *buf, size_t len, int *ret_existed);
-/*
- * The same inside an open directory: `name` (no slash) in dirfd, created
- * with `mode` (less the umask).  The temporary file is opened with
- * O_CREAT|O_EXCL|O_NOFOLLOW, so a symlink planted under its name is never
- * followed; an entry already there is removed first.
+ * Writes `len` bytes to `name` (no slash) in the directory dirfd
+ * atomically: a temporary file there (created with `mode` less the umask),
+ * fsync, renameat, fsync of the directory.  The temporary file is opened
+ * with O_CREAT|O_EXCL|O_NOFOLLOW, so a symlink planted under its name is
+ * never followed; an entry already there is removed first.  *ret_existed
+ * (may be NULL) = 1 if `name` existed before.  0 or -errno.
  */
 int zkd_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
                         mode_t mode, int *ret_existed);
