@@ -285,6 +285,58 @@ static void check_overlap(const char *curve_dir)
     free(in_abc);
 }
 
+/*
+ * A copied() that is slow to return (the host function of the copy stream
+ * runs late): zk_cuda_job_wait must not hand the job back before it has
+ * returned, or the job, reused by the next enqueue, would get the next
+ * partition's copied() called by this one's late callback (the slot of a
+ * partition whose copies have not run released to synthd).
+ */
+struct late_ctx {
+    atomic_int calls, returned;
+};
+static void on_copied_late(void *ctx)
+{
+    struct late_ctx *lc = ctx;
+    atomic_fetch_add(&lc->calls, 1);
+    usleep(300000);
+    atomic_store(&lc->returned, 1);
+}
+
+static void check_late_copied(const char *curve_dir)
+{
+    struct zt_example ex;
+    struct zk_cuda_prover *cp = NULL;
+    char err[256];
+    ZT_REQUIRE(zt_example_load(curve_dir, &ex, err, sizeof err) == 0, , "%s", err);
+    size_t n = ex.h->domain_size;
+    zk_scalar *abc = calloc(3 * n, sizeof(zk_scalar));
+    ZT_REQUIRE(abc && zk_cuda_prover_new(0, ex.k, &cp) == 0, , "prover_new");
+    struct late_ctx lc[3];
+    memset(lc, 0, sizeof lc);
+    for (int i = 0; i < 3; i++) {
+        struct zk_cuda_job *j = NULL;
+        struct zk_groth16_pending *pg = NULL;
+        int rc = zk_cuda_prove_enqueue(cp, ex.w, abc, abc + n, abc + 2 * n, on_copied_late,
+                                       &lc[i], &j);
+        ZT_CHECK(rc == 0, "%s: enqueue %d: %s", curve_dir, i, zk_cuda_strerror(rc));
+        if (rc)
+            break;
+        rc = zk_cuda_job_wait(j, &pg);
+        ZT_CHECK(rc == 0, "%s: wait %d: %s", curve_dir, i, zk_cuda_strerror(rc));
+        ZT_CHECK(atomic_load(&lc[i].returned) == 1,
+                 "%s: job %d handed back before its copied() returned", curve_dir, i);
+        zk_groth16_pending_free(pg);
+    }
+    usleep(400000);   /* a callback still pending would land now */
+    for (int i = 0; i < 3; i++)
+        ZT_CHECK(atomic_load(&lc[i].calls) == 1, "%s: job %d: copied() called %d times",
+                 curve_dir, i, atomic_load(&lc[i].calls));
+    zk_cuda_prover_free(cp);
+    zt_example_free(&ex);
+    free(abc);
+}
+
 int main(int argc, char **argv)
 {
     char desc[256];
@@ -323,5 +375,7 @@ int main(int argc, char **argv)
     check_prove("bls12381");
     check_overlap("bn128");
     check_overlap("bls12381");
+    check_late_copied("bn128");
+    check_late_copied("bls12381");
     return zt_finish();
 }

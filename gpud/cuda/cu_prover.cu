@@ -52,6 +52,10 @@ struct zk_cuda_job {
     struct zk_cuda_job *next;          /* the prover's free list */
     void *hpart;                       /* page-locked: the MSMs' window sums */
     cudaEvent_t copied_ev, mark[CU_JOB_MARKS];
+    cudaEvent_t called_ev;             /* after cu_copied on the copy stream: the
+                                          callback has returned (a job is reused
+                                          only then: a late callback would call
+                                          the next partition's copied()) */
     void (*copied)(void *ctx);
     void *ctx;
 };
@@ -97,6 +101,8 @@ static void cu_job_destroy(struct zk_cuda_job *j)
         ZK_CUDA_IGNORE(cudaFreeHost(j->hpart));
     if (j->copied_ev)
         ZK_CUDA_IGNORE(cudaEventDestroy(j->copied_ev));
+    if (j->called_ev)
+        ZK_CUDA_IGNORE(cudaEventDestroy(j->called_ev));
     for (int i = 0; i < CU_JOB_MARKS; i++)
         if (j->mark[i])
             ZK_CUDA_IGNORE(cudaEventDestroy(j->mark[i]));
@@ -123,6 +129,7 @@ static int cu_job_get(struct zk_cuda_prover *p, struct zk_cuda_job **ret)
     j->p = p;
     ZK_CUDA_CHECK(cudaMallocHost(&j->hpart, cu_part_at(p, CU_MSMS) + 1));
     ZK_CUDA_CHECK(cudaEventCreateWithFlags(&j->copied_ev, cudaEventDisableTiming));
+    ZK_CUDA_CHECK(cudaEventCreateWithFlags(&j->called_ev, cudaEventDisableTiming));
     for (int i = 0; i < CU_JOB_MARKS; i++)
         ZK_CUDA_CHECK(cudaEventCreate(&j->mark[i]));
     *ret = j;
@@ -422,6 +429,7 @@ extern "C" int zk_cuda_prove_enqueue(struct zk_cuda_prover *p, const zk_scalar *
                                   p->cst));
     ZK_CUDA_CHECK(cudaEventRecord(j->copied_ev, p->cst));
     ZK_CUDA_CHECK(cudaLaunchHostFunc(p->cst, cu_copied, j));
+    ZK_CUDA_CHECK(cudaEventRecord(j->called_ev, p->cst));
     rc = p->curve == ZK_CURVE_BN254 ? cu_compute<cu_bn254>(p, &p->plan.bn254, j, cs)
                                     : cu_compute<cu_bls381>(p, &p->plan.bls381, j, cs);
     if (rc)
@@ -448,6 +456,16 @@ extern "C" int zk_cuda_job_wait(struct zk_cuda_job *j, struct zk_groth16_pending
     if (rc) {             /* the job's buffers may still be written: wait */
         ZK_CUDA_IGNORE(cudaStreamSynchronize(j->p->cst));
         ZK_CUDA_IGNORE(cudaStreamSynchronize(j->p->st));
+    }
+    /* the compute waited for the copies, not for copied(): wait for it to
+     * have returned before the job (its copied/ctx) can be reused */
+    cudaError_t e = cudaEventSynchronize(j->called_ev);
+    int rc2 = e == cudaSuccess ? 0 : ZK_EGPU;
+    if (rc2 && !rc) {
+        zk_cuda_set_error("cudaEventSynchronize(j->called_ev)", __FILE__, __LINE__, e);
+        zk_groth16_pending_free(*ret);
+        *ret = NULL;
+        rc = rc2;
     }
     cu_job_put(j);
     return rc;
