@@ -23,9 +23,11 @@ trap cleanup EXIT
 ex=$ZK_SOURCE_DIR/examples/groth16/bn128
 
 # traced NAME CMD...: strace -f -y of CMD into $W/NAME.trace, stdout in $W/NAME.out
+# (LeakSanitizer cannot run under ptrace: off for the traced commands of a
+# sanitizer build)
 traced() {
     local n=$1; shift
-    strace -f -y -qq -e trace=mkdir,mkdirat,fsync,fdatasync,write,pwrite64 -o "$W/$n.trace" \
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -y -qq -e trace=mkdir,mkdirat,fsync,fdatasync,write,pwrite64 -o "$W/$n.trace" \
         "$@" >"$W/$n.out" 2>"$W/$n.err" || { bad "$n: $* failed: $(cat "$W/$n.err")"; return 1; }
 }
 
