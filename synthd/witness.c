@@ -20,11 +20,14 @@
 #include "zk/error.h"
 #include "zk/wtns.h"
 
+#include <xxhash.h>
+
 #define DIR_PREFIX "zkslot-synthd-"
 
 static const struct zk_config *wcfg;
 static char wdir[PATH_MAX];           /* this process's directory; "" before setup */
 static char owner[64];                /* ZKSLOT_WITGEN_OWNER of our generators */
+static char pool_tag[17];             /* the pool's, in owners and directory names */
 static atomic_uint seq;               /* file names in wdir */
 
 /* out->error, truncated to fit (messages end with the generator's output,
@@ -38,13 +41,19 @@ set_error(struct synthd_witness_out *out, const char *fmt, ...)
     va_end(ap);
 }
 
-/* "synthd:<pid>:<start>" of a process identity; 1 if s is one, into *id. */
+/* "synthd:<pool tag>:<pid>:<start>", a synthd of our pool; 1 if s is one,
+ * into *id.  Synthds judge only their own pool's dead (other pools have
+ * synthds of their own, and a test's private pool is not the machine's). */
 static int parse_owner(const char *s, struct zk_proc_id *id)
 {
     int pid;
     uint64_t start;
     int n = 0;
-    if (sscanf(s, "synthd:%d:%" SCNu64 "%n", &pid, &start, &n) != 2 || s[n] || pid <= 0)
+    size_t tl = strlen(pool_tag);
+    if (strncmp(s, "synthd:", 7) || strncmp(s + 7, pool_tag, tl) || s[7 + tl] != ':')
+        return 0;
+    s += 8 + tl;
+    if (sscanf(s, "%d:%" SCNu64 "%n", &pid, &start, &n) != 2 || s[n] || pid <= 0)
         return 0;
     id->pid = pid;
     id->start = start;
@@ -96,14 +105,16 @@ void synthd_witness_sweep(void)
 int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *me)
 {
     wcfg = cfg;
-    snprintf(owner, sizeof owner, "synthd:%d:%" PRIu64, (int)me->pid, me->start);
+    snprintf(pool_tag, sizeof pool_tag, "%016llx",
+             (unsigned long long)XXH3_64bits(cfg->pool, strlen(cfg->pool)));
+    snprintf(owner, sizeof owner, "synthd:%s:%d:%" PRIu64, pool_tag, (int)me->pid, me->start);
     int dfd = open(cfg->witness_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
         int e = errno;
         zkd_log(ZKD_ERR, "witness: [synthd] witness_dir %s: %s", cfg->witness_dir, strerror(e));
         return -e;
     }
-    /* the directories of dead synthds (by name: zkslot-synthd-PID-START) */
+    /* the directories of our pool's dead synthds (zkslot-synthd-TAG-PID-START) */
     DIR *d = fdopendir(dup(dfd));
     struct dirent *e;
     while (d && (e = readdir(d))) {
@@ -112,10 +123,13 @@ int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *m
         int pid;
         uint64_t start;
         int n = 0;
-        if (sscanf(e->d_name, DIR_PREFIX "%d-%" SCNu64 "%n", &pid, &start, &n) != 2 ||
-            e->d_name[n])
+        size_t pl = strlen(DIR_PREFIX), tl = strlen(pool_tag);
+        if (strncmp(e->d_name, DIR_PREFIX, pl) || strncmp(e->d_name + pl, pool_tag, tl) ||
+            e->d_name[pl + tl] != '-' ||
+            sscanf(e->d_name + pl + tl + 1, "%d-%" SCNu64 "%n", &pid, &start, &n) != 2 ||
+            e->d_name[pl + tl + 1 + n])
             continue;
-        snprintf(o, sizeof o, "synthd:%d:%" PRIu64, pid, start);
+        snprintf(o, sizeof o, "synthd:%s:%d:%" PRIu64, pool_tag, pid, start);
         if (!parse_owner(o, &id) || zk_proc_alive(&id, 64))
             continue;
         rm_tree(dfd, e->d_name);
@@ -126,8 +140,8 @@ int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *m
         closedir(d);
     close(dfd);
     synthd_witness_sweep();
-    if (snprintf(wdir, sizeof wdir, "%s/" DIR_PREFIX "%d-%" PRIu64, cfg->witness_dir,
-                 (int)me->pid, me->start) >= (int)sizeof wdir ||
+    if (snprintf(wdir, sizeof wdir, "%s/" DIR_PREFIX "%s-%d-%" PRIu64, cfg->witness_dir,
+                 pool_tag, (int)me->pid, me->start) >= (int)sizeof wdir ||
         (mkdir(wdir, 0700) != 0 && errno != EEXIST)) {
         int err = errno;
         zkd_log(ZKD_ERR, "witness: cannot make %s: %s", wdir, strerror(err));

@@ -33,10 +33,12 @@ struct synthd_witgen_seen {
 };
 
 /*
- * Makes this process's directory <witness_dir>/zkslot-synthd-<pid>-<start>
- * (mode 0700), removes the directories of dead synthds there, and kills
- * what their generators left running (zk_witgen_sweep).  Logs what it
- * removed.  0 or -errno (logged).
+ * Makes this process's directory
+ * <witness_dir>/zkslot-synthd-<pool tag>-<pid>-<start> (mode 0700), removes
+ * the directories of dead synthds of the same pool there, and kills what
+ * their generators left running (zk_witgen_sweep; owners are
+ * "synthd:<pool tag>:<pid>:<start>", the tag a hash of the pool's path).
+ * Logs what it removed.  0 or -errno (logged).
  */
 int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *me);
 

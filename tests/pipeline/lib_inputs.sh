@@ -88,11 +88,12 @@ PY
 }
 
 # pli_owned_by PID: pids of live processes whose environment says a
-# generator of the synthd with that pid started them (ZKSLOT_WITGEN_OWNER).
+# generator of the synthd with that pid started them (ZKSLOT_WITGEN_OWNER,
+# "synthd:<pool tag>:<pid>:<start>").
 pli_owned_by() {
     python3 - "$1" <<'PY'
-import os, sys
-want = ("ZKSLOT_WITGEN_OWNER=synthd:%s:" % sys.argv[1]).encode()
+import os, re, sys
+want = re.compile(rb"^ZKSLOT_WITGEN_OWNER=synthd:[0-9a-f]+:%s:" % sys.argv[1].encode())
 for p in os.listdir("/proc"):
     if not p.isdigit():
         continue
@@ -101,7 +102,7 @@ for p in os.listdir("/proc"):
         env = open("/proc/%s/environ" % p, "rb").read().split(b"\0")
     except OSError:
         continue
-    if st[st.rindex(")") + 2] != "Z" and any(e.startswith(want) for e in env):
+    if st[st.rindex(")") + 2] != "Z" and any(want.match(e) for e in env):
         print(p)
 PY
 }

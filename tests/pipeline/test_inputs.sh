@@ -114,6 +114,6 @@ node "$ZK_SOURCE_DIR/tests/pipeline/verify_many.cjs" "$PLI_VK" "$PL_W/pub.json" 
 
 pl_stop "$PL_GPUD"; [ "$PL_RC" = 0 ] || pl_bad "gpud exit $PL_RC after SIGTERM"
 pl_stop "$PL_SYNTHD"; [ "$PL_RC" = 0 ] || pl_bad "synthd exit $PL_RC after SIGTERM"
-! ls -d /dev/shm/zkslot-synthd-"$PL_SYNTHD"-* >/dev/null 2>&1 || pl_bad "synthd left its witness directory in /dev/shm"
+! ls -d /dev/shm/zkslot-synthd-*-"$PL_SYNTHD"-* >/dev/null 2>&1 || pl_bad "synthd left its witness directory in /dev/shm"
 pl_pool_clean
 pl_done

@@ -69,7 +69,7 @@ for p in $(leftovers "$dead"); do kill -9 "$p" 2>/dev/null || true; done
 pl_start_synthd --workers 1
 dead=$PL_SYNTHD
 j=$(run_kill)
-[ -d "$(ls -d /dev/shm/zkslot-synthd-"$dead"-* 2>/dev/null | head -n 1)" ] ||
+[ -d "$(ls -d /dev/shm/zkslot-synthd-*-"$dead"-* 2>/dev/null | head -n 1)" ] ||
     pl_bad "the killed synthd's witness directory is not there to be cleaned (test broken?)"
 pl_start_synthd --workers 1
 pl_wait "$j" 120 && pl_check_job "$j" 2 && echo "ok: the job completed after the kill"
@@ -77,7 +77,7 @@ att=$(pli_part_field "$j" 0 attempts)
 [ "$att" = 2 ] || pl_bad "partition 0: $att attempts, expected 2 (redone after the kill)"
 left=$(leftovers "$dead")
 [ -z "$left" ] || pl_bad "processes of the dead synthd's generators left: $left"
-! ls -d /dev/shm/zkslot-synthd-"$dead"-* >/dev/null 2>&1 ||
+! ls -d /dev/shm/zkslot-synthd-*-"$dead"-* >/dev/null 2>&1 ||
     pl_bad "the dead synthd's witness directory was not removed"
 pl_stop "$PL_SYNTHD"; [ "$PL_RC" = 0 ] || pl_bad "synthd exit $PL_RC after SIGTERM"
 pl_stop "$PL_GPUD"; [ "$PL_RC" = 0 ] || pl_bad "gpud exit $PL_RC after SIGTERM"
