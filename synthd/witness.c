@@ -178,11 +178,11 @@ static size_t witgen_files(const struct zk_witgen *g, char f[3][PATH_MAX + 32])
         snprintf(f[1], sizeof f[1], "%s.dat", g->spec);
         return 2;
     case ZK_WITGEN_WASM: {
-        snprintf(f[0], sizeof f[0], "%s", g->spec);
-        char *slash = strrchr(f[0], '/');
-        size_t dl = slash ? (size_t)(slash - f[0]) : 0;
-        snprintf(f[1], sizeof f[1], "%.*s/generate_witness.js", (int)dl, f[0]);
-        snprintf(f[2], sizeof f[2], "%.*s/witness_calculator.js", (int)dl, f[0]);
+        const char *slash = strrchr(g->spec, '/');
+        size_t dl = slash ? (size_t)(slash - g->spec) : 0;
+        snprintf(f[0], sizeof f[0], "%s", g->spec);   /* (from spec, not f[0]: no overlap) */
+        snprintf(f[1], sizeof f[1], "%.*s/generate_witness.js", (int)dl, g->spec);
+        snprintf(f[2], sizeof f[2], "%.*s/witness_calculator.js", (int)dl, g->spec);
         return 3;
     }
     default:
