@@ -40,10 +40,8 @@ export ZK_INTEROP_WORK="${ZK_INTEROP_WORK:-$here/build/interop-work}"
 MUTANTS=(pi_swap wrong_index no_reaper no_checksum b2_not_negated)
 # Every pipeline test that checks proofs (pipeline_test_cuda_backend runs
 # gpud's CPU fallback in this CPU-only tree; _emu and device_error the
-# CUDA backend on tests/cuemu), but pipeline_test_inputs_kill: its control
-# fails on main as this is written, and a baseline that fails stops the
-# whole check.
-PROOF_TESTS='pipeline_test_(e2e|bad_job|kill_synthd|kill_gpud|pool_recreate|signals|backpressure|metrics|cuda_backend|inputs|inputs_errors'
+# CUDA backend on tests/cuemu).
+PROOF_TESTS='pipeline_test_(e2e|bad_job|kill_synthd|kill_gpud|pool_recreate|signals|backpressure|metrics|cuda_backend|inputs|inputs_errors|inputs_kill'
 if [ "${ZK_MUTANTS_EMU:-1}" = 1 ]; then
     PROOF_TESTS+='|cuda_backend_emu|device_error'
 fi
