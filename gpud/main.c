@@ -17,7 +17,11 @@
  *
  * SIGTERM: stop claiming, finish the partitions in hand, exit 0 (a repeated
  * SIGTERM changes nothing).  SIGINT or SIGQUIT, first or after a SIGTERM:
- * hand them back to the ledger (re-queued) and exit.  SIGHUP: ignored.
+ * hand them back and exit: a partition whose slot gpud still holds CLAIMED
+ * is left to the reaper and reconcile (the slot goes back READY once gpud
+ * is gone, the partition to ready: proved from it, not synthesized again);
+ * one whose slot is released is re-queued (proving by me -> queued).
+ * SIGHUP: ignored.
  * While draining, STOPPING=1, then STATUS= and WATCHDOG=1 every second.
  */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_ISSET */
@@ -246,6 +250,22 @@ static struct {
 /* In-flight partition ids, for a hand-back (SIGINT, SIGQUIT). */
 static atomic_llong inflight[3];
 
+/* Does a slot still hold partition id CLAIMED by this gpud?  Then a
+ * hand-back leaves it alone: re-queueing it would have it synthesized
+ * again while the reaper hands the same slot back READY (defect 9). */
+static int slot_still_claimed(long long id)
+{
+    struct zk_pool_info pi;
+    zk_pool_info(pool, &pi);
+    for (uint32_t i = 0; i < pi.nslots; i++) {
+        struct zk_pool_slot_info si;
+        if (zk_pool_slot_info(pool, i, &si) == 0 && si.state == ZK_SLOT_CLAIMED &&
+            si.partition_id == (uint64_t)id && si.owner_pid == (int32_t)getpid())
+            return 1;
+    }
+    return 0;
+}
+
 /* Waits for a started job that will not be finalized (the backend may
  * still be reading the slot or writing its buffers). */
 static void item_settle(struct item *it)
@@ -335,7 +355,9 @@ static void *starter_main(void *arg)
                     s.index, (long long)s.partition_id);
             zk_pool_release(pool, &s);
             if (s.partition_id != ZK_POOL_NO_ID)
-                zk_ledger_part_requeue(l, (int64_t)s.partition_id,
+                /* only from ready: a live owner keeps it, a dead one's is
+                 * reconcile's (the slot is FREE now: -> queued) */
+                zk_ledger_part_requeue(l, (int64_t)s.partition_id, ZK_PART_READY, NULL,
                                        "its slot failed the checksum; synthesized again", NULL);
             atomic_fetch_add(&n_dropped, 1);
             continue;
@@ -369,6 +391,13 @@ static void *starter_main(void *arg)
             continue;
         }
         atomic_store(&inflight[0], it->p.id);
+        /* Test hook: ZKSLOT_TEST_CLAIM_HOLD_MS keeps the slot CLAIMED that
+         * long before prove_start, its data intact (its checksum holds), so
+         * that a test can hand it back or kill gpud there. */
+        if (getenv("ZKSLOT_TEST_CLAIM_HOLD_MS") && atoi(getenv("ZKSLOT_TEST_CLAIM_HOLD_MS")) > 0) {
+            zkd_log(ZKD_WARN, "test hook: slot %u held CLAIMED before prove_start", s.index);
+            usleep((useconds_t)atoi(getenv("ZKSLOT_TEST_CLAIM_HOLD_MS")) * 1000u);
+        }
         if ((r = zkd_keycache_get(&keys, l, (int64_t)s.key_id, &it->key, &d))) {
             char msg[300];
             snprintf(msg, sizeof msg, "proving key: %s", d.msg);
@@ -431,7 +460,8 @@ static void *starter_main(void *arg)
         atomic_store(&busy_starter, 0);
         continue;
 drop_requeue:
-        zk_ledger_part_requeue(l, it->p.id, "gpud stopped before finishing it", NULL);
+        zk_ledger_part_requeue(l, it->p.id, ZK_PART_PROVING, &me,
+                               "gpud stopped before finishing it", NULL);
 drop:
         atomic_store(&inflight[0], 0);
         item_settle(it);
@@ -548,7 +578,8 @@ static void *finisher_main(void *arg)
         atomic_store(&hb_finisher_ms, now_ms());
         if (!l || atomic_load(&abort_flag)) {
             if (l)
-                zk_ledger_part_requeue(l, it->p.id, "gpud stopped before finishing it", NULL);
+                zk_ledger_part_requeue(l, it->p.id, ZK_PART_PROVING, &me,
+                                       "gpud stopped before finishing it", NULL);
             goto next;
         }
         struct zk_groth16_proof proof;
@@ -563,7 +594,8 @@ static void *finisher_main(void *arg)
         if (r) {
             if (GPUD_DEVICE_ERROR(r)) {
                 device_lost(it, d.msg);
-                zk_ledger_part_requeue(l, it->p.id, "gpud's device failed", NULL);
+                zk_ledger_part_requeue(l, it->p.id, ZK_PART_PROVING, &me,
+                                       "gpud's device failed", NULL);
             } else {
                 part_failed(l, &it->p, d.msg);
             }
@@ -737,8 +769,9 @@ int main(int argc, char **argv)
                 pthread_mutex_unlock(&q.lock);
                 for (int i = 0; i < 2; i++) {
                     long long id = atomic_load(&inflight[i]);
-                    if (id)
-                        zk_ledger_part_requeue(l, id, "gpud stopped before finishing it", NULL);
+                    if (id && !slot_still_claimed(id))
+                        zk_ledger_part_requeue(l, id, ZK_PART_PROVING, &me,
+                                               "gpud stopped before finishing it", NULL);
                 }
                 zkd_log(ZKD_INFO, "exiting with work handed back");
                 _exit(0);

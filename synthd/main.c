@@ -267,7 +267,8 @@ static void *worker_main(void *arg)
         } else {
             zk_pool_abandon(pool, &s);
             if (r == ZK_ECANCELED) {
-                zk_ledger_part_requeue(l, p.id, "synthd stopped before finishing it", NULL);
+                zk_ledger_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &me,
+                                       "synthd stopped before finishing it", NULL);
             } else {
                 int failed = 0;
                 const char *msg = wo.error[0] ? wo.error : d.msg;

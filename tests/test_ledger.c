@@ -387,7 +387,22 @@ static void test_states(zk_ledger *l, int64_t key)
     ZT_CHECK(j.state == ZK_JOB_RUNNING && j.started_ns > 0 && j.count[ZK_PART_SYNTHESIZING] == 1);
     ZT_CHECK(zk_ledger_part_ready(l, p.id, &other, 1.0, -1, &d) == ZK_ESTATE, "ready by another");
     ZT_CHECK(strstr(d.msg, "synthesizing"), "%s", d.msg);
-    ZT_CHECK(zk_ledger_part_requeue(l, ids.v[1], "x", NULL) == ZK_ESTATE, "requeue queued");
+    ZT_CHECK(zk_ledger_part_requeue(l, ids.v[1], ZK_PART_QUEUED, NULL, "x", NULL) == ZK_ESTATE,
+             "requeue queued");
+    /* a requeue by a non-owner or from a state the caller did not see is
+     * refused: the live synthd keeps its partition (defect 9) */
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &parent, "x", &d) ==
+             ZK_ESTATE, "requeue by another live daemon");
+    ZT_CHECK(strstr(d.msg, "synthesizing"), "%s", d.msg);
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, NULL, "x", NULL) ==
+             ZK_ESTATE, "requeue without an owner");
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_PROVING, &me, "x", NULL) == ZK_ESTATE,
+             "requeue from the wrong state");
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_READY, NULL, "x", NULL) == ZK_ESTATE,
+             "requeue as ready while synthesizing");
+    c = part(l, p.id);
+    ZT_CHECK(c.state == ZK_PART_SYNTHESIZING && c.owner.pid == me.pid && c.attempts == 1,
+             "the owner keeps its partition");
     ZT_CHECK(zk_ledger_part_ready(l, ids.v[1], &me, 1.0, -1, NULL) == ZK_ESTATE, "ready queued");
     ZT_CHECK(zk_ledger_part_error(l, ids.v[1], &me, "e", 9, 9, NULL, NULL) == ZK_ESTATE,
              "error on queued");
@@ -413,7 +428,8 @@ static void test_states(zk_ledger *l, int64_t key)
     ZT_CHECK(part(l, p.id).proofs == 3);
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 1, NULL, NULL) == ZK_ESTATE, "proving done");
     ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, -1, NULL) == ZK_ESTATE, "ready done");
-    ZT_CHECK(zk_ledger_part_requeue(l, p.id, "x", NULL) == ZK_ESTATE, "requeue done");
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_PROVING, &me, "x", NULL) == ZK_ESTATE,
+             "requeue done");
     ZT_CHECK(zk_ledger_part_error(l, p.id, &me, "e", 9, 9, NULL, NULL) == ZK_ESTATE,
              "error done");
 
@@ -441,7 +457,11 @@ static void test_states(zk_ledger *l, int64_t key)
     int64_t j2 = submit(l, key, 1);
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0);
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 1, NULL, NULL) == 0);
-    ZT_CHECK(zk_ledger_part_requeue(l, p.id, "slot dropped: checksum", NULL) == 0);
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_PROVING, &parent, "x", NULL) == ZK_ESTATE,
+             "requeue of my proving by another");
+    ZT_CHECK(part(l, p.id).state == ZK_PART_PROVING);
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_PROVING, &me, "slot dropped: checksum",
+                                    NULL) == 0);
     c = part(l, p.id);
     ZT_CHECK(c.state == ZK_PART_QUEUED && c.errors == 0 && c.owner.pid == 0 && c.slot == -1);
     ZT_CHECK(!strcmp(c.error, "slot dropped: checksum"));
@@ -451,10 +471,10 @@ static void test_states(zk_ledger *l, int64_t key)
     /* requeue from ready and from synthesizing */
     int64_t j3 = submit(l, key, 1);
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0);
-    ZT_CHECK(zk_ledger_part_requeue(l, p.id, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &me, NULL, NULL) == 0);
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0 && p.attempts == 2);
     ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 0.1, -1, NULL) == 0);
-    ZT_CHECK(zk_ledger_part_requeue(l, p.id, "shutdown", NULL) == 0);
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_READY, NULL, "shutdown", NULL) == 0);
     ZT_CHECK(part(l, p.id).state == ZK_PART_QUEUED);
     ZT_CHECK(zk_ledger_job_cancel(l, j3, NULL) == 0);
 }
@@ -487,7 +507,7 @@ static void test_cancel(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_part_ready(l, ids.v[2], &me, 1, -1, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_part_proving(l, ids.v[0], &me, 0, NULL, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_part_done(l, ids.v[0], &me, &t, 0, NULL) == ZK_ESTATE);
-    ZT_CHECK(zk_ledger_part_requeue(l, ids.v[3], NULL, NULL) == ZK_ESTATE);
+    ZT_CHECK(zk_ledger_part_requeue(l, ids.v[3], ZK_PART_QUEUED, NULL, NULL, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_part_error(l, ids.v[2], &me, "e", 9, 9, NULL, NULL) == ZK_ESTATE);
     j = job(l, jid);
     ZT_CHECK(j.state == ZK_JOB_CANCELED && j.count[ZK_PART_CANCELED] == 3);
@@ -529,7 +549,7 @@ static void test_error_limits(zk_ledger *l, int64_t key)
              "error on failed");
     ZT_CHECK(zk_ledger_part_done(l, ids.v[0], &me, &t, 0, NULL) == ZK_ESTATE, "done on failed");
     ZT_CHECK(zk_ledger_part_proving(l, ids.v[0], &me, 0, NULL, NULL) == ZK_ESTATE);
-    ZT_CHECK(zk_ledger_part_requeue(l, ids.v[0], NULL, NULL) == ZK_ESTATE);
+    ZT_CHECK(zk_ledger_part_requeue(l, ids.v[0], ZK_PART_PROVING, &me, NULL, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_job_cancel(l, jid, NULL) == ZK_ESTATE, "cancel failed job");
 
     /* max_attempts = 2: the error after the second synthesis fails it */

@@ -1279,7 +1279,9 @@ out:
     return r;
 }
 
-int zk_ledger_part_requeue(zk_ledger *l, int64_t id, const char *note, struct zk_diag *diag)
+int zk_ledger_part_requeue(zk_ledger *l, int64_t id, enum zk_part_state expect,
+                           const struct zk_proc_id *owner, const char *note,
+                           struct zk_diag *diag)
 {
     struct zk_ledger_part p;
     int r = begin(l, diag);
@@ -1288,8 +1290,14 @@ int zk_ledger_part_requeue(zk_ledger *l, int64_t id, const char *note, struct zk
     sqlite3_stmt *s;
     if ((r = part_get(l, id, &p, diag)) < 0)
         goto out;
-    if (p.state != ZK_PART_SYNTHESIZING && p.state != ZK_PART_READY &&
-        p.state != ZK_PART_PROVING) {
+    /* conditional, like part_ready: only the state the caller saw, and for
+     * synthesizing/proving only its own (a live synthd or gpud keeps its
+     * partition; a dead owner's is reconcile's to move) */
+    int ok = p.state == (int)expect &&
+             (expect == ZK_PART_READY ||
+              ((expect == ZK_PART_SYNTHESIZING || expect == ZK_PART_PROVING) && owner &&
+               same_owner(&p, owner)));
+    if (!ok) {
         r = bad_state(l, &p, diag);
         goto out;
     }

@@ -291,11 +291,14 @@ int zk_ledger_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
 
 /*
  * Hands a partition back without counting an error (clean shutdown, a slot
- * dropped on checksum failure, a lost slot): synthesizing/ready/proving ->
- * queued; `note` goes to the error column as information.  ZK_ESTATE if
- * the partition is in another state.
+ * dropped on checksum failure, a lost slot): `expect` -> queued, where
+ * expect is synthesizing or proving owned by *owner, or ready (no owner;
+ * owner may be NULL); `note` goes to the error column as information.
+ * ZK_ESTATE if the partition is in another state or has another owner (a
+ * live daemon keeps its partition; a dead one's is moved by reconcile).
  */
-int zk_ledger_part_requeue(zk_ledger *l, int64_t id, const char *note,
+int zk_ledger_part_requeue(zk_ledger *l, int64_t id, enum zk_part_state expect,
+                           const struct zk_proc_id *owner, const char *note,
                            struct zk_diag *diag);
 
 /*
