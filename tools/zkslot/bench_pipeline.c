@@ -128,6 +128,126 @@ static void stop(pid_t pid)
     waitpid(pid, NULL, 0);
 }
 
+/* ---- a private pipeline: directory, pool, ledger with the key, config ------- */
+
+struct bpriv {
+    char dir[32];                        /* mkdtemp */
+    char pool[128], conf[PATH_MAX], log[PATH_MAX];
+    zk_ledger *l;
+    struct zk_ledger_key lk;             /* the key, registered as "bench" */
+    int have_dir, have_pool, keep;       /* keep: leave dir (its log) for a look */
+};
+
+/* Makes the pipeline for key kh (at keypath) with nslots slots; g (may be
+ * NULL) is the key's witness generator.  ZKSLOT_CONFIG then names its
+ * config.  0, or -1 with a message (bpriv_close cleans up either way). */
+static int bpriv_open(struct bpriv *b, const char *keypath, const struct zk_zkey_header *kh,
+                      unsigned nslots, const struct zk_witgen *g)
+{
+    struct zk_slot_desc sd;
+    struct zk_diag d;
+    struct stat st;
+    int r;
+    memset(b, 0, sizeof *b);
+    snprintf(b->dir, sizeof b->dir, "/tmp/zkslot-bench-XXXXXX");
+    if (!mkdtemp(b->dir)) {
+        perror("zkslot bench pipeline: mkdtemp");
+        return -1;
+    }
+    b->have_dir = 1;
+    snprintf(b->pool, sizeof b->pool, "/dev/shm/zkslot-bench-%d.pool", (int)getpid());
+    struct zk_pool_params pp = { nslots, zk_slotfmt_layout(kh->n_vars, kh->domain_size, &sd),
+                                 NULL, NULL, 0, ZK_POOL_CREATE_TMPFS };
+    if ((r = zk_pool_create(b->pool, &pp, NULL))) {
+        fprintf(stderr, "zkslot bench pipeline: %s: %s\n", b->pool, zk_strerror(r));
+        return -1;
+    }
+    b->have_pool = 1;
+    char ledger[PATH_MAX];
+    snprintf(ledger, sizeof ledger, "%s/%s", b->dir, ZK_LEDGER_FILE);
+    if ((r = zk_ledger_open(ledger, ZK_LEDGER_CREATE, 0, &b->l, &d))) {
+        fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+        return -1;
+    }
+    struct zk_ledger_key *lk = &b->lk;
+    snprintf(lk->name, sizeof lk->name, "bench");
+    if (!realpath(keypath, lk->path)) {
+        fprintf(stderr, "zkslot bench pipeline: %s: %s\n", keypath, strerror(errno));
+        return -1;
+    }
+    snprintf(lk->curve, sizeof lk->curve, "%s", zk_curve_name(kh->curve));
+    snprintf(lk->hash, sizeof lk->hash, "%032x", 0);   /* file_mtime_ns 0: header checks only */
+    lk->file_size = stat(keypath, &st) ? 0 : (uint64_t)st.st_size;
+    lk->n_vars = kh->n_vars;
+    lk->n_public = kh->n_public;
+    lk->domain_size = kh->domain_size;
+    if (g) {
+        if (zk_witgen_hash(g, lk->witgen_hash, &d)) {
+            fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+            return -1;
+        }
+        lk->witgen_kind = g->kind;
+        snprintf(lk->witgen, sizeof lk->witgen, "%s", g->spec);
+    }
+    if ((r = zk_ledger_key_add(b->l, lk, &d))) {
+        fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+        return -1;
+    }
+    snprintf(b->conf, sizeof b->conf, "%s/zkslot.conf", b->dir);
+    FILE *cf = fopen(b->conf, "w");
+    if (!cf) {
+        fprintf(stderr, "zkslot bench pipeline: %s: %s\n", b->conf, strerror(errno));
+        return -1;
+    }
+    fprintf(cf, "[zkslot]\nstate_dir = %s\npoll_ms = 5\n[pool]\npath = %s\n", b->dir, b->pool);
+    fclose(cf);
+    setenv("ZKSLOT_CONFIG", b->conf, 1);
+    unsetenv("ZKSLOT_POOL");
+    unsetenv("ZKSLOT_STATE_DIR");
+    snprintf(b->log, sizeof b->log, "%s/daemons.log", b->dir);
+    return 0;
+}
+
+/* Polls job until it is finished (every 2 ms).  0 when done, -1 (printed)
+ * when it failed, was canceled, or the ledger could not be read. */
+static int bpriv_wait(zk_ledger *l, int64_t job, const char *log)
+{
+    struct zk_ledger_job j;
+    struct zk_diag d;
+    for (;;) {
+        if (zk_ledger_job_get(l, job, &j, &d)) {
+            fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+            return -1;
+        }
+        if (j.state >= ZK_JOB_DONE)
+            break;
+        struct timespec ts = { 0, 2000000 };
+        nanosleep(&ts, NULL);
+    }
+    if (j.state == ZK_JOB_DONE)
+        return 0;
+    fprintf(stderr, "zkslot bench pipeline: job %s: %s (log %s)\n", zk_job_state_name(j.state),
+            j.error, log);
+    return -1;
+}
+
+static void bpriv_close(struct bpriv *b)
+{
+    zk_ledger_close(b->l);
+    b->l = NULL;
+    if (b->have_pool)
+        zk_pool_destroy(b->pool, 1, NULL);
+    if (b->have_dir && !b->keep) {
+        char cmd[PATH_MAX + 16];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", b->dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "zkslot bench pipeline: could not remove %s\n", b->dir);
+    } else if (b->have_dir) {
+        fprintf(stderr, "zkslot bench pipeline: kept %s\n", b->dir);
+    }
+    b->have_dir = b->have_pool = 0;
+}
+
 /* ---- from circuit inputs: synthesis scaling -------------------------------- */
 
 struct bi_stage {                        /* per-partition stage times of a config */
@@ -194,7 +314,6 @@ static int bi_config(const struct bi_env *e, unsigned nsynthd, unsigned workers,
     unlink(sock);
     for (unsigned rep = 0; rep < e->repeats; rep++) {
         struct zk_diag d;
-        struct zk_ledger_job j;
         char outd[PATH_MAX];
         int64_t job;
         snprintf(outd, sizeof outd, "%s/out-%ux%u-%u", e->dir, nsynthd, workers, rep);
@@ -204,22 +323,9 @@ static int bi_config(const struct bi_env *e, unsigned nsynthd, unsigned workers,
             fprintf(stderr, "zkslot bench pipeline: submit: %s\n", d.msg);
             goto out;
         }
-        for (;;) {
-            if (zk_ledger_job_get(e->l, job, &j, &d)) {
-                fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
-                goto out;
-            }
-            if (j.state >= ZK_JOB_DONE)
-                break;
-            struct timespec ts = { 0, 2000000 };
-            nanosleep(&ts, NULL);
-        }
-        t[rep] = bench_now() - t0;
-        if (j.state != ZK_JOB_DONE) {
-            fprintf(stderr, "zkslot bench pipeline: job %s: %s (log %s)\n",
-                    zk_job_state_name(j.state), j.error, e->log);
+        if (bpriv_wait(e->l, job, e->log))
             goto out;
-        }
+        t[rep] = bench_now() - t0;
         zk_ledger_part_list(e->l, job, bi_part, st, &d);
     }
     rc = 0;
@@ -283,18 +389,16 @@ static int bench_inputs(const char *keypath, const char *const *inputs, unsigned
     struct zk_groth16_key *k = NULL;
     struct zk_witgen g;
     struct zk_diag d;
-    struct zk_ledger_key lk;
-    zk_ledger *l = NULL;
-    char dir[] = "/tmp/zkslot-bench-XXXXXX", pool_path[128], ledger_path[PATH_MAX];
-    char conf[PATH_MAX], logp[PATH_MAX];
+    struct bpriv bp;
     char **text = calloc(nin, sizeof *text), **abs = calloc(nin, sizeof *abs);
     size_t *len = calloc(nin, sizeof *len);
     double *tb = calloc(repeats, sizeof *tb), *twb = calloc(repeats, sizeof *twb);
     double *tc = calloc((size_t)NCFG * repeats, sizeof *tc);
     struct bi_stage st[NCFG];
-    int ret = 2, have_dir = 0, have_pool = 0, r;
+    int ret = 2;
 
     memset(st, 0, sizeof st);
+    memset(&bp, 0, sizeof bp);
     if (!text || !abs || !len || !tb || !twb || !tc)
         goto out;
     for (int c = 0; c < NCFG; c++) {
@@ -306,8 +410,7 @@ static int bench_inputs(const char *keypath, const char *const *inputs, unsigned
         if (!st[c].witness || !st[c].abc || !st[c].start || !st[c].finalize)
             goto out;
     }
-    if (zk_witgen_resolve(gen, gen_is_cmd, &g, &d) ||
-        zk_witgen_hash(&g, lk.witgen_hash, &d)) {
+    if (zk_witgen_resolve(gen, gen_is_cmd, &g, &d)) {
         fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
         goto out;
     }
@@ -325,65 +428,21 @@ static int bench_inputs(const char *keypath, const char *const *inputs, unsigned
     if (g16_cli_load_key("bench pipeline", keypath, nthreads, &k))
         goto out;
     const struct zk_zkey_header *kh = zk_groth16_key_header(k);
-    struct zk_slot_desc sd;
-    uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, &sd);
-    if (!mkdtemp(dir)) {
-        perror("zkslot bench pipeline: mkdtemp");
+    if (bpriv_open(&bp, keypath, kh, nslots, &g))
         goto out;
-    }
-    have_dir = 1;
-    snprintf(pool_path, sizeof pool_path, "/dev/shm/zkslot-bench-%d.pool", (int)getpid());
-    struct zk_pool_params pp = { nslots, need, NULL, NULL, 0, ZK_POOL_CREATE_TMPFS };
-    if ((r = zk_pool_create(pool_path, &pp, NULL))) {
-        fprintf(stderr, "zkslot bench pipeline: %s: %s\n", pool_path, zk_strerror(r));
-        goto out;
-    }
-    have_pool = 1;
-    snprintf(ledger_path, sizeof ledger_path, "%s/%s", dir, ZK_LEDGER_FILE);
-    if ((r = zk_ledger_open(ledger_path, ZK_LEDGER_CREATE, 0, &l, &d))) {
-        fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
-        goto out;
-    }
-    char hash[33];
-    memcpy(hash, lk.witgen_hash, sizeof hash);
-    memset(&lk, 0, sizeof lk);
-    memcpy(lk.witgen_hash, hash, sizeof hash);
-    snprintf(lk.name, sizeof lk.name, "bench");
-    if (!realpath(keypath, lk.path))
-        goto out;
-    snprintf(lk.curve, sizeof lk.curve, "%s", kh->curve == ZK_CURVE_BN254 ? "bn128" : "bls12381");
-    snprintf(lk.hash, sizeof lk.hash, "%032x", 0);
-    lk.n_vars = kh->n_vars;
-    lk.n_public = kh->n_public;
-    lk.domain_size = kh->domain_size;
-    lk.witgen_kind = g.kind;
-    snprintf(lk.witgen, sizeof lk.witgen, "%s", g.spec);
-    if ((r = zk_ledger_key_add(l, &lk, &d))) {
-        fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
-        goto out;
-    }
-    snprintf(conf, sizeof conf, "%s/zkslot.conf", dir);
-    FILE *cf = fopen(conf, "w");
-    if (!cf)
-        goto out;
-    fprintf(cf, "[zkslot]\nstate_dir = %s\npoll_ms = 5\n[pool]\npath = %s\n", dir, pool_path);
-    fclose(cf);
-    setenv("ZKSLOT_CONFIG", conf, 1);
-    unsetenv("ZKSLOT_POOL");
-    unsetenv("ZKSLOT_STATE_DIR");
-    snprintf(logp, sizeof logp, "%s/daemons.log", dir);
     if (!json)
         printf("bench pipeline --input: %u partitions of 2^%u (%s), %s generator, %u threads, "
-               "%u slots, %u repeats\n", nin, kh->log2_domain, lk.curve,
+               "%u slots, %u repeats\n", nin, kh->log2_domain, bp.lk.curve,
                zk_witgen_kind_name(g.kind), nthreads, nslots, repeats);
-    struct bi_env e = { synthd, gpud, dir, logp, l, lk.id, (const char *const *)abs,
+    struct bi_env e = { synthd, gpud, bp.dir, bp.log, bp.l, bp.lk.id, (const char *const *)abs,
                         (const char *const *)text, len, nin, nthreads, repeats };
     for (unsigned rep = 0; rep < repeats; rep++)
-        if (bi_baseline(k, &g, (const char *const *)abs, nin, nthreads, dir, &tb[rep], &twb[rep]))
+        if (bi_baseline(k, &g, (const char *const *)abs, nin, nthreads, bp.dir, &tb[rep],
+                        &twb[rep]))
             goto out;
     for (int c = 0; c < NCFG; c++)
         if (bi_config(&e, cfgs[c][0], cfgs[c][1], tc + (size_t)c * repeats, &st[c])) {
-            have_dir = 0;   /* keep the log */
+            bp.keep = 1;    /* the log */
             goto out;
         }
     double mb = bench_median(tb, repeats), mbw = bench_median(twb, repeats) / nin;
@@ -391,7 +450,7 @@ static int bench_inputs(const char *keypath, const char *const *inputs, unsigned
         printf("{\"partitions\": %u, \"log2_domain\": %u, \"curve\": \"%s\", "
                "\"generator\": \"%s\", \"threads\": %u, \"slots\": %u, \"repeats\": %u, "
                "\"back_to_back_s\": %.6f, \"back_to_back_witness_s\": %.6f, \"configs\": [",
-               nin, kh->log2_domain, lk.curve, zk_witgen_kind_name(g.kind), nthreads, nslots,
+               nin, kh->log2_domain, bp.lk.curve, zk_witgen_kind_name(g.kind), nthreads, nslots,
                repeats, mb, mbw);
     } else {
         printf("  %-26s %9s %9s %9s | per partition (medians): %8s %8s %8s %8s\n", "config",
@@ -419,17 +478,7 @@ static int bench_inputs(const char *keypath, const char *const *inputs, unsigned
         printf("]}\n");
     ret = 0;
 out:
-    zk_ledger_close(l);
-    if (have_pool)
-        zk_pool_destroy(pool_path, 1, NULL);
-    if (have_dir) {
-        char cmd[PATH_MAX + 16];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "zkslot bench pipeline: could not remove %s\n", dir);
-    } else if (dir[0] && strcmp(dir, "/tmp/zkslot-bench-XXXXXX")) {
-        fprintf(stderr, "zkslot bench pipeline: kept %s\n", dir);
-    }
+    bpriv_close(&bp);
     for (unsigned i = 0; text && abs && i < nin; i++) {
         free(text[i]);
         free(abs[i]);
@@ -461,15 +510,13 @@ int cmd_bench_pipeline(int argc, char **argv)
     struct zk_groth16_key *k = NULL;
     zk_scalar **w = NULL;
     double *tb = NULL, *tp = NULL;
-    char dir[] = "/tmp/zkslot-bench-XXXXXX", pool_path[128], ledger_path[PATH_MAX];
-    char conf[PATH_MAX], logp[PATH_MAX];
-    int have_dir = 0, have_pool = 0;
-    zk_ledger *l = NULL;
+    struct bpriv bp;
     struct daemons dm = { -1, -1, -1, "" };
     char **abs = NULL;
 
     if (!wpaths)
         return 2;
+    memset(&bp, 0, sizeof bp);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             if (g16_cli_parse_uint("bench pipeline", "--threads", argv[++i], &nthreads))
@@ -543,60 +590,20 @@ int cmd_bench_pipeline(int argc, char **argv)
 
     /* the private pipeline: pool, ledger, config, notify socket, daemons */
     const struct zk_zkey_header *kh = zk_groth16_key_header(k);
-    struct zk_slot_desc sd;
-    uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, &sd);
-    if (!mkdtemp(dir)) {
-        perror("zkslot bench pipeline: mkdtemp");
-        goto out;
-    }
-    have_dir = 1;
-    snprintf(pool_path, sizeof pool_path, "/dev/shm/zkslot-bench-%d.pool", (int)getpid());
-    struct zk_pool_params pp = { nslots, need, NULL, NULL, 0, ZK_POOL_CREATE_TMPFS };
-    if ((r = zk_pool_create(pool_path, &pp, NULL))) {
-        fprintf(stderr, "zkslot bench pipeline: %s: %s\n", pool_path, zk_strerror(r));
-        goto out;
-    }
-    have_pool = 1;
-    snprintf(ledger_path, sizeof ledger_path, "%s/%s", dir, ZK_LEDGER_FILE);
     struct zk_diag d;
-    if ((r = zk_ledger_open(ledger_path, ZK_LEDGER_CREATE, 0, &l, &d))) {
-        fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
+    if (bpriv_open(&bp, keypath, kh, nslots, NULL))
         goto out;
-    }
-    struct zk_ledger_key lk;
-    memset(&lk, 0, sizeof lk);
-    snprintf(lk.name, sizeof lk.name, "bench");
-    if (!realpath(keypath, lk.path))
-        goto out;
-    snprintf(lk.curve, sizeof lk.curve, "%s", kh->curve == ZK_CURVE_BN254 ? "bn128" : "bls12381");
-    snprintf(lk.hash, sizeof lk.hash, "%032x", 0);
-    struct stat st;
-    lk.file_size = stat(keypath, &st) ? 0 : (uint64_t)st.st_size;
-    lk.n_vars = kh->n_vars;
-    lk.n_public = kh->n_public;
-    lk.domain_size = kh->domain_size;
-    if ((r = zk_ledger_key_add(l, &lk, &d))) {
-        fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
-        goto out;
-    }
+    zk_ledger *l = bp.l;
+    const struct zk_ledger_key lk = bp.lk;
+    const char *logp = bp.log;
     abs = calloc(nw, sizeof *abs);
     if (!abs)
         goto out;
     for (unsigned i = 0; i < nw; i++)
         abs[i] = realpath(wpaths[i], NULL);
-
-    snprintf(conf, sizeof conf, "%s/zkslot.conf", dir);
-    FILE *cf = fopen(conf, "w");
-    if (!cf)
-        goto out;
-    fprintf(cf, "[zkslot]\nstate_dir = %s\npoll_ms = 5\n[pool]\npath = %s\n", dir, pool_path);
-    fclose(cf);
-    setenv("ZKSLOT_CONFIG", conf, 1);
-    unsetenv("ZKSLOT_POOL");
-    unsetenv("ZKSLOT_STATE_DIR");
     dm.notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    snprintf(dm.sock, sizeof dm.sock, "%s/notify", dir);
+    snprintf(dm.sock, sizeof dm.sock, "%s/notify", bp.dir);
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", dm.sock);
     if (dm.notify_fd < 0 || bind(dm.notify_fd, (struct sockaddr *)&sa, sizeof sa)) {
         perror("zkslot bench pipeline: notify socket");
@@ -607,14 +614,13 @@ int cmd_bench_pipeline(int argc, char **argv)
     snprintf(tbuf, sizeof tbuf, "%u", nthreads);
     char *sargv[] = { (char *)synthd_path, "--workers", "1", "--threads", tbuf, NULL };
     char *gargv[] = { (char *)gpud_path, "--backend", "cpu", "--threads", tbuf, NULL };
-    snprintf(logp, sizeof logp, "%s/daemons.log", dir);
     dm.synthd = spawn(synthd_path, sargv, logp);
     dm.gpud = spawn(gpud_path, gargv, logp);
     unsetenv("NOTIFY_SOCKET");
     if (dm.synthd < 0 || dm.gpud < 0 || wait_ready(dm.notify_fd, 2)) {
         fprintf(stderr, "zkslot bench pipeline: the daemons did not become ready (log %s)\n",
                 logp);
-        have_dir = 0;   /* keep the log */
+        bp.keep = 1;   /* the log */
         goto out;
     }
     /* Stop listening: an unread datagram socket fills up (max_dgram_qlen)
@@ -641,30 +647,17 @@ int cmd_bench_pipeline(int argc, char **argv)
         /* through the pipeline */
         int64_t job;
         char outd[PATH_MAX];
-        snprintf(outd, sizeof outd, "%s/out%u", dir, rep);
+        snprintf(outd, sizeof outd, "%s/out%u", bp.dir, rep);
         t0 = bench_now();
         if ((r = zk_ledger_job_submit(l, lk.id, outd, (const char *const *)abs, nw, &job, &d))) {
             fprintf(stderr, "zkslot bench pipeline: submit: %s\n", d.msg);
             goto out;
         }
-        struct zk_ledger_job j;
-        for (;;) {
-            if ((r = zk_ledger_job_get(l, job, &j, &d))) {
-                fprintf(stderr, "zkslot bench pipeline: %s\n", d.msg);
-                goto out;
-            }
-            if (j.state >= ZK_JOB_DONE)
-                break;
-            struct timespec ts = { 0, 2000000 };
-            nanosleep(&ts, NULL);
-        }
-        tp[rep] = bench_now() - t0;
-        if (j.state != ZK_JOB_DONE) {
-            fprintf(stderr, "zkslot bench pipeline: job %s: %s (log %s)\n",
-                    zk_job_state_name(j.state), j.error, logp);
-            have_dir = 0;
+        if (bpriv_wait(l, job, logp)) {
+            bp.keep = 1;
             goto out;
         }
+        tp[rep] = bench_now() - t0;
         if (!json)
             printf("  repeat %u: back to back %.3f s, pipeline %.3f s\n", rep + 1, tb[rep],
                    tp[rep]);
@@ -690,15 +683,7 @@ out:
     stop(dm.synthd);
     if (dm.notify_fd >= 0)
         close(dm.notify_fd);
-    zk_ledger_close(l);
-    if (have_pool)
-        zk_pool_destroy(pool_path, 1, NULL);
-    if (have_dir) {
-        char cmd[PATH_MAX + 16];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "zkslot bench pipeline: could not remove %s\n", dir);
-    }
+    bpriv_close(&bp);
     if (w) {
         for (unsigned i = 0; i < nw; i++)
             free(w[i]);
