@@ -2,7 +2,9 @@
 # test_plan.sh -- `zkslot plan`: the two bars of issue 6 (a cuzk-like machine
 # fits, 128 GiB with 12 partitions of 16 GiB in flight is refused), the --json
 # numbers against the arithmetic the model states (docs/plan.md), a real key,
-# detection on this machine, and bad input (exit 2 naming the flag or file).
+# detection on this machine, facts labeled given/detected/derived/unknown (a
+# given node count never divides this machine's CPUs), and bad input (exit 2
+# naming the flag or file).  The config block itself: test_plan_config.sh.
 set -u
 [ -x "${ZKSLOT:-}" ] || { echo "ZKSLOT is not set to the zkslot binary"; exit 1; }
 SRC=${ZK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -147,6 +149,36 @@ assert 1 <= m["cores_per_node"]["value"] <= os.cpu_count()
 PY
 run "detection, text" 0 --partition-size 64M
 grep -q "RAM .*detected" "$tmp/out" && ok "text says detected" || fail "text: no 'detected'"
+
+# Given, detected, derived (issue 22): a given node count is another machine's,
+# so this machine's CPUs are not divided by it; plan says what it assumed.
+run "--numa-nodes 2 without --cores" 0 --partition-size 64M --ram 256G --numa-nodes 2 --gpus 2 \
+    --hugepage-size 2M --json
+python3 - "$tmp/out" <<'PY' && ok "nodes given, cores not: cores unknown, threads 0" || fail "nodes given, cores not: $(cat "$tmp/out")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = j["machine"]["cores_per_node"]
+assert c["source"] == "unknown" and c["value"] == 0, c
+assert j["synth_threads_per_worker"] == 0 and "\nthreads = 0\n" in j["config"], j["config"]
+PY
+run "--numa-nodes 2 without --cores, text" 0 --partition-size 64M --ram 256G --numa-nodes 2 \
+    --gpus 2 --hugepage-size 2M
+grep -q "^  cores/node .*detected" "$tmp/out" && fail "cores/node said detected: $(grep cores/ "$tmp/out")" ||
+    ok "cores/node not 'detected' with a given node count"
+grep -q "^  cores/node   ?  *unknown (--numa-nodes given without --cores" "$tmp/out" &&
+    grep -q "threads = 0: its node's cores / workers" "$tmp/out" &&
+    ok "text says cores unknown and threads = 0" || fail "text: $(grep -E 'cores/|synthd ' "$tmp/out")"
+run "--numa-nodes 2, RAM detected" 0 --partition-size 64M --numa-nodes 2 --gpus 2 --hugepage-size 2M
+grep -q "note .*--numa-nodes was given, but RAM is this machine's" "$tmp/out" &&
+    ok "a detected fact beside a given node count is named" || fail "no note: $(grep note "$tmp/out")"
+run "all facts given" 0 --partition-size 64M --ram 256G --numa-nodes 2 --gpus 2 \
+    --hugepage-size 2M --cores 16
+grep -q "this machine's" "$tmp/out" && fail "all given: note printed" || ok "all given: no note"
+grep -q "^  cores/node   16 *given" "$tmp/out" && grep -q "^threads = 16$" <(sed 's/^  //' "$tmp/out") &&
+    ok "all given: cores given, threads = 16 (1 worker per node)" || fail "all given: $(grep -E 'cores/|threads' "$tmp/out")"
+run "nothing given: cores detected or derived" 0 --partition-size 64M --json
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["machine"]["cores_per_node"]; assert c["source"] in ("detected","derived") and c["value"] >= 1, c' \
+    "$tmp/out" && ok "cores detected or derived from this machine's facts" || fail "cores source: $(cat "$tmp/out")"
 
 # Bad input: exit 2, one line naming the flag or file.
 one_line() {

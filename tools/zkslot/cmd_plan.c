@@ -53,12 +53,15 @@
 /* One machine fact and where it came from. */
 struct fact {
     uint64_t v;
-    const char *src;                       /* "given", "detected", "default" */
+    const char *src;                       /* "given", "detected" (this machine),
+                                              "derived" (from other facts), "default",
+                                              "unknown" (not given, not this machine's) */
     char how[128];                         /* what was read */
 };
 
 struct plan {
     struct fact ram, nodes, gpus, hpage, cores;
+    int nodes_given;                       /* --numa-nodes: another machine's topology */
     uint64_t partition, witness;           /* partition bytes; its witness region */
     const char *partition_src;
     uint64_t key_gpud, key_synthd;
@@ -221,7 +224,14 @@ static void detect(struct plan *p)
             snprintf(p->hpage.how, sizeof p->hpage.how, "no huge pages reported: 2 MiB");
         }
     }
-    if (!p->cores.src) {
+    if (!p->cores.src && p->nodes_given) {
+        /* cores per node is a fact of the machine the node count was given
+         * for: this machine's CPUs say nothing about it */
+        p->cores.v = 0;
+        p->cores.src = "unknown";
+        snprintf(p->cores.how, sizeof p->cores.how,
+                 "--numa-nodes given without --cores: threads = 0 (synthd counts its node's)");
+    } else if (!p->cores.src) {
         /* per node: the smallest node's cpulist (synthd is bound to one node) */
         uint64_t minc = 0;
         char path[128];
@@ -234,16 +244,18 @@ static void detect(struct plan *p)
             if (c && (!minc || c < minc))
                 minc = c;
         }
-        p->cores.src = "detected";
         if (minc && !strcmp(p->nodes.src, "detected")) {
             p->cores.v = minc;
+            p->cores.src = "detected";
             snprintf(p->cores.how, sizeof p->cores.how, "/sys/devices/system/node/node*/cpulist");
         } else {
             long n = sysconf(_SC_NPROCESSORS_ONLN);
             p->cores.v = (uint64_t)(n > 0 ? n : 1) / p->nodes.v;
             if (!p->cores.v)
                 p->cores.v = 1;
-            snprintf(p->cores.how, sizeof p->cores.how, "online CPUs / nodes");
+            p->cores.src = "derived";
+            snprintf(p->cores.how, sizeof p->cores.how, "this machine's online CPUs / %llu node(s)",
+                     (unsigned long long)p->nodes.v);
         }
     }
 }
@@ -306,13 +318,14 @@ static void compute(struct plan *p)
         uint64_t spare = p->slots > 2 * p->ngpud ? p->slots - 2 * p->ngpud : 0;
         /* the slots beyond 2 per gpud feed the workers; no more workers than cores */
         p->workers = spare / p->nsynthd;
-        if (p->workers > p->cores.v)
+        if (p->cores.v && p->workers > p->cores.v)
             p->workers = p->cores.v;
         if (!p->workers)
             p->workers = 1;
     }
-    p->threads = p->cores.v / p->workers;
-    if (!p->threads)
+    /* cores unknown: 0, synthd's own cores / workers at start (configuration.md) */
+    p->threads = p->cores.v ? p->cores.v / p->workers : 0;
+    if (p->cores.v && !p->threads)
         p->threads = 1;
     p->pool = p->slots * p->slot;
     p->table = table_bytes(p->slots, p->hpage.v);
@@ -364,23 +377,38 @@ static uint64_t node_pages(const struct plan *p, uint64_t i)
     return pages;
 }
 
+/*
+ * The zkslot.conf block: every value plan decided, complete enough that
+ * zkslot-pool.service (`zkslot pool create --exist-ok`, no flags) and both
+ * daemons' --check-config accept it as is (tests/plan/test_plan_config.sh).
+ * hugepages = auto: the pool takes huge pages when they are reserved and a
+ * writable hugetlbfs is mounted, else tmpfs with a warning; no dir, so the
+ * automatic choice finds the mount.
+ */
 static void print_conf(const struct plan *p, FILE *f, const char *indent)
 {
+    char sz[32], nl[8192];
     fprintf(f, "%s[pool]\n%spath = " ZK_POOL_DEFAULT_PATH "\n", indent, indent);
+    fprintf(f, "%sslots = %llu\n%sslot_size = %s\n", indent, (unsigned long long)p->slots,
+            indent, exact(p->slot, sz, sizeof sz));
+    if (p->nodes.v > 1) {
+        node_list(p, nl, sizeof nl);
+        fprintf(f, "%snuma_nodes = %s\n", indent, nl);
+    }
+    fprintf(f, "%shugepages = auto\n", indent);
     fprintf(f, "%s[synthd]\n%sworkers = %llu\n%sthreads = %llu\n", indent, indent,
             (unsigned long long)p->workers, indent, (unsigned long long)p->threads);
-    if (p->witgen_mem) {
-        char sz[32];
+    if (p->witgen_mem)
         fprintf(f, "%switness_memory = %s\n", indent, exact(p->witgen_mem, sz, sizeof sz));
-    }
     fprintf(f, "%s[gpud]\n%sbackend = %s\n", indent, indent, p->gpus.v ? "cuda" : "cpu");
 }
 
+/* The same pool by hand (what the block's [pool] says, as flags). */
 static void pool_cmd(const struct plan *p, char *buf, size_t n)
 {
     char sz[32], nl[8192];
     node_list(p, nl, sizeof nl);
-    snprintf(buf, n, "zkslot pool create --slots %llu --slot-size %s%s%s --hugetlb",
+    snprintf(buf, n, "zkslot pool create --slots %llu --slot-size %s%s%s",
              (unsigned long long)p->slots, exact(p->slot, sz, sizeof sz),
              p->nodes.v > 1 ? " --numa-nodes " : "", p->nodes.v > 1 ? nl : "");
 }
@@ -469,12 +497,27 @@ static void print_text(const struct plan *p)
 
     printf("machine:\n");
     for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
-        if (facts[i].bytes)
+        if (!strcmp(facts[i].f->src, "unknown"))
+            snprintf(a, sizeof a, "?");
+        else if (facts[i].bytes)
             human(facts[i].f->v, a, sizeof a);
         else
             snprintf(a, sizeof a, "%llu", (unsigned long long)facts[i].f->v);
         printf("  %-12s %-12s %s%s%s%s\n", facts[i].name, a, facts[i].f->src,
                facts[i].f->how[0] ? " (" : "", facts[i].f->how, facts[i].f->how[0] ? ")" : "");
+    }
+    if (p->nodes_given) {
+        /* another machine's topology: name what still comes from this one */
+        char mine[96] = "";
+        size_t o = 0;
+        for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
+            if (!strcmp(facts[i].f->src, "detected") && o + 16 < sizeof mine)
+                o += (size_t)snprintf(mine + o, sizeof mine - o, "%s%s", o ? ", " : "",
+                                      facts[i].name);
+        }
+        if (o)
+            printf("  note         --numa-nodes was given, but %s %s this machine's: give "
+                   "them too to size another machine\n", mine, strchr(mine, ',') ? "are" : "is");
     }
     printf("workload:\n");
     printf("  partition    %s (%s)\n", human(p->partition, a, sizeof a),
@@ -488,10 +531,16 @@ static void print_text(const struct plan *p)
     printf("recommendation:\n");
     printf("  gpud         %llu (%s)\n", (unsigned long long)p->ngpud,
            p->gpus.v ? "one per GPU, backend cuda" : "no GPU: one gpud with backend cpu");
-    printf("  synthd       %llu (one per NUMA node), %llu worker(s) each, "
-           "%llu thread(s) per worker\n",
-           (unsigned long long)p->nsynthd, (unsigned long long)p->workers,
-           (unsigned long long)p->threads);
+    if (p->threads)
+        printf("  synthd       %llu (one per NUMA node), %llu worker(s) each, "
+               "%llu thread(s) per worker\n",
+               (unsigned long long)p->nsynthd, (unsigned long long)p->workers,
+               (unsigned long long)p->threads);
+    else
+        printf("  synthd       %llu (one per NUMA node), %llu worker(s) each, threads = 0: "
+               "its node's cores / workers, counted by synthd at start (cores per node "
+               "not given)\n",
+               (unsigned long long)p->nsynthd, (unsigned long long)p->workers);
     if (p->in_flight_given)
         printf("  slots        %llu (--in-flight)\n", (unsigned long long)p->slots);
     else
@@ -548,7 +597,8 @@ static void print_text(const struct plan *p)
                    (unsigned long long)node_pages(p, i), (unsigned long long)i,
                    (unsigned long long)(p->hpage.v / 1024));
         pool_cmd(p, cmd, sizeof cmd);
-        printf("\npool:\n  %s\n", cmd);
+        printf("\npool (zkslot-pool.service runs `zkslot pool create --exist-ok`, which reads "
+               "[pool] above; by hand:)\n  %s\n", cmd);
         node_list(p, nl, sizeof nl);
         printf("\nunits: zkslot-synthd@%s%s%s.service", p->nodes.v > 1 ? "{" : "", nl,
                p->nodes.v > 1 ? "}" : "");
@@ -640,6 +690,7 @@ int cmd_plan(int argc, char **argv)
                 return bad("--numa-nodes", optarg, "not a node count (1..1024)");
             p.nodes.v = v;
             p.nodes.src = "given";
+            p.nodes_given = 1;
             break;
         case 'g':
             if (parse_count(optarg, 1024, &v))
