@@ -6,7 +6,9 @@
  * then the environment, then flags.  The pool path is, in order: --pool
  * PATH, $ZKSLOT_POOL, `path` in section [pool], else ZK_POOL_DEFAULT_PATH.
  * `create` takes its geometry from [pool] slots, slot_size, dir,
- * numa_nodes and hugepages unless flags give it; with --exist-ok (or as
+ * numa_nodes and hugepages unless flags give it (a NUMA node this machine
+ * lacks, or a dir that contradicts hugepages, is refused naming the flag or
+ * option: create_precheck); with --exist-ok (or as
  * `ensure`) an existing pool of the same geometry is success, one of
  * another geometry an error.  Exit codes: 0 ok, 1 check found violations,
  * 2 error.
@@ -17,11 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 
 #include <jansson.h>
 
 #include "cmd.h"
+#include "pool/layout.h"
 #include "zk/config.h"
 #include "zk/error.h"
 #include "zk/pool.h"
@@ -148,6 +153,56 @@ static int compare_existing(const char *path, const struct zk_pool_params *p)
     return 0;
 }
 
+#define POOL_HUGETLBFS_MAGIC 0x958458f6L
+#define POOL_TMPFS_MAGIC 0x01021994L
+
+/*
+ * The causes zk_pool_create folds into ZK_EBADPARAMS, each named with the
+ * flag or [pool] option that asked for it: a NUMA node this machine does
+ * not have (its nodes listed), a dir whose file system contradicts the
+ * hugepages setting, a dir on neither tmpfs nor hugetlbfs.  0 when none
+ * applies (printed otherwise, returns 2).
+ */
+static int create_precheck(const struct zk_pool_params *p, const char *nodes_src,
+                           const char *dir_src, int hp, const char *hp_src)
+{
+    int have = pool_numa_node_count();
+    for (unsigned i = 0; i < p->n_numa_nodes; i++) {
+        if (p->numa_nodes[i] >= have) {
+            char nodes[32];
+            if (have == 1)
+                snprintf(nodes, sizeof nodes, "node 0 only");
+            else
+                snprintf(nodes, sizeof nodes, "nodes 0-%d", have - 1);
+            fprintf(stderr, "zkslot pool create: %s: NUMA node %d does not exist on this"
+                            " machine (it has %s)\n", nodes_src, p->numa_nodes[i], nodes);
+            return 2;
+        }
+    }
+    struct statfs sf;
+    if (!p->dir || statfs(p->dir, &sf) < 0)
+        return 0;   /* no dir, or zk_pool_create names the errno */
+    long t = (long)sf.f_type;
+    if (t == POOL_HUGETLBFS_MAGIC && hp == ZK_HUGEPAGES_NO) {
+        fprintf(stderr, "zkslot pool create: %s %s is a hugetlbfs mount, but %s asks for tmpfs:"
+                        " set hugepages = auto or yes, or a tmpfs directory\n", dir_src, p->dir,
+                hp_src);
+        return 2;
+    }
+    if (t == POOL_TMPFS_MAGIC && hp == ZK_HUGEPAGES_YES) {
+        fprintf(stderr, "zkslot pool create: %s %s is tmpfs, but %s asks for huge pages:"
+                        " set hugepages = auto or no, or a hugetlbfs directory\n", dir_src,
+                p->dir, hp_src);
+        return 2;
+    }
+    if (t != POOL_HUGETLBFS_MAGIC && t != POOL_TMPFS_MAGIC) {
+        fprintf(stderr, "zkslot pool create: %s %s is neither tmpfs nor hugetlbfs"
+                        " (a pool on disk would page to disk)\n", dir_src, p->dir);
+        return 2;
+    }
+    return 0;
+}
+
 static int do_create(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -220,6 +275,22 @@ static int do_create(int argc, char **argv)
         p.flags |= ZK_POOL_CREATE_TMPFS;
     else if (hp == ZK_HUGEPAGES_YES)
         p.flags |= ZK_POOL_CREATE_HUGETLB;
+    char nodes_src[2400], dir_src[1100], hp_src[1100];
+    const char *file = cfg.source[0] ? cfg.source : ZK_CONFIG_DEFAULT_PATH;
+    if (nodes_s)
+        snprintf(nodes_src, sizeof nodes_src, "--numa-nodes %s", nodes_s);
+    else
+        snprintf(nodes_src, sizeof nodes_src, "%s: [pool] numa_nodes = %s", file,
+                 cfg.pool_numa_nodes);
+    if (dir == cfg.pool_dir)
+        snprintf(dir_src, sizeof dir_src, "%s: [pool] dir", file);
+    else
+        snprintf(dir_src, sizeof dir_src, "--path");
+    if (hp_flag >= 0)
+        snprintf(hp_src, sizeof hp_src, "%s", hp_flag == ZK_HUGEPAGES_NO ? "--tmpfs" : "--hugetlb");
+    else
+        snprintf(hp_src, sizeof hp_src, "[pool] hugepages = %s in %s",
+                 hp == ZK_HUGEPAGES_NO ? "no" : hp == ZK_HUGEPAGES_YES ? "yes" : "auto", file);
     if (!p.nslots || !p.slot_size) {
         fprintf(stderr, "zkslot pool create: the %s is not set: give --slots N --slot-size SIZE,"
                         " or set [pool] slots and slot_size in %s\n",
@@ -231,6 +302,9 @@ static int do_create(int argc, char **argv)
         return 2;
     }
     const char *path = flag ? flag : cfg.pool;
+    struct stat pst;
+    if (lstat(path, &pst) < 0 && create_precheck(&p, nodes_src, dir_src, hp, hp_src))
+        return 2;   /* an existing pool is compared below, not re-checked */
     int r = zk_pool_create(path, &p, &res);
     if (r == -EEXIST && exist_ok)
         return compare_existing(path, &p);
