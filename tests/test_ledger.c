@@ -711,6 +711,42 @@ static void test_counts_lists(zk_ledger *l)
     ZT_CHECK(c[ZK_PART_DONE] > 0 && c[ZK_PART_FAILED] > 0 && c[ZK_PART_CANCELED] > 0);
 }
 
+/* A done partition keeps no earlier attempt's error ("synthd pid N died");
+ * a canceled one keeps no owner, dead or alive (issue 22). */
+static void test_cleared(zk_ledger *l, int64_t key)
+{
+    struct zk_ledger_part p;
+    struct zk_ledger_timings t = { -1, 0, 0, 0, -1 };
+    uint32_t changed = 0;
+    int64_t jid = submit(l, key, 3);
+    struct ids ids = parts_of(l, jid);
+    ZT_REQUIRE(ids.n == 3, );
+    ZT_CHECK(zk_ledger_claim_queued(l, &dead, 0, &p, NULL) == 0 && p.id == ids.v[0]);
+    ZT_CHECK(zk_ledger_reconcile(l, NULL, NULL, 0, 10, &changed, NULL) == 0 && changed >= 1);
+    p = part(l, ids.v[0]);
+    ZT_CHECK(p.state == ZK_PART_QUEUED && strstr(p.error, "died"), "%s", p.error);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.id == ids.v[0]);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1, -1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 0, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, 0, NULL) == 0);
+    p = part(l, ids.v[0]);
+    ZT_CHECK(p.state == ZK_PART_DONE && p.error[0] == 0, "done keeps the error '%s'", p.error);
+    ZT_CHECK(p.attempts == 2, "the attempts stay counted: %u", p.attempts);
+    /* 1: synthesizing by a process that then died; 2: proving by me */
+    ZT_CHECK(zk_ledger_claim_queued(l, &dead, 1, &p, NULL) == 0 && p.id == ids.v[1]);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 2, &p, NULL) == 0 && p.id == ids.v[2]);
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[2], &me, 2, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_job_cancel(l, jid, NULL) == 0);
+    for (int i = 1; i < 3; i++) {
+        p = part(l, ids.v[i]);
+        ZT_CHECK(p.state == ZK_PART_CANCELED && p.owner.pid == 0 && p.owner.start == 0 &&
+                     p.owner_role[0] == 0,
+                 "canceled partition %d keeps owner %s pid %d", i, p.owner_role,
+                 (int)p.owner.pid);
+    }
+    ZT_CHECK(part(l, ids.v[0]).state == ZK_PART_DONE, "cancel leaves a done partition done");
+}
+
 static int count_jobs(void *ctx, const struct zk_ledger_job *j)
 {
     uint32_t sum = 0;
@@ -853,6 +889,7 @@ int main(int argc, char **argv)
         test_error_limits(l, k.id);
         test_reconcile(l, k.id);
         test_reconcile_snapshot(l, k.id);
+        test_cleared(l, k.id);
         test_counts_lists(l);
         int n = 0;
         ZT_CHECK(zk_ledger_job_list(l, count_jobs, &n, NULL) == 0 && n >= 8, "%d jobs", n);

@@ -162,8 +162,10 @@ static const char *const sql[S_COUNT] = {
                 " AND state = 'synthesizing' AND owner_pid = ? AND owner_start = ?",
     [S_PROVING] = "UPDATE partitions SET state = 'proving', owner_pid = ?, owner_start = ?,"
                   " owner_role = 'gpud', slot = ? WHERE id = ?",
+    /* done: an earlier attempt's error (a dead synthd, a requeue note) is
+     * no longer the partition's; `errors` keeps the count */
     [S_DONE] = "UPDATE partitions SET state = 'done', proofs = proofs + ?, owner_pid = 0,"
-               " owner_start = 0, owner_role = '', slot = -1, wait_s = ?, start_s = ?,"
+               " owner_start = 0, owner_role = '', error = '', slot = -1, wait_s = ?, start_s = ?,"
                " finalize_s = ?, done_ns = ?,"
                " synth_s = CASE WHEN ?6 >= 0 AND (synth_s IS NULL OR synth_s < 0)"
                " THEN ?6 ELSE synth_s END,"
@@ -182,7 +184,10 @@ static const char *const sql[S_COUNT] = {
     [S_JOB_SET_STATE] = "UPDATE jobs SET state = ?1, error = ?2,"
                         " started_ns = CASE WHEN started_ns = 0 THEN ?3 ELSE started_ns END,"
                         " finished_ns = CASE WHEN ?4 THEN ?3 ELSE finished_ns END WHERE id = ?5",
-    [S_JOB_CANCEL_PARTS] = "UPDATE partitions SET state = 'canceled', error = ?, done_ns = ?"
+    /* canceled: no owner any more (the daemon still at work finds the
+     * partition canceled and drops it; the pool's slot word is its truth) */
+    [S_JOB_CANCEL_PARTS] = "UPDATE partitions SET state = 'canceled', error = ?, done_ns = ?,"
+                           " owner_pid = 0, owner_start = 0, owner_role = ''"
                            " WHERE job_id = ? AND state IN ('queued', 'synthesizing', 'ready',"
                            " 'proving')",
     [S_JOB_FAILED_ERR] = "SELECT idx, error FROM partitions WHERE job_id = ?"
