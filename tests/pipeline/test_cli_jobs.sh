@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_cli_jobs.sh -- the ledger subcommands from the shell, without daemons:
 # key add/list, submit (witnesses checked against the key), status [--json],
-# wait, result, cancel; where the state directory comes from; exit codes.
+# wait, result (a canceled job's done partitions listed), cancel (no owner
+# left on a canceled partition); where the state directory comes from; exit
+# codes.
 set -u
 Z=${ZKSLOT:?}
 SRC=${ZK_SOURCE_DIR:?}
@@ -140,6 +142,36 @@ check "wait done" 0 "$Z" wait "$job2" --state-dir "$S"
 check "result" 0 "$Z" result "$job2" --state-dir "$S"
 [ "$(cat "$OUT")" = "$T/rel/out/0/proof.json $T/rel/out/0/public.json" ] ||
   { echo "FAIL: result paths"; cat "$OUT"; fail=1; }
+# a canceled job: its done partitions are still listed (exit 1, the state on
+# stderr), and a partition that was in a daemon's hands keeps no owner
+check "submit job 3" 0 "$Z" submit --key bn --out "$T/j3" --state-dir "$S" \
+  "$EX/bn128/witness.wtns" "$EX/bn128/witness.wtns" "$EX/bn128/witness.wtns"
+job3=$(cat "$OUT")
+python3 - "$S/ledger.db" "$job3" <<'PY' || { echo "FAIL: could not set job 3 up"; fail=1; }
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+j = int(sys.argv[2])
+db.execute("UPDATE partitions SET state='done', proofs=1 WHERE job_id=? AND idx=0", (j,))
+db.execute("UPDATE partitions SET state='synthesizing', owner_pid=999999, owner_start=1,"
+           " owner_role='synthd', attempts=1 WHERE job_id=? AND idx=1", (j,))
+db.execute("UPDATE jobs SET state='running' WHERE id=?", (j,))
+db.commit()
+PY
+check "cancel job 3" 0 "$Z" cancel "$job3" --state-dir "$S"
+"$Z" result "$job3" --state-dir "$S" >"$OUT" 2>"$T/err"
+rc=$?
+[ "$rc" = 1 ] || { echo "FAIL: result of a canceled job: rc $rc, expected 1"; fail=1; }
+[ "$(cat "$OUT")" = "$T/j3/0/proof.json $T/j3/0/public.json" ] ||
+  { echo "FAIL: result of a canceled job lists its done partition only:"; cat "$OUT"; fail=1; }
+grep -q "job $job3 is canceled (1/3 done): only the done partitions are listed" "$T/err" ||
+  { echo "FAIL: result of a canceled job: stderr"; cat "$T/err"; fail=1; }
+"$Z" status "$job3" --json --state-dir "$S" >"$OUT" 2>&1
+python3 - "$OUT" <<'PY' || { echo "FAIL: canceled partitions keep an owner"; cat "$OUT"; fail=1; }
+import json, sys
+p = json.load(open(sys.argv[1]))["partitions"]
+assert [x["state"] for x in p] == ["done", "canceled", "canceled"], p
+assert all(x["owner"] is None for x in p), [x["owner"] for x in p]
+PY
 fi
 
 # where the state directory comes from: config < env < flag

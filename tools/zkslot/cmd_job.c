@@ -8,7 +8,10 @@
  *                                       generator runs in synthd
  *   zkslot status [JOB] [--json]
  *   zkslot wait JOB [--timeout S]       0 done, 1 failed/canceled, 3 timeout
- *   zkslot result JOB                   proof/public paths; 1 if not done
+ *   zkslot result JOB                   proof/public paths of the done
+ *                                       partitions; 1 if the job is not done
+ *                                       (running, failed, canceled: the done
+ *                                       ones still listed, the state on stderr)
  *   zkslot cancel JOB                   1 if the job had finished already
  *
  * All take --config FILE and --state-dir DIR (ledger_cli.h).  Exit code 2
@@ -645,9 +648,12 @@ struct result_ctx {
     const char *out_dir;
 };
 
+/* One done partition's proof and public paths (others have no result). */
 static int print_result(void *ctx, const struct zk_ledger_part *p)
 {
     const struct result_ctx *rc = ctx;
+    if (p->state != ZK_PART_DONE)
+        return 0;
     printf("%s/%u/proof.json %s/%u/public.json\n", rc->out_dir, p->index, rc->out_dir, p->index);
     return 0;
 }
@@ -664,19 +670,19 @@ int cmd_result(int argc, char **argv)
     rc = 2;
     if (get_job(&a, id, &j) < 0)
         goto out;
-    if (j.state != ZK_JOB_DONE) {
-        fprintf(stderr, "zkslot result: job %lld is %s (%u/%u done): no result%s%s\n",
-                (long long)id, zk_job_state_name(j.state), j.count[ZK_PART_DONE], j.nparts,
-                j.error[0] ? ": " : "", j.error);
-        rc = 1;
-        goto out;
-    }
     struct result_ctx ctx = { j.out_dir };
     if (zk_ledger_part_list(a.c.l, id, print_result, &ctx, &d) < 0) {
         fprintf(stderr, "zkslot result: %s\n", d.msg);
         goto out;
     }
     rc = 0;
+    if (j.state != ZK_JOB_DONE) {
+        fprintf(stderr, "zkslot result: job %lld is %s (%u/%u done): %s%s%s\n",
+                (long long)id, zk_job_state_name(j.state), j.count[ZK_PART_DONE], j.nparts,
+                j.count[ZK_PART_DONE] ? "only the done partitions are listed" : "no result",
+                j.error[0] ? ": " : "", j.error);
+        rc = 1;
+    }
 out:
     lcli_close(&a.c);
     return rc;
