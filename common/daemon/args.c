@@ -54,6 +54,11 @@ int zkd_parse_args(int argc, char **argv, const char *prog, const struct zkd_fla
     int r;
 
     *ret_check = 0;
+    if (zkd_log_level_bad()) {
+        fprintf(stderr, "%s: ZKSLOT_LOG_LEVEL '%s' is not one of err, warning, notice, info,"
+                        " debug\n", prog, zkd_log_level_bad());
+        return -EINVAL;
+    }
     /* pass 1: --config, --help, and the shape of every argument */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

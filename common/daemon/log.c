@@ -1,5 +1,10 @@
 /*
  * log.c -- one line per event on stderr (journald or a terminal).
+ *
+ * ZKSLOT_LOG_LEVEL is one of err, warning, notice, info (default), debug;
+ * another value is kept by zkd_log_init and refused by zkd_parse_args
+ * (zkd_log_level_bad), so both daemons and their --check-config exit 2
+ * naming it instead of logging at a level nobody asked for.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +18,7 @@
 static const char *log_name = "zkslot";
 static int log_level = ZKD_INFO;
 static int log_journal;
+static const char *log_level_bad;      /* an unknown ZKSLOT_LOG_LEVEL, or NULL */
 
 void zkd_log_init(const char *name)
 {
@@ -22,12 +28,23 @@ void zkd_log_init(const char *name)
     const char *v = getenv("ZKSLOT_LOG_LEVEL");
     log_name = name;
     log_journal = getenv("JOURNAL_STREAM") != NULL;
+    log_level_bad = NULL;
     if (v) {
+        int found = 0;
         for (int i = ZKD_ERR; i <= ZKD_DEBUG; i++) {
-            if (!strcmp(v, levels[i]))
+            if (!strcmp(v, levels[i])) {
                 log_level = i;
+                found = 1;
+            }
         }
+        if (!found)
+            log_level_bad = v;
     }
+}
+
+const char *zkd_log_level_bad(void)
+{
+    return log_level_bad;
 }
 
 void zkd_log(int prio, const char *fmt, ...)

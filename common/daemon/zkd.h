@@ -27,6 +27,8 @@ enum { ZKD_ERR = 3, ZKD_WARN = 4, ZKD_NOTICE = 5, ZKD_INFO = 6, ZKD_DEBUG = 7 };
 
 /* Names the process in log lines; reads ZKSLOT_LOG_LEVEL (err..debug). */
 void zkd_log_init(const char *name);
+/* The ZKSLOT_LOG_LEVEL value zkd_log_init did not know, or NULL. */
+const char *zkd_log_level_bad(void);
 /* One line on stderr: "<N>msg" under journald, else "TIME name[pid]: msg". */
 void zkd_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -157,6 +159,7 @@ struct zkd_flag {
  * then the environment, then the flags in `flags` plus the common ones
  * (--config, --pool, --state-dir, --max-attempts, --max-errors).
  * --check-config sets *ret_check; --help prints the usage and returns 1.
+ * An unknown ZKSLOT_LOG_LEVEL (zkd_log_level_bad) is an error.
  * Errors are printed on stderr (naming the flag, file and line) and
  * returned as a negative code.
  */

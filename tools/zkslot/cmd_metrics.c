@@ -6,9 +6,11 @@
  *   zkslot metrics --textfile PATH [--interval S]
  *        rewrite PATH atomically every S seconds (default 15), for
  *        node_exporter's textfile collector; --once writes it once
- *   zkslot metrics --listen ADDR:PORT      serve GET /metrics over HTTP/1.0
- *        (one request at a time; bind to a local address, there is no TLS
- *        or authentication)
+ *   zkslot metrics --listen ADDR:PORT [--allow-remote]
+ *        serve GET /metrics over HTTP/1.0 (one request at a time); there is
+ *        no TLS or authentication, so ADDR must be a loopback address
+ *        (127.0.0.0/8; empty = 127.0.0.1): another one (0.0.0.0 included) is
+ *        refused (exit 2) unless --allow-remote, and served with a warning
  *
  * Common options: --config FILE, --state-dir DIR, --pool PATH.
  */
@@ -30,7 +32,8 @@
 #include "ledger_cli.h"
 #include "observe.h"
 
-#define USAGE "usage: zkslot metrics [--textfile PATH [--interval S] [--once] | --listen ADDR:PORT]" \
+#define USAGE "usage: zkslot metrics [--textfile PATH [--interval S] [--once] |" \
+              " --listen ADDR:PORT [--allow-remote]]" \
               " [--config FILE] [--state-dir DIR] [--pool PATH]\n"
 
 /* The exposition as a malloc'd string (*len bytes); NULL on failure (printed). */
@@ -136,11 +139,12 @@ int cmd_metrics(int argc, char **argv)
                                           { "interval", required_argument, 0, 'i' },
                                           { "listen", required_argument, 0, 'l' },
                                           { "once", no_argument, 0, '1' },
+                                          { "allow-remote", no_argument, 0, 'A' },
                                           { 0, 0, 0, 0 } };
     struct lcli c;
     const char *pool = NULL, *textfile = NULL, *listen_at = NULL;
     double interval = 15;
-    int once = 0, o, rc = 2;
+    int once = 0, allow_remote = 0, o, rc = 2;
 
     memset(&c, 0, sizeof c);
     c.cmd = "metrics";
@@ -157,6 +161,8 @@ int cmd_metrics(int argc, char **argv)
             listen_at = optarg;
         } else if (o == '1') {
             once = 1;
+        } else if (o == 'A') {
+            allow_remote = 1;
         } else if (o == 'i') {
             if (obs_parse_interval("metrics", optarg, &interval))
                 return 2;
@@ -186,6 +192,16 @@ int cmd_metrics(int argc, char **argv)
         if (parse_listen(listen_at, &sa)) {
             fprintf(stderr, "zkslot metrics: --listen: '%s' is not ADDR:PORT (IPv4)\n", listen_at);
             goto out;
+        }
+        if ((ntohl(sa.sin_addr.s_addr) >> 24) != 127) {
+            if (!allow_remote) {
+                fprintf(stderr, "zkslot metrics: --listen %s: not a loopback address, and the"
+                                " metrics have no TLS or authentication: use 127.0.0.1, or"
+                                " add --allow-remote\n", listen_at);
+                goto out;
+            }
+            fprintf(stderr, "zkslot metrics: warning: --listen %s --allow-remote: served to"
+                            " the network without TLS or authentication\n", listen_at);
         }
         setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
         if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof sa) || listen(s, 16)) {

@@ -45,7 +45,8 @@ static const struct command commands[] = {
     { "result", cmd_result, "JOB" },
     { "cancel", cmd_cancel, "JOB" },
     { "plan", cmd_plan, "--key KEY.zkey | --partition-size SIZE [--ram SIZE] ..." },
-    { "metrics", cmd_metrics, "[--textfile PATH [--interval S] | --listen ADDR:PORT]" },
+    { "metrics", cmd_metrics,
+      "[--textfile PATH [--interval S] | --listen ADDR:PORT [--allow-remote]]" },
     { "top", cmd_top, "[--once] [--interval S]" },
 };
 

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# test_operator_errors.sh -- things an operator notices (issue 22, item 6),
+# without daemons at work:
+#   - `zkslot metrics --listen` on a non-loopback address (0.0.0.0 included)
+#     is refused (exit 2, one line naming --allow-remote); with --allow-remote
+#     it is served with a warning; 127.0.0.1 is served without one;
+#   - an unknown ZKSLOT_LOG_LEVEL makes both daemons (and their
+#     --check-config, what the units run first) exit 2 naming the accepted
+#     values; each accepted value passes.
+set -u
+[ -x "${ZKSLOT:-}" ] && [ -x "${ZKSLOT_SYNTHD:-}" ] && [ -x "${ZKSLOT_GPUD:-}" ] ||
+    { echo "ZKSLOT, ZKSLOT_SYNTHD and ZKSLOT_GPUD must name the binaries"; exit 1; }
+SRC=${ZK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed for the HTTP checks"; exit 77; }
+tmp=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+: >"$tmp/empty.conf"
+export ZKSLOT_CONFIG=$tmp/empty.conf ZKSLOT_STATE_DIR=$tmp/state ZKSLOT_POOL=$tmp/no.pool
+"$ZKSLOT" key add k "$SRC/examples/groth16/bn128/key.zkey" >/dev/null 2>&1 ||
+    { echo "key add failed"; exit 1; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# get PORT: the body of GET /metrics on 127.0.0.1:PORT, retried while it starts
+get() {
+    python3 - "$1" <<'PY'
+import socket, sys, time
+for _ in range(50):
+    try:
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)
+        break
+    except OSError:
+        time.sleep(0.1)
+else:
+    sys.exit(1)
+s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+sys.exit(0 if data.startswith(b"HTTP/1.0 200") and b"zkslot_" in data else 1)
+PY
+}
+
+# --listen 0.0.0.0 without --allow-remote: refused before binding
+port=$(free_port)
+timeout 10 "$ZKSLOT" metrics --listen "0.0.0.0:$port" >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/out")" = 1 ] &&
+    grep -q -- "--listen 0.0.0.0:$port: not a loopback address.*--allow-remote" "$tmp/out" &&
+    ok "0.0.0.0 refused: $(cat "$tmp/out")" || fail "0.0.0.0 without --allow-remote: exit $rc: $(cat "$tmp/out")"
+# with --allow-remote: served, with a warning
+"$ZKSLOT" metrics --listen "0.0.0.0:$port" --allow-remote >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+get "$port" && ok "0.0.0.0 --allow-remote served" || fail "0.0.0.0 --allow-remote not served: $(cat "$tmp/err")"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=
+grep -q "warning: --listen 0.0.0.0:$port --allow-remote: served to the network without TLS" "$tmp/err" &&
+    ok "--allow-remote warns" || fail "--allow-remote: no warning: $(cat "$tmp/err")"
+# loopback: served, no warning
+port=$(free_port)
+"$ZKSLOT" metrics --listen "127.0.0.1:$port" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+get "$port" && ok "127.0.0.1 served" || fail "127.0.0.1 not served: $(cat "$tmp/err")"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=
+grep -q warning "$tmp/err" && fail "127.0.0.1 warned: $(cat "$tmp/err")" || ok "127.0.0.1: no warning"
+
+# ZKSLOT_LOG_LEVEL
+for d in "$ZKSLOT_SYNTHD" "$ZKSLOT_GPUD"; do
+    name=$(basename "$d")
+    ZKSLOT_LOG_LEVEL=verbose "$d" --check-config >"$tmp/out" 2>&1
+    rc=$?
+    [ "$rc" = 2 ] && grep -q "ZKSLOT_LOG_LEVEL 'verbose' is not one of err, warning, notice, info, debug" "$tmp/out" &&
+        ok "$name: unknown level refused: $(tail -1 "$tmp/out")" ||
+        fail "$name: ZKSLOT_LOG_LEVEL=verbose: exit $rc: $(cat "$tmp/out")"
+    ZKSLOT_LOG_LEVEL=verbose timeout 10 "$d" >"$tmp/out" 2>&1
+    rc=$?
+    [ "$rc" = 2 ] && ok "$name: refused without --check-config too" || fail "$name: ZKSLOT_LOG_LEVEL=verbose ran: exit $rc"
+    for lv in err warning notice info debug; do
+        ZKSLOT_LOG_LEVEL=$lv "$d" --check-config >"$tmp/out" 2>&1 || fail "$name: ZKSLOT_LOG_LEVEL=$lv refused: $(cat "$tmp/out")"
+    done
+done
+
+[ "$fails" = 0 ] && echo "all operator error checks passed" || echo "$fails check(s) failed"
+[ "$fails" = 0 ]
