@@ -23,6 +23,11 @@
  * one whose slot is released is re-queued (proving by me -> queued).
  * SIGHUP: ignored.
  * While draining, STOPPING=1, then STATUS= and WATCHDOG=1 every second.
+ *
+ * An unwritable ledger (busy past the timeout, disk full, I/O error,
+ * daemon/ledgerretry.h): a slot whose partition cannot be moved to proving
+ * is un-claimed (READY again, its synthesis kept) and claimed again later;
+ * `done` is retried until recorded; logged once per change, in STATUS.
  */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_ISSET */
 #include <dirent.h>
@@ -46,6 +51,7 @@
 
 #include "backend.h"
 #include "daemon/keycache.h"
+#include "daemon/ledgerretry.h"
 #include "daemon/zkd.h"
 #include "zk/keyfile.h"
 #include "zk/error.h"
@@ -334,6 +340,7 @@ static void *starter_main(void *arg)
 {
     zk_ledger *l = NULL;
     struct zk_diag d;
+    unsigned proving_backoff_ms = 0;
     int r;
 
     (void)arg;
@@ -380,6 +387,20 @@ static void *starter_main(void *arg)
         uint64_t now = zkd_realtime_ns();
         it->wait_s = s.fill_ns && now > s.fill_ns ? (double)(now - s.fill_ns) * 1e-9 : 0;
         r = zk_ledger_part_proving(l, (int64_t)s.partition_id, &me, (int32_t)s.index, &it->p, &d);
+        if (zkd_ledger_transient(r)) {
+            /* the ledger could not be written (busy, full, I/O): the slot's
+             * synthesis is good, so it goes back READY (un-claimed, not
+             * released: released, its partition would be synthesized again)
+             * and is claimed again after a pause */
+            zkd_ledger_unwritable("moving a partition to proving", &d);
+            zk_pool_unclaim(pool, &s);
+            free(it);
+            atomic_store(&busy_starter, 0);
+            usleep(zkd_ledger_backoff_ms(&proving_backoff_ms) * 1000u);
+            continue;
+        }
+        zkd_ledger_writable();
+        proving_backoff_ms = 0;
         if (r) {
             zkd_log(ZKD_INFO, "slot %u: partition %lld is not to be proved (%s): slot dropped",
                     s.index, (long long)s.partition_id, r == ZK_ESTATE ? "done, failed or "
@@ -547,6 +568,19 @@ out:
     return r;
 }
 
+struct done_op {
+    zk_ledger *l;
+    int64_t id;
+    const struct zk_ledger_timings *t;
+    int dup;
+};
+
+static int done_op(void *ctx, struct zk_diag *diag)
+{
+    const struct done_op *o = ctx;
+    return zk_ledger_part_done(o->l, o->id, &me, o->t, o->dup, diag);
+}
+
 static void *finisher_main(void *arg)
 {
     zk_ledger *l = NULL;
@@ -635,7 +669,11 @@ static void *finisher_main(void *arg)
         }
         struct zk_ledger_timings t = { it->synth_s, it->wait_s, it->start_s, zkd_now() - t0,
                                        it->witness_s };
-        r = zk_ledger_part_done(l, it->p.id, &me, &t, dup, &d);
+        /* retried while the ledger is unwritable (the proof is written;
+         * with --release after-proof the slot stays held meanwhile): a
+         * failed attempt was rolled back, so `done` is recorded once */
+        struct done_op dop = { l, it->p.id, &t, dup };
+        r = zkd_ledger_retry(done_op, &dop, "marking a partition done", &abort_flag, &d);
         if (r == ZK_ESTATE)
             zkd_log(ZKD_INFO, "partition %lld: proof written but the job was canceled",
                     (long long)it->p.id);
@@ -818,8 +856,10 @@ int main(int argc, char **argv)
             rate = 60.0 * (double)np / (t - t_begin);
             last_np = np;
         }
-        zkd_notify("STATUS=slots free %u filling %u ready %u claimed %u; proved %llu "
-                   "(%.2f/min), duplicates %llu, errors %llu", pi.count[ZK_SLOT_FREE],
+        char lh[256];
+        zkd_ledger_health_status(lh, sizeof lh);
+        zkd_notify("STATUS=%sslots free %u filling %u ready %u claimed %u; proved %llu "
+                   "(%.2f/min), duplicates %llu, errors %llu", lh, pi.count[ZK_SLOT_FREE],
                    pi.count[ZK_SLOT_FILLING], pi.count[ZK_SLOT_READY],
                    pi.count[ZK_SLOT_CLAIMED], np, rate,
                    (unsigned long long)atomic_load(&n_duplicates),

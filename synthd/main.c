@@ -14,6 +14,11 @@
  * SIGTERM: hand the partitions in hand back (slot abandoned, ledger
  * re-queued) and exit at once.  SIGHUP: ignored.  While draining,
  * STOPPING=1, then STATUS= and WATCHDOG=1 every second.
+ *
+ * An unwritable ledger (busy past the timeout, disk full, I/O error,
+ * daemon/ledgerretry.h): `ready` is retried until recorded (the slot is
+ * READY meanwhile), a failed claim leaves the slot FREE; logged once per
+ * change, in STATUS.
  */
 #include <errno.h>
 #include <limits.h>
@@ -31,6 +36,7 @@
 #endif
 
 #include "daemon/keycache.h"
+#include "daemon/ledgerretry.h"
 #include "daemon/zkd.h"
 #include "zk/error.h"
 #include "zk/groth16.h"
@@ -204,6 +210,18 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
     return 0;
 }
 
+struct ready_op {
+    zk_ledger *l;
+    int64_t id;
+    double synth_s, witness_s;
+};
+
+static int ready_op(void *ctx, struct zk_diag *diag)
+{
+    const struct ready_op *o = ctx;
+    return zk_ledger_part_ready(o->l, o->id, &me, o->synth_s, o->witness_s, diag);
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *wk = arg;
@@ -236,8 +254,12 @@ static void *worker_main(void *arg)
         }
         struct zk_ledger_part p;
         r = zk_ledger_claim_queued(l, &me, (int32_t)s.index, &p, &d);
+        if (zkd_ledger_transient(r))
+            zkd_ledger_unwritable("claiming a partition", &d);   /* logged once */
+        else
+            zkd_ledger_writable();
         if (r) {
-            if (r != -ENOENT)
+            if (r != -ENOENT && !zkd_ledger_transient(r))
                 zkd_log(ZKD_WARN, "worker %u: claiming a partition: %s", wk->no, d.msg);
             zk_pool_abandon(pool, &s);
             continue;
@@ -251,7 +273,11 @@ static void *worker_main(void *arg)
         double dt = zkd_now() - t0;
         if (r == 0) {
             atomic_fetch_add(&n_synthesized, 1);
-            r = zk_ledger_part_ready(l, p.id, &me, dt, wo.witness_s, &d);
+            /* retried while the ledger is unwritable: the slot is READY
+             * already (a gpud may take it from synthesizing meanwhile) and
+             * the transition is conditional, so a retry records it once */
+            struct ready_op rop = { l, p.id, dt, wo.witness_s };
+            r = zkd_ledger_retry(ready_op, &rop, "marking a partition ready", &abort_flag, &d);
             if (r == ZK_ESTATE)   /* a gpud took it already, or it was canceled */
                 zkd_log(ZKD_DEBUG, "partition %lld: no longer synthesizing in the ledger "
                         "(taken by a gpud or canceled)", (long long)p.id);
@@ -412,8 +438,10 @@ int main(int argc, char **argv)
         }
         struct zk_pool_info pi;
         zk_pool_info(pool, &pi);
-        zkd_notify("STATUS=slots free %u filling %u ready %u claimed %u; synthesized %llu, "
-                   "errors %llu", pi.count[ZK_SLOT_FREE], pi.count[ZK_SLOT_FILLING],
+        char lh[256];
+        zkd_ledger_health_status(lh, sizeof lh);
+        zkd_notify("STATUS=%sslots free %u filling %u ready %u claimed %u; synthesized %llu, "
+                   "errors %llu", lh, pi.count[ZK_SLOT_FREE], pi.count[ZK_SLOT_FILLING],
                    pi.count[ZK_SLOT_READY], pi.count[ZK_SLOT_CLAIMED],
                    (unsigned long long)atomic_load(&n_synthesized),
                    (unsigned long long)atomic_load(&n_errors));

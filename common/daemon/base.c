@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "daemon/ledgerretry.h"
 #include "daemon/zkd.h"
 #include "zk/error.h"
 
@@ -28,7 +29,12 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
     /* synchronous=NORMAL: a daemon's transitions that a power loss undoes
      * are redone by the recovery pass (a partition proved or synthesized
      * again); the CLI's writes (a submitted job) keep FULL */
-    r = zk_ledger_open(path, ZK_LEDGER_CREATE | ZK_LEDGER_SYNC_NORMAL, 0, ret, diag);
+    /* Test hook: ZKSLOT_TEST_LEDGER_BUSY_MS lowers the busy timeout (10 s)
+     * so that a test holding the write lock a few seconds makes the
+     * daemons' writes fail with SQLITE_BUSY (test_ledger_busy) */
+    const char *busy = getenv("ZKSLOT_TEST_LEDGER_BUSY_MS");
+    r = zk_ledger_open(path, ZK_LEDGER_CREATE | ZK_LEDGER_SYNC_NORMAL,
+                       busy && atoi(busy) > 0 ? (unsigned)atoi(busy) : 0, ret, diag);
     /* SQLite says only "unable to open database file" or "attempt to write
      * a readonly database" when the ledger (or the directory, for -wal and
      * -shm) is not this user's to write: say whose it is */
@@ -110,7 +116,10 @@ int zkd_base_tick(struct zkd_base *b)
                 "hand and exiting (restart to attach the new pool)", b->cfg->pool);
         return ZKD_EXIT_POOL_GONE;
     }
-    if (zkd_recover(b->pool, 0, b->l, 1, b->cfg->max_attempts, &rec, &d))
+    int r = zkd_recover(b->pool, 0, b->l, 1, b->cfg->max_attempts, &rec, &d);
+    if (zkd_ledger_transient(r))
+        zkd_ledger_unwritable("recovery", &d);   /* logged once, not every tick */
+    else if (r)
         zkd_log(ZKD_WARN, "recovery: %s", d.msg);
     else if (rec.ledger_changed || rec.reap.filling_freed || rec.reap.claimed_requeued)
         zkd_log(ZKD_INFO, "recovery: freed %u filling slot(s), re-queued %u claimed, "

@@ -1,0 +1,103 @@
+/*
+ * ledgerretry.c -- retries of a daemon's conditional ledger transitions
+ * and the ledger's health, logged once per change (ledgerretry.h).
+ *
+ * Why: a part_done, part_proving or part_ready that fails (SQLITE_BUSY
+ * past the busy timeout, a full disk, an I/O error) was only logged, and
+ * reconcile leaves a live owner's partitions alone: the job never finished
+ * until the daemon restarted.  The transitions are conditional on the state
+ * the daemon saw, so retrying them is safe; the state here is only what the
+ * log and STATUS say, one state per process so that five threads failing at
+ * once log one line.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/ledgerretry.h"
+#include "daemon/zkd.h"
+#include "zk/error.h"
+
+static pthread_mutex_t h_lock = PTHREAD_MUTEX_INITIALIZER;
+static int h_bad;                     /* the ledger is unwritable */
+static double h_since;                /* zkd_now() of the first failure */
+static unsigned long h_failures;      /* failed attempts while unwritable */
+static char h_what[96], h_why[sizeof ((struct zk_diag *)0)->msg];
+
+int zkd_ledger_transient(int r)
+{
+    return r == ZK_ELEDGER;
+}
+
+unsigned zkd_ledger_backoff_ms(unsigned *ms)
+{
+    *ms = *ms ? (*ms >= 1000 ? 2000 : *ms * 2) : 50;
+    return *ms;
+}
+
+void zkd_ledger_unwritable(const char *what, const struct zk_diag *diag)
+{
+    pthread_mutex_lock(&h_lock);
+    h_failures++;
+    if (!h_bad) {
+        h_bad = 1;
+        h_since = zkd_now();
+        snprintf(h_what, sizeof h_what, "%s", what ? what : "a write");
+        snprintf(h_why, sizeof h_why, "%s", diag && diag->msg[0] ? diag->msg : "?");
+        /* once per change: the threads retrying say nothing more */
+        zkd_log(ZKD_ERR, "ledger unwritable: %s: %s; retrying, the partitions in hand kept "
+                "in their slots until it can be recorded", h_what, h_why);
+    }
+    pthread_mutex_unlock(&h_lock);
+}
+
+void zkd_ledger_writable(void)
+{
+    pthread_mutex_lock(&h_lock);
+    if (h_bad) {
+        h_bad = 0;
+        zkd_log(ZKD_NOTICE, "ledger writable again after %.1f s (%lu failed attempt(s))",
+                zkd_now() - h_since, h_failures);
+        h_failures = 0;
+    }
+    pthread_mutex_unlock(&h_lock);
+}
+
+int zkd_ledger_is_unwritable(void)
+{
+    pthread_mutex_lock(&h_lock);
+    int bad = h_bad;
+    pthread_mutex_unlock(&h_lock);
+    return bad;
+}
+
+void zkd_ledger_health_status(char *buf, size_t n)
+{
+    pthread_mutex_lock(&h_lock);
+    if (h_bad)
+        snprintf(buf, n, "ledger unwritable for %.0f s (%s: %.80s); ", zkd_now() - h_since,
+                 h_what, h_why);
+    else if (n)
+        buf[0] = 0;
+    pthread_mutex_unlock(&h_lock);
+}
+
+int zkd_ledger_retry(zkd_ledger_op op, void *ctx, const char *what, const zk_cancel_flag *stop,
+                     struct zk_diag *diag)
+{
+    unsigned ms = 0;
+    for (;;) {
+        int r = op(ctx, diag);
+        if (!zkd_ledger_transient(r)) {
+            zkd_ledger_writable();   /* an answer: the write lock was taken */
+            return r;
+        }
+        zkd_ledger_unwritable(what, diag);
+        if (stop && atomic_load(stop))
+            return r;
+        usleep(zkd_ledger_backoff_ms(&ms) * 1000u);
+        if (stop && atomic_load(stop))
+            return r;
+    }
+}
