@@ -262,6 +262,10 @@ static void *worker_main(void *arg)
             if (r != -ENOENT && !zkd_ledger_transient(r))
                 zkd_log(ZKD_WARN, "worker %u: claiming a partition: %s", wk->no, d.msg);
             zk_pool_abandon(pool, &s);
+            /* a full disk or an I/O error fails at once, not after the busy
+             * timeout: pause before the next try instead of spinning */
+            if (zkd_ledger_transient(r))
+                sleep_ms(cfg.poll_ms);
             continue;
         }
         atomic_store(&wk->busy, 1);
