@@ -3,7 +3,7 @@
  * included once per curve with ZK_T (bn254 / bls381) and ZK_T_CURVE set.
  *
  * A random R1CS is built by hand, with a satisfying witness; a zkey is laid
- * out byte by byte following SNARKJS_FORMATS.md section 5 from known toxic
+ * out byte by byte following docs/formats.md section 5 from known toxic
  * waste (tau, alpha, beta, delta; gamma = 1), every point computed as
  * [scalar] G by double-and-add from scalars evaluated directly in Fr
  * (Lagrange bases at tau, no NTT, no MSM).  Proofs are then compared with

@@ -4,7 +4,7 @@
  * encodings (common/include/zk/ec.h).
  *
  * Independent references: GMP re-derives the generators and curve constants
- * from the published decimal coordinates (SNARKJS_FORMATS.md section 9) and
+ * from the published decimal coordinates (docs/formats.md section 8) and
  * the group orders from the curve seeds; the plain double-and-add mul_ref is
  * the reference for wNAF; [r]P = O is the reference for the fast subgroup
  * checks, on random points in the subgroup, random points of the whole curve

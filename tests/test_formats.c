@@ -2,7 +2,7 @@
  * test_formats.c -- the .zkey / .wtns / .r1cs readers (common/io/).
  *
  * Files are built in memory by a small writer that follows
- * SNARKJS_FORMATS.md sections 2-5 (the independent reference here), then
+ * docs/formats.md sections 2-5 (the independent reference here), then
  * parsed valid and after targeted corruption: truncation at every byte,
  * wrong magic, bad version, missing / duplicated sections, section size
  * mismatches, unknown primes, foreign-curve and wrong-length witnesses,

@@ -1,6 +1,6 @@
 /*
  * test_ntt.c -- the NTT over Fr of BN254 and BLS12-381 (common/ntt) against
- * GMP: roots of unity (known answers from SNARKJS_FORMATS.md section 9 and
+ * GMP: roots of unity (known answers from docs/formats.md section 8 and
  * 5^((r-1)/2^k) for every k), the forward/inverse transforms against a naive
  * O(n^2) DFT, cosets and the fused odd-coset step against direct polynomial
  * evaluation, round trips and spot checks at larger sizes, independence of

@@ -26,7 +26,7 @@ struct zk_groth16_key {
      * [rowptr[m][i], rowptr[m][i+1]) of sig[m] / val[m] */
     uint32_t *rowptr[2];
     uint32_t *sig[2];
-    zk_scalar *val[2];                /* coef * R^2 (see SNARKJS_FORMATS 5.2) */
+    zk_scalar *val[2];                /* coef * R^2 (docs/formats.md 5.2) */
     void *pt_a, *pt_b1, *pt_b2, *pt_c, *pt_h, *pt_ic;   /* 64-byte aligned */
 };
 

@@ -1,6 +1,6 @@
 /*
  * json.c -- proof.json, public.json and verification_key.json in snarkjs's
- * shapes (SNARKJS_FORMATS.md section 8), through jansson.  Numbers are
+ * shapes (docs/formats.md section 7), through jansson.  Numbers are
  * decimal strings of canonical plain integers; points are written affine
  * with z = "1" and read the way snarkjs's G.fromObject reads them.
  */

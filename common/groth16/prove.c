@@ -1,5 +1,5 @@
 /*
- * prove.c -- the Groth16 prover (SNARKJS_FORMATS.md section 7) and the
+ * prove.c -- the Groth16 prover (docs/formats.md section 6) and the
  * curve-independent parts of the verifier: key loading, the split
  * start/finalize API, blinding scalars, and the per-curve instantiations of
  * prove_tmpl.h.

@@ -1,6 +1,6 @@
 /*
  * binfile.h -- the iden3 binary container shared by .zkey, .wtns, .r1cs and
- * .ptau (snarkjs @iden3/binfileutils; SNARKJS_FORMATS.md section 2), plus
+ * .ptau (snarkjs @iden3/binfileutils; docs/formats.md section 2), plus
  * the curve identification and the one-line diagnostics used by the readers
  * of zkey.h, wtns.h and r1cs.h.
  *

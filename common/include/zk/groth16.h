@@ -1,10 +1,10 @@
 /*
  * groth16.h -- the Groth16 prover and verifier that snarkjs agrees with
- * (SNARKJS_FORMATS.md sections 5, 7 and 8), for BN254 ("bn128") and
+ * (docs/formats.md sections 5, 6 and 7), for BN254 ("bn128") and
  * BLS12-381 ("bls12381"), one code path parameterized by curve.
  *
- * Proving is split the way the pipeline runs it (ARCHITECTURE.md, "Proving
- * stages"):
+ * Proving is split the way the pipeline runs it (docs/architecture.md, "A
+ * partition's life"):
  *
  *   key  = zk_groth16_key_load(zkey)            once, reused across proofs
  *   zk_groth16_synthesize(key, w, a, b, c)       synthd: a/b/c over the domain
@@ -127,7 +127,7 @@ struct zk_groth16_key *zk_groth16_key_free(struct zk_groth16_key *k);
 const struct zk_zkey_header *zk_groth16_key_header(const struct zk_groth16_key *k);
 
 /*
- * Step 1 of SNARKJS_FORMATS.md section 7: a[i] = <A_i, w>, b[i] = <B_i, w>
+ * Step 1 of docs/formats.md section 6: a[i] = <A_i, w>, b[i] = <B_i, w>
  * (including the public-signal rows of section 4), c[i] = a[i] * b[i], all
  * in Montgomery form, for i < domain_size.  w holds n_vars plain canonical
  * values; a, b, c hold domain_size elements each and are overwritten.

@@ -8,7 +8,7 @@
  * thinks of the values as Montgomery or plain; the only constants that enter
  * (roots, n^-1, shifts) are proper field elements.
  *
- * Conventions (those of snarkjs, SNARKJS_FORMATS.md section 7):
+ * Conventions (those of snarkjs, docs/formats.md sections 6 and 8):
  *   w_k  = 5^((r-1)/2^k), the 2^k-th root of unity snarkjs/ffjavascript use
  *          (generator 5 on both curves; NOT 7, the usual BLS12-381 choice).
  *   forward  X[i] = sum_k x_k * w^(ik),           w = w_log_n
@@ -58,7 +58,7 @@ int bls381_fr_ntt_coset(bls381_fr *data, unsigned log_n, int inverse,
                         const bls381_fr *shift, unsigned nthreads);
 
 /*
- * The prover's step 2 (SNARKJS_FORMATS.md section 7), fused: given the
+ * The prover's step 2 (docs/formats.md section 6), fused: given the
  * evaluations a[i] = A(w^i) of a polynomial A of degree < n = 2^log_n,
  * replaces them by A(g * w^i) with g = w_(log_n+1), i.e. exactly
  * "inverse NTT, multiply coefficient k by g^k, forward NTT", without any

@@ -1,5 +1,5 @@
 /*
- * r1cs.h -- reader of circom constraint systems (.r1cs, SNARKJS_FORMATS.md
+ * r1cs.h -- reader of circom constraint systems (.r1cs, docs/formats.md
  * section 4): section 1 header, section 2 constraints (variable length),
  * section 3 wire -> label map (optional for us; checked when present).
  * Sections 4/5 (PLONK custom gates) are ignored.

@@ -1,7 +1,7 @@
 /*
  * setup.h -- INSECURE Groth16 test keys: `zkslot setup`.
  *
- * Generates a snarkjs-format .zkey (SNARKJS_FORMATS.md section 5) for a
+ * Generates a snarkjs-format .zkey (docs/formats.md section 5) for a
  * circom .r1cs from fresh random toxic waste (tau, alpha, beta, delta;
  * gamma = 1 as snarkjs does), without a powers-of-tau ceremony.  Whoever ran
  * it knows the toxic waste could forge proofs: use such keys only for tests

@@ -1,6 +1,6 @@
 /*
  * wtns.h -- reader of circom/snarkjs witness files (.wtns,
- * SNARKJS_FORMATS.md section 3): section 1 = n8, prime r, nWitness;
+ * docs/formats.md section 3): section 1 = n8, prime r, nWitness;
  * section 2 = nWitness plain (not Montgomery) LE field elements.
  *
  * The values are not 8-byte aligned in the file (they start at byte 76),

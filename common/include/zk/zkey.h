@@ -1,5 +1,5 @@
 /*
- * zkey.h -- reader of snarkjs Groth16 proving keys (.zkey, SNARKJS_FORMATS.md
+ * zkey.h -- reader of snarkjs Groth16 proving keys (.zkey, docs/formats.md
  * section 5).
  *
  * zk_zkey_open() reads and checks the headers (sections 1 and 2: protocol,
