@@ -169,34 +169,13 @@ void synthd_witness_teardown(void)
     wdir[0] = 0;
 }
 
-/* The files a generator runs, for the cheap unchanged check. */
-static size_t witgen_files(const struct zk_witgen *g, char f[3][PATH_MAX + 32])
-{
-    switch (g->kind) {
-    case ZK_WITGEN_CPP:
-        snprintf(f[0], sizeof f[0], "%s", g->spec);
-        snprintf(f[1], sizeof f[1], "%s.dat", g->spec);
-        return 2;
-    case ZK_WITGEN_WASM: {
-        const char *slash = strrchr(g->spec, '/');
-        size_t dl = slash ? (size_t)(slash - g->spec) : 0;
-        snprintf(f[0], sizeof f[0], "%s", g->spec);   /* (from spec, not f[0]: no overlap) */
-        snprintf(f[1], sizeof f[1], "%.*s/generate_witness.js", (int)dl, g->spec);
-        snprintf(f[2], sizeof f[2], "%.*s/witness_calculator.js", (int)dl, g->spec);
-        return 3;
-    }
-    default:
-        return 0;                     /* a command: hashed every time (it is small) */
-    }
-}
-
 /* 0 when g still has the content registered with the key; -ESTALE (with
  * out->error) when it changed, another error when it cannot be read. */
 static int witgen_verify(const struct zk_ledger_key *lk, const struct zk_witgen *g,
                          struct synthd_witgen_seen *seen, struct synthd_witness_out *out)
 {
-    char f[3][PATH_MAX + 32];
-    size_t nf = witgen_files(g, f);
+    char f[3][ZK_WITGEN_FILE_MAX];
+    size_t nf = zk_witgen_files(g, f);   /* what the registered hash covers */
     struct synthd_witgen_seen now = { 1, { { 0, 0, 0, 0 } } };
     int same = seen->checked && nf > 0;
     for (size_t i = 0; i < nf; i++) {

@@ -292,36 +292,38 @@ int zk_witgen_check(const struct zk_witgen *g, struct zk_diag *diag)
     }
 }
 
-int zk_witgen_hash(const struct zk_witgen *g, char hex[33], struct zk_diag *diag)
+size_t zk_witgen_files(const struct zk_witgen *g, char f[3][ZK_WITGEN_FILE_MAX])
 {
-    char a[PATH_MAX + 32], b[PATH_MAX + 32], c[PATH_MAX + 32];
-    char prefix[ZK_WITGEN_SPEC_MAX + 16];
-    const char *files[3];
-    size_t nf = 0;
-    int pl = snprintf(prefix, sizeof prefix, "%s:%s", zk_witgen_kind_name(g->kind), g->spec);
     switch (g->kind) {
     case ZK_WITGEN_CPP:
-        snprintf(a, sizeof a, "%s.dat", g->spec);
-        files[nf++] = g->spec;
-        files[nf++] = a;
-        break;
+        snprintf(f[0], ZK_WITGEN_FILE_MAX, "%s", g->spec);
+        snprintf(f[1], ZK_WITGEN_FILE_MAX, "%s.dat", g->spec);
+        return 2;
     case ZK_WITGEN_WASM:
-        wasm_js(g->spec, b, c, sizeof b);
-        files[nf++] = g->spec;
-        files[nf++] = b;
-        files[nf++] = c;
-        break;
+        snprintf(f[0], ZK_WITGEN_FILE_MAX, "%s", g->spec);
+        wasm_js(g->spec, f[1], f[2], ZK_WITGEN_FILE_MAX);
+        return 3;
     case ZK_WITGEN_CMD: {
         char buf[ZK_WITGEN_SPEC_MAX + 64], *words[MAX_WORDS];
         size_t n;
         if (split_words(g->spec, NULL, NULL, buf, sizeof buf, words, &n) == 0 && n > 0 &&
-            find_program(words[0], a, sizeof a) == 0)
-            files[nf++] = a;
-        break;
+            find_program(words[0], f[0], ZK_WITGEN_FILE_MAX) == 0)
+            return 1;
+        return 0;
     }
     default:
-        return zk_diag_set(diag, "witness generator", -EINVAL, "none");
+        return 0;
     }
+}
+
+int zk_witgen_hash(const struct zk_witgen *g, char hex[33], struct zk_diag *diag)
+{
+    char f[3][ZK_WITGEN_FILE_MAX], prefix[ZK_WITGEN_SPEC_MAX + 16];
+    if (g->kind <= ZK_WITGEN_NONE || g->kind > ZK_WITGEN_CMD)
+        return zk_diag_set(diag, "witness generator", -EINVAL, "none");
+    size_t nf = zk_witgen_files(g, f);
+    const char *files[3] = { f[0], f[1], f[2] };
+    int pl = snprintf(prefix, sizeof prefix, "%s:%s", zk_witgen_kind_name(g->kind), g->spec);
     return zk_hash128_files(prefix, (size_t)pl, files, nf, hex, NULL, NULL, NULL, diag);
 }
 

@@ -96,9 +96,16 @@ int zk_witgen_resolve(const char *arg, int is_cmd, struct zk_witgen *ret,
 int zk_witgen_check(const struct zk_witgen *g, struct zk_diag *diag);
 
 /*
+ * The files whose content is g (cpp: the program and PROG.dat; wasm: the
+ * .wasm and both .js files; cmd: the program file, when it is found on
+ * PATH) into f[]; returns how many (0 to 3).
+ */
+#define ZK_WITGEN_FILE_MAX 4200
+size_t zk_witgen_files(const struct zk_witgen *g, char f[3][ZK_WITGEN_FILE_MAX]);
+
+/*
  * XXH3-128 of what g runs, as 32 lowercase hex digits: the kind and spec,
- * then the content of its files (cpp: the program and PROG.dat; wasm: the
- * .wasm and both .js files; cmd: the program file when it is found).
+ * then the content of zk_witgen_files in order.
  */
 int zk_witgen_hash(const struct zk_witgen *g, char hex[33], struct zk_diag *diag);
 
