@@ -482,13 +482,6 @@ static const char *signame(int sig)
                                                                                 : "a signal";
 }
 
-static void fmt_size(uint64_t b, char *dst, size_t n)
-{
-    if (b >= (1ull << 30))
-        snprintf(dst, n, "%.1f GiB", (double)b / (double)(1ull << 30));
-    else
-        snprintf(dst, n, "%.0f MiB", (double)b / (double)(1ull << 20));
-}
 
 /* ---- run --------------------------------------------------------------------- */
 
@@ -691,13 +684,13 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
                         lim->timeout_ms / 1e3);
         goto out_fds;
     case STOP_MEMORY:
-        fmt_size(lim->memory, sz, sizeof sz);
-        fmt_size(res->peak_rss, sz2, sizeof sz2);
+        zk_size_human(lim->memory, sz, sizeof sz);
+        zk_size_human(res->peak_rss, sz2, sizeof sz2);
         r = zk_diag_set(diag, what, ZK_EWITGEN, "over its memory limit of %s (%s resident); "
                         "raise [synthd] witness_memory", sz, sz2);
         goto out_fds;
     case STOP_FLOOD:
-        fmt_size(out_max, sz, sizeof sz);
+        zk_size_human(out_max, sz, sizeof sz);
         r = zk_diag_set(diag, what, ZK_EWITGEN, "killed for flooding its output (more than %s)",
                         sz);
         goto out_fds;

@@ -30,6 +30,7 @@
 #include "zk/config.h"
 #include "zk/error.h"
 #include "zk/pool.h"
+#include "zk/util.h"
 
 static const char *config_flag;   /* --config FILE of this invocation */
 
@@ -54,18 +55,6 @@ static int load_config(const char *cmd, struct zk_config *cfg)
     return 0;
 }
 
-static const char *human(uint64_t b, char *buf, size_t len)
-{
-    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-    int u = 0;
-    double v = (double)b;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
-    return buf;
-}
 
 static void print_hugepage_shortage(const struct zk_pool_create_result *res)
 {
@@ -77,7 +66,7 @@ static void print_hugepage_shortage(const struct zk_pool_create_result *res)
             "  reserve them (as root):  echo %llu > /proc/sys/vm/nr_hugepages\n"
             "  and mount hugetlbfs:     mount -t hugetlbfs none /dev/hugepages\n"
             "  or create the pool on tmpfs without huge pages: --tmpfs\n",
-            (unsigned long long)res->pages_needed, human(res->page_size, b, sizeof b),
+            (unsigned long long)res->pages_needed, zk_size_human(res->page_size, b, sizeof b),
             (unsigned long long)res->pages_free, (unsigned long long)res->pages_reserved,
             (unsigned long long)missing, (unsigned long long)(res->pages_reserved + missing));
 }
@@ -112,8 +101,8 @@ static int compare_existing(const char *path, const struct zk_pool_params *p)
     if (in.nslots != p->nslots)
         WHY("; it has %u slots, %u configured", in.nslots, p->nslots);
     if (in.slot_size != rounded(p->slot_size, in.page_size))
-        WHY("; its slots are %s, %s configured", human(in.slot_size, b1, sizeof b1),
-            human(p->slot_size, b2, sizeof b2));
+        WHY("; its slots are %s, %s configured", zk_size_human(in.slot_size, b1, sizeof b1),
+            zk_size_human(p->slot_size, b2, sizeof b2));
     if ((p->flags & ZK_POOL_CREATE_HUGETLB) && in.backing != ZK_POOL_BACKING_HUGETLBFS)
         WHY("; it is on %s, huge pages required (hugepages = yes / --hugetlb)",
             backing_name(in.backing));
@@ -147,7 +136,7 @@ static int compare_existing(const char *path, const struct zk_pool_params *p)
         return 2;
     }
     printf("pool %s already exists, geometry matches: %u slots x %s, %s\n", path, in.nslots,
-           human(in.slot_size, b1, sizeof b1), backing_name(in.backing));
+           zk_size_human(in.slot_size, b1, sizeof b1), backing_name(in.backing));
     if (in.backing != ZK_POOL_BACKING_HUGETLBFS)
         fprintf(stderr, "warning: huge pages are not in use (tmpfs backing); see docs/pool.md\n");
     return 0;
@@ -320,7 +309,7 @@ static int do_create(int argc, char **argv)
         return 2;
     }
     printf("created pool %s: %u slots x %s, %s in %s\n", path, p.nslots,
-           human(p.slot_size, b, sizeof b),
+           zk_size_human(p.slot_size, b, sizeof b),
            res.backing == ZK_POOL_BACKING_HUGETLBFS ? "huge pages" : "tmpfs", res.file);
     if (res.backing != ZK_POOL_BACKING_HUGETLBFS)
         fprintf(stderr, "warning: huge pages are not in use (tmpfs backing)%s; see docs/pool.md\n",
@@ -442,9 +431,9 @@ static void status_text(const char *path, const zk_pool *h, const struct zk_pool
     uint64_t now = (uint64_t)time(NULL) * 1000000000ULL;
     printf("pool %s\n  backing: %s, huge pages %s (page %s)\n", path, backing_name(in->backing),
            in->backing == ZK_POOL_BACKING_HUGETLBFS ? "in use" : "NOT in use",
-           human(in->page_size, b1, sizeof b1));
-    printf("  %u slots x %s (file %s)\n", in->nslots, human(in->slot_size, b2, sizeof b2),
-           human(in->file_size, b3, sizeof b3));
+           zk_size_human(in->page_size, b1, sizeof b1));
+    printf("  %u slots x %s (file %s)\n", in->nslots, zk_size_human(in->slot_size, b2, sizeof b2),
+           zk_size_human(in->file_size, b3, sizeof b3));
     printf("  FREE %u  FILLING %u  READY %u  CLAIMED %u   semaphores: free %d, ready %d\n",
            in->count[0], in->count[1], in->count[2], in->count[3], in->sem_free, in->sem_ready);
     printf("  published %llu, claimed %llu, released %llu, reaped %llu+%llu, checksum failures %llu\n",
@@ -468,7 +457,7 @@ static void status_text(const char *path, const zk_pool *h, const struct zk_pool
             snprintf(key, sizeof key, "%llu", (unsigned long long)si.key_id);
         printf("  %-5u %-8s %-4d %-12s %-10s %-10s %10s %8.1fs\n", i,
                zk_slot_state_name(si.state), si.numa_node, owner, part, key,
-               human(si.bytes, b1, sizeof b1),
+               zk_size_human(si.bytes, b1, sizeof b1),
                now > si.state_ns ? (double)(now - si.state_ns) / 1e9 : 0.0);
     }
     printf("  attached processes: %u live, %u dead\n", in->attached_live, in->attached_dead);

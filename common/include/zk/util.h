@@ -27,6 +27,10 @@ void zk_memzero(void *p, size_t n);
 void *zk_big_alloc(size_t n);
 void zk_big_free(void *p);
 
+/* b bytes as "512 B", "1.5 KiB", "16.0 GiB" (binary units, one decimal) into
+ * buf; returns buf. */
+const char *zk_size_human(uint64_t b, char *buf, size_t len);
+
 /*
  * XXH3-128 over prefix[0..prefix_len) then the contents of paths[0..n) in
  * order, as 32 lowercase hex digits in hex (33 bytes with the NUL).
