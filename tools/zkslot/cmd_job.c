@@ -206,49 +206,7 @@ static int check_slot_size(const struct lcli *c, const struct zk_ledger_key *k)
  */
 static int mkdir_shared(const char *path, gid_t gid, char *failed, size_t n)
 {
-    char buf[PATH_MAX];
-    struct stat st;
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return -ENAMETOOLONG;
-    for (char *p = buf + 1;; p++) {
-        if (*p != '/' && *p != 0)
-            continue;
-        char saved = *p;
-        *p = 0;
-        int r = 0;
-        if (mkdir(buf, 0770) == 0) {
-            /* the group first: changing it may clear the setgid bit */
-            if (stat(buf, &st) || (st.st_gid != gid && chown(buf, (uid_t)-1, gid)) ||
-                chmod(buf, 02770)) {
-                r = -errno;
-            } else {
-                /* the parent: "." for the first part of a relative path */
-                char *slash = strrchr(buf, '/');
-                if (slash)
-                    *slash = 0;
-                int dfd = open(!slash ? "." : slash == buf ? "/" : buf,
-                               O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                r = dfd < 0 || fsync(dfd) ? -errno : 0;
-                if (dfd >= 0)
-                    close(dfd);
-                if (slash)
-                    *slash = '/';
-            }
-        } else if (errno != EEXIST) {
-            r = -errno;
-        } else if (stat(buf, &st)) {
-            r = -errno;
-        } else if (!S_ISDIR(st.st_mode)) {
-            r = -ENOTDIR;
-        }
-        if (r) {
-            snprintf(failed, n, "%s", buf);
-            return r;
-        }
-        if (!saved)
-            return 0;
-        *p = saved;
-    }
+    return lcli_mkdirs_ex(path, 02770, gid, 1, failed, n);
 }
 
 /* "DIR: ERROR", with the group named when it could not be given. */

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,8 @@ int lcli_option(struct lcli *c, int opt, const char *arg)
     return 0;
 }
 
-int lcli_mkdirs(const char *path)
+int lcli_mkdirs_ex(const char *path, mode_t mode, gid_t gid, int sync, char *failed,
+                   size_t n)
 {
     char buf[PATH_MAX];
     struct stat st;
@@ -38,16 +40,47 @@ int lcli_mkdirs(const char *path)
             continue;
         char saved = *p;
         *p = 0;
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return -errno;
-        if (stat(buf, &st) != 0)
-            return -errno;
-        if (!S_ISDIR(st.st_mode))
-            return -ENOTDIR;
+        int r = 0;
+        if (mkdir(buf, mode & 0777) == 0) {
+            /* the group first: changing it may clear the setgid bit */
+            if (gid != (gid_t)-1 &&
+                (stat(buf, &st) || (st.st_gid != gid && chown(buf, (uid_t)-1, gid)) ||
+                 chmod(buf, mode))) {
+                r = -errno;
+            } else if (sync) {
+                /* the parent: "." for the first part of a relative path */
+                char *slash = strrchr(buf, '/');
+                if (slash)
+                    *slash = 0;
+                int dfd = open(!slash ? "." : slash == buf ? "/" : buf,
+                               O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                r = dfd < 0 || fsync(dfd) ? -errno : 0;
+                if (dfd >= 0)
+                    close(dfd);
+                if (slash)
+                    *slash = '/';
+            }
+        } else if (errno != EEXIST) {
+            r = -errno;
+        } else if (stat(buf, &st)) {
+            r = -errno;
+        } else if (!S_ISDIR(st.st_mode)) {
+            r = -ENOTDIR;
+        }
+        if (r) {
+            if (failed)
+                snprintf(failed, n, "%s", buf);
+            return r;
+        }
         if (!saved)
             return 0;
         *p = saved;
     }
+}
+
+int lcli_mkdirs(const char *path)
+{
+    return lcli_mkdirs_ex(path, 0755, (gid_t)-1, 0, NULL, 0);
 }
 
 int lcli_open(struct lcli *c, int create)

@@ -13,6 +13,7 @@
 
 #include <getopt.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "zk/config.h"
 #include "zk/ledger.h"
@@ -44,7 +45,17 @@ int lcli_open(struct lcli *c, int create);
 /* Closes the ledger; accepts an unopened struct. */
 void lcli_close(struct lcli *c);
 
-/* mkdir -p path (mode 0755 for new directories).  0 or -errno. */
+/*
+ * mkdir -p path.  Each directory made here gets `mode` (through chmod, so
+ * whatever the umask, setgid included, when gid is given) and, with gid not
+ * (gid_t)-1, that group first (changing the group may clear the setgid
+ * bit); with `sync` its creation is fsynced in its parent.  Directories that
+ * exist are left as they are.  0 or -errno, with the directory that failed
+ * in `failed` (n bytes; may be NULL).
+ */
+int lcli_mkdirs_ex(const char *path, mode_t mode, gid_t gid, int sync, char *failed,
+                   size_t n);
+/* lcli_mkdirs_ex(path, 0755 less the umask, no group, no sync, ...). */
 int lcli_mkdirs(const char *path);
 
 /* Parses a job id (a positive decimal).  0, or -1 with the message printed. */
