@@ -170,6 +170,17 @@ sleep 1
     [ "$(cx systemctl show -p MainPID --value zkslot-synthd@0.service)" = "$pid0" ] ||
     bad "SIGHUP stopped or restarted zkslot-synthd@0"
 
+# gpud_log_wait TENTHS TEXT: until gpud's journal since $since has TEXT (at
+# most TENTHS tenths of a second)
+gpud_log_wait() {
+    for _ in $(seq "$1"); do
+        cx journalctl -u zkslot-gpud@0.service --since "$since" --no-pager 2>/dev/null |
+            grep -q "$2" && return 0
+        sleep 0.1
+    done
+    return 0
+}
+
 # ---- a drain longer than the watchdog ----------------------------------------------
 mkdir -p "$R/etc/systemd/system/zkslot-gpud@0.service.d"
 printf '[Service]\nWatchdogSec=2s\nEnvironment=ZKSLOT_TEST_RECORD_HOLD_MS=6000\n' \
@@ -178,11 +189,7 @@ cx systemctl daemon-reload
 cx systemctl restart zkslot-gpud@0.service
 since=$(cx date '+%Y-%m-%d %H:%M:%S')
 j=$(cx zkslot submit --key k /srv/in/witness-1.wtns 2>"$W/submit-drain.log") || bad "submit: $(cat "$W/submit-drain.log")"
-for _ in $(seq 300); do
-    cx journalctl -u zkslot-gpud@0.service --since "$since" --no-pager 2>/dev/null |
-        grep -q 'proof written, not yet recorded' && break
-    sleep 0.1
-done
+gpud_log_wait 300 'proof written, not yet recorded'
 t0=$SECONDS
 cx systemctl stop zkslot-gpud@0.service
 dt=$((SECONDS - t0))
@@ -203,17 +210,9 @@ grep -qi 'watchdog timeout' "$W/gpud-drain.journal" && bad "the watchdog fired d
 cx systemctl start zkslot-gpud@0.service
 since=$(cx date '+%Y-%m-%d %H:%M:%S')
 j=$(cx zkslot submit --key k /srv/in/witness-2.wtns 2>"$W/submit-gone.log") || bad "submit: $(cat "$W/submit-gone.log")"
-for _ in $(seq 300); do
-    cx journalctl -u zkslot-gpud@0.service --since "$since" --no-pager 2>/dev/null |
-        grep -q 'proof written, not yet recorded' && break
-    sleep 0.1
-done
+gpud_log_wait 300 'proof written, not yet recorded'
 cx zkslot pool destroy --force >"$W/destroy.log" 2>&1 || bad "pool destroy: $(cat "$W/destroy.log")"
-for _ in $(seq 150); do
-    cx journalctl -u zkslot-gpud@0.service --since "$since" --no-pager 2>/dev/null |
-        grep -q 'Main process exited' && break
-    sleep 0.1
-done
+gpud_log_wait 150 'Main process exited'
 cx journalctl -u zkslot-gpud@0.service --since "$since" --no-pager >"$W/gpud-gone.journal" 2>&1
 ex=$(grep -o 'Main process exited, code=[a-z]*, status=[^ ]*' "$W/gpud-gone.journal" | head -1)
 grep -qi 'watchdog timeout' "$W/gpud-gone.journal" && bad "the watchdog fired while gpud drained after losing its pool"
