@@ -136,6 +136,9 @@ def check_command(where, prog, toks):
             known = bool(re.search(r"\b%s %s\b" % (c[1], c[2]), usage(c[:2])[0]))
         if not known:
             fail(where, "'%s' is not a command: %s" % (" ".join(c), out.strip().split("\n")[0]))
+        elif len(c) > 2 and not re.search(r"(?m)^\s+%s\s.*(?<![\w-])%s(?![\w-])" % (c[1], c[2]),
+                                         usage([prog, "--help"])[0]):
+            fail(where, "'%s' is missing from zkslot's own usage (zkslot --help)" % " ".join(c))
         texts.append(out)
         if len(c) > 2:
             texts.append(usage(c[:2])[0])
