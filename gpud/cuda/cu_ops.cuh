@@ -69,12 +69,15 @@ int cu_h_step(typename C::Fr *a, const typename C::Fr *b, const typename C::Fr *
 /*
  * The MSM on group G (cu_common.cuh's cu_<curve>_g1 / _g2): *ret (host) =
  * sum scalars[i] * points[i] over device arrays: scalars are plain 4-limb
- * integers, points affine (all zero = infinity).  n < 2^31.  Synchronizes
- * st (the windows are combined on the host).
+ * integers, points affine (all zero = infinity).  n < 2^31.  scratch:
+ * device memory of at least cu_msm_scratch_bytes(n, sizeof(G::P)) bytes,
+ * the caller's (a prover allocates it once; nothing is allocated here);
+ * too little is ZK_EBADPARAMS.  Synchronizes st (the windows are combined
+ * on the host).
  */
 template <class G>
 int cu_msm(typename G::P *ret, const typename G::PA *points, const uint64_t *scalars, size_t n,
-           cudaStream_t st);
+           void *scratch, size_t scratch_bytes, cudaStream_t st);
 
 /*
  * cu_msm in two halves, for callers that must not wait: _enqueue queues
@@ -84,12 +87,13 @@ int cu_msm(typename G::P *ret, const typename G::PA *points, const uint64_t *sca
  * sum.  On error _enqueue waits for st before returning.
  */
 size_t cu_msm_parts(size_t n);
-/* An upper bound of the device memory one MSM of n points of p_bytes
- * (Jacobian) allocates. */
+/* The device scratch one MSM of n points of p_bytes (Jacobian) uses:
+ * exact, CUB's temporary storage included (0 for n = 0, or if CUB's size
+ * query fails). */
 size_t cu_msm_scratch_bytes(size_t n, size_t p_bytes);
 template <class G>
 int cu_msm_enqueue(typename G::P *hpart, const typename G::PA *points, const uint64_t *scalars,
-                   size_t n, cudaStream_t st);
+                   size_t n, void *scratch, size_t scratch_bytes, cudaStream_t st);
 template <class G>
 void cu_msm_combine(typename G::P *ret, const typename G::P *hpart, size_t n);
 

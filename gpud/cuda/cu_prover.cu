@@ -20,6 +20,16 @@
  * Threads: one thread enqueues (gpud's starter) while another waits for
  * earlier jobs (gpud's finisher); the job list is locked, the streams are
  * CUDA's, and the rest of a prover is read-only after zk_cuda_prover_new.
+ * Every entry point sets the prover's device first, before any event,
+ * allocation or launch: a thread's current device is its own (0 in a fresh
+ * thread), and an event made on another device cannot be recorded on this
+ * one's streams.
+ *
+ * Memory: everything a proof uses on the device (the MSMs' scratch, sized
+ * for the largest of the five, the two input sets, the NTT plan) and the
+ * jobs' page-locked buffers and events are allocated once and kept: a
+ * proof allocates nothing (test_cuda_prover_emu counts).  The compute
+ * stream runs one proof at a time, so one scratch serves all.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -72,6 +82,8 @@ struct zk_cuda_prover {
     size_t pj_bytes[CU_MSMS];          /* bytes of a Jacobian point of each */
     struct cu_set set[CU_SETS];
     unsigned next_set;                 /* the enqueuing thread's */
+    void *scratch;                     /* device: the MSMs' (the compute stream's) */
+    size_t scratch_bytes;
     union {                            /* the domain's NTT plan, of p->curve */
         cu_ntt_plan<cu_bn254> bn254;
         cu_ntt_plan<cu_bls381> bls381;
@@ -83,6 +95,15 @@ struct zk_cuda_prover {
 };
 
 /* ---- jobs ------------------------------------------------------------------ */
+
+/* The calling thread's current device := dev.  0 or ZK_EGPU. */
+static int cu_use_device(int dev)
+{
+    int rc = 0;
+    ZK_CUDA_CHECK(cudaSetDevice(dev));
+out:
+    return rc;
+}
 
 /* offset of MSM i's window sums in a job's buffer (i = CU_MSMS: its size) */
 static size_t cu_part_at(const struct zk_cuda_prover *p, int i)
@@ -185,6 +206,8 @@ extern "C" struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p)
         else if (p->pt[i])
             ZK_CUDA_IGNORE(cudaFree(p->pt[i]));
     }
+    if (p->scratch)
+        ZK_CUDA_IGNORE(cudaFree(p->scratch));
     for (int s = 0; s < CU_SETS; s++) {
         if (p->set[s].dw)
             ZK_CUDA_IGNORE(cudaFree(p->set[s].dw));
@@ -243,18 +266,23 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
         cs->dc = cs->db + dom;
         ZK_CUDA_CHECK(cudaEventCreateWithFlags(&cs->free_ev, cudaEventDisableTiming));
     }
-    /*
-     * The points go to device memory while what is left keeps room for the
-     * largest MSM's scratch and the NTT plan; the rest are read from the
-     * key's own host memory, page-locked and mapped (over PCIe: slower, but
-     * a key larger than the GPU still proves).
-     */
-    reserve = 0;
+    /* the MSMs' scratch, once: the largest of the five */
     for (int i = 0; i < CU_MSMS; i++) {
         size_t r = cu_msm_scratch_bytes(p->npt[i], p->pj_bytes[i]);
-        reserve = r > reserve ? r : reserve;
+        if (!r && p->npt[i]) {
+            rc = ZK_EGPU;
+            goto out;
+        }
+        p->scratch_bytes = r > p->scratch_bytes ? r : p->scratch_bytes;
     }
-    reserve += 3 * dom * sizeof(zk_scalar);
+    ZK_CUDA_CHECK(cudaMalloc(&p->scratch, p->scratch_bytes ? p->scratch_bytes : 1));
+    /*
+     * The points go to device memory while what is left keeps room for the
+     * NTT plan; the rest are read from the key's own host memory,
+     * page-locked and mapped (over PCIe: slower, but a key larger than the
+     * GPU still proves).
+     */
+    reserve = 3 * dom * sizeof(zk_scalar) + ((size_t)1 << 20);  /* (+ its power tables) */
     for (int i = 0; i < CU_MSMS; i++) {
         size_t bytes = p->npt[i] * pb[i], free_b = 0, total_b = 0;
         ZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -274,7 +302,7 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
         if (free_b < reserve) {
             /* not even with every point in host memory */
             zk_cuda_set_error("zk_cuda_prover_new: too little device memory left for the NTT "
-                              "plan and the MSMs' scratch", __FILE__, __LINE__,
+                              "plan", __FILE__, __LINE__,
                               cudaErrorMemoryAllocation);
             rc = ZK_EGPU;
             goto out;
@@ -331,10 +359,10 @@ static int cu_compute(struct zk_cuda_prover *p, const cu_ntt_plan<C> *plan, stru
     for (int i = 0; i < CU_MSMS; i++) {
         rc = i == CU_B2 ? cu_msm_enqueue<G2>((typename G2::P *)cu_job_part(j, i),
                                              (const typename G2::PA *)p->pt[i], sc[i], p->npt[i],
-                                             p->st)
+                                             p->scratch, p->scratch_bytes, p->st)
                         : cu_msm_enqueue<G1>((typename G1::P *)cu_job_part(j, i),
                                              (const typename G1::PA *)p->pt[i], sc[i], p->npt[i],
-                                             p->st);
+                                             p->scratch, p->scratch_bytes, p->st);
         if (rc)
             goto out;
         ZK_CUDA_CHECK(cudaEventRecord(j->mark[3 + i], p->st));
@@ -412,12 +440,12 @@ extern "C" int zk_cuda_prove_enqueue(struct zk_cuda_prover *p, const zk_scalar *
     *ret = NULL;
     n = p->h.n_vars;
     dom = p->h.domain_size;
-    if ((rc = cu_job_get(p, &j)))
+    /* before the job's events are made (a new job): they are the device's */
+    if ((rc = cu_use_device(p->dev)) || (rc = cu_job_get(p, &j)))
         return rc;
     j->copied = copied;
     j->ctx = ctx;
     cs = &p->set[p->next_set];
-    ZK_CUDA_CHECK(cudaSetDevice(p->dev));
     ZK_CUDA_CHECK(cudaStreamWaitEvent(p->cst, cs->free_ev, 0));
     ZK_CUDA_CHECK(cudaMemcpyAsync(cs->dw, w, n * sizeof(zk_scalar), cudaMemcpyHostToDevice,
                                   p->cst));
@@ -452,7 +480,11 @@ extern "C" int zk_cuda_job_wait(struct zk_cuda_job *j, struct zk_groth16_pending
     if (!j || !ret)
         return ZK_EBADPARAMS;
     *ret = NULL;
-    rc = j->p->curve == ZK_CURVE_BN254 ? cu_finish<cu_bn254>(j, ret) : cu_finish<cu_bls381>(j, ret);
+    /* (the waits and timings would work from any device; set it anyway, as
+     * every thread touching the prover does) */
+    if (!(rc = cu_use_device(j->p->dev)))
+        rc = j->p->curve == ZK_CURVE_BN254 ? cu_finish<cu_bn254>(j, ret)
+                                           : cu_finish<cu_bls381>(j, ret);
     if (rc) {             /* the job's buffers may still be written: wait */
         ZK_CUDA_IGNORE(cudaStreamSynchronize(j->p->cst));
         ZK_CUDA_IGNORE(cudaStreamSynchronize(j->p->st));

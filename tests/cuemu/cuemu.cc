@@ -6,7 +6,9 @@
  * only.
  *
  * Environment:
- *   CUEMU_DEVICES=N      devices reported (default 1; 0: no device)
+ *   CUEMU_DEVICES=N      devices reported (default 1; 0: no device); streams and
+ *                        events belong to the device current when they were made,
+ *                        and using them with another device fails as on a GPU
  *   CUEMU_MEM_MB=N       device memory per device (default 16384)
  *   CUEMU_FAIL_AFTER=N, CUEMU_FAIL_ON=NAME:K   failure injection (cuemu.h)
  *   CUEMU_STRICT=1       device allocations left at exit fail the process
@@ -74,6 +76,7 @@ static cuemu_state &S()
 }
 
 static std::atomic<long> n_calls;
+static std::atomic<long> n_allocs;            /* allocation calls (device and page-locked) */
 static std::atomic<long> fail_at;             /* call number that fails; 0: none */
 static std::atomic<bool> fail_sticky{ true };
 static std::atomic<bool> cuemu_dead;          /* injected device loss (sticky) */
@@ -325,6 +328,7 @@ struct cuemu_task {
 
 struct CUstream_st {
     unsigned flags;
+    int dev;                                 /* the device current at creation */
     std::mutex mu;
     std::condition_variable cv;
     std::deque<cuemu_task> q;
@@ -398,6 +402,7 @@ static cudaError_t check_stream(cudaStream_t st)
 static cudaError_t dev_alloc(void **p, size_t bytes, size_t credit)
 {
     *p = NULL;
+    n_allocs++;
     if (bytes == 0)
         return cudaSuccess;
     std::lock_guard<std::mutex> g(S().mu);
@@ -498,6 +503,7 @@ cudaError_t cudaFreeAsync(void *p, cudaStream_t st)
 cudaError_t cudaMallocHost(void **p, size_t bytes)
 {
     ENTER();
+    n_allocs++;
     *p = malloc(bytes ? bytes : 1);
     if (!*p)
         return fail(cudaErrorMemoryAllocation);
@@ -660,6 +666,11 @@ extern "C" void cuemu_set_device_memory(size_t bytes)
     mem_bytes = bytes ? bytes : mem_default;
 }
 
+extern "C" long cuemu_alloc_calls(void)
+{
+    return n_allocs;
+}
+
 extern "C" size_t cuemu_live_allocations(void)
 {
     std::lock_guard<std::mutex> g(S().mu);
@@ -672,6 +683,7 @@ extern "C" size_t cuemu_live_allocations(void)
  * numbered so that a wait covers the record that came before it. */
 struct CUevent_st {
     unsigned flags;
+    int dev;                                 /* the device current at creation */
     std::mutex mu;
     std::condition_variable cv;
     uint64_t recorded = 0, done = 0;
@@ -697,6 +709,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *st, unsigned flags)
     ENTER();
     cudaStream_t s = new CUstream_st;
     s->flags = flags;
+    s->dev = cuemu_cur_dev;
     s->th = std::thread(stream_main, s);
     *st = s;
     std::lock_guard<std::mutex> g(S().mu);
@@ -790,6 +803,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned flags)
     ENTER();
     *e = new CUevent_st;
     (*e)->flags = flags;
+    (*e)->dev = cuemu_cur_dev;
     std::lock_guard<std::mutex> g(S().mu);
     S().events.insert(*e);
     return cudaSuccess;
@@ -819,6 +833,10 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t st)
     cudaError_t r = check_stream(st);
     if (r || (r = check_event(e)))
         return r;
+    if (e->dev != (st ? st->dev : cuemu_cur_dev))
+        return complain(cudaErrorInvalidResourceHandle,
+                        "cudaEventRecord: an event of device %d recorded on a stream of "
+                        "device %d", e->dev, st ? st->dev : cuemu_cur_dev);
     uint64_t n;
     {
         std::lock_guard<std::mutex> g(e->mu);
@@ -863,6 +881,9 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
         return r;
     if ((a->flags | b->flags) & cudaEventDisableTiming)
         return fail(cudaErrorInvalidResourceHandle);
+    if (a->dev != b->dev)
+        return complain(cudaErrorInvalidResourceHandle,
+                        "cudaEventElapsedTime: events of devices %d and %d", a->dev, b->dev);
     std::lock_guard<std::mutex> ga(a->mu);
     std::unique_lock<std::mutex> gb(b->mu, std::defer_lock);
     if (a != b)
@@ -1082,6 +1103,12 @@ void cuemu_launch(dim3 grid, dim3 block, size_t smem, cudaStream_t st, const cha
 {
     if (cuemu_enter(name) != cudaSuccess || check_stream(st) != cudaSuccess)
         return;
+    if (st && st->dev != cuemu_cur_dev) {
+        complain(cudaErrorInvalidResourceHandle,
+                 "launch of %s on a stream of device %d while device %d is current", name,
+                 st->dev, cuemu_cur_dev);
+        return;
+    }
     unsigned long long nthr = (unsigned long long)block.x * block.y * block.z;
     if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 0x7fffffffu || grid.y > 65535 ||
         grid.z > 65535 || nthr == 0 || nthr > 1024 || block.z > 64 || smem > (48u << 10)) {

@@ -33,6 +33,10 @@ void cuemu_fail_after(long n, int sticky);
  * has not come yet): a runtime function or a kernel. */
 const char *cuemu_injected(void);
 
+/* Allocation calls made so far (cudaMalloc, cudaMallocAsync, cudaMallocHost),
+ * failed ones included: what a steady state must not add to. */
+long cuemu_alloc_calls(void);
+
 /* Device allocations not yet freed, and their bytes. */
 size_t cuemu_live_allocations(void);
 size_t cuemu_live_bytes(void);
