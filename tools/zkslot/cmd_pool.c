@@ -327,7 +327,7 @@ static int open_pool(const char *path, zk_pool **ret, unsigned flags)
     int r = zk_pool_attach(h, path, &o);
     if (r < 0) {
         free(h);
-        fprintf(stderr, "zkslot pool: %s: %s\n", path, zk_strerror(r));
+        fprintf(stderr, "zkslot pool: %s\n", d.msg);
         return r;
     }
     *ret = h;
@@ -498,13 +498,19 @@ static void print_violation(void *ctx, const char *msg)
     printf("violation: %s\n", msg);
 }
 
+static void print_note(void *ctx, const char *msg)
+{
+    (void)ctx;
+    printf("note: %s\n", msg);
+}
+
 static int do_check(int argc, char **argv)
 {
     zk_pool *h;
     const char *path = opt_pool(argc, argv, NULL, NULL);
     if (!path || open_pool(path, &h, ZK_POOL_OBSERVER) < 0)
         return 2;
-    int n = zk_pool_check(h, print_violation, NULL);
+    int n = zk_pool_check_notes(h, print_violation, print_note, NULL);
     zk_pool_detach(h);
     free(h);
     if (n)

@@ -327,6 +327,16 @@ int zk_pool_attach_info(const zk_pool *h, unsigned i, struct zk_pool_attach_info
  */
 int zk_pool_check(const zk_pool *h, zk_pool_violation_fn fn, void *ctx);
 
+/*
+ * zk_pool_check, and note (NULL: none) once per finding that is expected,
+ * not a violation: a READY slot that fails its checksum after a consumer
+ * held it since its publish (reaped from a dead consumer, or un-claimed),
+ * as gpud's CPU backend leaves it, since it proves in place; its next claim
+ * drops it and the partition is synthesized again.  Returns the violations.
+ */
+int zk_pool_check_notes(const zk_pool *h, zk_pool_violation_fn fn, zk_pool_violation_fn note,
+                        void *ctx);
+
 /* Name of a slot state ("FREE", ...). */
 const char *zk_slot_state_name(int state);
 
