@@ -36,5 +36,6 @@ ZK_CMD(bench_msm);
 ZK_CMD(bench_prove);
 ZK_CMD(bench_pool);
 ZK_CMD(bench_pipeline);
+ZK_CMD(bench_inplace);
 
 #endif /* ZK_TOOLS_CMD_H */

@@ -14,6 +14,7 @@
 #pragma weak cmd_bench_prove
 #pragma weak cmd_bench_pool
 #pragma weak cmd_bench_pipeline
+#pragma weak cmd_bench_inplace
 
 int cmd_bench(int argc, char **argv)
 {
@@ -24,6 +25,7 @@ int cmd_bench(int argc, char **argv)
         { "field", cmd_bench_field }, { "ntt", cmd_bench_ntt },
         { "msm", cmd_bench_msm },     { "prove", cmd_bench_prove },
         { "pool", cmd_bench_pool },   { "pipeline", cmd_bench_pipeline },
+        { "inplace", cmd_bench_inplace },
     };
     if (argc >= 2) {
         for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {

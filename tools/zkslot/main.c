@@ -36,7 +36,7 @@ static const struct command commands[] = {
     { "export-vk", cmd_export_vk, "KEY.zkey VK.json" },
     { "setup", cmd_setup, "CIRCUIT.r1cs KEY.zkey [--curve bn254|bls12-381]" },
     { "inspect", cmd_inspect, "FILE" },
-    { "bench", cmd_bench, "field|ntt|msm|prove|pool|pipeline ..." },
+    { "bench", cmd_bench, "field|ntt|msm|prove|pool|pipeline|inplace ..." },
     { "pool", cmd_pool, "create|ensure|status|check|reap|destroy ..." },
     { "key", cmd_key, "add NAME FILE | list" },
     { "submit", cmd_submit, "--key NAME [--out DIR] WITNESS.wtns..." },
