@@ -1,6 +1,9 @@
 /*
  * backend_cpu.c -- the CPU backend of gpud: prove_start on the slot's own
- * memory with the multithreaded NTT and Pippenger MSM of common/.
+ * memory with the multithreaded NTT and Pippenger MSM of common/.  In
+ * place by decision (docs/architecture.md, "Decisions"; `zkslot bench
+ * inplace` measures the copy it saves): a slot reaped after this gpud's
+ * death fails its checksum, and the partition is synthesized again.
  */
 #include <stdlib.h>
 #include <string.h>
