@@ -386,7 +386,11 @@ static void *starter_main(void *arg)
         atomic_init(&it->slot_held, 1);
         uint64_t now = zkd_realtime_ns();
         it->wait_s = s.fill_ns && now > s.fill_ns ? (double)(now - s.fill_ns) * 1e-9 : 0;
-        r = zk_ledger_part_proving(l, (int64_t)s.partition_id, &me, (int32_t)s.index, &it->p, &d);
+        /* the slot header is the pool's word, which any writer of the pool
+         * can forge: the move checks it against what the ledger recorded */
+        d.msg[0] = 0;
+        r = zk_ledger_part_proving_slot(l, (int64_t)s.partition_id, (int64_t)s.key_id, &me,
+                                        (int32_t)s.index, &it->p, &d);
         if (zkd_ledger_transient(r)) {
             /* the ledger could not be written (busy, full, I/O): the slot's
              * synthesis is good, so it goes back READY (un-claimed, not
@@ -403,8 +407,7 @@ static void *starter_main(void *arg)
         proving_backoff_ms = 0;
         if (r) {
             zkd_log(ZKD_INFO, "slot %u: partition %lld is not to be proved (%s): slot dropped",
-                    s.index, (long long)s.partition_id, r == ZK_ESTATE ? "done, failed or "
-                    "canceled" : d.msg);
+                    s.index, (long long)s.partition_id, d.msg[0] ? d.msg : zk_strerror(r));
             atomic_fetch_add(&n_dropped, 1);
             zk_pool_release(pool, &s);
             free(it);

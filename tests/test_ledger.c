@@ -31,7 +31,7 @@ static void path_of(char *buf, size_t n, const char *name)
 /* The identity of a process that really existed and is now reaped. */
 static struct zk_proc_id dead_identity(void)
 {
-    struct zk_proc_id id = { 0, 0 };
+    struct zk_proc_id id = { 0, 0, 0, 0 };
     int fd[2];
     if (pipe(fd))
         return id;
@@ -190,6 +190,8 @@ static void test_open_formats(void)
                          " ALTER TABLE keys DROP COLUMN file_mtime_ns;"
                          " ALTER TABLE partitions DROP COLUMN input;"
                          " ALTER TABLE partitions DROP COLUMN witness_s;"
+                         " ALTER TABLE partitions DROP COLUMN owner_ns;"
+                         " ALTER TABLE partitions DROP COLUMN owner_boot;"
                          " INSERT INTO keys (name, path, curve, hash,"
                          " file_size, n_vars, n_public, domain_size, added_ns) VALUES"
                          " ('old', '/k', 'bn128', 'h', 1, 2, 1, 4, 5);"
@@ -595,6 +597,66 @@ static int holds_fail(void *ctx, int64_t id)
     return -EIO;
 }
 
+/* gpud's checked move: a slot header naming another key, another slot
+ * than synthd's, or a queued partition, moves nothing. */
+static void test_proving_slot(zk_ledger *l, int64_t key)
+{
+    struct zk_ledger_part p;
+    struct zk_diag d;
+    int64_t jid = submit(l, key, 2);
+    struct ids ids = parts_of(l, jid);
+    ZT_REQUIRE(ids.n == 2, );
+    ZT_CHECK(zk_ledger_part_proving_slot(l, ids.v[0], key, &me, 3, NULL, &d) == ZK_ESTATE &&
+             strstr(d.msg, "queued"), "%s", d.msg);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 3, &p, NULL) == 0 && p.id == ids.v[0]);
+    ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 0.1, -1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_proving_slot(l, p.id, key + 1, &me, 3, NULL, &d) == ZK_ESTATE &&
+             strstr(d.msg, "key"), "%s", d.msg);
+    ZT_CHECK(zk_ledger_part_proving_slot(l, p.id, key, &me, 4, NULL, &d) == ZK_ESTATE &&
+             strstr(d.msg, "slot 3, not slot 4"), "%s", d.msg);
+    ZT_CHECK(part(l, p.id).state == ZK_PART_READY, "nothing moved");
+    ZT_CHECK(zk_ledger_part_proving_slot(l, p.id, key, &me, 3, &p, &d) == 0 &&
+             p.state == ZK_PART_PROVING, "%s", d.msg);
+    zk_ledger_job_cancel(l, jid, NULL);
+}
+
+/* Owners are judged with their PID namespace and boot: a previous boot's
+ * owner is dead even with a live pid; one in another namespace is never
+ * judged from here, dead pid or not. */
+static void test_owner_boot_and_namespace(zk_ledger *l, int64_t key)
+{
+    struct zk_ledger_part p;
+    uint32_t changed = 0;
+    ZT_REQUIRE(me.pidns && me.boot, );
+    struct zk_proc_id ghost = me, foreign = dead;
+    ghost.boot ^= 1;           /* this very pid, but recorded in another boot */
+    foreign.pidns ^= 1;        /* a pid of another PID namespace */
+    ZT_CHECK(zk_proc_alive(&ghost, 64) == 0, "previous boot: dead");
+    ZT_CHECK(zk_proc_alive(&foreign, 64) == 1, "another namespace: not ours to judge");
+    int64_t jid = submit(l, key, 3);
+    struct ids ids = parts_of(l, jid);
+    ZT_REQUIRE(ids.n == 3, );
+    const struct zk_proc_id *who[3] = { &ghost, &foreign, &me };
+    for (int i = 0; i < 3; i++)
+        ZT_CHECK(zk_ledger_claim_queued(l, who[i], -1, &p, NULL) == 0 && p.id == ids.v[i]);
+    p = part(l, ids.v[1]);
+    ZT_CHECK(p.owner.pidns == foreign.pidns && p.owner.boot == foreign.boot, "recorded");
+    ZT_CHECK(zk_ledger_reconcile(l, NULL, NULL, 0, 10, &changed, NULL) == 0 && changed == 1,
+             "%u", changed);
+    p = part(l, ids.v[0]);
+    ZT_CHECK(p.state == ZK_PART_QUEUED && strstr(p.error, "died"), "%s", p.error);
+    ZT_CHECK(part(l, ids.v[1]).state == ZK_PART_SYNTHESIZING, "foreign owner kept");
+    ZT_CHECK(part(l, ids.v[2]).state == ZK_PART_SYNTHESIZING, "live owner kept");
+    /* a previous boot's gpud: its proving partition can be taken over */
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[1], &foreign, 1, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[1], &me, 1, NULL, NULL) == ZK_ESTATE,
+             "a foreign namespace's gpud is not taken over");
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[2], &ghost, 2, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_proving(l, ids.v[2], &me, 2, &p, NULL) == 0 &&
+             p.owner.boot == me.boot, "a previous boot's gpud is taken over");
+    zk_ledger_job_cancel(l, jid, NULL);
+}
+
 static void test_reconcile(zk_ledger *l, int64_t key)
 {
     struct zk_ledger_part p;
@@ -888,6 +950,8 @@ int main(int argc, char **argv)
         test_cancel(l, k.id);
         test_error_limits(l, k.id);
         test_reconcile(l, k.id);
+        test_owner_boot_and_namespace(l, k.id);
+        test_proving_slot(l, k.id);
         test_reconcile_snapshot(l, k.id);
         test_cleared(l, k.id);
         test_counts_lists(l);

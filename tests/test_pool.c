@@ -10,6 +10,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +22,7 @@
 
 #include "pool/atomics.h"
 #include "pool/layout.h"
+#include "zk/binfile.h"
 #include "zk/error.h"
 #include "zk/pool.h"
 #include "zktest.h"
@@ -435,6 +440,204 @@ static void test_reaper(void)
     ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0);
 }
 
+/*
+ * Holders the reaper must not judge: one in another PID namespace (its
+ * pid means nothing here), one that /proc hides (hidepid=2, another user).
+ * Root only: namespaces, a private /proc mount, a second user.
+ */
+static pid_t child_in_pidns(int *ret_index)
+{
+    int pfd[2];
+    ZT_CHECK(pipe(pfd) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int idx = -1;
+        if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0) {
+            ZT_CHECK(write(pfd[1], &idx, sizeof idx) == sizeof idx);
+            _exit(3);
+        }
+        pid_t g = fork();   /* pid 1 of the new namespace */
+        if (g == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            struct zk_pool_attach_opts o = { .name = "nschild", .tick_ms = 10 };
+            zk_pool *h = calloc(1, zk_pool_sizeof());
+            struct zk_slot s;
+            /* its own /proc, as a container has */
+            if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+                mount("proc", "/proc", "proc", 0, NULL) == 0 && getpid() == 1 &&
+                zk_pool_attach(h, path, &o) == 0 && zk_pool_acquire(h, 78, 1, 0, NULL, &s) == 0)
+                idx = (int)s.index;
+            if (write(pfd[1], &idx, sizeof idx) != sizeof idx)
+                _exit(3);
+            for (;;)
+                pause();
+        }
+        waitpid(g, NULL, 0);
+        _exit(0);
+    }
+    close(pfd[1]);
+    ZT_CHECK(read(pfd[0], ret_index, sizeof *ret_index) == sizeof *ret_index);
+    close(pfd[0]);
+    return pid;
+}
+
+static void test_owner_namespaces(void)
+{
+    if (geteuid() != 0) {
+        printf("  (not root: PID namespace and hidepid checks skipped)\n");
+        return;
+    }
+    make_pool(3, 1 << 20);
+    zk_pool *h = attach_new(ZK_POOL_NO_REAP);
+    struct zk_pool_reap_stats st;
+    struct zk_pool_slot_info si;
+    int idx;
+    /* 1. a live holder in another PID namespace: its word says pid 1 */
+    pid_t ns = child_in_pidns(&idx);
+    ZT_REQUIRE(idx >= 0, , "namespace child could not acquire");
+    zk_pool_slot_info(h, (uint32_t)idx, &si);
+    ZT_CHECK(si.state == ZK_SLOT_FILLING && si.owner_pid == 1 && si.owner_alive == 1,
+             "pid %d alive %d", si.owner_pid, si.owner_alive);
+    ZT_CHECK(zk_pool_reap(h, 0, NULL, NULL, &st) == 0 && st.filling_freed == 0,
+             "a holder of another PID namespace was reaped");
+    ZT_CHECK(st.attach_cleared == 0, "its attach entry was cleared");
+    ZT_CHECK(zk_pool_check(h, NULL, NULL) == 0, "it is no violation");
+    kill(ns, SIGKILL);
+    waitpid(ns, NULL, 0);
+
+    /* 2. a live holder /proc hides: root holds, the reaper is another
+     * user under hidepid=2 (its kill(pid, 0) says EPERM: alive) */
+    int held;
+    pid_t holder = child_holding(ZK_SLOT_FILLING, 1, &held);
+    ZT_REQUIRE(held >= 0, , "holder could not acquire");
+    ZT_CHECK(chown(path, 0, 65534) == 0 && chmod(path, 0660) == 0);
+    pid_t reaper = fork();
+    if (reaper == 0) {
+        struct zk_pool_attach_opts o = { .name = "hidden", .flags = ZK_POOL_NO_REAP };
+        zk_pool *r = calloc(1, zk_pool_sizeof());
+        gid_t g = 65534;
+        char probe[64];
+        snprintf(probe, sizeof probe, "/proc/%d/stat", (int)holder);
+        if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+            mount("proc", "/proc", "proc", 0, "hidepid=2") || setgroups(1, &g) ||
+            setresgid(g, g, g) || setresuid(65534, 65534, 65534))
+            _exit(3);
+        if (access(probe, F_OK) == 0)
+            _exit(4);                       /* hidepid did not hide it */
+        if (zk_pool_attach(r, path, &o))
+            _exit(5);
+        if (zk_pool_reap(r, 0, NULL, NULL, &st) || st.filling_freed)
+            _exit(6);                       /* the hidden live holder was reaped */
+        zk_pool_detach(r);
+        _exit(0);
+    }
+    int ws = 0;
+    waitpid(reaper, &ws, 0);
+    ZT_CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "hidden reaper: status %d", ws);
+    zk_pool_slot_info(h, (uint32_t)held, &si);
+    ZT_CHECK(si.state == ZK_SLOT_FILLING, "the hidden holder's slot is %s",
+             zk_slot_state_name(si.state));
+    kill(holder, SIGKILL);
+    waitpid(holder, NULL, 0);
+    drop(h);
+    ZT_CHECK(chown(path, 0, 0) == 0);
+    ZT_CHECK(zk_pool_destroy(path, 1, NULL) == 0);
+}
+
+/* A pool another user could have planted or can rewrite is refused by
+ * writers, naming owner and mode; observers map it read-only; the
+ * geometry is the one validated at attach whatever the header says later. */
+static void test_trust(void)
+{
+    struct zk_diag d;
+    struct zk_pool_attach_opts o = { .name = "trust", .flags = ZK_POOL_NO_REAP, .diag = &d };
+    struct zk_pool_attach_opts obs = { .flags = ZK_POOL_OBSERVER, .diag = &d };
+    zk_pool *h = calloc(1, zk_pool_sizeof());
+    char link[300], link2[310];
+    make_pool(2, 1 << 20);
+    ZT_CHECK(chmod(path, 0666) == 0);
+    ZT_CHECK(zk_pool_attach(h, path, &o) == ZK_EUNTRUSTED);
+    ZT_CHECK(strstr(d.msg, path) && strstr(d.msg, "0666") && strstr(d.msg, "every user"),
+             "%s", d.msg);
+    o.flags |= ZK_POOL_OBSERVER | ZK_POOL_CHECK_TRUST;   /* what `pool create --exist-ok` does */
+    ZT_CHECK(zk_pool_attach(h, path, &o) == ZK_EUNTRUSTED);
+    o.flags = ZK_POOL_NO_REAP;
+    ZT_CHECK(zk_pool_attach(h, path, &obs) == 0, "observers may look: %s", d.msg);
+    zk_pool_detach(h);
+    ZT_CHECK(chmod(path, 0600) == 0);
+    if (geteuid() == 0) {
+        ZT_CHECK(chown(path, 65534, 65534) == 0);
+        ZT_CHECK(zk_pool_attach(h, path, &o) == ZK_EUNTRUSTED);
+        ZT_CHECK(strstr(d.msg, "uid 65534") && strstr(d.msg, "0600"), "%s", d.msg);
+        ZT_CHECK(chown(path, 0, 0) == 0);
+    }
+    /* symlinks: one level, owned by us, to a file that passes */
+    snprintf(link, sizeof link, "%s.link", path);
+    snprintf(link2, sizeof link2, "%s.link2", path);
+    unlink(link);
+    unlink(link2);
+    ZT_CHECK(symlink(path, link) == 0 && symlink(link, link2) == 0);
+    ZT_CHECK(zk_pool_attach(h, link, &o) == 0, "%s", d.msg);
+    zk_pool_detach(h);
+    ZT_CHECK(zk_pool_attach(h, link2, &o) == ZK_EUNTRUSTED && strstr(d.msg, "symlink"),
+             "%s", d.msg);
+    if (geteuid() == 0) {
+        ZT_CHECK(lchown(link, 65534, 65534) == 0);
+        ZT_CHECK(zk_pool_attach(h, link, &o) == ZK_EUNTRUSTED && strstr(d.msg, "symlink"),
+                 "%s", d.msg);
+    }
+    unlink(link);
+    unlink(link2);
+    /* observers' mappings are read-only: a write faults */
+    ZT_CHECK(zk_pool_attach(h, path, &obs) == 0);
+    pid_t c = fork();
+    if (c == 0) {
+        h->hdr->publish_seq = 1;
+        _exit(0);
+    }
+    int ws = 0;
+    waitpid(c, &ws, 0);
+    ZT_CHECK(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGSEGV, "observer wrote: status %d", ws);
+    zk_pool_detach(h);
+    /* a file of the owner of a directory only it may write (/run/zkslot,
+     * user zkslot's): root and operators may attach; once others may write
+     * that directory, no more */
+    if (geteuid() == 0) {
+        char dir[200], saved[256];
+        snprintf(dir, sizeof dir, "%.190s.d", path);
+        snprintf(saved, sizeof saved, "%s", path);
+        rmdir(dir);
+        ZT_CHECK(mkdir(dir, 0750) == 0 && chown(dir, 65534, 65534) == 0);
+        snprintf(path, sizeof path, "%s/p.pool", dir);
+        make_pool(1, 1 << 20);
+        ZT_CHECK(chown(path, 65534, 65534) == 0 && chmod(path, 0600) == 0);
+        ZT_CHECK(zk_pool_attach(h, path, &o) == 0, "the directory owner's pool: %s", d.msg);
+        zk_pool_detach(h);
+        ZT_CHECK(chmod(dir, 0757) == 0);
+        ZT_CHECK(zk_pool_attach(h, path, &o) == ZK_EUNTRUSTED, "others may write the directory");
+        unlink(path);
+        rmdir(dir);
+        snprintf(path, sizeof path, "%s", saved);
+    }
+    /* the geometry is copied at attach: a rewritten slot count is not used */
+    ZT_REQUIRE(zk_pool_attach(h, path, &o) == 0, , "%s", d.msg);
+    struct zk_pool_info in, was;
+    zk_pool_info(h, &was);
+    h->hdr->nslots = 1u << 20;
+    h->hdr->slot_size = 1ULL << 40;
+    zk_pool_info(h, &in);
+    ZT_CHECK(in.nslots == 2 && in.slot_size == was.slot_size, "%u", in.nslots);
+    struct zk_slot s;
+    ZT_CHECK(zk_pool_acquire(h, 9, 1, 0, NULL, &s) == 0 && s.index < 2 &&
+             s.capacity == was.slot_size);
+    ZT_CHECK(zk_pool_abandon(h, &s) == 0);
+    zk_pool_detach(h);
+    /* ...and a header rewritten that way no longer attaches */
+    ZT_CHECK(zk_pool_attach(h, path, &o) == ZK_EPOOL_LAYOUT);
+    free(h);
+    unlink(path);
+}
+
 static void test_leaked_permit(void)
 {
     make_pool(1, 1 << 20);
@@ -570,6 +773,8 @@ int main(int argc, char **argv)
     test_fifo_and_numa();
     test_writer_and_checksum();
     test_reaper();
+    test_owner_namespaces();
+    test_trust();
     test_leaked_permit();
     test_attach_table_and_destroy();
     test_cli();

@@ -19,7 +19,7 @@ void zk_config_defaults(struct zk_config *c)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->state_dir, sizeof c->state_dir, "%s", ZK_STATE_DIR_DEFAULT);
-    snprintf(c->pool, sizeof c->pool, "%s", "/dev/shm/zkslot.pool");
+    snprintf(c->pool, sizeof c->pool, "%s", zk_pool_default_path());
     c->pool_hugepages = ZK_HUGEPAGES_AUTO;
     c->max_attempts = 10;
     c->max_errors = 3;

@@ -75,9 +75,9 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
     }
     if (!(b->pool = calloc(1, zk_pool_sizeof())))
         return -ENOMEM;
-    struct zk_pool_attach_opts ao = { b->role, 0, 0 };
+    struct zk_pool_attach_opts ao = { b->role, 0, 0, &d };
     if ((r = zk_pool_attach(b->pool, cfg->pool, &ao))) {
-        zkd_log(ZKD_ERR, "pool %s: %s%s", cfg->pool, zk_strerror(r),
+        zkd_log(ZKD_ERR, "pool %s%s", d.msg,
                 r == -ENOENT ? " (create it with `zkslot pool create`)" : "");
         return r;
     }

@@ -91,6 +91,9 @@ static const char *const migrations[] = {
     "ALTER TABLE keys ADD COLUMN file_mtime_ns INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE partitions ADD COLUMN input BLOB;"
     "ALTER TABLE partitions ADD COLUMN witness_s REAL NOT NULL DEFAULT -1;",
+    /* 3 -> 4: an owner's PID namespace and boot (zk/proc.h; 0 = not recorded) */
+    "ALTER TABLE partitions ADD COLUMN owner_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE partitions ADD COLUMN owner_boot INTEGER NOT NULL DEFAULT 0;",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == ZK_LEDGER_SCHEMA_VERSION, "one migration per schema version");
@@ -127,7 +130,7 @@ enum {
     "p.id, p.job_id, j.key_id, p.idx, p.witness, p.state, p.attempts, p.errors, p.proofs," \
     " p.owner_pid, p.owner_start, p.owner_role, p.slot, p.synth_s, p.wait_s, p.start_s,"   \
     " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error, p.input IS NOT NULL,"   \
-    " p.witness_s"
+    " p.witness_s, p.owner_ns, p.owner_boot"
 #define KEY_COLS                                                                      \
     "id, name, path, curve, hash, file_size, n_vars, n_public, domain_size, added_ns," \
     " witgen_kind, witgen, witgen_hash, file_dev, file_ino, file_mtime_ns"
@@ -156,12 +159,13 @@ static const char *const sql[S_COUNT] = {
                         " ORDER BY p.id LIMIT 1",
     [S_CLAIM] = "UPDATE partitions SET state = 'synthesizing', owner_pid = ?, owner_start = ?,"
                 " owner_role = 'synthd', slot = ?, attempts = attempts + 1, synth_s = -1,"
-                " witness_s = -1, wait_s = -1, start_s = -1, finalize_s = -1 WHERE id = ?",
+                " witness_s = -1, wait_s = -1, start_s = -1, finalize_s = -1, owner_ns = ?5,"
+                " owner_boot = ?6 WHERE id = ?4",
     [S_READY] = "UPDATE partitions SET state = 'ready', owner_pid = 0, owner_start = 0,"
                 " owner_role = '', synth_s = ?, ready_ns = ?, witness_s = ? WHERE id = ?"
                 " AND state = 'synthesizing' AND owner_pid = ? AND owner_start = ?",
     [S_PROVING] = "UPDATE partitions SET state = 'proving', owner_pid = ?, owner_start = ?,"
-                  " owner_role = 'gpud', slot = ? WHERE id = ?",
+                  " owner_role = 'gpud', slot = ?, owner_ns = ?5, owner_boot = ?6 WHERE id = ?4",
     /* done: an earlier attempt's error (a dead synthd, a requeue note) is
      * no longer the partition's; `errors` keeps the count */
     [S_DONE] = "UPDATE partitions SET state = 'done', proofs = proofs + ?, owner_pid = 0,"
@@ -957,6 +961,8 @@ static void part_row(sqlite3_stmt *s, struct zk_ledger_part *p)
     text(p->error, sizeof p->error, s, 20);
     p->has_input = sqlite3_column_int(s, 21);
     p->witness_s = sqlite3_column_double(s, 22);
+    p->owner.pidns = (uint64_t)sqlite3_column_int64(s, 23);
+    p->owner.boot = (uint64_t)sqlite3_column_int64(s, 24);
 }
 
 int zk_ledger_part_list(zk_ledger *l, int64_t job_id,
@@ -1078,6 +1084,15 @@ int zk_ledger_has_queued(zk_ledger *l, struct zk_diag *diag)
     return r;
 }
 
+/* Binds ?1 pid, ?2 start, ?5 namespace, ?6 boot of an owner. */
+static void bind_owner(sqlite3_stmt *s, const struct zk_proc_id *me)
+{
+    sqlite3_bind_int64(s, 1, me->pid);
+    sqlite3_bind_int64(s, 2, (int64_t)me->start);
+    sqlite3_bind_int64(s, 5, (int64_t)me->pidns);
+    sqlite3_bind_int64(s, 6, (int64_t)me->boot);
+}
+
 static int same_owner(const struct zk_ledger_part *p, const struct zk_proc_id *me)
 {
     return p->owner.pid == me->pid && p->owner.start == me->start;
@@ -1115,8 +1130,7 @@ int zk_ledger_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t sl
     r = ZK_ELEDGER;
     if (!(s = stmt(l, S_CLAIM, diag)))
         goto out;
-    sqlite3_bind_int64(s, 1, me->pid);
-    sqlite3_bind_int64(s, 2, (int64_t)me->start);
+    bind_owner(s, me);
     sqlite3_bind_int(s, 3, slot);
     sqlite3_bind_int64(s, 4, id);
     if ((r = run(l, s, diag)) < 0)
@@ -1161,8 +1175,29 @@ out:
     return end(l, r, diag);
 }
 
-int zk_ledger_part_proving(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
-                           int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag)
+/* The pool's word for a partition against the ledger's (gpud's checked
+ * move): its key, and for a synthesized one the slot synthd recorded. */
+static int slot_matches(zk_ledger *l, const struct zk_ledger_part *p, int64_t key_id,
+                        int32_t slot, struct zk_diag *diag)
+{
+    if (p->key_id != key_id)
+        return zk_diag_set(diag, l->path, ZK_ESTATE,
+                           "partition %lld belongs to key %lld, the slot says key %lld",
+                           (long long)p->id, (long long)p->key_id, (long long)key_id);
+    if (p->state == ZK_PART_QUEUED)
+        return zk_diag_set(diag, l->path, ZK_ESTATE,
+                           "partition %lld is queued: no slot holds its synthesis",
+                           (long long)p->id);
+    if ((p->state == ZK_PART_SYNTHESIZING || p->state == ZK_PART_READY) && p->slot != slot)
+        return zk_diag_set(diag, l->path, ZK_ESTATE,
+                           "partition %lld was synthesized into slot %d, not slot %d",
+                           (long long)p->id, (int)p->slot, (int)slot);
+    return 0;
+}
+
+/* queued, synthesizing, ready -> proving; key_id >= 0: slot_matches first. */
+static int part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
+                        int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag)
 {
     struct zk_ledger_part p;
     int r = begin(l, diag);
@@ -1170,6 +1205,8 @@ int zk_ledger_part_proving(zk_ledger *l, int64_t id, const struct zk_proc_id *me
         return r;
     sqlite3_stmt *s;
     if ((r = part_get(l, id, &p, diag)) < 0)
+        goto out;
+    if (key_id >= 0 && (r = slot_matches(l, &p, key_id, slot, diag)) < 0)
         goto out;
     switch (p.state) {
     case ZK_PART_QUEUED:
@@ -1188,8 +1225,7 @@ int zk_ledger_part_proving(zk_ledger *l, int64_t id, const struct zk_proc_id *me
     r = ZK_ELEDGER;
     if (!(s = stmt(l, S_PROVING, diag)))
         goto out;
-    sqlite3_bind_int64(s, 1, me->pid);
-    sqlite3_bind_int64(s, 2, (int64_t)me->start);
+    bind_owner(s, me);
     sqlite3_bind_int(s, 3, slot);
     sqlite3_bind_int64(s, 4, id);
     if ((r = run(l, s, diag)) < 0)
@@ -1202,6 +1238,19 @@ out:
     if (!r && ret)
         *ret = p;
     return r;
+}
+
+int zk_ledger_part_proving(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                           int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag)
+{
+    return part_proving(l, id, -1, me, slot, ret, diag);
+}
+
+int zk_ledger_part_proving_slot(zk_ledger *l, int64_t id, int64_t key_id,
+                                const struct zk_proc_id *me, int32_t slot,
+                                struct zk_ledger_part *ret, struct zk_diag *diag)
+{
+    return part_proving(l, id, key_id < 0 ? INT64_MAX : key_id, me, slot, ret, diag);
 }
 
 int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
@@ -1340,8 +1389,8 @@ static int candidates(zk_ledger *l, const char *where, struct cand **ret, size_t
     size_t n = 0, cap = 0;
     int r;
     snprintf(q, sizeof q,
-             "SELECT id, job_id, ready_ns, state, attempts, owner_pid, owner_start, owner_role"
-             " FROM partitions WHERE %s ORDER BY id",
+             "SELECT id, job_id, ready_ns, state, attempts, owner_pid, owner_start, owner_role,"
+             " owner_ns, owner_boot FROM partitions WHERE %s ORDER BY id",
              where);
     if (sqlite3_prepare_v2(l->db, q, -1, &s, NULL))
         return dberr(l, diag);
@@ -1364,6 +1413,8 @@ static int candidates(zk_ledger *l, const char *where, struct cand **ret, size_t
         c->owner.pid = (int32_t)sqlite3_column_int64(s, 5);
         c->owner.start = (uint64_t)sqlite3_column_int64(s, 6);
         text(c->role, sizeof c->role, s, 7);
+        c->owner.pidns = (uint64_t)sqlite3_column_int64(s, 8);
+        c->owner.boot = (uint64_t)sqlite3_column_int64(s, 9);
     }
     sqlite3_finalize(s);
     if (r < 0) {

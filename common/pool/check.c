@@ -75,7 +75,7 @@ int zk_pool_check_notes(const zk_pool *h, zk_pool_violation_fn fn, zk_pool_viola
                         void *ctx)
 {
     struct report rep = { fn, note, ctx, 0 };
-    uint32_t n = h->hdr->nslots, cnt[4] = { 0 };
+    uint32_t n = h->nslots, cnt[4] = { 0 };
     for (uint32_t i = 0; i < n; i++) {
         /* Acquire: metadata read by check_ready matches this word. */
         uint64_t w = zk_load_acquire(&pool_slot(h, i)->state);
@@ -88,7 +88,7 @@ int zk_pool_check_notes(const zk_pool *h, zk_pool_violation_fn fn, zk_pool_viola
             int32_t pid = owner_pid(word_low(w));
             if (pid <= 0)
                 violation(&rep, "slot %u: %s with no owner", i, zk_slot_state_name(st));
-            else if (!pool_owner_alive(word_low(w)))
+            else if (!pool_owner_alive(h, word_low(w)))
                 violation(&rep, "slot %u: %s by dead process %d (needs reaping)", i,
                           zk_slot_state_name(st), (int)pid);
         }
@@ -114,7 +114,7 @@ int zk_pool_check_notes(const zk_pool *h, zk_pool_violation_fn fn, zk_pool_viola
     const struct pool_attach *t = pool_attach_table(h);
     for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
         uint64_t o = zk_load_acquire(&t[i].owner);   /* acquire: pairs with register */
-        if (o && !pool_owner_alive(o))
+        if (o && !pool_attach_alive(&t[i], o))
             violation(&rep, "attach entry %d: process %d is dead (needs reaping)", i,
                       (int)owner_pid(o));
     }

@@ -78,7 +78,9 @@ struct pool_attach {
     uint64_t owner;                 /* 0 = empty, else pid/start as in state words */
     uint64_t attach_ns;
     char name[16];
-    uint64_t reserved[4];
+    uint64_t pidns;                 /* 32: the owner's PID namespace (0: not recorded) */
+    uint64_t boot;                  /* 40: the owner's boot id digest (0: not recorded) */
+    uint64_t reserved[2];
 };
 
 struct pool_slot {
@@ -114,10 +116,22 @@ _Static_assert(offsetof(struct pool_slot, region_off) == 128, "regions at 128");
 _Static_assert(offsetof(struct pool_slot, region_bytes) == 192, "regions at 192");
 _Static_assert(ZK_POOL_MAX_SLOTS - 1 <= UINT32_MAX, "slot index fits");
 
-/* The process-local handle (caller memory, zk_pool_sizeof() bytes). */
+/* Private attach flag (beside zk/pool.h's): an observer's handle mapped
+ * writable (destroy marks the header), with only a symlink's trust check. */
+#define POOL_ATTACH_WRITE 0x80000000u
+
+/*
+ * The process-local handle (caller memory, zk_pool_sizeof() bytes).
+ * The geometry is copied from the header once, when attach validated it,
+ * and never read from shared memory again: a process that can write the
+ * pool cannot make another one index outside its mapping by rewriting the
+ * header.
+ */
 struct zk_pool {
     struct pool_hdr *hdr;           /* the mapping; NULL when not attached */
     size_t map_len;
+    uint32_t nslots;                /* geometry, from the validated header */
+    uint64_t slot_size, page_size, attach_off, table_off, data_off;
     uint64_t owner;                 /* this process: pid/start word (0 observer) */
     int32_t pid;                    /* getpid() at attach: detects use after fork */
     int attach_idx;                 /* entry in the attach table, -1 if none */
@@ -128,23 +142,30 @@ struct zk_pool {
 
 static inline struct pool_attach *pool_attach_table(const struct zk_pool *h)
 {
-    return (struct pool_attach *)((unsigned char *)h->hdr + h->hdr->attach_off);
+    return (struct pool_attach *)((unsigned char *)h->hdr + h->attach_off);
 }
 
 static inline struct pool_slot *pool_slot(const struct zk_pool *h, uint32_t i)
 {
-    return (struct pool_slot *)((unsigned char *)h->hdr + h->hdr->table_off) + i;
+    return (struct pool_slot *)((unsigned char *)h->hdr + h->table_off) + i;
 }
 
 static inline unsigned char *pool_slot_data(const struct zk_pool *h, uint32_t i)
 {
-    return (unsigned char *)h->hdr + h->hdr->data_off + (uint64_t)i * h->hdr->slot_size;
+    return (unsigned char *)h->hdr + h->data_off + (uint64_t)i * h->slot_size;
 }
 
 /* proc.c: process identity and liveness. */
-int pool_self_owner(uint64_t *ret_owner);
-/* 1 alive, 0 dead (gone, zombie, or pid reused).  Cannot fail. */
-int pool_owner_alive(uint64_t owner);
+/* The owner word of the caller and its namespace and boot (for its attach
+ * entry); -errno / -EXDEV as zk_proc_self. */
+int pool_self_owner(uint64_t *ret_owner, uint64_t *ret_pidns, uint64_t *ret_boot);
+/* Attach entry `a` (owner word read as `owner`): 1 alive or not ours to
+ * judge, 0 dead (zk_proc_alive with the entry's namespace and boot). */
+int pool_attach_alive(const struct pool_attach *a, uint64_t owner);
+/* The holder `owner` of a slot word: judged with the namespace and boot of
+ * its attach entry when it has one (a holder in another PID namespace is
+ * never judged dead from here).  Cannot fail. */
+int pool_owner_alive(const struct zk_pool *h, uint64_t owner);
 uint64_t pool_now_ns(void);
 
 /* numa.c: libnuma wrapper with no-op stubs. */

@@ -13,10 +13,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include "pool/atomics.h"
 #include "pool/layout.h"
+#include "zk/binfile.h"
 #include "zk/error.h"
 #include "zk/pool.h"
 
@@ -25,6 +27,13 @@
 #define POOL_MAGIC_DEAD 0x444145444C4F4F50ULL /* destroyed: attach refuses */
 
 _Static_assert(sizeof(struct zk_pool) <= 128, "handle stays small");
+
+const char *zk_pool_default_path(void)
+{
+    struct stat st;
+    return stat(ZK_POOL_RUN_DIR, &st) == 0 && S_ISDIR(st.st_mode) ? ZK_POOL_RUN_PATH
+                                                                 : ZK_POOL_SHM_PATH;
+}
 
 size_t zk_pool_sizeof(void)
 {
@@ -376,14 +385,153 @@ static int validate(const struct pool_hdr *h, uint64_t size)
     return size == fsize ? 0 : ZK_ETRUNCATED;
 }
 
-/* Opens and maps the pool at `path`, validated. */
-static int map_pool(const char *path, struct pool_hdr **ret_hdr, size_t *ret_len)
+/* 1 when the caller is in group `gid` (effective or supplementary). */
+static int in_group(gid_t gid)
+{
+    gid_t g[256];
+    if (gid == getegid())
+        return 1;
+    int n = getgroups(256, g);
+    for (int i = 0; i < n; i++) {
+        if (g[i] == gid)
+            return 1;
+    }
+    return 0;
+}
+
+/* "uid 1001 (name)" */
+static const char *user_name(uid_t uid, char *buf, size_t len)
+{
+    char pwbuf[1024];
+    struct passwd pw, *res = NULL;
+    if (getpwuid_r(uid, &pw, pwbuf, sizeof pwbuf, &res) == 0 && res)
+        snprintf(buf, len, "uid %u (%s)", (unsigned)uid, res->pw_name);
+    else
+        snprintf(buf, len, "uid %u", (unsigned)uid);
+    return buf;
+}
+
+/*
+ * The owner of the directory `path` is in, when no one else can create
+ * files there (its mode has no write bit for others), else -1: that owner
+ * put the file there or let it be put.  /dev/shm (1777) has none.
+ */
+static uid_t dir_owner(const char *path)
+{
+    char dir[PATH_MAX];
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (stat(dir, &st) < 0 || (st.st_mode & S_IWOTH))
+        return (uid_t)-1;
+    return st.st_uid;
+}
+
+/*
+ * The trust rule of zk_pool_attach for a file (or link) at `path` that
+ * `st` describes: owned by us, by root, or by the owner of a directory
+ * only its owner (and group) can create files in; for a regular file, not
+ * writable by others, and group-writable only for one of our groups.
+ */
+static int trusted(const char *path, const struct stat *st, int is_link, struct zk_diag *diag)
+{
+    char who[128];
+    uid_t me = geteuid();
+    if (st->st_uid != me && st->st_uid != 0 && st->st_uid != dir_owner(path)) {
+        char mine[128];
+        return zk_diag_set(diag, path, ZK_EUNTRUSTED,
+                           "%s is owned by %s, mode %04o: a pool must belong to this user"
+                           " (%s), to root, or to the owner of its directory",
+                           is_link ? "the symlink" : "the pool file",
+                           user_name(st->st_uid, who, sizeof who),
+                           (unsigned)(st->st_mode & 07777), user_name(me, mine, sizeof mine));
+    }
+    if (is_link)
+        return 0;
+    if (!S_ISREG(st->st_mode))
+        return zk_diag_set(diag, path, ZK_EUNTRUSTED, "not a regular file (mode %06o)",
+                           (unsigned)st->st_mode);
+    if ((st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && !in_group(st->st_gid)))
+        return zk_diag_set(diag, path, ZK_EUNTRUSTED,
+                           "owned by %s, mode %04o: writable by %s, who could forge slots"
+                           " (chmod o-w,g-w or recreate the pool)",
+                           user_name(st->st_uid, who, sizeof who),
+                           (unsigned)(st->st_mode & 07777),
+                           (st->st_mode & S_IWOTH) ? "every user" : "a group this user is not in");
+    return 0;
+}
+
+/*
+ * Opens the pool file behind `path`: the path itself, or the target of a
+ * symlink at `path` (one level; a link owned by another user is refused),
+ * never following a further link.  `check`: CHECK_ALL, the trust checks
+ * (writers, and observers that ask); CHECK_LINK, only the link's (destroy:
+ * it unlinks a link's target, and writes nothing a hostile file could
+ * turn against it); 0, none.
+ */
+enum { CHECK_LINK = 1, CHECK_ALL = 2 };
+
+static int open_pool_file(const char *path, int writable, int check, struct zk_diag *diag)
+{
+    int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW;
+    int fd = open(path, flags);
+    const char *file = path;
+    char target[PATH_MAX];
+    struct stat st;
+    if (fd < 0 && errno == ELOOP) {
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (lstat(path, &st) < 0 || n <= 0)
+            return zk_diag_set(diag, path, -errno, "%s", strerror(errno));
+        target[n] = 0;
+        int r = check ? trusted(path, &st, 1, diag) : 0;
+        if (r < 0)
+            return r;
+        if (target[0] != '/') {   /* relative to the link's directory */
+            const char *slash = strrchr(path, '/');
+            char full[PATH_MAX];
+            if (slash && snprintf(full, sizeof full, "%.*s/%s", (int)(slash - path), path,
+                                  target) < (int)sizeof full)
+                snprintf(target, sizeof target, "%s", full);
+        }
+        file = target;
+        fd = open(file, flags);
+    }
+    if (fd < 0) {
+        int e = errno;
+        if (e == ELOOP)
+            return zk_diag_set(diag, path, ZK_EUNTRUSTED, "%s is a symlink to a symlink", file);
+        if (file == path)
+            return zk_diag_set(diag, path, -e, "%s", strerror(e));
+        return zk_diag_set(diag, path, -e, "symlink to %s: %s", file, strerror(e));
+    }
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return zk_diag_set(diag, path, -e, "%s", strerror(e));
+    }
+    int r = check == CHECK_ALL ? trusted(file, &st, 0, diag) : 0;
+    if (r < 0) {
+        close(fd);
+        return r;
+    }
+    return fd;
+}
+
+/* Opens, validates and maps the pool at `path`; the validated geometry is
+ * copied into h (the only copy this process uses). */
+static int map_pool(struct zk_pool *h, const char *path, struct zk_diag *diag)
 {
     struct pool_hdr hdr;
     struct stat st;
-    int r = 0, fd = open(path, O_RDWR | O_CLOEXEC);
+    int writable = !(h->flags & ZK_POOL_OBSERVER) || (h->flags & POOL_ATTACH_WRITE);
+    int check = (h->flags & POOL_ATTACH_WRITE) ? CHECK_LINK
+                : writable || (h->flags & ZK_POOL_CHECK_TRUST) ? CHECK_ALL : 0;
+    int r = 0, fd = open_pool_file(path, writable, check, diag);
     if (fd < 0)
-        return -errno;
+        return fd;
     if (fstat(fd, &st) < 0) {
         r = -errno;
         goto out;
@@ -399,20 +547,29 @@ static int map_pool(const char *path, struct pool_hdr **ret_hdr, size_t *ret_len
     }
     if ((r = validate(&hdr, (uint64_t)st.st_size)) < 0)
         goto out;
-    void *map = mmap(NULL, (size_t)hdr.file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
+    void *map = mmap(NULL, (size_t)hdr.file_size, prot, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
         r = -errno;
         goto out;
     }
-    *ret_hdr = map;
-    *ret_len = (size_t)hdr.file_size;
+    h->hdr = map;
+    h->map_len = (size_t)hdr.file_size;
+    h->nslots = hdr.nslots;
+    h->slot_size = hdr.slot_size;
+    h->page_size = hdr.page_size;
+    h->attach_off = hdr.attach_off;
+    h->table_off = hdr.table_off;
+    h->data_off = hdr.data_off;
 out:
     close(fd);
+    if (r < 0 && diag && !diag->msg[0])
+        zk_diag_set(diag, path, r, "%s", zk_strerror(r));
     return r;
 }
 
 /* Claims an attach entry for h (empty or dead); -EUSERS when full. */
-static int register_self(struct zk_pool *h, const char *name)
+static int register_self(struct zk_pool *h, const char *name, uint64_t pidns, uint64_t boot)
 {
     struct pool_attach *t = pool_attach_table(h);
     int r = pool_lock(h->hdr);
@@ -427,9 +584,11 @@ static int register_self(struct zk_pool *h, const char *name)
     for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
         /* Relaxed: entries change only under the lock we hold. */
         uint64_t o = zk_load_relaxed(&t[i].owner);
-        if (o && pool_owner_alive(o))
+        if (o && pool_attach_alive(&t[i], o))
             continue;
         memset(t[i].name, 0, sizeof t[i].name);
+        zk_store_relaxed(&t[i].pidns, pidns);
+        zk_store_relaxed(&t[i].boot, boot);
         if (name)
             strncpy(t[i].name, name, sizeof t[i].name - 1);
         zk_store_relaxed(&t[i].attach_ns, pool_now_ns());
@@ -446,26 +605,33 @@ out:
 
 int zk_pool_attach(zk_pool *h, const char *path, const struct zk_pool_attach_opts *opts)
 {
+    struct zk_diag *diag = opts ? opts->diag : NULL;
+    uint64_t pidns = 0, boot = 0;
     int r;
     memset(h, 0, sizeof *h);
+    if (diag)
+        diag->msg[0] = 0;
     h->attach_idx = -1;
     h->flags = opts ? opts->flags : 0;
     h->tick_ms = opts && opts->tick_ms ? opts->tick_ms : 100;
     h->pid = (int32_t)getpid();
-    if (!(h->flags & ZK_POOL_OBSERVER) && (r = pool_self_owner(&h->owner)) < 0)
-        return r;
-    if ((r = map_pool(path, &h->hdr, &h->map_len)) < 0) {
+    if (!(h->flags & ZK_POOL_OBSERVER) && (r = pool_self_owner(&h->owner, &pidns, &boot)) < 0)
+        return zk_diag_set(diag, "/proc/self", r, "%s", r == -EXDEV
+                               ? "the /proc mounted here is another PID namespace's"
+                               : zk_strerror(r));
+    if ((r = map_pool(h, path, diag)) < 0) {
         h->hdr = NULL;
         return r;
     }
     if (h->flags & ZK_POOL_OBSERVER)
         return 0;
-    if ((r = register_self(h, opts ? opts->name : NULL)) < 0)
+    if ((r = register_self(h, opts ? opts->name : NULL, pidns, boot)) < 0)
         goto fail;
     if (!(h->flags & ZK_POOL_NO_REAP) && (r = zk_pool_reap(h, 0, NULL, NULL, NULL)) < 0)
         goto fail;
     return 0;
 fail:
+    zk_diag_set(diag, path, r, "%s", zk_strerror(r));
     zk_pool_detach(h);
     return r;
 }
@@ -494,7 +660,7 @@ static unsigned live_others(const struct zk_pool *h)
     for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
         /* Acquire: pairs with the release in register_self. */
         uint64_t o = zk_load_acquire(&t[i].owner);
-        if (o && owner_pid(o) != self && pool_owner_alive(o))
+        if (o && owner_pid(o) != self && pool_attach_alive(&t[i], o))
             n++;
     }
     return n;
@@ -524,7 +690,8 @@ int zk_pool_destroy(const char *path, int force, unsigned *ret_live)
 {
     struct zk_pool h;
     struct stat st;
-    struct zk_pool_attach_opts o = { .flags = ZK_POOL_OBSERVER };
+    /* unregistered, but mapped writable: it marks the header dead */
+    struct zk_pool_attach_opts o = { .flags = ZK_POOL_OBSERVER | POOL_ATTACH_WRITE };
     int r = zk_pool_attach(&h, path, &o);
     if (r == -ENOENT && lstat(path, &st) == 0) {
         /* a dangling symlink, or a pool marked destroyed by a destroy that
@@ -567,22 +734,22 @@ void zk_pool_info(const zk_pool *h, struct zk_pool_info *ret)
 {
     const struct pool_hdr *hdr = h->hdr;
     memset(ret, 0, sizeof *ret);
-    ret->backing = (int)hdr->backing;
-    ret->nslots = hdr->nslots;
-    ret->slot_size = hdr->slot_size;
-    ret->page_size = hdr->page_size;
-    ret->file_size = hdr->file_size;
-    ret->created_ns = hdr->created_ns;
+    ret->backing = (int)hdr->backing;   /* display only */
+    ret->nslots = h->nslots;
+    ret->slot_size = h->slot_size;
+    ret->page_size = h->page_size;
+    ret->file_size = h->map_len;
+    ret->created_ns = zk_load_relaxed(&hdr->created_ns);
     sem_getvalue((sem_t *)&hdr->sem_free, &ret->sem_free);
     sem_getvalue((sem_t *)&hdr->sem_ready, &ret->sem_ready);
-    for (uint32_t i = 0; i < hdr->nslots; i++) {
+    for (uint32_t i = 0; i < h->nslots; i++) {
         /* Relaxed: a status snapshot, no data is read through it. */
         ret->count[word_state(zk_load_relaxed(&pool_slot(h, i)->state))]++;
     }
     const struct pool_attach *t = pool_attach_table(h);
     for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
         uint64_t o = zk_load_relaxed(&t[i].owner);   /* relaxed: statistics */
-        if (o && pool_owner_alive(o))
+        if (o && pool_attach_alive(&t[i], o))
             ret->attached_live++;
         else if (o)
             ret->attached_dead++;
@@ -593,7 +760,7 @@ void zk_pool_info(const zk_pool *h, struct zk_pool_info *ret)
 
 int zk_pool_slot_info(const zk_pool *h, uint32_t index, struct zk_pool_slot_info *ret)
 {
-    if (index >= h->hdr->nslots)
+    if (index >= h->nslots)
         return ZK_ERANGE;
     const struct pool_slot *s = pool_slot(h, index);
     /* Acquire: the metadata read below is at least as new as this word. */
@@ -605,14 +772,14 @@ int zk_pool_slot_info(const zk_pool *h, uint32_t index, struct zk_pool_slot_info
     ret->owner_alive = -1;
     if (ret->state == ZK_SLOT_FILLING || ret->state == ZK_SLOT_CLAIMED) {
         ret->owner_pid = owner_pid(word_low(w));
-        ret->owner_alive = pool_owner_alive(word_low(w));
+        ret->owner_alive = pool_owner_alive(h, word_low(w));
     }
     /* Relaxed loads: fields may be rewritten by their holder meanwhile; a
      * status line may mix two moments, nothing acts on it. */
     ret->partition_id = zk_load_relaxed(&s->partition_id);
     ret->key_id = zk_load_relaxed(&s->key_id);
     ret->bytes = zk_load_relaxed(&s->total_bytes);
-    ret->capacity = h->hdr->slot_size;
+    ret->capacity = h->slot_size;
     ret->state_ns = zk_load_relaxed(&s->state_ns);
     ret->fill_ns = zk_load_relaxed(&s->fill_ns);
     ret->claim_ns = zk_load_relaxed(&s->claim_ns);
@@ -631,7 +798,7 @@ int zk_pool_attach_info(const zk_pool *h, unsigned i, struct zk_pool_attach_info
         return -ENOENT;
     memset(ret, 0, sizeof *ret);
     ret->pid = owner_pid(o);
-    ret->alive = pool_owner_alive(o);
+    ret->alive = pool_attach_alive(t, o);
     ret->attach_ns = zk_load_relaxed(&t->attach_ns);
     memcpy(ret->name, t->name, sizeof ret->name - 1);
     return 0;

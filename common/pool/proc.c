@@ -12,38 +12,49 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pool/atomics.h"
 #include "pool/layout.h"
 #include "zk/proc.h"
 
 /*
  * The owner word of the calling process.  -ERANGE if its pid does not fit
- * the 22 bits of the state word (pid_max above 2^22), -errno if /proc is
- * unreadable.  *ret_owner untouched on failure.
+ * the 22 bits of the state word (pid_max above 2^22), else zk_proc_self's
+ * errors.  Outputs untouched on failure.
  */
-int pool_self_owner(uint64_t *ret_owner)
+int pool_self_owner(uint64_t *ret_owner, uint64_t *ret_pidns, uint64_t *ret_boot)
 {
-    int32_t pid = (int32_t)getpid();
-    char state;
-    uint64_t start;
-    if ((uint64_t)pid > POOL_PID_MASK)
-        return -ERANGE;
-    int r = zk_proc_stat(pid, &state, &start);
+    struct zk_proc_id me;
+    int r = zk_proc_self(&me);
     if (r < 0)
         return r;
-    *ret_owner = ((uint64_t)pid << POOL_PID_SHIFT) | (start & POOL_START_MASK);
+    if ((uint64_t)me.pid > POOL_PID_MASK)
+        return -ERANGE;
+    *ret_owner = ((uint64_t)me.pid << POOL_PID_SHIFT) | (me.start & POOL_START_MASK);
+    *ret_pidns = me.pidns;
+    *ret_boot = me.boot;
     return 0;
 }
 
-/*
- * 1 if the process named by `owner` still runs, 0 if it is gone, a zombie,
- * or its pid now belongs to a younger process.  When /proc cannot tell
- * (e.g. permission), the owner is presumed alive: reaping a live owner
- * would hand its slot to two processes.
- */
-int pool_owner_alive(uint64_t owner)
+int pool_attach_alive(const struct pool_attach *a, uint64_t owner)
 {
-    struct zk_proc_id id = { owner_pid(owner), owner & POOL_START_MASK };
+    /* Relaxed: the namespace and boot were stored before the owner word's
+     * release; a torn read of a recycled entry only errs towards alive
+     * (a mismatching namespace) or is settled by the start time. */
+    struct zk_proc_id id = { owner_pid(owner), owner & POOL_START_MASK,
+                             zk_load_relaxed(&a->pidns), zk_load_relaxed(&a->boot) };
     return zk_proc_alive(&id, POOL_PID_SHIFT);   /* start time: the low 40 bits */
+}
+
+int pool_owner_alive(const struct zk_pool *h, uint64_t owner)
+{
+    const struct pool_attach *t = pool_attach_table(h);
+    for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
+        if (zk_load_acquire(&t[i].owner) == owner)
+            return pool_attach_alive(&t[i], owner);
+    }
+    /* No entry (it detached, or was reaped): judged in our namespace. */
+    struct zk_proc_id id = { owner_pid(owner), owner & POOL_START_MASK, 0, 0 };
+    return zk_proc_alive(&id, POOL_PID_SHIFT);
 }
 
 /* CLOCK_REALTIME in nanoseconds (timestamps shown by `pool status`). */

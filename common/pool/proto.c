@@ -86,7 +86,7 @@ uint64_t pool_slot_hash(const struct zk_pool *h, uint32_t index)
         off[i] = zk_load_relaxed(&s->region_off[i]);
         bytes[i] = zk_load_relaxed(&s->region_bytes[i]);
     }
-    if (!regions_ok(n, off, bytes, h->hdr->slot_size))
+    if (!regions_ok(n, off, bytes, h->slot_size))
         return UINT64_MAX - 1;
     return hash_regions(pool_slot_data(h, index), n, off, bytes);
 }
@@ -99,7 +99,7 @@ static void fill_view(const zk_pool *h, uint32_t i, uint64_t word, struct zk_slo
     ret->index = i;
     ret->numa_node = s->numa_node;
     ret->data = pool_slot_data(h, i);
-    ret->capacity = h->hdr->slot_size;
+    ret->capacity = h->slot_size;
     /* Relaxed: we hold the slot; our acquire CAS ordered the holder's writes. */
     ret->partition_id = zk_load_relaxed(&s->partition_id);
     ret->key_id = zk_load_relaxed(&s->key_id);
@@ -184,7 +184,7 @@ struct ids { uint64_t partition_id, key_id; };
 static int take_free(zk_pool *h, const void *arg, struct zk_slot *ret)
 {
     const struct ids *ids = arg;
-    uint32_t n = h->hdr->nslots;
+    uint32_t n = h->nslots;
     /* Relaxed: only spreads producers over the table. */
     uint32_t start = __atomic_fetch_add(&h->scan_start, 1, __ATOMIC_RELAXED) % n;
     uint64_t filling = word_make(ZK_SLOT_FILLING, h->owner);
@@ -226,7 +226,7 @@ int zk_pool_acquire(zk_pool *h, uint64_t partition_id, uint64_t key_id, int time
 /* The slot entry of s if its state word is still s->word, else NULL. */
 static struct pool_slot *held(const zk_pool *h, const struct zk_slot *s, int state)
 {
-    if (usable(h) < 0 || s->index >= h->hdr->nslots || word_state(s->word) != state ||
+    if (usable(h) < 0 || s->index >= h->nslots || word_state(s->word) != state ||
         word_low(s->word) != h->owner)
         return NULL;
     struct pool_slot *e = pool_slot(h, s->index);
@@ -254,7 +254,7 @@ int zk_pool_publish(zk_pool *h, struct zk_slot *s, const struct zk_slot_desc *d)
     uint64_t total = 0;
     if (!e)
         return ZK_ESTATE;
-    if (!d || !regions_ok(d->nregions, d->region_off, d->region_bytes, h->hdr->slot_size))
+    if (!d || !regions_ok(d->nregions, d->region_off, d->region_bytes, h->slot_size))
         return ZK_ERANGE;
     uint64_t sum = d->have_checksum ? d->checksum
                                     : hash_regions(s->data, d->nregions, d->region_off,
@@ -333,7 +333,7 @@ int zk_pool_unclaim(zk_pool *h, struct zk_slot *s)
 static int take_ready(zk_pool *h, const void *arg, struct zk_slot *ret)
 {
     int node = *(const int *)arg;
-    uint32_t n = h->hdr->nslots;
+    uint32_t n = h->nslots;
     uint64_t claimed = word_make(ZK_SLOT_CLAIMED, h->owner);
     for (uint32_t attempt = 0; attempt <= n; attempt++) {
         int64_t best = -1;
@@ -373,7 +373,7 @@ static int take_ready(zk_pool *h, const void *arg, struct zk_slot *ret)
 int zk_pool_verify(const zk_pool *h, const struct zk_slot *s)
 {
     if (!h || !h->hdr || !s->data ||
-        !regions_ok(s->nregions, s->region_off, s->region_bytes, h->hdr->slot_size))
+        !regions_ok(s->nregions, s->region_off, s->region_bytes, h->slot_size))
         return ZK_ECHECKSUM;
     uint64_t sum = hash_regions(s->data, s->nregions, s->region_off, s->region_bytes);
     return sum == s->checksum ? 0 : ZK_ECHECKSUM;
@@ -452,7 +452,7 @@ static int reap_slot(zk_pool *h, uint32_t i, zk_pool_reap_fn fn, void *ctx)
     /* Acquire: the partition id read below belongs to this word. */
     uint64_t w = zk_load_acquire(&s->state);
     int st = word_state(w);
-    if ((st != ZK_SLOT_FILLING && st != ZK_SLOT_CLAIMED) || pool_owner_alive(word_low(w)))
+    if ((st != ZK_SLOT_FILLING && st != ZK_SLOT_CLAIMED) || pool_owner_alive(h, word_low(w)))
         return 0;
     uint64_t part = zk_load_relaxed(&s->partition_id);   /* relaxed: after acquire */
     uint64_t nw = st == ZK_SLOT_FILLING ? 0 : word_make(ZK_SLOT_READY, part);
@@ -497,7 +497,7 @@ int zk_pool_reap(zk_pool *h, unsigned flags, zk_pool_reap_fn fn, void *ctx,
     memset(stats, 0, sizeof *stats);
     if (r < 0)
         return r;
-    for (uint32_t i = 0; i < h->hdr->nslots; i++) {
+    for (uint32_t i = 0; i < h->nslots; i++) {
         int st = reap_slot(h, i, fn, ctx);
         stats->filling_freed += st == ZK_SLOT_FILLING;
         stats->claimed_requeued += st == ZK_SLOT_CLAIMED;
@@ -507,7 +507,7 @@ int zk_pool_reap(zk_pool *h, unsigned flags, zk_pool_reap_fn fn, void *ctx,
     struct pool_attach *t = pool_attach_table(h);
     for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
         uint64_t o = zk_load_relaxed(&t[i].owner);   /* relaxed: under the lock */
-        if (o && !pool_owner_alive(o)) {
+        if (o && !pool_attach_alive(&t[i], o)) {
             zk_store_relaxed(&t[i].owner, 0);        /* relaxed: under the lock */
             stats->attach_cleared++;
         }
@@ -516,7 +516,7 @@ int zk_pool_reap(zk_pool *h, unsigned flags, zk_pool_reap_fn fn, void *ctx,
      * the semaphores can be set exactly to the state counts. */
     if ((flags & ZK_POOL_REAP_RESYNC) && pool_live_others(h) == 0) {
         int nfree = 0, nready = 0;
-        for (uint32_t i = 0; i < h->hdr->nslots; i++) {
+        for (uint32_t i = 0; i < h->nslots; i++) {
             /* Relaxed: no other process runs; our own threads are idle by contract. */
             int st = word_state(zk_load_relaxed(&pool_slot(h, i)->state));
             nfree += st == ZK_SLOT_FREE;

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "zk/proc.h"
@@ -44,30 +46,96 @@ int zk_proc_stat(int32_t pid, char *ret_state, uint64_t *ret_start)
     return 0;
 }
 
+/* FNV-1a over the boot id's text; never 0 (0 means "not recorded"). */
+static uint64_t boot_digest(void)
+{
+    char buf[64];
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (ssize_t i = 0; i < n && buf[i] != '\n'; i++)
+        h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ULL;
+    return h ? h : 1;
+}
+
+static uint64_t self_pidns(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* The pid /proc/self names: differs from getpid() when /proc belongs to
+ * another PID namespace. */
+static int32_t proc_self_pid(void)
+{
+    char buf[32];
+    ssize_t n = readlink("/proc/self", buf, sizeof buf - 1);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    return (int32_t)strtol(buf, NULL, 10);
+}
+
+/* This process's namespace and boot, cached per pid (a forked child, which
+ * may live in a new PID namespace, recomputes).  Racing threads compute
+ * and store the same values. */
+static struct {
+    int32_t pid;
+    uint64_t pidns, boot;
+} self_cache;
+
+static void self_ns_boot(uint64_t *ret_ns, uint64_t *ret_boot)
+{
+    int32_t pid = (int32_t)getpid();
+    if (__atomic_load_n(&self_cache.pid, __ATOMIC_ACQUIRE) != pid) {
+        __atomic_store_n(&self_cache.pidns, self_pidns(), __ATOMIC_RELAXED);
+        __atomic_store_n(&self_cache.boot, boot_digest(), __ATOMIC_RELAXED);
+        __atomic_store_n(&self_cache.pid, pid, __ATOMIC_RELEASE);
+    }
+    *ret_ns = __atomic_load_n(&self_cache.pidns, __ATOMIC_RELAXED);
+    *ret_boot = __atomic_load_n(&self_cache.boot, __ATOMIC_RELAXED);
+}
+
 int zk_proc_self(struct zk_proc_id *ret)
 {
     char state;
     uint64_t start;
     int32_t pid = (int32_t)getpid();
+    int32_t seen = proc_self_pid();
+    if (seen < 0)
+        return -errno;
+    if (seen != pid)
+        return -EXDEV;
     int r = zk_proc_stat(pid, &state, &start);
     if (r < 0)
         return r;
     ret->pid = pid;
     ret->start = start;
+    self_ns_boot(&ret->pidns, &ret->boot);
     return 0;
 }
 
 int zk_proc_alive(const struct zk_proc_id *id, unsigned start_bits)
 {
     char state;
-    uint64_t start;
+    uint64_t start, ns, boot;
     if (id->pid <= 0)
         return 0;
-    int r = zk_proc_stat(id->pid, &state, &start);
-    if (r == -ENOENT)
+    self_ns_boot(&ns, &boot);
+    if (id->boot && boot && id->boot != boot)
+        return 0;                   /* a previous boot's process */
+    if (id->pidns && id->pidns != ns)
+        return 1;                   /* not ours to judge */
+    if (kill(id->pid, 0) < 0 && errno == ESRCH)
         return 0;
+    int r = zk_proc_stat(id->pid, &state, &start);
     if (r < 0)
-        return 1;
+        return 1;                   /* exists (kill said so) but hidden or unreadable */
     if (state == 'Z' || state == 'X' || state == 'x')
         return 0;
     uint64_t mask = start_bits >= 64 ? UINT64_MAX : (1ULL << start_bits) - 1;

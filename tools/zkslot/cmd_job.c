@@ -169,7 +169,7 @@ static int check_slot_size(const struct lcli *c, const struct zk_ledger_key *k)
 {
     struct zk_slot_desc sd;
     struct zk_pool_info pi;
-    struct zk_pool_attach_opts ao = { "submit", ZK_POOL_OBSERVER, 0 };
+    struct zk_pool_attach_opts ao = { "submit", ZK_POOL_OBSERVER, 0, NULL };
     uint64_t need = zk_slotfmt_layout(k->n_vars, k->domain_size, &sd);
     zk_pool *h = calloc(1, zk_pool_sizeof());
     int rc = 0;

@@ -388,7 +388,7 @@ static uint64_t node_pages(const struct plan *p, uint64_t i)
 static void print_conf(const struct plan *p, FILE *f, const char *indent)
 {
     char sz[32], nl[8192];
-    fprintf(f, "%s[pool]\n%spath = " ZK_POOL_DEFAULT_PATH "\n", indent, indent);
+    fprintf(f, "%s[pool]\n%spath = " ZK_POOL_RUN_PATH "\n", indent, indent);
     fprintf(f, "%sslots = %llu\n%sslot_size = %s\n", indent, (unsigned long long)p->slots,
             indent, exact(p->slot, sz, sizeof sz));
     if (p->nodes.v > 1) {

@@ -4,7 +4,7 @@
  * Configuration comes from zk_config (zk/config.h): the file (--config
  * FILE, else $ZKSLOT_CONFIG, else /etc/zkslot/zkslot.conf when present),
  * then the environment, then flags.  The pool path is, in order: --pool
- * PATH, $ZKSLOT_POOL, `path` in section [pool], else ZK_POOL_DEFAULT_PATH.
+ * PATH, $ZKSLOT_POOL, `path` in section [pool], else zk_pool_default_path().
  * `create` takes its geometry from [pool] slots, slot_size, dir,
  * numa_nodes and hugepages unless flags give it (a NUMA node this machine
  * lacks, or a dir that contradicts hugepages, is refused naming the flag or
@@ -90,7 +90,7 @@ static int compare_existing(const char *path, const struct zk_pool_params *p)
     struct zk_pool_info in;
     char b1[32], b2[32], why[512] = "";
     size_t w = 0;
-    int r = open_pool(path, &h, ZK_POOL_OBSERVER);
+    int r = open_pool(path, &h, ZK_POOL_OBSERVER | ZK_POOL_CHECK_TRUST);
     if (r < 0) {
         fprintf(stderr, "zkslot pool create: %s exists but is not a usable pool;"
                         " destroy it (zkslot pool destroy --force) or choose another path\n", path);
@@ -320,7 +320,8 @@ static int do_create(int argc, char **argv)
 
 static int open_pool(const char *path, zk_pool **ret, unsigned flags)
 {
-    struct zk_pool_attach_opts o = { .name = "zkslot", .flags = flags };
+    struct zk_diag d;
+    struct zk_pool_attach_opts o = { .name = "zkslot", .flags = flags, .diag = &d };
     zk_pool *h = malloc(zk_pool_sizeof());
     if (!h)
         return -ENOMEM;
@@ -599,6 +600,7 @@ int cmd_pool(int argc, char **argv)
             "  every subcommand takes --config FILE (else $ZKSLOT_CONFIG, else %s);\n"
             "  create takes its geometry from [pool] slots, slot_size, dir, numa_nodes, hugepages\n"
             "  pool path: --pool, $ZKSLOT_POOL, [pool] path, else %s\n",
-            ZK_CONFIG_DEFAULT_PATH, ZK_POOL_DEFAULT_PATH);
+            ZK_CONFIG_DEFAULT_PATH, ZK_POOL_RUN_PATH " when " ZK_POOL_RUN_DIR " exists, else "
+            ZK_POOL_SHM_PATH);
     return 2;
 }

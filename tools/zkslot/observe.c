@@ -131,7 +131,7 @@ int obs_collect(struct lcli *c, struct obs *o)
     /* the pool, as an observer */
     snprintf(o->pool_path, sizeof o->pool_path, "%s", c->cfg.pool);
     zk_pool *h = calloc(1, zk_pool_sizeof());
-    struct zk_pool_attach_opts ao = { "observer", ZK_POOL_OBSERVER, 0 };
+    struct zk_pool_attach_opts ao = { "observer", ZK_POOL_OBSERVER, 0, NULL };
     if (!h)
         return -1;
     if ((r = zk_pool_attach(h, c->cfg.pool, &ao))) {

@@ -45,7 +45,8 @@ enum zk_error {
     ZK_EGPU = -10028,             /* a CUDA call failed (zk_cuda_last_error) */
     ZK_EREJECTED = -10029,        /* the witness generator refused the input */
     ZK_EWITGEN = -10030,          /* the witness generator failed (not the input's fault) */
-    ZK_ELAST = -10030
+    ZK_EUNTRUSTED = -10031,       /* a file another user owns or may write */
+    ZK_ELAST = -10031
 };
 
 /* Static description of a return code (0, -errno or ZK_E*).  Never NULL. */

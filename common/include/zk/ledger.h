@@ -43,7 +43,7 @@
 extern "C" {
 #endif
 
-#define ZK_LEDGER_SCHEMA_VERSION 3
+#define ZK_LEDGER_SCHEMA_VERSION 4
 #define ZK_LEDGER_FILE "ledger.db"        /* name inside the state directory */
 
 enum zk_part_state {
@@ -264,6 +264,18 @@ int zk_ledger_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
  */
 int zk_ledger_part_proving(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                            int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
+
+/*
+ * zk_ledger_part_proving for a slot whose header cannot be trusted (any
+ * process that can write the pool can write it): the partition must
+ * belong to `key_id` (the slot header's), and be synthesizing or ready
+ * in `slot` (the one synthd recorded at its claim); a queued partition is
+ * refused too (no slot holds its synthesis).  ZK_ESTATE with diag naming
+ * what differs; the caller drops the slot.
+ */
+int zk_ledger_part_proving_slot(zk_ledger *l, int64_t id, int64_t key_id,
+                                const struct zk_proc_id *me, int32_t slot,
+                                struct zk_ledger_part *ret, struct zk_diag *diag);
 
 /*
  * gpud: proving(me) -> done, proofs + 1 (+ 1 more if `duplicate`, i.e. a

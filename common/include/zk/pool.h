@@ -38,8 +38,18 @@ extern "C" {
 typedef atomic_int zk_cancel_flag;     /* set nonzero to cancel a wait */
 #endif
 
-/* The one pool path every tool and daemon uses unless told otherwise. */
-#define ZK_POOL_DEFAULT_PATH "/dev/shm/zkslot.pool"
+/*
+ * The pool path every tool and daemon uses unless told otherwise:
+ * ZK_POOL_RUN_PATH in /run/zkslot (made by zkslot's tmpfiles.d entry, mode
+ * 0750, user and group zkslot: no other user can plant a file there) when
+ * that directory exists, else ZK_POOL_SHM_PATH in the world-writable
+ * /dev/shm (a machine without the units installed; the trust checks of
+ * zk_pool_attach then refuse a file another user planted).
+ */
+#define ZK_POOL_RUN_DIR "/run/zkslot"
+#define ZK_POOL_RUN_PATH ZK_POOL_RUN_DIR "/zkslot.pool"
+#define ZK_POOL_SHM_PATH "/dev/shm/zkslot.pool"
+const char *zk_pool_default_path(void);
 
 #define ZK_POOL_MAX_REGIONS 8          /* regions per slot (a, b, c, wtns...) */
 #define ZK_POOL_MAX_ATTACH 64          /* processes registered at once */
@@ -85,13 +95,17 @@ struct zk_pool_create_result {
 };
 
 /* zk_pool_attach flags. */
-#define ZK_POOL_OBSERVER 0x1u          /* read-only use: not registered, no reaping */
+#define ZK_POOL_OBSERVER 0x1u          /* read-only mapping: not registered, no reaping */
 #define ZK_POOL_NO_REAP 0x2u           /* never run the reaper (test control only) */
+#define ZK_POOL_CHECK_TRUST 0x4u       /* an observer that applies the writers' trust checks */
+
+struct zk_diag;                        /* zk/binfile.h */
 
 struct zk_pool_attach_opts {
     const char *name;                  /* role shown by `pool status` (<= 15 chars) */
     unsigned flags;                    /* ZK_POOL_OBSERVER, ZK_POOL_NO_REAP */
     unsigned tick_ms;                  /* wait tick (rescan + reap); 0 = 100 ms */
+    struct zk_diag *diag;              /* may be NULL: a failed attach's one-line cause */
 };
 
 typedef struct zk_pool zk_pool;
@@ -220,7 +234,20 @@ size_t zk_pool_sizeof(void);
  * ZK_EVERSION, ZK_EPOOL_LAYOUT; never a crash on a foreign or truncated
  * file), registers the process in the attach table (-EUSERS when full)
  * and runs the reaper, unless opts says otherwise.  opts may be NULL.
- * On failure nothing stays mapped or registered.
+ * On failure nothing stays mapped or registered; opts->diag (when set)
+ * says why in one line naming the file.
+ *
+ * Trust (writers, and observers with ZK_POOL_CHECK_TRUST; observers map
+ * read-only): the file must be a
+ * regular file owned by the caller's effective user, by root, or by the
+ * owner of its directory when others cannot write that directory (so
+ * operators and root may act on the pool in /run/zkslot, user zkslot's,
+ * but not on one another user left in /dev/shm), not writable by others,
+ * and group-writable only for a group the caller is in; `path` may be a
+ * symlink (a hugetlbfs data file) only when the link passes the same
+ * owner rule, and its target is opened without following another link.  Else ZK_EUNTRUSTED, the cause naming the
+ * file, its owner and its mode.  The geometry is copied into `h` here and
+ * never re-read from the file.
  */
 int zk_pool_attach(zk_pool *h, const char *path, const struct zk_pool_attach_opts *opts);
 

@@ -1,9 +1,14 @@
 /*
- * proc.h -- process identity that survives pid reuse: pid + start time.
+ * proc.h -- process identity that survives pid reuse: pid + start time,
+ * with the PID namespace and the boot it belongs to.
  *
  * A pid alone is recycled; (pid, start time in clock ticks since boot,
- * field 22 of /proc/PID/stat) is not.  The ledger records owners this way;
- * the pool packs the same two numbers into its state words.
+ * field 22 of /proc/PID/stat) is not.  A pid means something only in its
+ * PID namespace, and only until the machine reboots: the identity carries
+ * both (the namespace's inode number, a 64-bit digest of the kernel's boot
+ * id), so a process judges only owners it can see.  The ledger records
+ * all four; the pool packs pid and start time into its state words and
+ * keeps namespace and boot in the attach table.
  */
 #ifndef ZK_COMMON_PROC_H
 #define ZK_COMMON_PROC_H
@@ -17,6 +22,8 @@ extern "C" {
 struct zk_proc_id {
     int32_t pid;          /* 0 = nobody */
     uint64_t start;       /* clock ticks since boot */
+    uint64_t pidns;       /* inode of /proc/self/ns/pid; 0 = not recorded */
+    uint64_t boot;        /* digest of /proc/sys/kernel/random/boot_id; 0 = not recorded */
 };
 
 /*
@@ -26,14 +33,24 @@ struct zk_proc_id {
  */
 int zk_proc_stat(int32_t pid, char *ret_state, uint64_t *ret_start);
 
-/* The identity of the calling process; -errno if /proc is unreadable. */
+/*
+ * The identity of the calling process, namespace and boot included;
+ * -errno if /proc is unreadable, -EXDEV when the /proc mounted here
+ * belongs to another PID namespace (its pids are not ours: a container
+ * must mount its own).  Cached per process (recomputed after fork).
+ */
 int zk_proc_self(struct zk_proc_id *ret);
 
 /*
- * 1 if `id` still runs, 0 if it is gone, a zombie, or its pid now belongs
- * to another process (start time differs; compared on the low
- * `start_bits` bits, 64 = all).  When /proc cannot tell (permission), 1:
- * presuming a live owner dead would give its work to two processes.
+ * 1 if `id` may still run, 0 if it is known dead.  Dead means one of:
+ *  - its boot is recorded and is not this boot (a previous boot's owner);
+ *  - kill(pid, 0) fails with ESRCH (EPERM: it exists, someone else's);
+ *  - /proc shows a zombie, or a start time that differs (the pid was
+ *    reused; compared on the low `start_bits` bits, 64 = all).
+ * An owner in another PID namespace (recorded and not ours) cannot be
+ * judged from here and counts as alive; so does one /proc hides
+ * (hidepid=) or cannot read: presuming a live owner dead would give its
+ * work to two processes.
  */
 int zk_proc_alive(const struct zk_proc_id *id, unsigned start_bits);
 
