@@ -112,6 +112,13 @@ for u in zkslot-pool.service zkslot-synthd@0.service zkslot-gpud@0.service; do
         { bad "$u is $(cx systemctl is-active "$u")"; cx journalctl -u "$u" --no-pager | tail -n 15; }
 done
 
+# ---- the pool in /run/zkslot, where no other user can plant one -------------------
+pool_ls=$(cx stat -c '%U:%G %a' /run/zkslot /run/zkslot/zkslot.pool 2>&1 | tr '\n' ' ')
+[ "$pool_ls" = "zkslot:zkslot 750 zkslot:zkslot 660 " ] ||
+    bad "pool place: /run/zkslot and its pool are '$pool_ls', expected zkslot:zkslot 750 and 660"
+cx runuser -u op -- zkslot pool status >"$W/op-status.log" 2>&1 ||
+    bad "an operator cannot read the pool: $(tail -n 2 "$W/op-status.log")"
+
 # ---- jobs of root and of an operator ----------------------------------------------
 run_job() {   # run_job WHO CMD-PREFIX...: submit, wait, verify every proof
     local who=$1; shift
