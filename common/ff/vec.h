@@ -26,6 +26,21 @@
 
 #define ZK_MAX_LIMBS 6
 
+/* Before the loops of mul_mont_n_c: with ZK_FF_UNROLL=1 under nvcc they
+ * are unrolled completely (tools/cuda-sass.sh counts the instructions of
+ * one multiplication that way); by default nvcc decides, as it always has.
+ * ZK_UNROLL_ALWAYS: unrolled on the device in every build (mont32.h). */
+#if defined(__CUDA_ARCH__)            /* (the device pass: gcc has no such pragma) */
+# define ZK_UNROLL_ALWAYS _Pragma("unroll")
+#else
+# define ZK_UNROLL_ALWAYS
+#endif
+#if defined(__CUDA_ARCH__) && defined(ZK_FF_UNROLL) && ZK_FF_UNROLL
+# define ZK_UNROLL _Pragma("unroll")
+#else
+# define ZK_UNROLL
+#endif
+
 typedef uint64_t limb_t;
 typedef unsigned __int128 dlimb_t;
 
@@ -125,6 +140,16 @@ ZK_HD void cond_sub_n(limb_t *ret, const limb_t *x, const limb_t *p, size_t n)
 # include "mont_x86_64.h"
 #endif
 
+/*
+ * ZK_FF_MONT32 = 1: mul_mont_n and sqr_mont_n run mont32.h's 32-bit-word
+ * Montgomery code (the GPU's form: CMake sets it for gpud/cuda's kernels and
+ * their cuemu build, ZK_CUDA_MONT=32); same results as the 64-bit code.
+ */
+#ifndef ZK_FF_MONT32
+# define ZK_FF_MONT32 0
+#endif
+#include "mont32.h"
+
 /* ret = (a + b) mod p.  With a spare bit a + b never carries out. */
 ZK_HD void add_mod_n(limb_t *ret, const limb_t *a, const limb_t *b,
                      const limb_t *p, size_t n)
@@ -185,11 +210,14 @@ ZK_HD void mul_mont_n_c(limb_t *ret, const limb_t *a, const limb_t *b,
                         const limb_t *p, limb_t n0, size_t n)
 {
     limb_t t[ZK_MAX_LIMBS + 1];
+    ZK_UNROLL
     for (size_t i = 0; i < n; i++)
         t[i] = 0;
+    ZK_UNROLL
     for (size_t i = 0; i < n; i++) {
         /* t += a * b[i] */
         dlimb_t c = 0;
+        ZK_UNROLL
         for (size_t j = 0; j < n; j++) {
             c += (dlimb_t)a[j] * b[i] + t[j];
             t[j] = (limb_t)c;
@@ -200,6 +228,7 @@ ZK_HD void mul_mont_n_c(limb_t *ret, const limb_t *a, const limb_t *b,
         limb_t m = t[0] * n0;
         c = (dlimb_t)m * p[0] + t[0];
         c >>= 64;
+        ZK_UNROLL
         for (size_t j = 1; j < n; j++) {
             c += (dlimb_t)m * p[j] + t[j];
             t[j - 1] = (limb_t)c;
@@ -214,6 +243,10 @@ ZK_HD void mul_mont_n_c(limb_t *ret, const limb_t *a, const limb_t *b,
 ZK_HD void mul_mont_n(limb_t *ret, const limb_t *a, const limb_t *b,
                       const limb_t *p, limb_t n0, size_t n)
 {
+#if ZK_FF_MONT32
+    mul_mont_n_32(ret, a, b, p, n0, n);
+    return;
+#endif
 #if ZK_FF_ASM
     /* the asm takes n0 as an immediate: only for compile-time constants */
     if (__builtin_constant_p(n0) && n == 4) {
@@ -232,7 +265,11 @@ ZK_HD void mul_mont_n(limb_t *ret, const limb_t *a, const limb_t *b,
 ZK_HD void sqr_mont_n(limb_t *ret, const limb_t *a, const limb_t *p,
                       limb_t n0, size_t n)
 {
+#if ZK_FF_MONT32
+    sqr_mont_n_32(ret, a, p, n0, n);
+#else
     mul_mont_n(ret, a, a, p, n0, n);
+#endif
 }
 
 /* ret = a * 2^(-64n) mod p  (leave Montgomery form). */
