@@ -93,13 +93,10 @@ struct cu_msm_entries {
     __device__ void add_to(typename G::P *acc, size_t j) const
     {
         uint32_t v = vals[j];
-        const typename G::PA *p = &pts[v & 0x7fffffffu];
-        typename G::PA q;
-        if (v >> 31) {
-            G::aneg(&q, p);
-            p = &q;
-        }
-        G::madd(acc, acc, p);            /* infinity p: no-op */
+        typename G::PA q = pts[v & 0x7fffffffu];
+        if (v >> 31)
+            G::aneg(&q, &q);             /* y = -y (infinity stays infinity) */
+        G::madd(acc, acc, &q);           /* infinity q: no-op */
     }
 };
 
