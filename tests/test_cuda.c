@@ -13,12 +13,18 @@
  *       soon as copied() says so, each giving the CPU's proof.
  * Exits 77 (skip) when no GPU can be used, which includes every build
  * without CUDA.  The seed is printed; ZT_SEED reproduces a run.
+ *   test_cuda [--device N] [--quick]
+ * --device: the GPU to test (default 0); --quick: the small sizes only
+ * (NTT up to 2^10, MSM up to 1000 points, G2 up to 10), for the GPU
+ * bundle's dry run in cuemu (tools/gpu-bundle.sh).
  */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static int dev;                  /* --device */
 
 #include "ec/curves.h"
 #include "ff/fields.h"
@@ -64,7 +70,7 @@
                 rc = F##_ntt_coset(cpu, log_n, inv, &s, 0);                    \
             else                                                               \
                 rc = F##_ntt_to_odd_coset(cpu, log_n, 0);                      \
-            rg = zk_cuda_ntt(0, CURVE, (zk_scalar *)gpu, log_n, inv,           \
+            rg = zk_cuda_ntt(dev, CURVE, (zk_scalar *)gpu, log_n, inv,           \
                              mode == 2 || mode == 3 ? (const zk_scalar *)&s : NULL, \
                              mode == 4);                                       \
             ZT_CHECK(rc == rg, #F " ntt 2^%u mode %d: cpu %d gpu %d (%s)", log_n, \
@@ -137,7 +143,7 @@ NTT_CHECKS(bls381_fr, ZK_CURVE_BLS12_381)
         if (n > 9) memset(&pts[9], 0, sizeof pts[9]);             /* inf */    \
         G cpu, gpu;                                                            \
         int rc = G##_msm(&cpu, pts, k, n, 0);                                  \
-        int rg = CU_MSM(0, CURVE, (uint64_t *)&gpu, pts,                       \
+        int rg = CU_MSM(dev, CURVE, (uint64_t *)&gpu, pts,                       \
                                 (const zk_scalar *)k, n);                      \
         ZT_CHECK(rc == 0 && rg == 0, #G " msm n=%zu%s: cpu %d gpu %d (%s)", n, \
                  skew ? " skewed" : "", rc, rg, zk_cuda_last_error());          \
@@ -182,7 +188,7 @@ static void check_prove(const char *curve_dir)
     memcpy(abc2, abc, 3 * n * sizeof *abc);
     rc = zk_groth16_prove_start(k, w, abc, abc + n, abc + 2 * n, 0, &pc);
     ZT_REQUIRE(rc == 0, , "cpu prove_start %d", rc);
-    rc = zk_cuda_prover_new(0, k, &cp);
+    rc = zk_cuda_prover_new(dev, k, &cp);
     ZT_REQUIRE(rc == 0, , "zk_cuda_prover_new: %s", zk_cuda_strerror(rc));
     rc = zk_cuda_prove_start(cp, w, abc2, abc2 + n, abc2 + 2 * n, NULL, NULL, &pg);
     ZT_CHECK(rc == 0, "%s: gpu prove_start: %s", curve_dir, zk_cuda_strerror(rc));
@@ -243,7 +249,7 @@ static void check_overlap(const char *curve_dir)
     for (int v = 0; v < 2; v++)
         ZT_REQUIRE(zt_example_cpu_proof(&ex, w[v], abc[v], &r, &s, &want[v]) == 0, ,
                    "cpu proof");
-    ZT_REQUIRE(zk_cuda_prover_new(0, ex.k, &cp) == 0, , "prover_new");
+    ZT_REQUIRE(zk_cuda_prover_new(dev, ex.k, &cp) == 0, , "prover_new");
     for (int i = 0; i < 3; i++) {
         int v = i == 1;
         memcpy(in_w, w[v], nv * sizeof(zk_scalar));
@@ -311,7 +317,7 @@ static void check_late_copied(const char *curve_dir)
     ZT_REQUIRE(zt_example_load(curve_dir, &ex, err, sizeof err) == 0, , "%s", err);
     size_t n = ex.h->domain_size;
     zk_scalar *abc = calloc(3 * n, sizeof(zk_scalar));
-    ZT_REQUIRE(abc && zk_cuda_prover_new(0, ex.k, &cp) == 0, , "prover_new");
+    ZT_REQUIRE(abc && zk_cuda_prover_new(dev, ex.k, &cp) == 0, , "prover_new");
     struct late_ctx lc[3];
     memset(lc, 0, sizeof lc);
     for (int i = 0; i < 3; i++) {
@@ -340,34 +346,47 @@ static void check_late_copied(const char *curve_dir)
 int main(int argc, char **argv)
 {
     char desc[256];
+    int quick = 0;
     zt_init(argc, argv);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) {
+            quick = 1;
+        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            dev = atoi(argv[++i]);
+        } else {
+            fprintf(stderr, "usage: test_cuda [--device N] [--quick]\n");
+            return 2;
+        }
+    }
     if (!zk_cuda_available()) {
         printf("skip: no usable GPU (%s)\n",
                zk_cuda_device_count() ? "" : "no device, driver or CUDA build");
         return 77;
     }
-    if (zk_cuda_device_describe(0, desc, sizeof desc) == 0)
-        printf("device 0: %s\n", desc);
+    if (zk_cuda_device_describe(dev, desc, sizeof desc) == 0)
+        printf("device %d: %s\n", dev, desc);
     static const unsigned logs[] = { 0, 1, 2, 3, 5, 9, 10, 11, 12, 16, 20 };
-    for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
+    for (size_t i = 0; i < sizeof logs / sizeof logs[0] && !(quick && logs[i] > 10); i++) {
         bn254_fr_check_ntt(logs[i]);
         bls381_fr_check_ntt(logs[i]);
     }
     static const size_t sizes[] = { 1, 2, 3, 10, 17, 1000, 4096, 65539 };
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && !(quick && sizes[i] > 1000); i++) {
         bn254_g1_check_msm(sizes[i], 0);
         bls381_g1_check_msm(sizes[i], 0);
     }
     /* scalars as a witness has them (3/4 of them 0 or 1, some repeated):
      * buckets far longer than a chunk, carried over several levels */
     static const size_t skewed[] = { 100, 4096, 65539 };
-    for (size_t i = 0; i < sizeof skewed / sizeof skewed[0]; i++) {
+    for (size_t i = 0; i < sizeof skewed / sizeof skewed[0] && !(quick && skewed[i] > 1000);
+         i++) {
         bn254_g1_check_msm(skewed[i], 1);
         bls381_g1_check_msm(skewed[i], 1);
     }
     /* G2 (B2 of the proof): the same kernels on the other group */
     static const size_t g2sizes[] = { 1, 10, 1000, 4099 };
-    for (size_t i = 0; i < sizeof g2sizes / sizeof g2sizes[0]; i++) {
+    for (size_t i = 0; i < sizeof g2sizes / sizeof g2sizes[0] && !(quick && g2sizes[i] > 10);
+         i++) {
         bn254_g2_check_msm(g2sizes[i], (int)(i & 1));
         bls381_g2_check_msm(g2sizes[i], (int)(i & 1));
     }

@@ -14,6 +14,16 @@
 #   tools/gpu-check.sh [BUILD_DIR]     env: PROVE_LOG=20, SKIP_DEPS=1, LOG_N=24
 # Exit 0 when every test passed; the table is for people to read (issue 7's
 # bars: MSM 2^24 BLS12-381 <= 100 ms, NTT 2^24 <= 10 ms, proof 2^20 >= 20x).
+#
+# Which script when: this one on a machine with a GPU *and* a package registry
+# and time to build (it installs the dependencies and compiles with nvcc for
+# the GPU there: minutes of nvcc, and the whole pipeline suite with node).  For
+# a GPU machine lent for minutes, with the driver but no registry and none of
+# zkslot's libraries, build a bundle here instead: `tools/gpu-bundle.sh
+# --baseline OUT` (sm_90, its libraries packed, at most 64 MiB), copy OUT
+# there and run `OUT/run.sh BUDGET_S RESULTS` (tests, a pipeline job, the
+# benchmarks; every step under timeout), then `tools/gpu-bundle.sh
+# --check-results RESULTS` here (snarkjs on its proofs).  docs/cuda.md.
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build/gpu}
