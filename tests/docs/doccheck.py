@@ -66,8 +66,9 @@ def blocks(path):
             continue
         if (text[i].startswith("    ") and text[i].strip() and i > 0 and not text[i - 1].strip()
                 and prev and not re.match(r"^(\s|[-*+] |\d+\. |\|)", prev)):
-            fail("%s:%d" % (path, i + 1), "an indented code block: use a fence "
-                 "(```sh, ```console or ```text)")
+            fail("%s:%d" % (os.path.relpath(path, ROOT), i + 1), "an indented code block: use a fence "
+                 "(```sh, ```console or ```text, with <!-- not-run: REASON --> before "
+                 "it when it cannot run here; docs/README.md)")
         if text[i].strip():
             prev = text[i]
         i += 1
@@ -267,7 +268,8 @@ def main():
         for start, info, not_run, body in blocks(path):
             where = "%s:%d" % (rel, start)
             if not info:
-                fail(where, "a fence without an info string: say ```sh, ```console or ```text")
+                fail(where, "a fence without an info string: say ```sh, ```console or ```text "
+                     "(docs/README.md, \"Docs that are tested\")")
                 continue
             kind = info.split()[0]
             last = None
