@@ -304,15 +304,10 @@ static void item_free(struct item *it)
 
 static void part_failed(zk_ledger *l, const struct zk_ledger_part *p, const char *msg)
 {
-    struct zk_diag d;
-    int failed = 0;
     atomic_fetch_add(&n_errors, 1);
     zkd_log(ZKD_ERR, "partition %lld (job %lld #%u): %s", (long long)p->id,
             (long long)p->job_id, p->index, msg);
-    if (zk_ledger_part_error(l, p->id, &me, msg, cfg.max_errors, cfg.max_attempts, &failed, &d))
-        zkd_log(ZKD_WARN, "partition %lld: recording the error: %s", (long long)p->id, d.msg);
-    else if (failed)
-        zkd_log(ZKD_ERR, "partition %lld failed for good; its job fails", (long long)p->id);
+    zkd_part_error(l, p, &me, msg, cfg.max_errors, cfg.max_attempts, &abort_flag);
 }
 
 /* The backend no longer reads the slot of item ctx (it copied it to the
@@ -358,14 +353,26 @@ static void *starter_main(void *arg)
         if (r == ZK_ETIMEOUT || r == ZK_ECANCELED)
             continue;
         if (r == ZK_ECHECKSUM) {
-            zkd_log(ZKD_WARN, "slot %u failed its checksum: dropped, partition %lld re-queued",
-                    s.index, (long long)s.partition_id);
+            struct zk_ledger_part lp;
+            /* re-queued only when the ledger places that partition, ready,
+             * in this slot: the header's id may be forged or stale; only
+             * from ready: a live owner keeps it, a dead one's is
+             * reconcile's (the slot is FREE now: -> queued) */
+            int mine = s.partition_id <= INT64_MAX &&
+                       zk_ledger_part_get(l, (int64_t)s.partition_id, &lp, NULL) == 0 &&
+                       lp.state == ZK_PART_READY && lp.slot == (int32_t)s.index &&
+                       (uint64_t)lp.key_id == s.key_id;
             zk_pool_release(pool, &s);
-            if (s.partition_id != ZK_POOL_NO_ID)
-                /* only from ready: a live owner keeps it, a dead one's is
-                 * reconcile's (the slot is FREE now: -> queued) */
-                zk_ledger_part_requeue(l, (int64_t)s.partition_id, ZK_PART_READY, NULL,
-                                       "its slot failed the checksum; synthesized again", NULL);
+            if (mine) {
+                zkd_log(ZKD_WARN, "slot %u failed its checksum: dropped, partition %lld re-queued",
+                        s.index, (long long)s.partition_id);
+                zkd_part_requeue(l, (int64_t)s.partition_id, ZK_PART_READY, NULL,
+                                 "its slot failed the checksum; synthesized again",
+                                 &abort_flag);
+            } else {
+                zkd_log(ZKD_WARN, "slot %u failed its checksum: dropped (its header names no"
+                        " partition the ledger has ready there)", s.index);
+            }
             atomic_fetch_add(&n_dropped, 1);
             continue;
         }
@@ -451,6 +458,18 @@ static void *starter_main(void *arg)
         memcpy(it->pub, s.data + s.region_off[ZK_SLOTFMT_W] + 32, kh->n_public * 32);
         struct zk_slotfmt_header sh;
         memcpy(&sh, s.data, sizeof sh);
+        if (sh.partition_id != (uint64_t)it->p.id) {
+            /* the checksummed data names another partition than the slot's
+             * header word: a forged or stale header; synthesized again */
+            zkd_log(ZKD_WARN, "slot %u: its data is partition %llu's, its header says %lld:"
+                    " slot dropped, partition re-queued", s.index,
+                    (unsigned long long)sh.partition_id, (long long)it->p.id);
+            atomic_fetch_add(&n_dropped, 1);
+            zkd_part_requeue(l, it->p.id, ZK_PART_PROVING, &me,
+                             "its slot's data was another partition's; synthesized again",
+                             &abort_flag);
+            goto drop;
+        }
         it->synth_s = (double)sh.synth_ns * 1e-9;
         it->witness_s = sh.witness_ms ? (double)sh.witness_ms * 1e-3 : -1;
         double t0 = zkd_now();
@@ -484,8 +503,8 @@ static void *starter_main(void *arg)
         atomic_store(&busy_starter, 0);
         continue;
 drop_requeue:
-        zk_ledger_part_requeue(l, it->p.id, ZK_PART_PROVING, &me,
-                               "gpud stopped before finishing it", NULL);
+        zkd_part_requeue(l, it->p.id, ZK_PART_PROVING, &me,
+                         "gpud stopped before finishing it", &abort_flag);
 drop:
         atomic_store(&inflight[0], 0);
         item_settle(it);
@@ -615,8 +634,8 @@ static void *finisher_main(void *arg)
         atomic_store(&hb_finisher_ms, now_ms());
         if (!l || atomic_load(&abort_flag)) {
             if (l)
-                zk_ledger_part_requeue(l, it->p.id, ZK_PART_PROVING, &me,
-                                       "gpud stopped before finishing it", NULL);
+                zkd_part_requeue(l, it->p.id, ZK_PART_PROVING, &me,
+                                 "gpud stopped before finishing it", &abort_flag);
             goto next;
         }
         struct zk_groth16_proof proof;
@@ -631,8 +650,8 @@ static void *finisher_main(void *arg)
         if (r) {
             if (GPUD_DEVICE_ERROR(r)) {
                 device_lost(it, d.msg);
-                zk_ledger_part_requeue(l, it->p.id, ZK_PART_PROVING, &me,
-                                       "gpud's device failed", NULL);
+                zkd_part_requeue(l, it->p.id, ZK_PART_PROVING, &me,
+                                 "gpud's device failed", &abort_flag);
             } else {
                 part_failed(l, &it->p, d.msg);
             }
@@ -811,8 +830,8 @@ int main(int argc, char **argv)
                 for (int i = 0; i < 2; i++) {
                     long long id = atomic_load(&inflight[i]);
                     if (id && !slot_still_claimed(id))
-                        zk_ledger_part_requeue(l, id, ZK_PART_PROVING, &me,
-                                               "gpud stopped before finishing it", NULL);
+                        zkd_part_requeue(l, id, ZK_PART_PROVING, &me,
+                                         "gpud stopped before finishing it", &abort_flag);
                 }
                 zkd_log(ZKD_INFO, "exiting with work handed back");
                 _exit(0);

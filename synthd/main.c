@@ -297,23 +297,17 @@ static void *worker_main(void *arg)
         } else {
             zk_pool_abandon(pool, &s);
             if (r == ZK_ECANCELED) {
-                zk_ledger_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &me,
-                                       "synthd stopped before finishing it", NULL);
+                zkd_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &me,
+                                 "synthd stopped before finishing it", &abort_flag);
             } else {
-                int failed = 0;
                 const char *msg = wo.error[0] ? wo.error : d.msg;
                 atomic_fetch_add(&n_errors, 1);
                 zkd_log(ZKD_ERR, "partition %lld (job %lld #%u): %s%s", (long long)p.id,
                         (long long)p.job_id, p.index, msg,
                         wo.permanent ? " (not retried: a retry gives the same answer)" : "");
                 /* a rejected input fails at once: max_errors 1 */
-                if (zk_ledger_part_error(l, p.id, &me, msg, wo.permanent ? 1 : cfg.max_errors,
-                                         cfg.max_attempts, &failed, &d))
-                    zkd_log(ZKD_WARN, "partition %lld: recording the error: %s",
-                            (long long)p.id, d.msg);
-                else if (failed)
-                    zkd_log(ZKD_ERR, "partition %lld failed for good; its job fails",
-                            (long long)p.id);
+                zkd_part_error(l, &p, &me, msg, wo.permanent ? 1 : cfg.max_errors,
+                               cfg.max_attempts, &abort_flag);
             }
         }
         atomic_store(&wk->busy, 0);

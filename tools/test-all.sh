@@ -10,7 +10,8 @@
 # overrides): the real-GPU tests without a usable GPU (test_cuda;
 # pipeline_test_cuda_backend falls back to the CPU and runs), and, when
 # not run as root, the tests that need root to set the machine up
-# (test_pool_hugetlb reserves huge pages, deploy_test_multiuser adds users);
+# (test_pool_hugetlb reserves huge pages, deploy_test_multiuser adds users,
+# pipeline_test_ledger_faults mounts a small tmpfs);
 # in the sanitizer suite only, deploy_test_systemd (its container has the
 # release build's runtime libraries, not the sanitizers': the release suite
 # runs it).
@@ -33,7 +34,7 @@ fi
 if [ -z "${ZK_ALLOWED_SKIPS+x}" ]; then
   allowed=()
   [ "$have_gpu" = 1 ] || allowed+=(test_cuda pipeline_test_cuda_backend)
-  [ "$(id -u)" = 0 ] || allowed+=(test_pool_hugetlb deploy_test_multiuser)
+  [ "$(id -u)" = 0 ] || allowed+=(test_pool_hugetlb deploy_test_multiuser pipeline_test_ledger_faults)
   ZK_ALLOWED_SKIPS="^($(IFS='|'; echo "${allowed[*]:-}"))\$"
   [ ${#allowed[@]} -gt 0 ] || ZK_ALLOWED_SKIPS='^$'
 fi

@@ -18,6 +18,7 @@
 #include "daemon/ledgerretry.h"
 #include "daemon/zkd.h"
 #include "zk/error.h"
+#include "zk/ledger.h"
 
 static pthread_mutex_t h_lock = PTHREAD_MUTEX_INITIALIZER;
 static int h_bad;                     /* the ledger is unwritable */
@@ -100,4 +101,58 @@ int zkd_ledger_retry(zkd_ledger_op op, void *ctx, const char *what, const zk_can
         if (stop && atomic_load(stop))
             return r;
     }
+}
+
+struct error_op {
+    zk_ledger *l;
+    const struct zk_ledger_part *p;
+    const struct zk_proc_id *me;
+    const char *msg;
+    uint32_t max_errors, max_attempts;
+    int failed;
+};
+
+static int error_op(void *ctx, struct zk_diag *diag)
+{
+    struct error_op *o = ctx;
+    return zk_ledger_part_error(o->l, o->p->id, o->me, o->msg, o->max_errors, o->max_attempts,
+                                &o->failed, diag);
+}
+
+int zkd_part_error(zk_ledger *l, const struct zk_ledger_part *p, const struct zk_proc_id *me,
+                   const char *msg, uint32_t max_errors, uint32_t max_attempts,
+                   const zk_cancel_flag *stop)
+{
+    struct zk_diag d;
+    struct error_op o = { l, p, me, msg, max_errors, max_attempts, 0 };
+    if (zkd_ledger_retry(error_op, &o, "recording a partition's error", stop, &d)) {
+        zkd_log(ZKD_WARN, "partition %lld: recording the error: %s", (long long)p->id, d.msg);
+        return 0;
+    }
+    if (o.failed)
+        zkd_log(ZKD_ERR, "partition %lld failed for good; its job fails", (long long)p->id);
+    return o.failed;
+}
+
+struct requeue_op {
+    zk_ledger *l;
+    int64_t id;
+    int expect;
+    const struct zk_proc_id *owner;
+    const char *note;
+};
+
+static int requeue_op(void *ctx, struct zk_diag *diag)
+{
+    struct requeue_op *o = ctx;
+    return zk_ledger_part_requeue(o->l, o->id, (enum zk_part_state)o->expect, o->owner, o->note,
+                                  diag);
+}
+
+int zkd_part_requeue(zk_ledger *l, int64_t id, int expect, const struct zk_proc_id *owner,
+                     const char *note, const zk_cancel_flag *stop)
+{
+    struct zk_diag d;
+    struct requeue_op o = { l, id, expect, owner, note };
+    return zkd_ledger_retry(requeue_op, &o, "re-queuing a partition", stop, &d);
 }

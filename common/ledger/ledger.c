@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ledger/faultvfs.h"
 #include "zk/error.h"
 #include "zk/ledger.h"
 #include "zk/witgen.h"
@@ -449,7 +450,7 @@ int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger
     }
     int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
                  ((flags & ZK_LEDGER_CREATE) ? SQLITE_OPEN_CREATE : 0);
-    if (sqlite3_open_v2(path, &l->db, oflags, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &l->db, oflags, ledger_fault_vfs()) != SQLITE_OK) {
         r = l->db ? dberr(l, diag) : zk_diag_set(diag, path, -ENOMEM, "out of memory");
         goto out;
     }

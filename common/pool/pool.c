@@ -503,6 +503,16 @@ static int open_pool_file(const char *path, int writable, int check, struct zk_d
         int e = errno;
         if (e == ELOOP)
             return zk_diag_set(diag, path, ZK_EUNTRUSTED, "%s is a symlink to a symlink", file);
+        /* a file we may not open: whose is it? (a planted one says so) */
+        if ((e == EACCES || e == EPERM) && lstat(file, &st) == 0) {
+            int r = check ? trusted(file, &st, 0, diag) : 0;
+            if (r < 0)
+                return r;
+            char who[128];
+            return zk_diag_set(diag, path, -e, "%s (owner %s, mode %04o)", strerror(e),
+                               user_name(st.st_uid, who, sizeof who),
+                               (unsigned)(st.st_mode & 07777));
+        }
         if (file == path)
             return zk_diag_set(diag, path, -e, "%s", strerror(e));
         return zk_diag_set(diag, path, -e, "symlink to %s: %s", file, strerror(e));

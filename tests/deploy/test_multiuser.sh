@@ -18,7 +18,10 @@
 #   - O makes a partition directory a symlink to a directory of D's: gpud
 #     writes nothing there (the partition fails, naming the directory);
 #   - a ledger not in D's group: synthd refuses to start, naming its owner
-#     and mode.
+#     and mode;
+#   - a pool file planted by X at the pool path, and D's own pool made
+#     world-writable: both daemons refuse to start (exit non-zero), one
+#     line naming the file, its owner and its mode.
 # Needs root, useradd/userdel and setpriv (77 otherwise).
 set -u
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
@@ -204,5 +207,23 @@ as "$DU" 0007 "$ZKSLOT_SYNTHD" --workers 1 >"$W/synthd-denied.log" 2>&1 && bad "
 grep -q "ledger.db: not writable by this daemon (uid [0-9]*): owner root:root, mode 0660" "$W/synthd-denied.log" &&
     echo "unwritable ledger: $(grep -o 'not writable[^;]*' "$W/synthd-denied.log")" ||
     bad "synthd's error on an unwritable ledger: $(tail -n 1 "$W/synthd-denied.log")"
+# ---- pools the daemons must not trust -----------------------------------------------
+planted=/dev/shm/zkslot-multiuser-planted-$$.pool
+as "$XU" 0077 "$ZKSLOT" pool create --pool "$planted" --slots 2 --slot-size 4M --tmpfs \
+    >"$W/planted.log" 2>&1 || bad "pool create as $XU: $(cat "$W/planted.log")"
+chmod 0666 "$ZKSLOT_POOL"
+for d in "$ZKSLOT_SYNTHD" "$ZKSLOT_GPUD --backend cpu"; do
+    n=${d##*/}; n=${n%% *}
+    for p in "$planted" "$ZKSLOT_POOL"; do
+        # shellcheck disable=SC2086
+        as "$DU" 0007 $d --pool "$p" >"$W/untrusted.log" 2>&1 && bad "$n started on the untrusted pool $p"
+        [ "$p" = "$planted" ] && want="$planted: the pool file is owned by uid [0-9]* \($XU\), mode 0600" ||
+            want="$ZKSLOT_POOL: owned by uid [0-9]* \($DU\), mode 0666: writable by every user"
+        [ "$(grep -c "pool " "$W/untrusted.log")" = 1 ] && grep -qE "$want" "$W/untrusted.log" &&
+            echo "$n refuses $(grep -o "pool .*" "$W/untrusted.log" | cut -c1-150)" ||
+            bad "$n on the untrusted pool $p: $(cat "$W/untrusted.log")"
+    done
+done
+rm -f "$planted"
 [ $fail = 0 ] && echo "multiuser: ok"
 exit $fail
