@@ -3,7 +3,7 @@
    python3 common/ff/gen_mont_x86_64.py > common/ff/mont_x86_64.h).
 
 Montgomery multiplication a*b*2^(-64n) mod p, and modular addition and
-subtraction, for n = 4 and 6 as GCC inline
+subtraction, for n = 4 and 6 as GCC/clang inline
 assembly with MULX/ADCX/ADOX (two independent carry chains).  The register
 allocation is left to the compiler; the generator only tracks which physical
 operand holds which logical accumulator word (they rotate every round).
@@ -75,11 +75,11 @@ def emit_fn(name, n, lines, doc):
         out.append(f'        "{ln}\\n\\t"')
     outs = ", ".join(f'[r{j}] "=&r"(r{j})' for j in range(n + 1))
     out.append(f"        : {outs},")
-    out.append('          [H] "=&r"(H), [L] "=&r"(L), "=&d"(rdx), [b] "+r"(bp),')
-    out.append(f'          "=m"(*(limb_t(*)[{n}])ret)')
-    out.append(f'        : [retp] "m"(retp), [a] "r"(a), [p] "m"(*(const limb_t(*)[{n}])p), [n0] "i"(n0),')
-    out.append(f'          "m"(*(const limb_t(*)[{n}])a), "m"(*(const limb_t(*)[{n}])b)')
-    out.append('        : "cc");')
+    out.append('          [H] "=&r"(H), [L] "=&r"(L), "=&d"(rdx), [b] "+r"(bp)')
+    out.append(f'          ZK_MONT_OUT_MEM({n}, ret)')
+    out.append(f'        : [retp] "m"(retp), [a] "r"(a), [p] "m"(*(const limb_t(*)[{n}])p), [n0] "i"(n0)')
+    out.append(f'          ZK_MONT_IN_MEM({n}, a, b)')
+    out.append('        : ZK_MONT_CLOBBERS);')
     out.append(f"    (void)rdx; {' '.join(f'(void)r{j};' for j in range(n + 1))}")
     out.append("}")
     return "\n".join(out)
@@ -132,11 +132,11 @@ def addsub_fn(n, op):
     outs = ", ".join(f'[r{j}] "=&r"(r{j})' for j in range(n))
     if op == "sub":
         outs += ', [m] "=&r"(m)'
-    out.append(f"        : {outs},")
-    out.append(f'          "=m"(*(limb_t(*)[{n}])ret)')
-    out.append(f'        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[{n}])p),')
-    out.append(f'          "m"(*(const limb_t(*)[{n}])a), "m"(*(const limb_t(*)[{n}])b)')
-    out.append('        : "cc");')
+    out.append(f"        : {outs}")
+    out.append(f'          ZK_MONT_OUT_MEM({n}, ret)')
+    out.append(f'        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[{n}])p)')
+    out.append(f'          ZK_MONT_IN_MEM({n}, a, b)')
+    out.append('        : ZK_MONT_CLOBBERS);')
     out.append(f"    {' '.join(f'(void)r{j};' for j in range(n))}{' (void)m;' if op == 'sub' else ''}")
     out.append("}")
     return "\n".join(out)
@@ -168,6 +168,29 @@ def main():
  */
 #ifndef ZK_COMMON_FF_MONT_X86_64_H
 #define ZK_COMMON_FF_MONT_X86_64_H
+
+/*
+ * What the asm reads and writes in memory.  GCC: exact operands for ret, a
+ * and b (n limbs each), so the compiler keeps everything else in registers
+ * across the asm.  clang 14 gives every memory operand a register of its own
+ * for the address (GCC reuses the one already holding a, b or ret), so the
+ * 6-limb product would need 15 registers and fails with "inline assembly
+ * requires more registers than available"; under clang the asm declares a
+ * "memory" clobber instead, which needs no register.  The same shortage is
+ * what crashed clang 14 on common/setup/setup.c under ASan+UBSan: after the
+ * register allocator gave up on the 6-limb product inlined into
+ * bls381_g1_batch_to_affine, its Machine Copy Propagation pass segfaulted
+ * on what was left (a compiler bug, gone once the registers suffice).
+ */
+#if defined(__clang__)
+# define ZK_MONT_OUT_MEM(n, r)
+# define ZK_MONT_IN_MEM(n, a, b)
+# define ZK_MONT_CLOBBERS "cc", "memory"
+#else
+# define ZK_MONT_OUT_MEM(n, r) , "=m"(*(limb_t(*)[n])(r))
+# define ZK_MONT_IN_MEM(n, a, b) , "m"(*(const limb_t(*)[n])(a)), "m"(*(const limb_t(*)[n])(b))
+# define ZK_MONT_CLOBBERS "cc"
+#endif
 """)
     for n in (4, 6):
         print(mul_fn(n))

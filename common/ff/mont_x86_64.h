@@ -25,6 +25,29 @@
 #ifndef ZK_COMMON_FF_MONT_X86_64_H
 #define ZK_COMMON_FF_MONT_X86_64_H
 
+/*
+ * What the asm reads and writes in memory.  GCC: exact operands for ret, a
+ * and b (n limbs each), so the compiler keeps everything else in registers
+ * across the asm.  clang 14 gives every memory operand a register of its own
+ * for the address (GCC reuses the one already holding a, b or ret), so the
+ * 6-limb product would need 15 registers and fails with "inline assembly
+ * requires more registers than available"; under clang the asm declares a
+ * "memory" clobber instead, which needs no register.  The same shortage is
+ * what crashed clang 14 on common/setup/setup.c under ASan+UBSan: after the
+ * register allocator gave up on the 6-limb product inlined into
+ * bls381_g1_batch_to_affine, its Machine Copy Propagation pass segfaulted
+ * on what was left (a compiler bug, gone once the registers suffice).
+ */
+#if defined(__clang__)
+# define ZK_MONT_OUT_MEM(n, r)
+# define ZK_MONT_IN_MEM(n, a, b)
+# define ZK_MONT_CLOBBERS "cc", "memory"
+#else
+# define ZK_MONT_OUT_MEM(n, r) , "=m"(*(limb_t(*)[n])(r))
+# define ZK_MONT_IN_MEM(n, a, b) , "m"(*(const limb_t(*)[n])(a)), "m"(*(const limb_t(*)[n])(b))
+# define ZK_MONT_CLOBBERS "cc"
+#endif
+
 /* ret = a * b * 2^-256 mod p, 4 limbs (inputs < p, p with a spare bit,
  * n0 = -p^-1 mod 2^64, a compile-time constant).  ret may alias a or b.
  * p must be a static array (it is addressed as a symbol). */
@@ -171,11 +194,11 @@ ZK_HD void mul_mont_4_x86(limb_t *ret, const limb_t *a, const limb_t *b,
         "movq %[r1], 16(%[b])\n\t"
         "movq %[r2], 24(%[b])\n\t"
         : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
-          [H] "=&r"(H), [L] "=&r"(L), "=&d"(rdx), [b] "+r"(bp),
-          "=m"(*(limb_t(*)[4])ret)
-        : [retp] "m"(retp), [a] "r"(a), [p] "m"(*(const limb_t(*)[4])p), [n0] "i"(n0),
-          "m"(*(const limb_t(*)[4])a), "m"(*(const limb_t(*)[4])b)
-        : "cc");
+          [H] "=&r"(H), [L] "=&r"(L), "=&d"(rdx), [b] "+r"(bp)
+          ZK_MONT_OUT_MEM(4, ret)
+        : [retp] "m"(retp), [a] "r"(a), [p] "m"(*(const limb_t(*)[4])p), [n0] "i"(n0)
+          ZK_MONT_IN_MEM(4, a, b)
+        : ZK_MONT_CLOBBERS);
     (void)rdx; (void)r0; (void)r1; (void)r2; (void)r3; (void)r4;
 }
 
@@ -465,11 +488,11 @@ ZK_HD void mul_mont_6_x86(limb_t *ret, const limb_t *a, const limb_t *b,
         "movq %[r3], 32(%[b])\n\t"
         "movq %[r4], 40(%[b])\n\t"
         : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [r5] "=&r"(r5), [r6] "=&r"(r6),
-          [H] "=&r"(H), [L] "=&r"(L), "=&d"(rdx), [b] "+r"(bp),
-          "=m"(*(limb_t(*)[6])ret)
-        : [retp] "m"(retp), [a] "r"(a), [p] "m"(*(const limb_t(*)[6])p), [n0] "i"(n0),
-          "m"(*(const limb_t(*)[6])a), "m"(*(const limb_t(*)[6])b)
-        : "cc");
+          [H] "=&r"(H), [L] "=&r"(L), "=&d"(rdx), [b] "+r"(bp)
+          ZK_MONT_OUT_MEM(6, ret)
+        : [retp] "m"(retp), [a] "r"(a), [p] "m"(*(const limb_t(*)[6])p), [n0] "i"(n0)
+          ZK_MONT_IN_MEM(6, a, b)
+        : ZK_MONT_CLOBBERS);
     (void)rdx; (void)r0; (void)r1; (void)r2; (void)r3; (void)r4; (void)r5; (void)r6;
 }
 
@@ -504,11 +527,11 @@ ZK_HD void add_mod_4_x86(limb_t *ret, const limb_t *a, const limb_t *b,
         "movq %[r1], 8(%[ret])\n\t"
         "movq %[r2], 16(%[ret])\n\t"
         "movq %[r3], 24(%[ret])\n\t"
-        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3),
-          "=m"(*(limb_t(*)[4])ret)
-        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[4])p),
-          "m"(*(const limb_t(*)[4])a), "m"(*(const limb_t(*)[4])b)
-        : "cc");
+        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3)
+          ZK_MONT_OUT_MEM(4, ret)
+        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[4])p)
+          ZK_MONT_IN_MEM(4, a, b)
+        : ZK_MONT_CLOBBERS);
     (void)r0; (void)r1; (void)r2; (void)r3;
 }
 
@@ -545,11 +568,11 @@ ZK_HD void sub_mod_4_x86(limb_t *ret, const limb_t *a, const limb_t *b,
         "movq %[r1], 8(%[ret])\n\t"
         "movq %[r2], 16(%[ret])\n\t"
         "movq %[r3], 24(%[ret])\n\t"
-        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [m] "=&r"(m),
-          "=m"(*(limb_t(*)[4])ret)
-        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[4])p),
-          "m"(*(const limb_t(*)[4])a), "m"(*(const limb_t(*)[4])b)
-        : "cc");
+        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [m] "=&r"(m)
+          ZK_MONT_OUT_MEM(4, ret)
+        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[4])p)
+          ZK_MONT_IN_MEM(4, a, b)
+        : ZK_MONT_CLOBBERS);
     (void)r0; (void)r1; (void)r2; (void)r3; (void)m;
 }
 
@@ -596,11 +619,11 @@ ZK_HD void add_mod_6_x86(limb_t *ret, const limb_t *a, const limb_t *b,
         "movq %[r3], 24(%[ret])\n\t"
         "movq %[r4], 32(%[ret])\n\t"
         "movq %[r5], 40(%[ret])\n\t"
-        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [r5] "=&r"(r5),
-          "=m"(*(limb_t(*)[6])ret)
-        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[6])p),
-          "m"(*(const limb_t(*)[6])a), "m"(*(const limb_t(*)[6])b)
-        : "cc");
+        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [r5] "=&r"(r5)
+          ZK_MONT_OUT_MEM(6, ret)
+        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[6])p)
+          ZK_MONT_IN_MEM(6, a, b)
+        : ZK_MONT_CLOBBERS);
     (void)r0; (void)r1; (void)r2; (void)r3; (void)r4; (void)r5;
 }
 
@@ -649,11 +672,11 @@ ZK_HD void sub_mod_6_x86(limb_t *ret, const limb_t *a, const limb_t *b,
         "movq %[r3], 24(%[ret])\n\t"
         "movq %[r4], 32(%[ret])\n\t"
         "movq %[r5], 40(%[ret])\n\t"
-        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [r5] "=&r"(r5), [m] "=&r"(m),
-          "=m"(*(limb_t(*)[6])ret)
-        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[6])p),
-          "m"(*(const limb_t(*)[6])a), "m"(*(const limb_t(*)[6])b)
-        : "cc");
+        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4), [r5] "=&r"(r5), [m] "=&r"(m)
+          ZK_MONT_OUT_MEM(6, ret)
+        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b), [p] "m"(*(const limb_t(*)[6])p)
+          ZK_MONT_IN_MEM(6, a, b)
+        : ZK_MONT_CLOBBERS);
     (void)r0; (void)r1; (void)r2; (void)r3; (void)r4; (void)r5; (void)m;
 }
 
