@@ -93,17 +93,13 @@ static int json_to_limbs(uint64_t *ret, const json_t *v, unsigned n)
 static int diag_set(struct zk_diag *diag, const char *name, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* zk_diag_set, "<json>" when there is no name */
 static int diag_set(struct zk_diag *diag, const char *name, int rc, const char *fmt, ...)
 {
-    if (diag) {
-        va_list ap;
-        int n = snprintf(diag->msg, sizeof diag->msg, "%s: ", name ? name : "<json>");
-        if (n < 0 || (size_t)n >= sizeof diag->msg)
-            n = 0;
-        va_start(ap, fmt);
-        vsnprintf(diag->msg + n, sizeof diag->msg - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    zk_diag_vset(diag, name ? name : "<json>", rc, fmt, ap);
+    va_end(ap);
     return rc;
 }
 

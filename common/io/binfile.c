@@ -93,16 +93,25 @@ int zk_curve_fq_is_canonical(enum zk_curve curve, const uint8_t *le, size_t n8)
 
 /* ---- diagnostics --------------------------------------------------------------- */
 
-int zk_diag_set(struct zk_diag *diag, const char *name, int err, const char *fmt, ...)
+int zk_diag_vset(struct zk_diag *diag, const char *name, int err, const char *fmt, va_list ap)
 {
     if (!diag)
         return err;
     int n = snprintf(diag->msg, sizeof diag->msg, "%s: ", name ? name : "<memory>");
     if (n < 0 || (size_t)n >= sizeof diag->msg)
         return err;
+    vsnprintf(diag->msg + n, sizeof diag->msg - (size_t)n, fmt, ap);
+    for (char *c = diag->msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return err;
+}
+
+int zk_diag_set(struct zk_diag *diag, const char *name, int err, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(diag->msg + n, sizeof diag->msg - (size_t)n, fmt, ap);
+    zk_diag_vset(diag, name, err, fmt, ap);
     va_end(ap);
     return err;
 }

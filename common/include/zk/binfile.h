@@ -20,6 +20,7 @@
 #ifndef ZK_COMMON_BINFILE_H
 #define ZK_COMMON_BINFILE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,11 +71,16 @@ struct zk_diag {
 
 /*
  * Fill diag (if not NULL) with "<name>: <printf message>" (name NULL:
- * "<memory>"), truncated to fit.  Returns err, so a reader can write
+ * "<memory>"), truncated to fit.  Control characters (a newline that a
+ * parser's message quotes from the input) become '?', so it stays one line.
+ * Returns err, so a reader can write
  * `return zk_diag_set(diag, name, ZK_EFORMAT, "...", ...);`.  Never fails.
  */
 int zk_diag_set(struct zk_diag *diag, const char *name, int err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* zk_diag_set with a va_list (for a reader's own wrapper). */
+int zk_diag_vset(struct zk_diag *diag, const char *name, int err, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 /* One section record: payload at `offset` (absolute), `size` bytes. */
 struct zk_binsec {
