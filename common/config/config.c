@@ -214,13 +214,23 @@ struct load_ctx {
 };
 
 /* inih's line reader (fgets-like); counts lines, since the Debian build of
- * inih does not pass line numbers to the handler. */
+ * inih does not pass line numbers to the handler.  A line longer than
+ * inih's buffer is an error naming it (inih would read its rest as the
+ * next line and report a syntax error there, past the file's end). */
 static char *read_line(char *str, int num, void *stream)
 {
     struct load_ctx *lc = stream;
     char *r = fgets(str, num, lc->f);
-    if (r)
-        lc->lineno++;
+    if (!r)
+        return NULL;
+    lc->lineno++;
+    size_t len = strlen(r);
+    if (len == (size_t)num - 1 && r[len - 1] != '\n' && !feof(lc->f)) {
+        if (!lc->err)
+            lc->err = zk_diag_set(lc->diag, lc->c->source, -EINVAL,
+                                  "line %d: longer than %d bytes", lc->lineno, num - 2);
+        return NULL;
+    }
     return r;
 }
 
@@ -281,4 +291,17 @@ int zk_config_ledger_path(const struct zk_config *c, char *buf, size_t n)
 {
     int k = snprintf(buf, n, "%s/%s", c->state_dir, ZK_LEDGER_FILE);
     return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
+}
+
+int zk_config_resolve(struct zk_config *c, const char *flag, struct zk_diag *diag)
+{
+    const char *env = getenv("ZKSLOT_CONFIG");
+    int optional = !flag && !(env && *env);
+    const char *path = flag ? flag : !optional ? env : ZK_CONFIG_DEFAULT_PATH;
+    zk_config_defaults(c);
+    int r = zk_config_load(c, path, optional, diag);
+    if (r < 0)
+        return r;
+    zk_config_env(c);
+    return 0;
 }
