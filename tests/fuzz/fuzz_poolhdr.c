@@ -1,0 +1,122 @@
+/*
+ * fuzz_poolhdr.c -- libFuzzer target for the pool file as zk_pool_attach
+ * reads it (header, attach table, slot table), through the public pool
+ * API only.  The bytes become a pool file (mode 0600, ours) in a private
+ * tmpfs directory; when the header's file_size (offset 80) is larger than
+ * the input and at most 16 MiB, the file is extended to it with zeros (a
+ * sparse tail, so the geometry checks can pass).  It is attached as an
+ * observer, read as `zkslot pool status` and `pool check` read it (info,
+ * every slot's and attach entry's snapshot, the invariant check), then
+ * attached again as a registered process (the reaper runs) and detached.
+ * Nothing may crash or hang, whatever the file holds.
+ *
+ * One exception, a known limit: the process-shared attach lock (64 bytes
+ * at offset 384) is glibc's own pthread_mutex_t, and glibc aborts on a
+ * forged one (an assertion in pthread_mutex_lock, found by this target:
+ * docs/testing.md, "Known limit").  Before the registered attach those
+ * bytes are those of a freshly created pool, so the fuzzer spends its time
+ * on what zkslot itself reads.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz_util.h"
+#include "zk/pool.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FUZZ_POOL_MAX_FILE (16u << 20)
+#define FUZZ_POOL_LOCK_OFF 384
+#define FUZZ_POOL_LOCK_LEN 64
+
+/* The attach lock's bytes in a pool zk_pool_create made, read once. */
+static const unsigned char *real_lock(const char *dir)
+{
+    static unsigned char lock[FUZZ_POOL_LOCK_LEN];
+    static int done;
+    char path[256];
+    if (done)
+        return lock;
+    snprintf(path, sizeof path, "%s/real.pool", dir);
+    struct zk_pool_params p = { .nslots = 1, .slot_size = 2u << 20, .dir = dir,
+                                .flags = ZK_POOL_CREATE_TMPFS };
+    int fd = -1;
+    if (zk_pool_create(path, &p, NULL) != 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+        pread(fd, lock, sizeof lock, FUZZ_POOL_LOCK_OFF) != (ssize_t)sizeof lock)
+        abort();
+    close(fd);
+    zk_pool_destroy(path, 1, NULL);
+    done = 1;
+    return lock;
+}
+
+static void count_violation(void *ctx, const char *msg)
+{
+    (void)msg;
+    (*(unsigned *)ctx)++;
+}
+
+static void fuzz_read_pool(zk_pool *h)
+{
+    struct zk_pool_info in;
+    struct zk_pool_slot_info si;
+    struct zk_pool_attach_info ai;
+    unsigned n = 0;
+    zk_pool_info(h, &in);
+    for (uint32_t i = 0; i < in.nslots && i < 64; i++)
+        if (zk_pool_slot_info(h, i, &si) != 0)
+            abort();              /* every slot below nslots has a snapshot */
+    if (zk_pool_slot_info(h, in.nslots, &si) == 0)
+        abort();                  /* none past the end */
+    for (unsigned i = 0; i < ZK_POOL_MAX_ATTACH; i++)
+        zk_pool_attach_info(h, i, &ai);
+    if (zk_pool_check(h, count_violation, &n) != (int)n)
+        abort();                  /* returns what it reported */
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *dir = fuzz_private_dir();
+    char path[256];
+    if (!dir)
+        abort();
+    snprintf(path, sizeof path, "%s/zkslot.pool", dir);
+    unlink(path);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        abort();
+    uint64_t want = 0;
+    if (size >= 88)
+        memcpy(&want, data + 80, sizeof want);
+    if ((size && write(fd, data, size) != (ssize_t)size) ||
+        (want > size && want <= FUZZ_POOL_MAX_FILE && ftruncate(fd, (off_t)want) != 0))
+        abort();
+    close(fd);
+
+    static zk_pool *h;
+    if (!h && !(h = calloc(1, zk_pool_sizeof())))
+        abort();
+    struct zk_pool_attach_opts obs = { .name = "fuzz-status", .flags = ZK_POOL_OBSERVER };
+    struct zk_pool_attach_opts reg = { .name = "fuzz-attach" };
+    if (zk_pool_attach(h, path, &obs) == 0) {
+        fuzz_read_pool(h);
+        zk_pool_detach(h);
+    }
+    uint64_t len = want > size && want <= FUZZ_POOL_MAX_FILE ? want : size;
+    if (len > FUZZ_POOL_LOCK_OFF) {             /* the lock's bytes, or some */
+        const unsigned char *lock = real_lock(dir);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || pwrite(fd, lock, FUZZ_POOL_LOCK_LEN, FUZZ_POOL_LOCK_OFF) != FUZZ_POOL_LOCK_LEN)
+            abort();
+        close(fd);
+    }
+    if (zk_pool_attach(h, path, &reg) == 0) {
+        fuzz_read_pool(h);
+        zk_pool_detach(h);
+    }
+    unlink(path);
+    return 0;
+}
