@@ -215,23 +215,35 @@ struct load_ctx {
 
 /* inih's line reader (fgets-like); counts lines, since the Debian build of
  * inih does not pass line numbers to the handler.  A line longer than
- * inih's buffer is an error naming it (inih would read its rest as the
- * next line and report a syntax error there, past the file's end). */
+ * inih's buffer, or with a NUL byte, is an error naming it (inih would
+ * read the rest as another line and report a syntax error there, past the
+ * file's end). */
 static char *read_line(char *str, int num, void *stream)
 {
     struct load_ctx *lc = stream;
-    char *r = fgets(str, num, lc->f);
-    if (!r)
+    int n = 0, ch = 0;
+    while (n < num - 1 && (ch = getc(lc->f)) != EOF) {
+        str[n++] = (char)ch;
+        if (ch == '\n')
+            break;
+    }
+    if (n == 0)
         return NULL;
+    str[n] = 0;
     lc->lineno++;
-    size_t len = strlen(r);
-    if (len == (size_t)num - 1 && r[len - 1] != '\n' && !feof(lc->f)) {
-        if (!lc->err)
-            lc->err = zk_diag_set(lc->diag, lc->c->source, -EINVAL,
-                                  "line %d: longer than %d bytes", lc->lineno, num - 2);
+    if (lc->err)
+        return NULL;
+    if (memchr(str, 0, (size_t)n)) {
+        lc->err = zk_diag_set(lc->diag, lc->c->source, -EINVAL, "line %d: a NUL byte",
+                              lc->lineno);
         return NULL;
     }
-    return r;
+    if (str[n - 1] != '\n' && n == num - 1 && (ch = getc(lc->f)) != EOF) {
+        lc->err = zk_diag_set(lc->diag, lc->c->source, -EINVAL, "line %d: longer than %d bytes",
+                              lc->lineno, num - 2);
+        return NULL;
+    }
+    return str;
 }
 
 static int on_value(void *user, const char *section, const char *name, const char *value)
