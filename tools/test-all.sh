@@ -2,7 +2,8 @@
 # test-all.sh -- the README's test command: installs what the tests need,
 # builds zkslot twice (release with -Werror, and ASan+UBSan), and runs the
 # whole suite of each through ctest; after the release suite, the mutation
-# check of the tests (tools/mutants.sh).  Idempotent; safe to rerun.
+# check of the tests (tools/mutants.sh); then the fuzz targets in a clang
+# tree, a short run each (tools/fuzz.sh).  Idempotent; safe to rerun.
 #
 # Skips are seen: each suite's skipped tests are listed with their reason
 # and counted, and the run fails if a test this machine can run was
@@ -100,6 +101,13 @@ if [ "${ZK_SKIP_MUTANTS:-0}" != 1 ]; then
   "$here/tools/mutants.sh" || fail+=(mutants)
 fi
 run_suite asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZK_SANITIZE=address,undefined || fail+=(asan)
+# The clang tree (tools/fuzz.sh: clang 14, ASan+UBSan, coverage): every fuzz
+# target runs ZK_FUZZ_SECONDS (default 20; 0 leaves it out) from its corpus,
+# 2 at a time, the corpora left unchanged.
+if [ "${ZK_FUZZ_SECONDS:-20}" != 0 ]; then
+  echo "=== fuzz ==="
+  ZK_FUZZ_MERGE=0 "$here/tools/fuzz.sh" "${ZK_FUZZ_SECONDS:-20}" || fail+=(fuzz)
+fi
 
 echo "=== skipped: $skipped_total test(s) in all; allowed here: $ZK_ALLOWED_SKIPS ==="
 if [ ${#skipped_bad[@]} -gt 0 ]; then
