@@ -2,7 +2,8 @@
  * test_ledger.c -- the ledger (zk/ledger.h): open/migration/format checks,
  * keys, the partition state machine with every ZK_ESTATE refusal, job state
  * derivation, cancel, error limits, reconciliation against really dead and
- * live owners, and claims racing from several processes.
+ * live owners, claims racing from several processes, and the statement
+ * cache (ledger/ledger_internal.h: prepared once per handle, one text per id).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ledger/ledger_internal.h"
 #include "zk/error.h"
 #include "zk/ledger.h"
 #include "zk/witgen.h"
@@ -126,9 +128,9 @@ static struct ids parts_of(zk_ledger *l, int64_t job_id)
 
 static void test_names(void)
 {
-    for (int s = 0; s < 7; s++)
+    for (int s = 0; s < ZK_PART_STATE_COUNT; s++)
         ZT_CHECK(zk_part_state_parse(zk_part_state_name(s)) == s);
-    for (int s = 0; s < 5; s++)
+    for (int s = 0; s < ZK_JOB_STATE_COUNT; s++)
         ZT_CHECK(zk_job_state_parse(zk_job_state_name(s)) == s);
     ZT_CHECK(!strcmp(zk_part_state_name(ZK_PART_SYNTHESIZING), "synthesizing"));
     ZT_CHECK(!strcmp(zk_part_state_name(9), "?") && zk_part_state_parse("bogus") == -1);
@@ -764,10 +766,10 @@ static void test_reconcile_snapshot(zk_ledger *l, int64_t key)
 
 static void test_counts_lists(zk_ledger *l)
 {
-    uint64_t c[7];
+    uint64_t c[ZK_PART_STATE_COUNT];
     uint64_t total = 0;
     ZT_REQUIRE(zk_ledger_counts(l, c, NULL) == 0, );
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < ZK_PART_STATE_COUNT; i++)
         total += c[i];
     ZT_CHECK(total == (uint64_t)sql_int(zk_ledger_path(l), "SELECT count(*) FROM partitions"));
     ZT_CHECK(c[ZK_PART_DONE] > 0 && c[ZK_PART_FAILED] > 0 && c[ZK_PART_CANCELED] > 0);
@@ -812,7 +814,7 @@ static void test_cleared(zk_ledger *l, int64_t key)
 static int count_jobs(void *ctx, const struct zk_ledger_job *j)
 {
     uint32_t sum = 0;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < ZK_PART_STATE_COUNT; i++)
         sum += j->count[i];
     ZT_CHECK(sum == j->nparts, "job %lld: %u of %u", (long long)j->id, sum, j->nparts);
     ++*(int *)ctx;
@@ -922,6 +924,23 @@ static void test_concurrent(void)
                             " AND name IN ('keys', 'jobs', 'partitions')") == 3);
 }
 
+/* The cached statements: the same prepared statement on every call for an
+ * id, and an id asked for with another SQL text refused in one line. */
+static void test_stmt_cache(zk_ledger *l, int64_t key_id)
+{
+    struct zk_ledger_key k;
+    struct zk_diag d = { 0 };
+    ZT_REQUIRE(zk_ledger_key_get_id(l, key_id, &k, NULL) == 0, );
+    sqlite3_stmt *first = l->st[LS_KEY_BY_ID];
+    ZT_CHECK(first != NULL, "key_get_id left no cached statement");
+    ZT_REQUIRE(zk_ledger_key_get_id(l, key_id, &k, NULL) == 0, );
+    ZT_CHECK(l->st[LS_KEY_BY_ID] == first, "prepared again");
+    ZT_CHECK(ledger_stmt(l, LS_KEY_BY_ID, "SELECT 1", &d) == NULL);
+    ZT_CHECK(strstr(d.msg, zk_ledger_path(l)) && strstr(d.msg, "cached statement") &&
+             strstr(d.msg, "two texts"), "%s", d.msg);
+    ZT_CHECK(l->st[LS_KEY_BY_ID] == first && zk_ledger_key_get_id(l, key_id, &k, NULL) == 0);
+}
+
 int main(int argc, char **argv)
 {
     zt_init(argc, argv);
@@ -955,6 +974,7 @@ int main(int argc, char **argv)
         test_reconcile_snapshot(l, k.id);
         test_cleared(l, k.id);
         test_counts_lists(l);
+        test_stmt_cache(l, k.id);
         int n = 0;
         ZT_CHECK(zk_ledger_job_list(l, count_jobs, &n, NULL) == 0 && n >= 8, "%d jobs", n);
         test_busy(l);

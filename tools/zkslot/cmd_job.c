@@ -351,7 +351,7 @@ out:
 static json_t *job_json(const struct zk_ledger_job *j)
 {
     json_t *counts = json_object();
-    for (int s = 0; s < 7; s++)
+    for (int s = 0; s < ZK_PART_STATE_COUNT; s++)
         json_object_set_new(counts, zk_part_state_name(s), json_integer(j->count[s]));
     return json_pack("{s:I, s:s, s:I, s:s, s:I, s:o, s:s, s:I, s:I, s:I, s:s}", "id",
                      (json_int_t)j->id, "key", j->key_name, "key_id", (json_int_t)j->key_id,

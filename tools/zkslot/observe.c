@@ -196,11 +196,11 @@ static void help(FILE *out, const char *name, const char *type, const char *text
 void obs_write_prometheus(const struct obs *o, FILE *out)
 {
     help(out, "zkslot_partitions", "gauge", "Partitions in the ledger by state.");
-    for (int s = 0; s < 7; s++)
+    for (int s = 0; s < ZK_PART_STATE_COUNT; s++)
         fprintf(out, "zkslot_partitions{state=\"%s\"} %llu\n", zk_part_state_name(s),
                 (unsigned long long)o->totals.parts[s]);
     help(out, "zkslot_jobs", "gauge", "Jobs in the ledger by state.");
-    for (int s = 0; s < 5; s++)
+    for (int s = 0; s < ZK_JOB_STATE_COUNT; s++)
         fprintf(out, "zkslot_jobs{state=\"%s\"} %llu\n", zk_job_state_name(s),
                 (unsigned long long)o->totals.jobs[s]);
     help(out, "zkslot_proofs_total", "counter", "Proofs written (duplicates included).");

@@ -55,6 +55,7 @@ enum zk_part_state {
     ZK_PART_FAILED = 5,
     ZK_PART_CANCELED = 6,
 };
+#define ZK_PART_STATE_COUNT 7             /* enum zk_part_state values: 0 .. 6 */
 
 enum zk_job_state {
     ZK_JOB_QUEUED = 0,
@@ -63,6 +64,7 @@ enum zk_job_state {
     ZK_JOB_FAILED = 3,
     ZK_JOB_CANCELED = 4,
 };
+#define ZK_JOB_STATE_COUNT 5              /* enum zk_job_state values: 0 .. 4 */
 
 /* Names as stored in the database and printed by `zkslot status`. */
 const char *zk_part_state_name(int state);   /* "queued", ... ; "?" if unknown */
@@ -100,7 +102,7 @@ struct zk_ledger_job {
                                          when missing. */
     int64_t submitted_ns, started_ns, finished_ns;   /* 0 = not yet */
     char error[512];                  /* "" unless failed/canceled */
-    uint32_t count[7];                /* partitions per enum zk_part_state */
+    uint32_t count[ZK_PART_STATE_COUNT]; /* partitions per enum zk_part_state */
 };
 
 struct zk_ledger_part {
@@ -229,7 +231,7 @@ int zk_ledger_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret,
  */
 int zk_ledger_job_cancel(zk_ledger *l, int64_t id, struct zk_diag *diag);
 /* Partitions per state over all jobs (count[] indexed by enum zk_part_state). */
-int zk_ledger_counts(zk_ledger *l, uint64_t count[7], struct zk_diag *diag);
+int zk_ledger_counts(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct zk_diag *diag);
 
 /* ---- daemons --------------------------------------------------------------- */
 
@@ -352,8 +354,8 @@ int zk_ledger_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_led
                           void *ctx, struct zk_diag *diag);
 
 struct zk_ledger_totals {
-    uint64_t parts[7];                /* partitions per enum zk_part_state */
-    uint64_t jobs[5];                 /* jobs per enum zk_job_state */
+    uint64_t parts[ZK_PART_STATE_COUNT]; /* partitions per enum zk_part_state */
+    uint64_t jobs[ZK_JOB_STATE_COUNT];   /* jobs per enum zk_job_state */
     uint64_t proofs;                  /* proofs written (duplicates included) */
     uint64_t errors;                  /* partition errors recorded */
     uint64_t attempts;                /* syntheses started */

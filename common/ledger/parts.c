@@ -1,0 +1,482 @@
+/*
+ * parts.c -- partitions in the ledger (zk/ledger.h): reads (get, list,
+ * input) and the transitions the daemons make: claim (queued ->
+ * synthesizing), ready, proving, done, error (re-queued or failed) and
+ * requeue.  Each transition is one BEGIN IMMEDIATE transaction that reads
+ * the partition, checks its state and owner, writes it and derives its
+ * job's state again (ledger_derive_job).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger/ledger_internal.h"
+#include "zk/error.h"
+#include "zk/proc.h"
+
+#define PART_COLS                                                                       \
+    "p.id, p.job_id, j.key_id, p.idx, p.witness, p.state, p.attempts, p.errors, p.proofs," \
+    " p.owner_pid, p.owner_start, p.owner_role, p.slot, p.synth_s, p.wait_s, p.start_s,"   \
+    " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error, p.input IS NOT NULL,"   \
+    " p.witness_s, p.owner_ns, p.owner_boot"
+
+/* Row s (PART_COLS) into *p. */
+static void part_row(sqlite3_stmt *s, struct zk_ledger_part *p)
+{
+    memset(p, 0, sizeof *p);
+    p->id = sqlite3_column_int64(s, 0);
+    p->job_id = sqlite3_column_int64(s, 1);
+    p->key_id = sqlite3_column_int64(s, 2);
+    p->index = (uint32_t)sqlite3_column_int64(s, 3);
+    ledger_text(p->witness, sizeof p->witness, s, 4);
+    p->state = zk_part_state_parse((const char *)sqlite3_column_text(s, 5));
+    p->attempts = (uint32_t)sqlite3_column_int64(s, 6);
+    p->errors = (uint32_t)sqlite3_column_int64(s, 7);
+    p->proofs = (uint32_t)sqlite3_column_int64(s, 8);
+    p->owner.pid = (int32_t)sqlite3_column_int64(s, 9);
+    p->owner.start = (uint64_t)sqlite3_column_int64(s, 10);
+    ledger_text(p->owner_role, sizeof p->owner_role, s, 11);
+    p->slot = (int32_t)sqlite3_column_int64(s, 12);
+    p->synth_s = sqlite3_column_double(s, 13);
+    p->wait_s = sqlite3_column_double(s, 14);
+    p->start_s = sqlite3_column_double(s, 15);
+    p->finalize_s = sqlite3_column_double(s, 16);
+    p->queued_ns = sqlite3_column_int64(s, 17);
+    p->ready_ns = sqlite3_column_int64(s, 18);
+    p->done_ns = sqlite3_column_int64(s, 19);
+    ledger_text(p->error, sizeof p->error, s, 20);
+    p->has_input = sqlite3_column_int(s, 21);
+    p->witness_s = sqlite3_column_double(s, 22);
+    p->owner.pidns = (uint64_t)sqlite3_column_int64(s, 23);
+    p->owner.boot = (uint64_t)sqlite3_column_int64(s, 24);
+}
+
+int zk_ledger_part_list(zk_ledger *l, int64_t job_id,
+                        int (*fn)(void *ctx, const struct zk_ledger_part *p), void *ctx,
+                        struct zk_diag *diag)
+{
+    sqlite3_stmt *s;
+    struct zk_ledger_part p;
+    int r;
+    if (sqlite3_prepare_v2(l->db,
+                           "SELECT " PART_COLS " FROM partitions p JOIN jobs j ON j.id ="
+                           " p.job_id WHERE p.job_id = ? ORDER BY p.idx",
+                           -1, &s, NULL))
+        return ledger_dberr(l, diag);
+    sqlite3_bind_int64(s, 1, job_id);
+    while ((r = ledger_step(l, s, diag)) > 0) {
+        part_row(s, &p);
+        if ((r = fn(ctx, &p)) != 0)
+            break;
+    }
+    sqlite3_finalize(s);
+    return r;
+}
+
+/* Partition id into *ret (inside or outside a transaction). */
+static int part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret, struct zk_diag *diag)
+{
+    static const char sql_part_get[] =
+        "SELECT " PART_COLS " FROM partitions p JOIN jobs j ON j.id = p.job_id WHERE p.id = ?";
+    sqlite3_stmt *s = ledger_stmt(l, LS_PART_GET, sql_part_get, diag);
+    if (!s)
+        return ZK_ELEDGER;
+    sqlite3_bind_int64(s, 1, id);
+    int r = ledger_step(l, s, diag);
+    if (r == 0)
+        return zk_diag_set(diag, l->path, -ENOENT, "no partition %lld", (long long)id);
+    if (r < 0)
+        return r;
+    part_row(s, ret);
+    sqlite3_reset(s);
+    return 0;
+}
+
+/*
+ * Opens the write transaction of a transition and reads partition id into
+ * *p.  0 with the transaction open, or < 0 with none (rolled back).
+ */
+static int part_begin(zk_ledger *l, int64_t id, struct zk_ledger_part *p, struct zk_diag *diag)
+{
+    int r = ledger_begin(l, diag);
+    if (r)
+        return r;
+    if ((r = part_get(l, id, p, diag)) < 0)
+        return ledger_end(l, r, diag);
+    return 0;
+}
+
+int zk_ledger_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret,
+                       struct zk_diag *diag)
+{
+    struct zk_ledger_part p;
+    int r = part_get(l, id, &p, diag);
+    if (!r)
+        *ret = p;
+    return r;
+}
+
+int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
+                         struct zk_diag *diag)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(l->db, "SELECT input FROM partitions WHERE id = ?", -1, &s, NULL))
+        return ledger_dberr(l, diag);
+    sqlite3_bind_int64(s, 1, id);
+    int r = ledger_step(l, s, diag);
+    if (r == 0)
+        r = zk_diag_set(diag, l->path, -ENOENT, "no partition %lld", (long long)id);
+    else if (r > 0 && sqlite3_column_type(s, 0) == SQLITE_NULL)
+        r = zk_diag_set(diag, l->path, -ENOENT, "partition %lld has no input (a .wtns one)",
+                        (long long)id);
+    else if (r > 0) {
+        size_t n = (size_t)sqlite3_column_bytes(s, 0);
+        char *buf = malloc(n + 1);
+        if (!buf) {
+            r = zk_diag_set(diag, NULL, -ENOMEM, "out of memory");
+        } else {
+            if (n)
+                memcpy(buf, sqlite3_column_blob(s, 0), n);
+            buf[n] = 0;
+            *ret = buf;
+            *ret_len = n;
+            r = 0;
+        }
+    }
+    sqlite3_finalize(s);
+    return r;
+}
+
+int zk_ledger_has_queued(zk_ledger *l, struct zk_diag *diag)
+{
+    static const char sql_has_queued[] =
+        "SELECT 1 FROM partitions WHERE state = 'queued' LIMIT 1";
+    sqlite3_stmt *s = ledger_stmt(l, LS_HAS_QUEUED, sql_has_queued, diag);
+    if (!s)
+        return ZK_ELEDGER;
+    int r = ledger_step(l, s, diag);
+    if (r > 0)
+        sqlite3_reset(s);
+    return r;
+}
+
+/*
+ * Runs s, a claim or proving statement (?1 pid, ?2 start, ?5 namespace,
+ * ?6 boot of the new owner me, ?3 slot, ?4 partition id).  A NULL s (its
+ * preparation failed, diag set) is ZK_ELEDGER.  The rows changed or < 0.
+ */
+static int run_owned(zk_ledger *l, sqlite3_stmt *s, const struct zk_proc_id *me, int32_t slot,
+                     int64_t id, struct zk_diag *diag)
+{
+    if (!s)
+        return ZK_ELEDGER;
+    sqlite3_bind_int64(s, 1, me->pid);
+    sqlite3_bind_int64(s, 2, (int64_t)me->start);
+    sqlite3_bind_int(s, 3, slot);
+    sqlite3_bind_int64(s, 4, id);
+    sqlite3_bind_int64(s, 5, (int64_t)me->pidns);
+    sqlite3_bind_int64(s, 6, (int64_t)me->boot);
+    return ledger_run(l, s, diag);
+}
+
+static int same_owner(const struct zk_ledger_part *p, const struct zk_proc_id *me)
+{
+    return p->owner.pid == me->pid && p->owner.start == me->start;
+}
+
+static int bad_state(zk_ledger *l, const struct zk_ledger_part *p, struct zk_diag *diag)
+{
+    if (p->owner.pid)
+        return zk_diag_set(diag, l->path, ZK_ESTATE, "partition %lld is %s by %s pid %d",
+                           (long long)p->id, zk_part_state_name(p->state), p->owner_role,
+                           (int)p->owner.pid);
+    return zk_diag_set(diag, l->path, ZK_ESTATE, "partition %lld is %s", (long long)p->id,
+                       zk_part_state_name(p->state));
+}
+
+int zk_ledger_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
+                           struct zk_ledger_part *ret, struct zk_diag *diag)
+{
+    static const char sql_oldest_queued[] =
+        "SELECT p.id FROM partitions p JOIN jobs j ON j.id = p.job_id"
+        " WHERE p.state = 'queued' AND j.state IN ('queued', 'running')"
+        " ORDER BY p.id LIMIT 1";
+    static const char sql_claim[] =
+        "UPDATE partitions SET state = 'synthesizing', owner_pid = ?, owner_start = ?,"
+        " owner_role = 'synthd', slot = ?, attempts = attempts + 1, synth_s = -1,"
+        " witness_s = -1, wait_s = -1, start_s = -1, finalize_s = -1, owner_ns = ?5,"
+        " owner_boot = ?6 WHERE id = ?4";
+    struct zk_ledger_part p;
+    int r = ledger_begin(l, diag);
+    if (r)
+        return r;
+    sqlite3_stmt *s = ledger_stmt(l, LS_OLDEST_QUEUED, sql_oldest_queued, diag);
+    if (!s) {
+        r = ZK_ELEDGER;
+        goto out;
+    }
+    if ((r = ledger_step(l, s, diag)) <= 0) {
+        if (r == 0)
+            r = zk_diag_set(diag, l->path, -ENOENT, "nothing queued");
+        goto out;
+    }
+    int64_t id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    s = ledger_stmt(l, LS_CLAIM, sql_claim, diag);
+    if ((r = run_owned(l, s, me, slot, id, diag)) < 0)
+        goto out;
+    if ((r = part_get(l, id, &p, diag)) < 0)
+        goto out;
+    r = ledger_derive_job(l, p.job_id, ZK_PART_SYNTHESIZING, diag);
+out:
+    r = ledger_end(l, r, diag);
+    if (!r)
+        *ret = p;
+    return r;
+}
+
+int zk_ledger_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                         double synth_s, double witness_s, struct zk_diag *diag)
+{
+    static const char sql_ready[] =
+        "UPDATE partitions SET state = 'ready', owner_pid = 0, owner_start = 0,"
+        " owner_role = '', synth_s = ?, ready_ns = ?, witness_s = ? WHERE id = ?"
+        " AND state = 'synthesizing' AND owner_pid = ? AND owner_start = ?";
+    struct zk_ledger_part p;
+    int r = part_begin(l, id, &p, diag);
+    if (r)
+        return r;
+    sqlite3_stmt *s;
+    if (p.state != ZK_PART_SYNTHESIZING || !same_owner(&p, me)) {
+        r = bad_state(l, &p, diag);
+        goto out;
+    }
+    r = ZK_ELEDGER;
+    if (!(s = ledger_stmt(l, LS_READY, sql_ready, diag)))
+        goto out;
+    sqlite3_bind_double(s, 1, synth_s);
+    sqlite3_bind_int64(s, 2, ledger_now_ns());
+    sqlite3_bind_double(s, 3, witness_s);
+    sqlite3_bind_int64(s, 4, id);
+    sqlite3_bind_int64(s, 5, me->pid);
+    sqlite3_bind_int64(s, 6, (int64_t)me->start);
+    r = ledger_run(l, s, diag);
+    if (r > 0)
+        r = ledger_derive_job(l, p.job_id, ZK_PART_READY, diag);
+out:
+    return ledger_end(l, r, diag);
+}
+
+/* The pool's word for a partition against the ledger's (gpud's checked
+ * move): its key, and for a synthesized one the slot synthd recorded. */
+static int slot_matches(zk_ledger *l, const struct zk_ledger_part *p, int64_t key_id,
+                        int32_t slot, struct zk_diag *diag)
+{
+    if (p->key_id != key_id)
+        return zk_diag_set(diag, l->path, ZK_ESTATE,
+                           "partition %lld belongs to key %lld, the slot says key %lld",
+                           (long long)p->id, (long long)p->key_id, (long long)key_id);
+    if (p->state == ZK_PART_QUEUED)
+        return zk_diag_set(diag, l->path, ZK_ESTATE,
+                           "partition %lld is queued: no slot holds its synthesis",
+                           (long long)p->id);
+    if ((p->state == ZK_PART_SYNTHESIZING || p->state == ZK_PART_READY) && p->slot != slot)
+        return zk_diag_set(diag, l->path, ZK_ESTATE,
+                           "partition %lld was synthesized into slot %d, not slot %d",
+                           (long long)p->id, (int)p->slot, (int)slot);
+    return 0;
+}
+
+/* queued, synthesizing, ready -> proving; key_id >= 0: slot_matches first. */
+static int part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
+                        int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag)
+{
+    static const char sql_proving[] =
+        "UPDATE partitions SET state = 'proving', owner_pid = ?, owner_start = ?,"
+        " owner_role = 'gpud', slot = ?, owner_ns = ?5, owner_boot = ?6 WHERE id = ?4";
+    struct zk_ledger_part p;
+    int r = part_begin(l, id, &p, diag);
+    if (r)
+        return r;
+    sqlite3_stmt *s;
+    if (key_id >= 0 && (r = slot_matches(l, &p, key_id, slot, diag)) < 0)
+        goto out;
+    switch (p.state) {
+    case ZK_PART_QUEUED:
+    case ZK_PART_SYNTHESIZING:
+    case ZK_PART_READY:
+        break;
+    case ZK_PART_PROVING:
+        /* ours already, or its owner is dead: take it over */
+        if (same_owner(&p, me) || !zk_proc_alive(&p.owner, 64))
+            break;
+        /* fall through */
+    default:
+        r = bad_state(l, &p, diag);
+        goto out;
+    }
+    s = ledger_stmt(l, LS_PROVING, sql_proving, diag);
+    if ((r = run_owned(l, s, me, slot, id, diag)) < 0)
+        goto out;
+    if ((r = ledger_derive_job(l, p.job_id, ZK_PART_PROVING, diag)) < 0)
+        goto out;
+    r = part_get(l, id, &p, diag);
+out:
+    r = ledger_end(l, r, diag);
+    if (!r && ret)
+        *ret = p;
+    return r;
+}
+
+int zk_ledger_part_proving(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                           int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag)
+{
+    return part_proving(l, id, -1, me, slot, ret, diag);
+}
+
+int zk_ledger_part_proving_slot(zk_ledger *l, int64_t id, int64_t key_id,
+                                const struct zk_proc_id *me, int32_t slot,
+                                struct zk_ledger_part *ret, struct zk_diag *diag)
+{
+    return part_proving(l, id, key_id < 0 ? INT64_MAX : key_id, me, slot, ret, diag);
+}
+
+int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                        const struct zk_ledger_timings *t, int duplicate,
+                        struct zk_diag *diag)
+{
+    /* done: an earlier attempt's error (a dead synthd, a requeue note) is
+     * no longer the partition's; `errors` keeps the count */
+    static const char sql_done[] =
+        "UPDATE partitions SET state = 'done', proofs = proofs + ?, owner_pid = 0,"
+        " owner_start = 0, owner_role = '', error = '', slot = -1, wait_s = ?, start_s = ?,"
+        " finalize_s = ?, done_ns = ?,"
+        " synth_s = CASE WHEN ?6 >= 0 AND (synth_s IS NULL OR synth_s < 0)"
+        " THEN ?6 ELSE synth_s END,"
+        " witness_s = CASE WHEN ?9 >= 0 AND witness_s < 0 THEN ?9 ELSE witness_s END"
+        " WHERE id = ?8";
+    static const char sql_done_again[] =
+        "UPDATE partitions SET proofs = proofs + ? WHERE id = ?";
+    struct zk_ledger_part p;
+    (void)me;   /* any live state is accepted: the proof exists */
+    int r = part_begin(l, id, &p, diag);
+    if (r)
+        return r;
+    sqlite3_stmt *s;
+    int add = 1 + (duplicate ? 1 : 0);
+    if (p.state == ZK_PART_FAILED || p.state == ZK_PART_CANCELED) {
+        r = bad_state(l, &p, diag);
+        goto out;
+    }
+    r = ZK_ELEDGER;
+    if (p.state == ZK_PART_DONE) {
+        if (!(s = ledger_stmt(l, LS_DONE_AGAIN, sql_done_again, diag)))
+            goto out;
+        sqlite3_bind_int(s, 1, add);
+        sqlite3_bind_int64(s, 2, id);
+        r = ledger_run(l, s, diag);
+        goto out;
+    }
+    if (!(s = ledger_stmt(l, LS_DONE, sql_done, diag)))
+        goto out;
+    sqlite3_bind_int(s, 1, add);
+    sqlite3_bind_double(s, 2, t ? t->wait_s : -1);
+    sqlite3_bind_double(s, 3, t ? t->start_s : -1);
+    sqlite3_bind_double(s, 4, t ? t->finalize_s : -1);
+    sqlite3_bind_int64(s, 5, ledger_now_ns());
+    sqlite3_bind_double(s, 6, t ? t->synth_s : -1);
+    sqlite3_bind_int64(s, 8, id);
+    sqlite3_bind_double(s, 9, t ? t->witness_s : -1);
+    if ((r = ledger_run(l, s, diag)) < 0)
+        goto out;
+    r = ledger_derive_job(l, p.job_id, ZK_PART_DONE, diag);
+out:
+    return ledger_end(l, r > 0 ? 0 : r, diag);
+}
+
+/*
+ * Runs s, an error or requeue statement (?1 the note, truncated to 511
+ * bytes, NULL as "", ?2 now, ?3 partition id).  A NULL s (its preparation
+ * failed, diag set) is ZK_ELEDGER.  The rows changed or < 0.
+ */
+static int run_noted(zk_ledger *l, sqlite3_stmt *s, const char *note, int64_t id,
+                     struct zk_diag *diag)
+{
+    if (!s)
+        return ZK_ELEDGER;
+    note = note ? note : "";
+    sqlite3_bind_text(s, 1, note, (int)strnlen(note, 511), SQLITE_TRANSIENT);
+    sqlite3_bind_int64(s, 2, ledger_now_ns());
+    sqlite3_bind_int64(s, 3, id);
+    return ledger_run(l, s, diag);
+}
+
+int zk_ledger_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                         const char *error, uint32_t max_errors, uint32_t max_attempts,
+                         int *ret_failed, struct zk_diag *diag)
+{
+    static const char sql_error_queue[] =
+        "UPDATE partitions SET state = 'queued', errors = errors + 1, error = ?,"
+        " owner_pid = 0, owner_start = 0, owner_role = '', slot = -1,"
+        " queued_ns = ? WHERE id = ?";
+    static const char sql_error_fail[] =
+        "UPDATE partitions SET state = 'failed', errors = errors + 1, error = ?,"
+        " owner_pid = 0, owner_start = 0, owner_role = '', slot = -1,"
+        " done_ns = ? WHERE id = ?";
+    struct zk_ledger_part p;
+    int failed = 0;
+    int r = part_begin(l, id, &p, diag);
+    if (r)
+        return r;
+    sqlite3_stmt *s;
+    int mine = p.state == ZK_PART_READY ||
+               ((p.state == ZK_PART_SYNTHESIZING || p.state == ZK_PART_PROVING) &&
+                same_owner(&p, me));
+    if (!mine) {
+        r = bad_state(l, &p, diag);
+        goto out;
+    }
+    failed = p.errors + 1 >= max_errors || p.attempts >= max_attempts;
+    s = failed ? ledger_stmt(l, LS_ERROR_FAIL, sql_error_fail, diag)
+               : ledger_stmt(l, LS_ERROR_QUEUE, sql_error_queue, diag);
+    if ((r = run_noted(l, s, error, id, diag)) < 0)
+        goto out;
+    r = ledger_derive_job(l, p.job_id, failed ? ZK_PART_FAILED : ZK_PART_QUEUED, diag);
+out:
+    r = ledger_end(l, r, diag);
+    if (!r && ret_failed)
+        *ret_failed = failed;
+    return r;
+}
+
+int zk_ledger_part_requeue(zk_ledger *l, int64_t id, enum zk_part_state expect,
+                           const struct zk_proc_id *owner, const char *note,
+                           struct zk_diag *diag)
+{
+    static const char sql_requeue[] =
+        "UPDATE partitions SET state = 'queued', error = ?, owner_pid = 0,"
+        " owner_start = 0, owner_role = '', slot = -1, queued_ns = ? WHERE id = ?";
+    struct zk_ledger_part p;
+    int r = part_begin(l, id, &p, diag);
+    if (r)
+        return r;
+    sqlite3_stmt *s;
+    /* conditional, like part_ready: only the state the caller saw, and for
+     * synthesizing/proving only its own (a live synthd or gpud keeps its
+     * partition; a dead owner's is reconcile's to move) */
+    int ok = p.state == (int)expect &&
+             (expect == ZK_PART_READY ||
+              ((expect == ZK_PART_SYNTHESIZING || expect == ZK_PART_PROVING) && owner &&
+               same_owner(&p, owner)));
+    if (!ok) {
+        r = bad_state(l, &p, diag);
+        goto out;
+    }
+    s = ledger_stmt(l, LS_REQUEUE, sql_requeue, diag);
+    if ((r = run_noted(l, s, note, id, diag)) < 0)
+        goto out;
+    r = ledger_derive_job(l, p.job_id, ZK_PART_QUEUED, diag);
+out:
+    return ledger_end(l, r, diag);
+}

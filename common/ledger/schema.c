@@ -1,0 +1,282 @@
+/*
+ * schema.c -- the ledger's file: its schema and migrations, open and close
+ * (zk/ledger.h).
+ *
+ * One SQLite database in WAL mode.  The schema is a list of migrations
+ * (migrations[v] brings user_version v to v + 1); application_id marks the
+ * file as a zkslot ledger so that an unrelated database is refused instead
+ * of being written to.  Every state change elsewhere is one BEGIN IMMEDIATE
+ * transaction: the write lock is taken before the partition is read, so two
+ * processes never both see it queued.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ledger/faultvfs.h"
+#include "ledger/ledger_internal.h"
+#include "zk/error.h"
+
+#define LEDGER_APP_ID 0x7a6b736c   /* "zksl" */
+
+/* migrations[v]: user_version v -> v + 1.  Never edit a released entry. */
+static const char *const migrations[] = {
+    /* 0 -> 1: the schema */
+    "CREATE TABLE keys ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  name TEXT NOT NULL UNIQUE,"
+    "  path TEXT NOT NULL,"
+    "  curve TEXT NOT NULL,"
+    "  hash TEXT NOT NULL,"
+    "  file_size INTEGER NOT NULL,"
+    "  n_vars INTEGER NOT NULL,"
+    "  n_public INTEGER NOT NULL,"
+    "  domain_size INTEGER NOT NULL,"
+    "  added_ns INTEGER NOT NULL);"
+    "CREATE TABLE jobs ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  key_id INTEGER NOT NULL REFERENCES keys(id),"
+    "  nparts INTEGER NOT NULL,"
+    "  state TEXT NOT NULL,"
+    "  out_dir TEXT NOT NULL,"
+    "  submitted_ns INTEGER NOT NULL,"
+    "  started_ns INTEGER NOT NULL DEFAULT 0,"
+    "  finished_ns INTEGER NOT NULL DEFAULT 0,"
+    "  error TEXT NOT NULL DEFAULT '');"
+    "CREATE TABLE partitions ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+    "  idx INTEGER NOT NULL,"
+    "  witness TEXT NOT NULL,"
+    "  state TEXT NOT NULL,"
+    "  attempts INTEGER NOT NULL DEFAULT 0,"
+    "  errors INTEGER NOT NULL DEFAULT 0,"
+    "  proofs INTEGER NOT NULL DEFAULT 0,"
+    "  owner_pid INTEGER NOT NULL DEFAULT 0,"
+    "  owner_start INTEGER NOT NULL DEFAULT 0,"
+    "  owner_role TEXT NOT NULL DEFAULT '',"
+    "  slot INTEGER NOT NULL DEFAULT -1,"
+    "  synth_s REAL NOT NULL DEFAULT -1,"
+    "  wait_s REAL NOT NULL DEFAULT -1,"
+    "  start_s REAL NOT NULL DEFAULT -1,"
+    "  finalize_s REAL NOT NULL DEFAULT -1,"
+    "  queued_ns INTEGER NOT NULL DEFAULT 0,"
+    "  ready_ns INTEGER NOT NULL DEFAULT 0,"
+    "  done_ns INTEGER NOT NULL DEFAULT 0,"
+    "  error TEXT NOT NULL DEFAULT '');"
+    "CREATE INDEX partitions_state ON partitions(state, id);"
+    "CREATE UNIQUE INDEX partitions_job ON partitions(job_id, idx);",
+    /* 1 -> 2: daemon starts (restarts for the metrics) */
+    "CREATE TABLE daemons ("
+    "  role TEXT NOT NULL,"
+    "  instance TEXT NOT NULL,"
+    "  starts INTEGER NOT NULL DEFAULT 0,"
+    "  last_pid INTEGER NOT NULL DEFAULT 0,"
+    "  last_start_ns INTEGER NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY (role, instance));",
+    /* 2 -> 3: witness generators of keys, partitions from circuit inputs */
+    "ALTER TABLE keys ADD COLUMN witgen_kind TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE keys ADD COLUMN witgen TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE keys ADD COLUMN witgen_hash TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE keys ADD COLUMN file_dev INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE keys ADD COLUMN file_ino INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE keys ADD COLUMN file_mtime_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE partitions ADD COLUMN input BLOB;"
+    "ALTER TABLE partitions ADD COLUMN witness_s REAL NOT NULL DEFAULT -1;",
+    /* 3 -> 4: an owner's PID namespace and boot (zk/proc.h; 0 = not recorded) */
+    "ALTER TABLE partitions ADD COLUMN owner_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE partitions ADD COLUMN owner_boot INTEGER NOT NULL DEFAULT 0;",
+};
+#define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
+_Static_assert(N_MIGRATIONS == ZK_LEDGER_SCHEMA_VERSION, "one migration per schema version");
+
+/* ---- open / close --------------------------------------------------------- */
+
+static int pragma_int(zk_ledger *l, const char *q, int64_t *ret, struct zk_diag *diag)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(l->db, q, -1, &s, NULL) != SQLITE_OK)
+        return ledger_dberr(l, diag);
+    int r = ledger_step(l, s, diag);
+    if (r > 0) {
+        *ret = sqlite3_column_int64(s, 0);
+        r = 0;
+    } else if (r == 0) {
+        r = zk_diag_set(diag, l->path, ZK_ELEDGER, "%s returned nothing", q);
+    }
+    sqlite3_finalize(s);
+    return r;
+}
+
+/* Inspects the file: 0 = empty (new), 1 = a zkslot ledger, or an error. */
+static int identify(zk_ledger *l, int64_t *ret_version, struct zk_diag *diag)
+{
+    int64_t app, ver, tables;
+    int rc = sqlite3_exec(l->db, "SELECT 1 FROM sqlite_master LIMIT 1", NULL, NULL, NULL);
+    if (rc == SQLITE_NOTADB)
+        return zk_diag_set(diag, l->path, ZK_EFORMAT, "not a zkslot ledger (not SQLite)");
+    if (rc != SQLITE_OK)
+        return ledger_dberr(l, diag);
+    int r = pragma_int(l, "PRAGMA application_id", &app, diag);
+    if (!r)
+        r = pragma_int(l, "PRAGMA user_version", &ver, diag);
+    if (!r)
+        r = pragma_int(l, "SELECT count(*) FROM sqlite_master", &tables, diag);
+    if (r)
+        return r;
+    if (app == 0 && ver == 0 && tables == 0)
+        return 0;
+    if (app != LEDGER_APP_ID)
+        return zk_diag_set(diag, l->path, ZK_EFORMAT,
+                           "not a zkslot ledger (an unrelated SQLite database)");
+    if (ver > ZK_LEDGER_SCHEMA_VERSION)
+        return zk_diag_set(diag, l->path, ZK_EVERSION,
+                           "ledger schema version %lld is newer than this zkslot's (%d)",
+                           (long long)ver, ZK_LEDGER_SCHEMA_VERSION);
+    *ret_version = ver;
+    return 1;
+}
+
+/* Brings the schema to ZK_LEDGER_SCHEMA_VERSION in one transaction. */
+static int migrate(zk_ledger *l, struct zk_diag *diag)
+{
+    int64_t ver = 0;
+    int r = ledger_begin(l, diag);
+    if (r)
+        return r;
+    r = identify(l, &ver, diag);   /* again, under the write lock */
+    if (r < 0)
+        goto out;
+    if (r == 0)
+        ver = 0;
+    r = 0;
+    for (int64_t v = ver; v < ZK_LEDGER_SCHEMA_VERSION && !r; v++)
+        r = ledger_exec(l, migrations[v], diag);
+    if (!r && ver < ZK_LEDGER_SCHEMA_VERSION) {
+        char q[96];
+        snprintf(q, sizeof q, "PRAGMA application_id = %d; PRAGMA user_version = %d",
+                 LEDGER_APP_ID, ZK_LEDGER_SCHEMA_VERSION);
+        r = ledger_exec(l, q, diag);
+    }
+out:
+    return ledger_end(l, r, diag);
+}
+
+/*
+ * Switches to WAL mode.  SQLite does not call the busy handler for this
+ * (it needs the only connection), so concurrent first opens retry here
+ * for up to busy_ms.
+ */
+static int set_wal(zk_ledger *l, unsigned busy_ms, struct zk_diag *diag)
+{
+    for (unsigned waited = 0;; waited += 2) {
+        sqlite3_stmt *s;
+        if (sqlite3_prepare_v2(l->db, "PRAGMA journal_mode = WAL", -1, &s, NULL) != SQLITE_OK)
+            return ledger_dberr(l, diag);
+        int rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW) {
+            const char *mode = (const char *)sqlite3_column_text(s, 0);
+            int wal = mode && !strcmp(mode, "wal");
+            char m[16];
+            snprintf(m, sizeof m, "%s", mode ? mode : "?");
+            sqlite3_finalize(s);
+            if (wal)
+                return 0;
+            return zk_diag_set(diag, l->path, ZK_ELEDGER,
+                               "cannot use WAL mode (journal mode stays %s)", m);
+        }
+        sqlite3_finalize(s);
+        if (rc != SQLITE_BUSY || waited >= busy_ms)
+            return ledger_dberr(l, diag);
+        usleep(2000);
+    }
+}
+
+int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret,
+                   struct zk_diag *diag)
+{
+    struct stat st;
+    int64_t ver = 0;
+    int r;
+    if (stat(path, &st) != 0) {
+        if (errno != ENOENT || !(flags & ZK_LEDGER_CREATE))
+            return zk_diag_set(diag, path, -errno, "%s", strerror(errno));
+        /* made here, not by SQLite (0644 less the umask, 0640 under the
+         * units' UMask=0007): 0660 so that operators in the daemons' group
+         * (the setgid state directory's) can write it, and the daemons can
+         * write a ledger that root or an operator created first */
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0660);
+        if (fd < 0 && errno != EEXIST)
+            return zk_diag_set(diag, path, -errno, "cannot create: %s", strerror(errno));
+        if (fd >= 0) {
+            int e = fchmod(fd, 0660) ? -errno : 0;
+            close(fd);
+            if (e)
+                return zk_diag_set(diag, path, e, "cannot make it mode 0660: %s", strerror(-e));
+        }
+    } else if (!S_ISREG(st.st_mode)) {
+        return zk_diag_set(diag, path, ZK_EFORMAT, "not a zkslot ledger (not a file)");
+    }
+    zk_ledger *l = calloc(1, sizeof *l);
+    if (!l || !(l->path = strdup(path))) {
+        free(l);
+        return zk_diag_set(diag, path, -ENOMEM, "out of memory");
+    }
+    int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+                 ((flags & ZK_LEDGER_CREATE) ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(path, &l->db, oflags, ledger_fault_vfs()) != SQLITE_OK) {
+        r = l->db ? ledger_dberr(l, diag) : zk_diag_set(diag, path, -ENOMEM, "out of memory");
+        goto out;
+    }
+    sqlite3_extended_result_codes(l->db, 0);
+    sqlite3_busy_timeout(l->db, busy_ms ? (int)busy_ms : 10000);
+    /* one read transaction: the values must come from one snapshot, not
+     * from either side of another process's first migration */
+    if ((r = ledger_exec(l, "BEGIN", diag)) < 0)
+        goto out;
+    r = identify(l, &ver, diag);
+    int e = ledger_end(l, r < 0 ? r : 0, diag);
+    if (r >= 0 && e < 0)
+        r = e;
+    if (r < 0)
+        goto out;
+    if (r == 0 && !(flags & ZK_LEDGER_CREATE)) {
+        r = zk_diag_set(diag, path, ZK_EFORMAT, "not a zkslot ledger (empty database)");
+        goto out;
+    }
+    r = set_wal(l, busy_ms ? busy_ms : 10000, diag);
+    if (!r)
+        r = ledger_exec(l, (flags & ZK_LEDGER_SYNC_NORMAL)
+                        ? "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON"
+                        : "PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON", diag);
+    if (!r && ver < ZK_LEDGER_SCHEMA_VERSION)
+        r = migrate(l, diag);
+out:
+    if (r < 0) {
+        zk_ledger_close(l);
+        return r;
+    }
+    *ret = l;
+    return 0;
+}
+
+void zk_ledger_close(zk_ledger *l)
+{
+    if (!l)
+        return;
+    for (int i = 0; i < LS_COUNT; i++)
+        sqlite3_finalize(l->st[i]);
+    sqlite3_close(l->db);
+    free(l->path);
+    free(l);
+}
+
+const char *zk_ledger_path(const zk_ledger *l)
+{
+    return l->path;
+}

@@ -1,0 +1,42 @@
+/*
+ * states.c -- the names of partition and job states, as stored in the
+ * ledger's database and printed by `zkslot status` (zk/ledger.h).
+ */
+#include <string.h>
+
+#include "zk/ledger.h"
+
+_Static_assert(ZK_PART_CANCELED + 1 == ZK_PART_STATE_COUNT, "one count per partition state");
+_Static_assert(ZK_JOB_CANCELED + 1 == ZK_JOB_STATE_COUNT, "one count per job state");
+
+static const char *const part_names[ZK_PART_STATE_COUNT] = {
+    "queued", "synthesizing", "ready", "proving", "done", "failed", "canceled"
+};
+static const char *const job_names[ZK_JOB_STATE_COUNT] = { "queued", "running", "done",
+                                                           "failed", "canceled" };
+
+const char *zk_part_state_name(int state)
+{
+    return state >= 0 && state < ZK_PART_STATE_COUNT ? part_names[state] : "?";
+}
+
+const char *zk_job_state_name(int state)
+{
+    return state >= 0 && state < ZK_JOB_STATE_COUNT ? job_names[state] : "?";
+}
+
+int zk_part_state_parse(const char *s)
+{
+    for (int i = 0; i < ZK_PART_STATE_COUNT; i++)
+        if (s && !strcmp(s, part_names[i]))
+            return i;
+    return -1;
+}
+
+int zk_job_state_parse(const char *s)
+{
+    for (int i = 0; i < ZK_JOB_STATE_COUNT; i++)
+        if (s && !strcmp(s, job_names[i]))
+            return i;
+    return -1;
+}
