@@ -2,7 +2,8 @@
  * mont32.h -- Montgomery multiplication and squaring on 32-bit words, for
  * the GPU: included by vec.h, and used by mul_mont_n / sqr_mont_n instead
  * of the 64-bit CIOS when ZK_FF_MONT32 is 1 (CMake sets it for gpud/cuda's
- * kernels and their cuemu build, ZK_CUDA_MONT=32, the default).
+ * kernels and their cuemu build with -DZK_CUDA_MONT=32; the default is 64,
+ * docs/cuda.md says why).
  *
  * Why: a GPU multiplies 32 x 32 -> 64 bits in one instruction
  * with a carry flag (PTX mad.lo.cc / madc.hi.cc), while the 64-bit limbs'

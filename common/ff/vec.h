@@ -143,7 +143,7 @@ ZK_HD void cond_sub_n(limb_t *ret, const limb_t *x, const limb_t *p, size_t n)
 /*
  * ZK_FF_MONT32 = 1: mul_mont_n and sqr_mont_n run mont32.h's 32-bit-word
  * Montgomery code (the GPU's form: CMake sets it for gpud/cuda's kernels and
- * their cuemu build, ZK_CUDA_MONT=32); same results as the 64-bit code.
+ * their cuemu build with -DZK_CUDA_MONT=32); same results as the 64-bit code.
  */
 #ifndef ZK_FF_MONT32
 # define ZK_FF_MONT32 0
