@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -350,6 +349,63 @@ static void bind_numa(int node)
 #endif
 }
 
+/* ---- the daemon loop's callbacks (zkd_loop_run; ctx: the workers) ------------------ */
+
+/* SIGTERM or the pool gone: no new partition, finish the ones in hand;
+ * SIGINT or SIGQUIT (also while finishing): hand them back at once. */
+static void on_stop(void *ctx, int how)
+{
+    (void)ctx;
+    if (how == ZKD_HANDBACK)
+        atomic_store(&abort_flag, 1);
+    atomic_store(&stop_flag, 1);
+}
+
+static void tick(void *ctx, unsigned n)
+{
+    (void)ctx;
+    if (n % 10 == 0)
+        synthd_witness_sweep();
+}
+
+static void status(void *ctx, char *buf, size_t n)
+{
+    struct zk_pool_info pi;
+    (void)ctx;
+    zk_pool_info(pool, &pi);
+    snprintf(buf, n, "slots free %u filling %u ready %u claimed %u; synthesized %llu, "
+             "errors %llu", pi.count[ZK_SLOT_FREE], pi.count[ZK_SLOT_FILLING],
+             pi.count[ZK_SLOT_READY], pi.count[ZK_SLOT_CLAIMED],
+             (unsigned long long)atomic_load(&n_synthesized),
+             (unsigned long long)atomic_load(&n_errors));
+}
+
+/* alive = every worker came around its loop recently, or is busy */
+static int alive(void *ctx, uint64_t lim)
+{
+    const struct worker *wk = ctx;
+    for (unsigned i = 0; i < cfg.synthd_workers; i++) {
+        if (!atomic_load(&wk[i].busy) && now_ms() - atomic_load(&wk[i].heartbeat_ms) > lim)
+            return 0;
+    }
+    return 1;
+}
+
+/* Draining: done when no worker has a partition in hand.  A worker with one
+ * counts as alive, as while running; the others are leaving. */
+static int drained(void *ctx, uint64_t lim, int *healthy, char *buf, size_t n)
+{
+    const struct worker *wk = ctx;
+    int busy = 0;
+    (void)lim;
+    for (unsigned i = 0; i < cfg.synthd_workers; i++)
+        busy += atomic_load(&wk[i].busy);
+    *healthy = 1;
+    snprintf(buf, n, "stopping: finishing %d partition(s) in hand; synthesized %llu", busy,
+             (unsigned long long)atomic_load(&n_synthesized));
+    return !busy;
+}
+
 static const struct zkd_flag flags[] = {
     { "--workers", "synthd", "workers", "K", "partitions synthesized at once" },
     { "--threads", "synthd", "threads", "T", "threads per worker (0 = cores / workers)" },
@@ -411,72 +467,8 @@ int main(int argc, char **argv)
             threads_per_worker, zk_ledger_path(l));
     zkd_notify("READY=1\nSTATUS=synthesizing with %u worker(s)", cfg.synthd_workers);
 
-    uint64_t wd_usec = zkd_watchdog_usec();
-    double last_tick = 0;
-    unsigned n_ticks = 0;
-    int stop = ZKD_RUN;
-    while (!atomic_load(&stop_flag)) {
-        struct pollfd pfd = { sfd, POLLIN, 0 };
-        int pr = poll(&pfd, 1, 500);
-        if (pr > 0 && zkd_signals_poll(sfd, &stop)) {
-            if (stop == ZKD_HANDBACK)
-                atomic_store(&abort_flag, 1);
-            atomic_store(&stop_flag, 1);
-        }
-        double t = zkd_now();
-        if (t - last_tick < 1.0)
-            continue;
-        last_tick = t;
-        if (++n_ticks % 10 == 0)
-            synthd_witness_sweep();
-        if (zkd_base_tick(&base) == ZKD_EXIT_POOL_GONE) {
-            atomic_store(&stop_flag, 1);
-            rc = ZKD_EXIT_POOL_GONE;
-            break;
-        }
-        struct zk_pool_info pi;
-        zk_pool_info(pool, &pi);
-        char lh[256];
-        zkd_ledger_health_status(lh, sizeof lh);
-        zkd_notify("STATUS=%sslots free %u filling %u ready %u claimed %u; synthesized %llu, "
-                   "errors %llu", lh, pi.count[ZK_SLOT_FREE], pi.count[ZK_SLOT_FILLING],
-                   pi.count[ZK_SLOT_READY], pi.count[ZK_SLOT_CLAIMED],
-                   (unsigned long long)atomic_load(&n_synthesized),
-                   (unsigned long long)atomic_load(&n_errors));
-        if (wd_usec) {
-            /* alive = every worker came around its loop recently, or is busy */
-            int ok = 1;
-            for (unsigned i = 0; i < cfg.synthd_workers; i++) {
-                if (!atomic_load(&wk[i].busy) &&
-                    now_ms() - atomic_load(&wk[i].heartbeat_ms) > wd_usec / 2000)
-                    ok = 0;
-            }
-            if (ok)
-                zkd_notify("WATCHDOG=1");
-        }
-    }
-    /* draining (after a signal or a lost pool): STOPPING=1 at once, then
-     * STATUS and WATCHDOG=1 every second until the workers are done; SIGINT
-     * or SIGQUIT hands back what is in hand.  A worker with a partition in
-     * hand counts as alive, as while running; the others are leaving. */
-    for (double last_note = 0;;) {
-        int busy = 0;
-        for (unsigned i = 0; i < cfg.synthd_workers; i++)
-            busy += atomic_load(&wk[i].busy);
-        double t = zkd_now();
-        if (last_note == 0 || t - last_note >= 1.0) {
-            char st[128];
-            snprintf(st, sizeof st, "stopping: finishing %d partition(s) in hand; synthesized %llu",
-                     busy, (unsigned long long)atomic_load(&n_synthesized));
-            zkd_notify_stopping(1, st);
-            last_note = t;
-        }
-        if (!busy)
-            break;
-        struct pollfd pfd = { sfd, POLLIN, 0 };
-        if (poll(&pfd, 1, 100) > 0 && zkd_signals_poll(sfd, &stop) && stop == ZKD_HANDBACK)
-            atomic_store(&abort_flag, 1);
-    }
+    const struct zkd_loop_ops ops = { wk, &stop_flag, on_stop, tick, status, alive, drained };
+    rc = zkd_loop_run(&base, sfd, &ops);
     for (unsigned i = 0; i < cfg.synthd_workers; i++)
         pthread_join(wk[i].tid, NULL);
     if (rc != ZKD_EXIT_POOL_GONE)

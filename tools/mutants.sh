@@ -65,7 +65,7 @@ m_pi_swap() {
     sub common/groth16/json.c '"pi_c", g1_json(ops, proof->pi_c)' '"pi_c", g1_json(ops, proof->pi_a)'
 }
 m_wrong_index() {
-    sub gpud/main.c 'snprintf(dir, sizeof dir, "%s/%u", j->out_dir, it->p.index);' \
+    sub gpud/output.c 'snprintf(dir, sizeof dir, "%s/%u", j->out_dir, it->p.index);' \
         'snprintf(dir, sizeof dir, "%s/%u", j->out_dir, it->p.index ^ 1u);'
 }
 m_no_reaper() {

@@ -22,6 +22,8 @@ static void usage(FILE *out, const char *prog, const struct zkd_flag *flags, siz
     fprintf(out, "usage: %s [--config FILE] [--check-config] [OPTIONS]\n\noptions:\n", prog);
     fprintf(out, "  %-26s %s\n", "--config FILE", "configuration file (default " ZK_CONFIG_DEFAULT_PATH ")");
     fprintf(out, "  %-26s %s\n", "--check-config", "print the effective configuration and exit");
+    fprintf(out, "  %-26s %s\n", "--help, -h", "print this and exit");
+    fprintf(out, "  %-26s %s\n", "--version", "print the version and exit");
     for (int pass = 0; pass < 2; pass++) {
         const struct zkd_flag *f = pass ? common_flags : flags;
         size_t n = pass ? sizeof common_flags / sizeof common_flags[0] : nflags;
@@ -65,6 +67,9 @@ int zkd_parse_args(int argc, char **argv, const char *prog, const struct zkd_fla
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout, prog, flags, nflags);
             return 1;
+        } else if (!strcmp(a, "--version")) {
+            printf("%s %s\n", prog, ZK_VERSION);
+            return 1;
         } else if (!strcmp(a, "--check-config")) {
             *ret_check = 1;
         } else if (!strcmp(a, "--config")) {
@@ -79,18 +84,10 @@ int zkd_parse_args(int argc, char **argv, const char *prog, const struct zkd_fla
             return -EINVAL;
         }
     }
-    zk_config_defaults(cfg);
-    if (cfg_path)
-        r = zk_config_load(cfg, cfg_path, 0, &d);
-    else if (getenv("ZKSLOT_CONFIG") && *getenv("ZKSLOT_CONFIG"))
-        r = zk_config_load(cfg, getenv("ZKSLOT_CONFIG"), 0, &d);
-    else
-        r = zk_config_load(cfg, ZK_CONFIG_DEFAULT_PATH, 1, &d);
-    if (r) {
+    if ((r = zk_config_resolve(cfg, cfg_path, &d))) {
         fprintf(stderr, "%s: %s\n", prog, d.msg);
         return r;
     }
-    zk_config_env(cfg);
     /* pass 2: flags override the file */
     for (int i = 1; i < argc; i++) {
         const struct zkd_flag *f = find(argv[i], flags, nflags);

@@ -95,16 +95,6 @@ uint64_t zkd_realtime_ns(void);
 /* mkdir -p; 0 or -errno. */
 int zkd_mkdir_p(const char *path, mode_t mode);
 
-/*
- * Writes `len` bytes to `name` (no slash) in the directory dirfd
- * atomically: a temporary file there (created with `mode` less the umask),
- * fsync, renameat, fsync of the directory.  The temporary file is opened
- * with O_CREAT|O_EXCL|O_NOFOLLOW, so a symlink planted under its name is
- * never followed; an entry already there is removed first.  *ret_existed
- * (may be NULL) = 1 if `name` existed before.  0 or -errno.
- */
-int zkd_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
-                        mode_t mode, int *ret_existed);
 
 /* ---- what every daemon shares ------------------------------------------------ */
 
@@ -144,6 +134,34 @@ int zkd_base_tick(struct zkd_base *b);
 void zkd_base_close(struct zkd_base *b);
 
 /* ---- command line ---------------------------------------------------------- */
+
+/*
+ * The main thread's loop of a daemon (loop.c), after READY=1: signals,
+ * the once-a-second recovery tick, STATUS= and the watchdog while running;
+ * STOPPING=1 and the drain after a stop.  The daemon's side, all called
+ * from the loop's thread with `ctx`:
+ *   on_stop(how)     a stop was asked (ZKD_FINISH: a SIGTERM or the pool
+ *                    gone; ZKD_HANDBACK: SIGINT or SIGQUIT): tell the
+ *                    threads (it may also _exit after a hand-back);
+ *   tick(n)          optional, once a second while running (n counts);
+ *   status(buf)      the STATUS= text while running;
+ *   alive(limit_ms)  1 when every thread came around within limit_ms or
+ *                    is busy with a partition (then WATCHDOG=1);
+ *   drained(...)     while draining: 1 when done (the loop returns), else
+ *                    its STATUS text and whether it still makes progress.
+ * *stop_flag set by the daemon itself (a lost device) also starts the
+ * drain.  Returns 0, or ZKD_EXIT_POOL_GONE when the pool went away.
+ */
+struct zkd_loop_ops {
+    void *ctx;
+    const zk_cancel_flag *stop_flag;
+    void (*on_stop)(void *ctx, int how);
+    void (*tick)(void *ctx, unsigned n);
+    void (*status)(void *ctx, char *buf, size_t n);
+    int (*alive)(void *ctx, uint64_t limit_ms);
+    int (*drained)(void *ctx, uint64_t limit_ms, int *healthy, char *buf, size_t n);
+};
+int zkd_loop_run(struct zkd_base *b, int sfd, const struct zkd_loop_ops *ops);
 
 /* A daemon flag that sets a configuration option ("--workers" -> [synthd] workers). */
 struct zkd_flag {

@@ -2,15 +2,23 @@
  * cmd.h -- the subcommands of the `zkslot` CLI.
  *
  * Each subcommand lives in its own tools/zkslot/cmd_<name>.c and defines
- * `int cmd_<name>(int argc, char **argv)` (argv[0] is the subcommand name).
- * The table in main.c refers to them weakly, so a subcommand that is not
- * built yet is simply not offered.  Exit codes: 0 success, 1 a negative
- * verdict (invalid proof, failed check), 2 an error.
+ * `int cmd_<name>(int argc, char **argv)` (argv[0] is the subcommand name);
+ * main.c's table lists them.  Exit codes: 0 success, 1 a negative verdict
+ * (invalid proof, failed check), 2 an error.
+ *
+ * Help: a subcommand prints its usage to stderr and returns 2 when its
+ * arguments are missing or wrong.  `zkslot CMD --help` runs it with no
+ * arguments and cmd_help set, stderr going to stdout, and exits 0; one
+ * that would do something without arguments (status, top, metrics)
+ * prints its usage first when cmd_help is set.
  */
 #ifndef ZK_TOOLS_CMD_H
 #define ZK_TOOLS_CMD_H
 
 #define ZK_CMD(name) int cmd_##name(int argc, char **argv)
+
+/* Set by main.c for `zkslot CMD --help` (see above). */
+extern int cmd_help;
 
 ZK_CMD(bench);
 ZK_CMD(prove);

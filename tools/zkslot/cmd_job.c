@@ -487,7 +487,8 @@ int cmd_status(int argc, char **argv)
     struct zk_diag d = { "" };
     int64_t id = 0;
     int rc = 2;
-    if (parse(argc, argv, "status", A_JSON, &a) < 0 || a.npos > 1) {
+    /* cmd_help: without arguments status would list the jobs */
+    if (cmd_help || parse(argc, argv, "status", A_JSON, &a) < 0 || a.npos > 1) {
         fprintf(stderr, "usage: zkslot status [JOB] [--json] %s\n", usage_common);
         return 2;
     }

@@ -31,6 +31,7 @@
 #include "cmd.h"
 #include "ledger_cli.h"
 #include "observe.h"
+#include "zk/util.h"
 
 #define USAGE "usage: zkslot metrics [--textfile PATH [--interval S] [--once] |" \
               " --listen ADDR:PORT [--allow-remote]]" \
@@ -56,20 +57,12 @@ static int write_textfile(struct lcli *c, const char *path)
 {
     size_t len;
     char *text = render(c, &len);
-    char tmp[4096];
     if (!text)
         return -1;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "we");
-    int ok = f && fwrite(text, 1, len, f) == len;
-    if (f && fclose(f))
-        ok = 0;
-    if (ok && rename(tmp, path))
-        ok = 0;
-    if (!ok) {
-        fprintf(stderr, "zkslot metrics: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-    }
+    int r = zk_write_atomic(path, text, len, 0644);
+    int ok = r == 0;
+    if (!ok)
+        fprintf(stderr, "zkslot metrics: cannot write %s: %s\n", path, strerror(-r));
     free(text);
     return ok ? 0 : -1;
 }
@@ -146,6 +139,10 @@ int cmd_metrics(int argc, char **argv)
     double interval = 15;
     int once = 0, allow_remote = 0, o, rc = 2;
 
+    if (cmd_help) {   /* without arguments metrics would serve */
+        fputs(USAGE, stderr);
+        return 2;
+    }
     memset(&c, 0, sizeof c);
     c.cmd = "metrics";
     optind = 1;

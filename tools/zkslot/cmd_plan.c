@@ -47,7 +47,7 @@
 #define PLAN_COEF_BYTES 36                 /* synthd: 4-byte signal + 32-byte value */
 /* Proofs a gpud holds between slot release and proof.json, each with a copy of
  * its witness: one in the finisher, one handed over, one in the starter
- * waiting to hand over (gpud/main.c). */
+ * waiting to hand over (gpud/starter.c, gpud/finisher.c). */
 #define PLAN_PENDING_PER_GPUD 3
 
 /* One machine fact and where it came from. */

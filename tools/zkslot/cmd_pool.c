@@ -43,15 +43,10 @@ static const char *config_flag;   /* --config FILE of this invocation */
 static int load_config(const char *cmd, struct zk_config *cfg)
 {
     struct zk_diag d;
-    const char *env = getenv("ZKSLOT_CONFIG");
-    const char *path = config_flag ? config_flag : env && *env ? env : ZK_CONFIG_DEFAULT_PATH;
-    int optional = !config_flag && !(env && *env);
-    zk_config_defaults(cfg);
-    if (zk_config_load(cfg, path, optional, &d) < 0) {
+    if (zk_config_resolve(cfg, config_flag, &d) < 0) {
         fprintf(stderr, "zkslot pool %s: %s\n", cmd, d.msg);
         return -1;
     }
-    zk_config_env(cfg);
     return 0;
 }
 

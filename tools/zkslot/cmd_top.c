@@ -109,6 +109,9 @@ static int frame(struct lcli *c, FILE *out)
     return 0;
 }
 
+#define TOP_USAGE                                                                          \
+    "usage: zkslot top [--once] [--interval S] [--config FILE] [--state-dir DIR] [--pool PATH]\n"
+
 int cmd_top(int argc, char **argv)
 {
     static const struct option opts[] = { LCLI_OPTIONS,
@@ -121,6 +124,10 @@ int cmd_top(int argc, char **argv)
     double interval = 1;
     int once = 0, o, rc = 0;
 
+    if (cmd_help) {   /* without arguments top would run */
+        fputs(TOP_USAGE, stderr);
+        return 2;
+    }
     memset(&c, 0, sizeof c);
     c.cmd = "top";
     optind = 1;
@@ -136,8 +143,7 @@ int cmd_top(int argc, char **argv)
             if (obs_parse_interval("top", optarg, &interval))
                 return 2;
         } else {
-            fprintf(stderr, "usage: zkslot top [--once] [--interval S] [--config FILE] "
-                            "[--state-dir DIR] [--pool PATH]\n");
+            fputs(TOP_USAGE, stderr);
             return 2;
         }
     }

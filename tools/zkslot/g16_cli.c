@@ -11,6 +11,7 @@
 
 #include "g16_cli.h"
 #include "zk/error.h"
+#include "zk/util.h"
 #include "zk/wtns.h"
 
 static void report(const char *cmd, const char *path, int rc, const struct zk_diag *d)
@@ -117,44 +118,9 @@ fail:
 
 int g16_cli_write_text(const char *cmd, const char *path, const char *text)
 {
-    size_t plen = strlen(path), len = strlen(text);
-    char *tmp = malloc(plen + 32);
-    int fd = -1, rc = 0;
-
-    if (!tmp)
-        return -ENOMEM;
-    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        rc = -errno;
-        goto out;
-    }
-    for (size_t off = 0; off < len;) {
-        ssize_t n = write(fd, text + off, len - off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            goto out;
-        }
-        off += (size_t)n;
-    }
-    if (close(fd)) {
-        fd = -1;
-        rc = -errno;
-        goto out;
-    }
-    fd = -1;
-    if (rename(tmp, path))
-        rc = -errno;
-out:
-    if (fd >= 0)
-        close(fd);
-    if (rc) {
-        unlink(tmp);
+    int rc = zk_write_atomic(path, text, strlen(text), 0644);
+    if (rc)
         fprintf(stderr, "zkslot %s: %s: %s\n", cmd, path, strerror(-rc));
-    }
-    free(tmp);
     return rc;
 }
 

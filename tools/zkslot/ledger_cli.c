@@ -86,16 +86,10 @@ int lcli_mkdirs(const char *path)
 int lcli_open(struct lcli *c, int create)
 {
     struct zk_diag d = { "" };
-    const char *env = getenv("ZKSLOT_CONFIG");
-    const char *conf = c->config_flag ? c->config_flag
-                                      : env && *env ? env : ZK_CONFIG_DEFAULT_PATH;
-    int optional = !c->config_flag && !(env && *env);
-    zk_config_defaults(&c->cfg);
-    if (zk_config_load(&c->cfg, conf, optional, &d) < 0) {
+    if (zk_config_resolve(&c->cfg, c->config_flag, &d) < 0) {
         fprintf(stderr, "zkslot %s: %s\n", c->cmd, d.msg);
         return -1;
     }
-    zk_config_env(&c->cfg);
     if (c->state_dir_flag && zk_config_set(&c->cfg, "zkslot", "state_dir", c->state_dir_flag,
                                            &d) < 0) {
         fprintf(stderr, "zkslot %s: --state-dir: %s\n", c->cmd, d.msg);

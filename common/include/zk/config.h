@@ -83,6 +83,15 @@ int zk_config_set(struct zk_config *c, const char *section, const char *name,
                   const char *value, struct zk_diag *diag);
 
 /*
+ * The whole resolution every tool and daemon uses: defaults, then the file
+ * (`flag` when given, else $ZKSLOT_CONFIG when set and not empty, else
+ * ZK_CONFIG_DEFAULT_PATH when it exists), then the environment
+ * (zk_config_env).  The caller applies its flags last.  Errors as
+ * zk_config_load.
+ */
+int zk_config_resolve(struct zk_config *c, const char *flag, struct zk_diag *diag);
+
+/*
  * Reads `path` over *c.  Unknown sections or options and bad values are
  * errors naming the file and line (-EINVAL / -ENOENT); a missing file is
  * -ENOENT unless `optional`, when it is silently skipped.

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "zk/binfile.h"   /* struct zk_diag */
 
@@ -26,6 +27,19 @@ void zk_memzero(void *p, size_t n);
  */
 void *zk_big_alloc(size_t n);
 void zk_big_free(void *p);
+
+/*
+ * Writes `len` bytes to `name` (no slash) in the directory dirfd
+ * atomically: a temporary file there (created with `mode` less the umask),
+ * fsync, renameat, fsync of the directory.  The temporary file is opened
+ * with O_CREAT|O_EXCL|O_NOFOLLOW, so a symlink planted under its name is
+ * never followed; an entry already there is removed first.  *ret_existed
+ * (may be NULL) = 1 if `name` existed before.  0 or -errno.
+ */
+int zk_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
+                       mode_t mode, int *ret_existed);
+/* zk_write_atomic_at in the directory of `path`. */
+int zk_write_atomic(const char *path, const void *buf, size_t len, mode_t mode);
 
 /* b bytes as "512 B", "1.5 KiB", "16.0 GiB" (binary units, one decimal) into
  * buf; returns buf. */

@@ -1,0 +1,148 @@
+/*
+ * keys.c -- gpud's side of the key cache (daemon/keycache.h): what a key's
+ * load makes (its points for the backend, checked against the ledger's
+ * record and the file's content hash, and its verification key for
+ * self-verify), and the keys loaded at start ([gpud] keys, default all
+ * registered; a key registered later is loaded when its first partition
+ * arrives).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpud.h"
+#include "zk/error.h"
+#include "zk/keyfile.h"
+#include "zk/zkey.h"
+
+
+static void load_progress(void *ctx, const char *part, uint64_t done, uint64_t total)
+{
+    const char *name = ctx;
+    zkd_log(ZKD_INFO, "key %s: %s loaded (%llu of %llu MiB, %.0f%%)", name, part,
+            (unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
+            total ? 100.0 * (double)done / (double)total : 100.0);
+    /* loading a big key may outlast TimeoutStartSec: ask for more time */
+    zkd_notify("EXTEND_TIMEOUT_USEC=120000000\nSTATUS=loading key %s: %.0f%%", name,
+               total ? 100.0 * (double)done / (double)total : 100.0);
+}
+
+/* The keycache's load: the key's points for the backend, checked against
+ * the ledger's record of it, and its verification key. */
+static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
+{
+    const struct zk_ledger_key *lk = &e->lk;
+    struct zk_zkey z;
+    struct zk_groth16_key *k = NULL;
+    struct zk_groth16_load_opts o = { gpud.backend->key_parts, load_progress, (void *)lk->name, 0 };
+    struct key_ext *x;
+    double t0 = zkd_now();
+    int r;
+
+    (void)ctx;
+    zkd_log(ZKD_INFO, "key %s: loading %s (%llu MiB)", lk->name, lk->path,
+            (unsigned long long)(lk->file_size >> 20));
+    if ((r = zk_keyfile_check(lk, NULL, diag)))
+        return r;
+    memset(&z, 0, sizeof z);
+    if ((r = zk_zkey_open(&z, lk->path, diag)))
+        return r;
+    if (strcmp(zk_curve_name(z.hdr.curve), lk->curve) || z.hdr.n_vars != lk->n_vars ||
+        z.hdr.domain_size != lk->domain_size || z.hdr.n_public != lk->n_public) {
+        zk_zkey_done(&z);   /* replaced between the check and the open */
+        return zk_diag_set(diag, lk->path, ZK_ELENGTH,
+                           "key %s: the file changed while it was being loaded", lk->name);
+    }
+    r = zk_groth16_key_load_opts(&z, &o, diag, &k);
+    zk_zkey_done(&z);
+    if (r)
+        return r;
+    if (!(x = calloc(1, sizeof *x))) {
+        zk_groth16_key_free(k);
+        return zk_diag_set(diag, lk->path, -ENOMEM, "out of memory");
+    }
+    if ((r = zk_groth16_vk_from_key(k, &x->vk))) {
+        free(x);
+        zk_groth16_key_free(k);
+        return zk_diag_set(diag, lk->path, r, "verification key: %s", zk_strerror(r));
+    }
+    if (gpud.backend->key_loaded && (r = gpud.backend->key_loaded(gpud.backend, k, diag))) {
+        zk_groth16_vk_done(&x->vk);
+        free(x);
+        zk_groth16_key_free(k);
+        return r;
+    }
+    e->k = k;
+    e->ext = x;
+    zkd_log(ZKD_INFO, "key %s: ready in %.2f s (%s, 2^%u domain, %llu variables)", lk->name,
+            zkd_now() - t0, zk_curve_name(zk_groth16_key_header(k)->curve), (unsigned)__builtin_ctzll(lk->domain_size),
+            (unsigned long long)lk->n_vars);
+    return 0;
+}
+
+static void key_free(void *ctx, struct zkd_key *e)
+{
+    struct key_ext *x = e->ext;
+    (void)ctx;
+    if (x)
+        zk_groth16_vk_done(&x->vk);
+    free(x);
+    zk_groth16_key_free(e->k);
+}
+
+/* Is `name` in the comma-separated list (empty list = every key)? */
+static int key_served(const char *name)
+{
+    const char *p = gpud.cfg.gpud_keys;
+    size_t n = strlen(name);
+    if (!*p)
+        return 1;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && *p == ' ')
+            p++, len--;
+        while (len && p[len - 1] == ' ')
+            len--;
+        if (len == n && !memcmp(p, name, n))
+            return 1;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+struct preload_ctx {
+    int err;
+    unsigned loaded;
+    struct zk_diag diag;
+};
+
+static int preload_one(void *ctx, const struct zk_ledger_key *lk)
+{
+    struct preload_ctx *pc = ctx;
+    struct zkd_key *e;
+    if (!key_served(lk->name) || atomic_load(&gpud.stop_flag))
+        return 0;
+    int r = zkd_keycache_load(&gpud.keys, lk, &e, &pc->diag);
+    if (r)
+        zkd_log(ZKD_ERR, "key %s: %s (its partitions will fail)", lk->name, pc->diag.msg);
+    else
+        pc->loaded++;
+    return 0;
+}
+
+void gpud_keys_init(void)
+{
+    zkd_keycache_init(&gpud.keys, key_load, key_free, NULL);
+}
+
+int gpud_keys_preload(zk_ledger *l, struct zk_diag *diag)
+{
+    struct preload_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    if (zk_ledger_key_list(l, preload_one, &pc, diag))
+        return -1;
+    return (int)pc.loaded;
+}

@@ -1,0 +1,207 @@
+/*
+ * starter.c -- gpud's starter thread: claim a READY slot (this NUMA node's
+ * first), move its partition to `proving` once the ledger agrees with the
+ * slot header (key, and the slot synthd recorded), check the slot's format
+ * against the key, run the backend's prove_start, and hand the item to the
+ * finisher (depth 1), then claim the next slot at once.  A slot that
+ * cannot be trusted is dropped with its reason; an unwritable ledger
+ * un-claims the slot (its synthesis kept) and backs off.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/ledgerretry.h"
+#include "gpud.h"
+#include "zk/error.h"
+#include "zk/slotfmt.h"
+
+void *starter_main(void *arg)
+{
+    zk_ledger *l = NULL;
+    struct zk_diag d;
+    unsigned proving_backoff_ms = 0;
+    int r;
+
+    (void)arg;
+    if ((r = zkd_open_ledger(&gpud.cfg, &l, &d))) {
+        zkd_log(ZKD_ERR, "starter: %s", d.msg);
+        atomic_store(&gpud.stop_flag, 1);
+        goto out;
+    }
+    while (!atomic_load(&gpud.stop_flag)) {
+        struct item *it = NULL;
+        struct zk_slot s;
+
+        atomic_store(&gpud.hb_starter_ms, now_ms());
+        r = zk_pool_claim(gpud.pool, gpud.claim_node, 0, 250, &gpud.stop_flag, &s);
+        if (r == ZK_ETIMEOUT || r == ZK_ECANCELED)
+            continue;
+        if (r == ZK_ECHECKSUM) {
+            struct zk_ledger_part lp;
+            /* re-queued only when the ledger places that partition, ready,
+             * in this slot: the header's id may be forged or stale; only
+             * from ready: a live owner keeps it, a dead one's is
+             * reconcile's (the slot is FREE now: -> queued) */
+            int mine = s.partition_id <= INT64_MAX &&
+                       zk_ledger_part_get(l, (int64_t)s.partition_id, &lp, NULL) == 0 &&
+                       lp.state == ZK_PART_READY && lp.slot == (int32_t)s.index &&
+                       (uint64_t)lp.key_id == s.key_id;
+            zk_pool_release(gpud.pool, &s);
+            if (mine) {
+                zkd_log(ZKD_WARN, "slot %u failed its checksum: dropped, partition %lld re-queued",
+                        s.index, (long long)s.partition_id);
+                zkd_part_requeue(l, (int64_t)s.partition_id, ZK_PART_READY, NULL,
+                                 "its slot failed the checksum; synthesized again",
+                                 &gpud.abort_flag);
+            } else {
+                zkd_log(ZKD_WARN, "slot %u failed its checksum: dropped (its header names no"
+                        " partition the ledger has ready there)", s.index);
+            }
+            atomic_fetch_add(&gpud.n_dropped, 1);
+            continue;
+        }
+        if (r) {
+            zkd_log(ZKD_ERR, "claiming a slot: %s", zk_strerror(r));
+            usleep(gpud.cfg.poll_ms * 1000u);
+            continue;
+        }
+        atomic_store(&gpud.busy_starter, 1);
+        double t_claim = zkd_now();
+        it = calloc(1, sizeof *it);
+        if (!it) {
+            zk_pool_unclaim(gpud.pool, &s);
+            atomic_store(&gpud.busy_starter, 0);
+            continue;
+        }
+        it->slot = s;
+        atomic_init(&it->slot_held, 1);
+        uint64_t now = zkd_realtime_ns();
+        it->wait_s = s.fill_ns && now > s.fill_ns ? (double)(now - s.fill_ns) * 1e-9 : 0;
+        /* the slot header is the pool's word, which any writer of the pool
+         * can forge: the move checks it against what the ledger recorded */
+        d.msg[0] = 0;
+        r = zk_ledger_part_proving_slot(l, (int64_t)s.partition_id, (int64_t)s.key_id, &gpud.me,
+                                        (int32_t)s.index, &it->p, &d);
+        if (zkd_ledger_transient(r)) {
+            /* the ledger could not be written (busy, full, I/O): the slot's
+             * synthesis is good, so it goes back READY (un-claimed, not
+             * released: released, its partition would be synthesized again)
+             * and is claimed again after a pause */
+            zkd_ledger_unwritable("moving a partition to proving", &d);
+            zk_pool_unclaim(gpud.pool, &s);
+            free(it);
+            atomic_store(&gpud.busy_starter, 0);
+            usleep(zkd_ledger_backoff_ms(&proving_backoff_ms) * 1000u);
+            continue;
+        }
+        zkd_ledger_writable();
+        proving_backoff_ms = 0;
+        if (r) {
+            zkd_log(ZKD_INFO, "slot %u: partition %lld is not to be proved (%s): slot dropped",
+                    s.index, (long long)s.partition_id, d.msg[0] ? d.msg : zk_strerror(r));
+            atomic_fetch_add(&gpud.n_dropped, 1);
+            zk_pool_release(gpud.pool, &s);
+            free(it);
+            atomic_store(&gpud.busy_starter, 0);
+            continue;
+        }
+        atomic_store(&gpud.inflight[0], it->p.id);
+        /* Test hook: ZKSLOT_TEST_CLAIM_HOLD_MS keeps the slot CLAIMED that
+         * long before prove_start, its data intact (its checksum holds), so
+         * that a test can hand it back or kill gpud there. */
+        if (getenv("ZKSLOT_TEST_CLAIM_HOLD_MS") && atoi(getenv("ZKSLOT_TEST_CLAIM_HOLD_MS")) > 0) {
+            zkd_log(ZKD_WARN, "test hook: slot %u held CLAIMED before prove_start", s.index);
+            usleep((useconds_t)atoi(getenv("ZKSLOT_TEST_CLAIM_HOLD_MS")) * 1000u);
+        }
+        if ((r = zkd_keycache_get(&gpud.keys, l, (int64_t)s.key_id, &it->key, &d))) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "proving key: %s", d.msg);
+            part_failed(l, &it->p, msg);
+            goto drop;
+        }
+        const struct zk_zkey_header *kh = zk_groth16_key_header(it->key->k);
+        struct zk_slotfmt_header want;
+        memset(&want, 0, sizeof want);
+        want.curve = kh->curve;
+        want.n_vars = kh->n_vars;
+        want.n_public = kh->n_public;
+        want.domain_size = kh->domain_size;
+        want.key_id = s.key_id;
+        if ((r = zk_slotfmt_check(&s, &want))) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "slot %u does not hold a partition of key %s (%s)",
+                     s.index, it->key->lk.name, zk_strerror(r));
+            part_failed(l, &it->p, msg);
+            goto drop;
+        }
+        it->pub = malloc((kh->n_public + 1) * sizeof *it->pub);
+        if (!it->pub) {
+            part_failed(l, &it->p, "out of memory");
+            goto drop;
+        }
+        memcpy(it->pub, s.data + s.region_off[ZK_SLOTFMT_W] + 32, kh->n_public * 32);
+        struct zk_slotfmt_header sh;
+        memcpy(&sh, s.data, sizeof sh);
+        if (sh.partition_id != (uint64_t)it->p.id) {
+            /* the checksummed data names another partition than the slot's
+             * header word: a forged or stale header; synthesized again */
+            zkd_log(ZKD_WARN, "slot %u: its data is partition %llu's, its header says %lld:"
+                    " slot dropped, partition re-queued", s.index,
+                    (unsigned long long)sh.partition_id, (long long)it->p.id);
+            atomic_fetch_add(&gpud.n_dropped, 1);
+            zkd_part_requeue(l, it->p.id, ZK_PART_PROVING, &gpud.me,
+                             "its slot's data was another partition's; synthesized again",
+                             &gpud.abort_flag);
+            goto drop;
+        }
+        it->synth_s = (double)sh.synth_ns * 1e-9;
+        it->witness_s = sh.witness_ms ? (double)sh.witness_ms * 1e-3 : -1;
+        double t0 = zkd_now();
+        d.msg[0] = 0;
+        r = gpud.backend->prove_start(gpud.backend, it->key->k, &s, gpud.nthreads, slot_copied, it, &it->job,
+                                 &d);
+        if (r) {
+            if (GPUD_DEVICE_ERROR(r)) {
+                device_lost(it, d.msg);
+                goto drop_requeue;
+            }
+            part_failed(l, &it->p, d.msg);
+            goto drop;
+        }
+        it->start_s = zkd_now() - t0;
+        zkd_log(ZKD_DEBUG, "partition %lld: prove_start %.3f s (claimed %.3f s ago)",
+                (long long)it->p.id, it->start_s, zkd_now() - t_claim);
+        /* hand over; wait while the finisher still has the previous one */
+        pthread_mutex_lock(&gpud.q.lock);
+        while (gpud.q.item && !atomic_load(&gpud.abort_flag))
+            pthread_cond_wait(&gpud.q.cond, &gpud.q.lock);
+        if (atomic_load(&gpud.abort_flag)) {
+            pthread_mutex_unlock(&gpud.q.lock);
+            goto drop_requeue;
+        }
+        gpud.q.item = it;
+        atomic_store(&gpud.inflight[1], it->p.id);
+        atomic_store(&gpud.inflight[0], 0);
+        pthread_cond_broadcast(&gpud.q.cond);
+        pthread_mutex_unlock(&gpud.q.lock);
+        atomic_store(&gpud.busy_starter, 0);
+        continue;
+drop_requeue:
+        zkd_part_requeue(l, it->p.id, ZK_PART_PROVING, &gpud.me,
+                         "gpud stopped before finishing it", &gpud.abort_flag);
+drop:
+        atomic_store(&gpud.inflight[0], 0);
+        item_settle(it);
+        item_release_slot(it);
+        item_free(it);
+        atomic_store(&gpud.busy_starter, 0);
+    }
+out:
+    pthread_mutex_lock(&gpud.q.lock);
+    gpud.q.closed = 1;
+    pthread_cond_broadcast(&gpud.q.cond);
+    pthread_mutex_unlock(&gpud.q.lock);
+    zk_ledger_close(l);
+    return NULL;
+}
