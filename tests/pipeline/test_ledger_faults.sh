@@ -53,6 +53,17 @@ alive() {
     kill -0 "$PL_SYNTHD" 2>/dev/null || pl_bad "synthd died: $(tail -n 3 "$PL_W/synthd.log" | tr '\n' ' ')"
     kill -0 "$PL_GPUD" 2>/dev/null || pl_bad "gpud died: $(tail -n 3 "$PL_W/gpud.log" | tr '\n' ' ')"
 }
+# refused TAG MESSAGE: while the fault lasts, submit fails in one line naming
+# the ledger and MESSAGE; the daemons stay up
+refused() {
+    local rc=0 err=$PL_W/submit-$1.err
+    "$ZKSLOT" submit --key "$PL_KEYNAME" --out "$out/refused-$1" "${PL_WTNS[0]}" >/dev/null 2>"$err" || rc=$?
+    [ "$rc" != 0 ] && [ "$(wc -l <"$err")" = 1 ] && grep -q "ledger.db: $2" "$err" ||
+        pl_bad "submit ($1): exit $rc, '$(cat "$err")' (expected one line: the ledger, $2)"
+    echo "submit ($1): $(cat "$err")"
+    sleep 2
+    alive
+}
 logged() {   # logged REGEX: a daemon logged it
     cat "$PL_W/synthd.log" "$PL_W/gpud.log" | grep -qE "$1"
 }
@@ -63,13 +74,7 @@ dd if=/dev/zero of="$ZKSLOT_STATE_DIR/filler" bs=16k 2>/dev/null || true   # to 
 echo "state directory full: $(df -h --output=avail "$ZKSLOT_STATE_DIR" | tail -n 1 | tr -d ' ') left"
 for _ in $(seq 100); do logged "ledger unwritable" && break; sleep 0.1; done
 logged "ledger unwritable: .*(full|disk)" || pl_bad "disk full: no daemon said the ledger is unwritable"
-rc=0
-"$ZKSLOT" submit --key "$PL_KEYNAME" --out "$out/refused" "${PL_WTNS[0]}" >/dev/null 2>"$PL_W/submit-full.err" || rc=$?
-[ "$rc" != 0 ] && [ "$(wc -l <"$PL_W/submit-full.err")" = 1 ] && grep -q "ledger.db" "$PL_W/submit-full.err" ||
-    pl_bad "submit on a full disk: exit $rc, '$(cat "$PL_W/submit-full.err")' (expected one line naming the ledger)"
-echo "submit on the full disk: $(cat "$PL_W/submit-full.err")"
-sleep 2
-alive
+refused full "database or disk is full"
 rm -f "$ZKSLOT_STATE_DIR/filler"
 pl_wait "$j" 120 && pl_check_job "$j" 6 && once_each "$j" && echo "disk full: job $j done, each partition once"
 logged "ledger writable again" || pl_bad "disk full: no daemon said the ledger is writable again"
@@ -84,13 +89,7 @@ for _ in $(seq 100); do
 done
 [ "$(cat "$PL_W/synthd.log" "$PL_W/gpud.log" | grep -c "ledger unwritable" || true)" -gt "$n_before" ] ||
     pl_bad "I/O errors: no daemon said the ledger is unwritable"
-rc=0
-"$ZKSLOT" submit --key "$PL_KEYNAME" --out "$out/refused2" "${PL_WTNS[0]}" >/dev/null 2>"$PL_W/submit-eio.err" || rc=$?
-[ "$rc" != 0 ] && grep -q "ledger.db" "$PL_W/submit-eio.err" ||
-    pl_bad "submit with I/O errors: exit $rc, '$(cat "$PL_W/submit-eio.err")'"
-echo "submit with I/O errors: $(cat "$PL_W/submit-eio.err")"
-sleep 2
-alive
+refused eio "disk I/O error"
 rm -f "$ZKSLOT_TEST_LEDGER_EIO"
 pl_wait "$j" 120 && pl_check_job "$j" 6 && once_each "$j" && echo "I/O errors: job $j done, each partition once"
 alive
