@@ -25,6 +25,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 bin=$here/bin
 
+# ---- the GPU's clocks (run.sh --clocks: a step of its own; timeout runs
+# programs, not shell functions) --------------------------------------------
+if [ "${1:-}" = --clocks ]; then
+    exec nvidia-smi --query-gpu=index,name,driver_version,pstate,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.draw,power.limit,temperature.gpu,memory.used,memory.total \
+        --format=csv
+fi
+
 # ---- the pipeline job (run.sh --pipeline DIR, a step of its own) ----------
 if [ "${1:-}" = --pipeline ]; then
     out=$2 fail=0
@@ -118,17 +125,13 @@ step() {
 # ---- 1. facts ------------------------------------------------------------------
 cp "$here/bundle.txt" "$out/bundle.txt" 2>/dev/null
 { uname -a; nproc; grep -m1 'model name' /proc/cpuinfo; free -g | head -2; } >"$out/host.txt" 2>&1
-clocks() {
-    nvidia-smi --query-gpu=index,name,driver_version,pstate,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.draw,power.limit,temperature.gpu,memory.used,memory.total \
-        --format=csv
-}
 if [ "$emu" = 1 ]; then
     echo "emulated bundle (cuemu): no GPU, no nvidia-smi" | tee "$out/nvidia-smi.txt" >"$out/clocks-before.csv"
     quick=--quick
     ntt_logs="8 10" msm_logs="8 10" g2_logs="6"
 else
     step nvidia-smi 30 nvidia-smi -q && cp "$out/logs/nvidia-smi.log" "$out/nvidia-smi.txt"
-    step clocks-before 20 clocks && cp "$out/logs/clocks-before.log" "$out/clocks-before.csv"
+    step clocks-before 20 "$here/run.sh" --clocks && cp "$out/logs/clocks-before.log" "$out/clocks-before.csv"
     quick=
     ntt_logs="20 22 24" msm_logs="20 22 24" g2_logs="20"
 fi
@@ -159,7 +162,7 @@ for curve in bls12-381 bn254; do
 done
 
 # ---- 5. summary -----------------------------------------------------------------
-[ "$emu" = 1 ] || { step clocks-after 20 clocks && cp "$out/logs/clocks-after.log" "$out/clocks-after.csv"; }
+[ "$emu" = 1 ] || { step clocks-after 20 "$here/run.sh" --clocks && cp "$out/logs/clocks-after.log" "$out/clocks-after.csv"; }
 # one row per result: op group log_n device_ms wall_ms (awk: no python needed)
 awk '
 function num(k,   m) { if (match($0, "\"" k "\":[0-9.eE+-]+")) { m = substr($0, RSTART, RLENGTH); sub(/^[^:]*:/, "", m); return m + 0 } return -1 }
