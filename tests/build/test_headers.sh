@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_headers.sh -- every public header in common/include/zk/ compiles on its
-# own, as C17 and as C++17, with the project's warnings (STYLE.md item 14).
+# own, as C17 and as C++17, with the project's warnings (docs/testing.md,
+# "Public headers").
 set -u
 src=${ZK_SOURCE_DIR:?}
 cc=${CC:-cc}; cxx=${CXX:-c++}
