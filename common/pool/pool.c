@@ -21,6 +21,7 @@
 #include "zk/binfile.h"
 #include "zk/error.h"
 #include "zk/pool.h"
+#include "zk/util.h"
 
 #define HUGETLBFS_MAGIC_ 0x958458f6L
 #define TMPFS_MAGIC_ 0x01021994L
@@ -152,14 +153,9 @@ static int choose_dir(const char *path, const struct zk_pool_params *p,
         snprintf(dir, len, "%s", p->dir);
     } else if ((p->flags & ZK_POOL_CREATE_TMPFS) ||
                !find_hugetlbfs(dir, len, &res->hugepages_unmounted)) {
-        const char *slash = strrchr(path, '/');
         *ret_derived = 1;
-        if (!slash)
-            snprintf(dir, len, ".");
-        else if ((size_t)(slash - path) >= len)
+        if (zk_path_dir(path, dir, len) < 0)
             return -ENAMETOOLONG;
-        else
-            snprintf(dir, len, "%.*s", (int)(slash == path ? 1 : slash - path), path);
     }
     if (statfs(dir, &sf) < 0)
         return -errno;
@@ -420,12 +416,7 @@ static uid_t dir_owner(const char *path)
 {
     char dir[PATH_MAX];
     struct stat st;
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-    if (stat(dir, &st) < 0 || (st.st_mode & S_IWOTH))
+    if (zk_path_dir(path, dir, sizeof dir) < 0 || stat(dir, &st) < 0 || (st.st_mode & S_IWOTH))
         return (uid_t)-1;
     return st.st_uid;
 }
@@ -470,11 +461,12 @@ static int trusted(const char *path, const struct stat *st, int is_link, struct 
  * never following a further link.  `check`: CHECK_ALL, the trust checks
  * (writers, and observers that ask); CHECK_LINK, only the link's (destroy:
  * it unlinks a link's target, and writes nothing a hostile file could
- * turn against it); 0, none.
+ * turn against it); 0, none.  The fd, with *ret_st its fstat.
  */
 enum { CHECK_LINK = 1, CHECK_ALL = 2 };
 
-static int open_pool_file(const char *path, int writable, int check, struct zk_diag *diag)
+static int open_pool_file(const char *path, int writable, int check, struct stat *ret_st,
+                          struct zk_diag *diag)
 {
     int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW;
     int fd = open(path, flags);
@@ -490,11 +482,11 @@ static int open_pool_file(const char *path, int writable, int check, struct zk_d
         if (r < 0)
             return r;
         if (target[0] != '/') {   /* relative to the link's directory */
-            const char *slash = strrchr(path, '/');
-            char full[PATH_MAX];
-            if (slash && snprintf(full, sizeof full, "%.*s/%s", (int)(slash - path), path,
-                                  target) < (int)sizeof full)
-                snprintf(target, sizeof target, "%s", full);
+            char dir[PATH_MAX], full[2 * PATH_MAX];
+            int m = zk_path_dir(path, dir, sizeof dir) == 0
+                        ? snprintf(full, sizeof full, "%s/%s", dir, target) : -1;
+            if (m >= 0 && (size_t)m < sizeof target)
+                memcpy(target, full, (size_t)m + 1);
         }
         file = target;
         fd = open(file, flags);
@@ -505,7 +497,7 @@ static int open_pool_file(const char *path, int writable, int check, struct zk_d
             return zk_diag_set(diag, path, ZK_EUNTRUSTED, "%s is a symlink to a symlink", file);
         /* a file we may not open: whose is it? (a planted one says so) */
         if ((e == EACCES || e == EPERM) && lstat(file, &st) == 0) {
-            int r = check ? trusted(file, &st, 0, diag) : 0;
+            int r = check == CHECK_ALL ? trusted(file, &st, 0, diag) : 0;
             if (r < 0)
                 return r;
             char who[128];
@@ -527,6 +519,7 @@ static int open_pool_file(const char *path, int writable, int check, struct zk_d
         close(fd);
         return r;
     }
+    *ret_st = st;
     return fd;
 }
 
@@ -535,17 +528,13 @@ static int open_pool_file(const char *path, int writable, int check, struct zk_d
 static int map_pool(struct zk_pool *h, const char *path, struct zk_diag *diag)
 {
     struct pool_hdr hdr;
-    struct stat st;
+    struct stat st = { 0 };   /* set by open_pool_file when it returns an fd */
     int writable = !(h->flags & ZK_POOL_OBSERVER) || (h->flags & POOL_ATTACH_WRITE);
     int check = (h->flags & POOL_ATTACH_WRITE) ? CHECK_LINK
                 : writable || (h->flags & ZK_POOL_CHECK_TRUST) ? CHECK_ALL : 0;
-    int r = 0, fd = open_pool_file(path, writable, check, diag);
+    int r = 0, fd = open_pool_file(path, writable, check, &st, diag);
     if (fd < 0)
         return fd;
-    if (fstat(fd, &st) < 0) {
-        r = -errno;
-        goto out;
-    }
     if ((uint64_t)st.st_size < sizeof hdr) {
         r = st.st_size == 0 ? ZK_EBADMAGIC : ZK_ETRUNCATED;
         goto out;

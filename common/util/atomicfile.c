@@ -76,17 +76,15 @@ int zk_write_atomic(const char *path, const void *buf, size_t len, mode_t mode)
     char dir[PATH_MAX];
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
+    int r;
     if (!*name)
         return -EISDIR;
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path) >=
-             (int)sizeof dir)
-        return -ENAMETOOLONG;
+    if ((r = zk_path_dir(path, dir, sizeof dir)) < 0)
+        return r;
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
         return -errno;
-    int r = zk_write_atomic_at(dfd, name, buf, len, mode, NULL);
+    r = zk_write_atomic_at(dfd, name, buf, len, mode, NULL);
     close(dfd);
     return r;
 }

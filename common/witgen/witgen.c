@@ -63,18 +63,6 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* dir of path (without the slash) into dst. */
-static void dir_of(const char *path, char *dst, size_t n)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dst, n, ".");
-    else if (slash == path)
-        snprintf(dst, n, "/");
-    else
-        snprintf(dst, n, "%.*s", (int)(slash - path), path);
-}
-
 /* The program `name` as execvp would find it (a name with a slash is taken
  * as is); 0 with the path in dst, -ENOENT if not found or not executable. */
 static int find_program(const char *name, char *dst, size_t n)
@@ -104,7 +92,7 @@ static int find_program(const char *name, char *dst, size_t n)
 static void wasm_js(const char *wasm, char *gen, char *calc, size_t n)
 {
     char dir[PATH_MAX];
-    dir_of(wasm, dir, sizeof dir);
+    zk_path_dir(wasm, dir, sizeof dir);   /* (a path that long fails to open below) */
     if (snprintf(gen, n, "%s/generate_witness.js", dir) >= (int)n)
         gen[0] = 0;
     if (snprintf(calc, n, "%s/witness_calculator.js", dir) >= (int)n)

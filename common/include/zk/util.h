@@ -38,6 +38,11 @@ void zk_big_free(void *p);
  */
 int zk_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
                        mode_t mode, int *ret_existed);
+/* The directory of `path` into buf: "." for a bare name, "/" for a file
+ * at the root, else everything before the last slash.  0, or
+ * -ENAMETOOLONG when it does not fit (buf then holds a truncated copy). */
+int zk_path_dir(const char *path, char *buf, size_t len);
+
 /* zk_write_atomic_at in the directory of `path`. */
 int zk_write_atomic(const char *path, const void *buf, size_t len, mode_t mode);
 
