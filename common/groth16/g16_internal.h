@@ -28,6 +28,10 @@ struct zk_groth16_key {
     uint32_t *sig[2];
     zk_scalar *val[2];                /* coef * R^2 (docs/formats.md 5.2) */
     void *pt_a, *pt_b1, *pt_b2, *pt_c, *pt_h, *pt_ic;   /* 64-byte aligned */
+    /* points borrowed (zk_groth16_key_use_points, a key store): not freed;
+     * pt_release(pt_release_ctx) at zk_groth16_key_free instead */
+    void (*pt_release)(void *ctx);
+    void *pt_release_ctx;
 };
 
 struct zk_groth16_pending {

@@ -62,14 +62,56 @@ struct zk_groth16_key *zk_groth16_key_free(struct zk_groth16_key *k)
         free(k->sig[m]);
         zk_big_free(k->val[m]);
     }
-    zk_big_free(k->pt_a);
-    zk_big_free(k->pt_b1);
-    zk_big_free(k->pt_b2);
-    zk_big_free(k->pt_c);
-    zk_big_free(k->pt_h);
-    zk_big_free(k->pt_ic);
+    if (k->pt_release) {
+        k->pt_release(k->pt_release_ctx);
+    } else {
+        zk_big_free(k->pt_a);
+        zk_big_free(k->pt_b1);
+        zk_big_free(k->pt_b2);
+        zk_big_free(k->pt_c);
+        zk_big_free(k->pt_h);
+        zk_big_free(k->pt_ic);
+    }
     free(k);
     return NULL;
+}
+
+int zk_groth16_key_new(const struct zk_zkey_header *h, struct zk_groth16_key **ret)
+{
+    struct zk_groth16_key *k;
+    if (!h || !ret)
+        return ZK_EBADPARAMS;
+    if (!zk_g16_ops(h->curve))
+        return ZK_ECURVE;
+    if (!(k = calloc(1, sizeof *k)))
+        return -ENOMEM;
+    k->hdr = *h;
+    k->ops = zk_g16_ops(h->curve);
+    k->g1b = h->g1_bytes;
+    k->g2b = h->g2_bytes;
+    *ret = k;
+    return 0;
+}
+
+int zk_groth16_key_use_points(struct zk_groth16_key *k, const void *const pts[6],
+                              void (*release)(void *ctx), void *ctx)
+{
+    if (!k || !pts || !release || (k->what & ZK_G16_LOAD_POINTS))
+        return ZK_EBADPARAMS;
+    for (int i = 0; i < 6; i++) {
+        if (!pts[i] || ((uintptr_t)pts[i] & 63))
+            return ZK_EBADPARAMS;
+    }
+    k->pt_ic = (void *)pts[0];
+    k->pt_a = (void *)pts[1];
+    k->pt_b1 = (void *)pts[2];
+    k->pt_b2 = (void *)pts[3];
+    k->pt_c = (void *)pts[4];
+    k->pt_h = (void *)pts[5];
+    k->pt_release = release;
+    k->pt_release_ctx = ctx;
+    k->what |= ZK_G16_LOAD_POINTS;
+    return 0;
 }
 
 const struct zk_zkey_header *zk_groth16_key_header(const struct zk_groth16_key *k)

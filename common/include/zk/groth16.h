@@ -120,6 +120,23 @@ struct zk_groth16_load_opts {
 int zk_groth16_key_load_opts(const struct zk_zkey *z, const struct zk_groth16_load_opts *o,
                              struct zk_diag *diag, struct zk_groth16_key **ret);
 
+/*
+ * A key with header h and nothing loaded (the parts come from
+ * zk_groth16_key_use_points, a key store: zk/keystore.h).  0 and *ret,
+ * ZK_EBADPARAMS, ZK_ECURVE (unknown curve) or -ENOMEM.
+ */
+int zk_groth16_key_new(const struct zk_zkey_header *h, struct zk_groth16_key **ret);
+
+/*
+ * Points that k borrows instead of owning: pts[] = IC, A, B1, B2, C, H in
+ * the layout zk_groth16_key_points gives (64-byte aligned, the counts of
+ * k's header), read-only, valid until zk_groth16_key_free(k) calls
+ * release(ctx).  k must have no points yet.  0, or ZK_EBADPARAMS with k
+ * unchanged (and release not called).
+ */
+int zk_groth16_key_use_points(struct zk_groth16_key *k, const void *const pts[6],
+                              void (*release)(void *ctx), void *ctx);
+
 /* Release a key; accepts NULL and returns NULL. */
 struct zk_groth16_key *zk_groth16_key_free(struct zk_groth16_key *k);
 

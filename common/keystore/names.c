@@ -1,0 +1,88 @@
+/*
+ * names.c -- where key stores live and which there are (zk/keystore.h):
+ * "<pool path>.key-<hash>" beside the pool, listed, summed and removed.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "keystore/format.h"
+#include "zk/error.h"
+#include "zk/util.h"
+
+const char *zk_keystore_tables_name(unsigned tables)
+{
+    switch (tables) {
+    case ZK_KEYSTORE_TABLES_NONE: return "none";
+    case ZK_KEYSTORE_TABLES_H: return "h";
+    case ZK_KEYSTORE_TABLES_ALL: return "all";
+    }
+    return "?";
+}
+
+int zk_keystore_path(const char *pool_path, const char *key_hash, char *buf, size_t n)
+{
+    if (!pool_path || !*pool_path || !ks_hash_valid(key_hash))
+        return ZK_EBADPARAMS;
+    int m = snprintf(buf, n, "%s" ZK_KEYSTORE_SUFFIX "%s", pool_path, key_hash);
+    return m < 0 || (size_t)m >= n ? -ENAMETOOLONG : 0;
+}
+
+int zk_keystore_list(const char *pool_path,
+                     int (*fn)(void *ctx, const char *path, const char *hash), void *ctx)
+{
+    char dir[PATH_MAX], pre[PATH_MAX], full[2 * PATH_MAX];
+    const char *base = strrchr(pool_path, '/');
+    base = base ? base + 1 : pool_path;
+    if (zk_path_dir(pool_path, dir, sizeof dir) < 0)
+        return -ENAMETOOLONG;
+    int np = snprintf(pre, sizeof pre, "%s" ZK_KEYSTORE_SUFFIX, base);
+    if (np < 0 || (size_t)np >= sizeof pre)
+        return -ENAMETOOLONG;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int r = 0;
+    if (!d)
+        return -errno;
+    while (!r && (e = readdir(d))) {
+        /* the name and a 32-digit hash, nothing after it (".tmp.PID") */
+        if (strncmp(e->d_name, pre, (size_t)np) || !ks_hash_valid(e->d_name + np))
+            continue;
+        snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+        r = fn(ctx, full, e->d_name + np);
+    }
+    closedir(d);
+    return r;
+}
+
+static int add_size(void *ctx, const char *path, const char *hash)
+{
+    struct stat st;
+    (void)hash;
+    if (stat(path, &st) == 0)
+        *(uint64_t *)ctx += (uint64_t)st.st_size;
+    return 0;
+}
+
+uint64_t zk_keystore_resident_bytes(const char *pool_path)
+{
+    uint64_t total = 0;
+    if (zk_keystore_list(pool_path, add_size, &total) < 0)
+        return 0;
+    return total;
+}
+
+int zk_keystore_remove(const char *path, struct zk_diag *diag)
+{
+    if (unlink(path) < 0) {
+        int e = errno;
+        return zk_diag_set(diag, path, -e, e == ENOENT ? "no key store there" : "%s",
+                           strerror(e));
+    }
+    return 0;
+}
