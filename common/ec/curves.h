@@ -33,61 +33,15 @@
 #define BLS381_G2_GEN_X { { { 0xf5f28fa202940a10ULL, 0xb3f5fb2687b4961aULL, 0xa1a893b53e2ae580ULL, 0x9894999d1a3caee9ULL, 0x6f67b7631863366bULL, 0x058191924350bcd7ULL } }, { { 0xa5a9c0759e23f606ULL, 0xaaa0c59dbccd60c3ULL, 0x3bb17e18e2867806ULL, 0x1b1ab6cc8541b367ULL, 0xc2b6ed0ef2158547ULL, 0x11922a097360edf3ULL } } }
 #define BLS381_G2_GEN_Y { { { 0x4c730af860494c4aULL, 0x597cfa1f5e369c5aULL, 0xe7e6856caa0a635aULL, 0xbbefb5e96e0d495fULL, 0x07d3a975f0ef25a2ULL, 0x0083fd8e7e80dae5ULL } }, { { 0xadc0fc92df64b05dULL, 0x18aa270a2b1461dcULL, 0x86adac6a3be4eba0ULL, 0x79495c4ec93da33aULL, 0xe7175850a43ccaedULL, 0x0b2bc2a163de1bf2ULL } } }
 
-#define ZK_G bn254_g1
-#define ZK_G_F bn254_fp
-#define ZK_G_B BN254_G1_B
-#define ZK_G_GX BN254_G1_GEN_X
-#define ZK_G_GY BN254_G1_GEN_Y
-#define ZK_G_ORDER BN254_FR_P
+/*                 group      coordinates constants  order: _P of  (ec_tmpl.h) */
+#define ZK_EC_TMPL (bn254_g1,  bn254_fp,    BN254_G1,  BN254_FR)
 #include "ec_tmpl.h"
-#undef ZK_G
-#undef ZK_G_F
-#undef ZK_G_B
-#undef ZK_G_GX
-#undef ZK_G_GY
-#undef ZK_G_ORDER
-
-#define ZK_G bn254_g2
-#define ZK_G_F bn254_fp2
-#define ZK_G_B BN254_G2_B
-#define ZK_G_GX BN254_G2_GEN_X
-#define ZK_G_GY BN254_G2_GEN_Y
-#define ZK_G_ORDER BN254_FR_P
+#define ZK_EC_TMPL (bn254_g2,  bn254_fp2,   BN254_G2,  BN254_FR)
 #include "ec_tmpl.h"
-#undef ZK_G
-#undef ZK_G_F
-#undef ZK_G_B
-#undef ZK_G_GX
-#undef ZK_G_GY
-#undef ZK_G_ORDER
-
-#define ZK_G bls381_g1
-#define ZK_G_F bls381_fp
-#define ZK_G_B BLS381_G1_B
-#define ZK_G_GX BLS381_G1_GEN_X
-#define ZK_G_GY BLS381_G1_GEN_Y
-#define ZK_G_ORDER BLS381_FR_P
+#define ZK_EC_TMPL (bls381_g1, bls381_fp,   BLS381_G1, BLS381_FR)
 #include "ec_tmpl.h"
-#undef ZK_G
-#undef ZK_G_F
-#undef ZK_G_B
-#undef ZK_G_GX
-#undef ZK_G_GY
-#undef ZK_G_ORDER
-
-#define ZK_G bls381_g2
-#define ZK_G_F bls381_fp2
-#define ZK_G_B BLS381_G2_B
-#define ZK_G_GX BLS381_G2_GEN_X
-#define ZK_G_GY BLS381_G2_GEN_Y
-#define ZK_G_ORDER BLS381_FR_P
+#define ZK_EC_TMPL (bls381_g2, bls381_fp2,  BLS381_G2, BLS381_FR)
 #include "ec_tmpl.h"
-#undef ZK_G
-#undef ZK_G_F
-#undef ZK_G_B
-#undef ZK_G_GX
-#undef ZK_G_GY
-#undef ZK_G_ORDER
 
 #include "endo.h"     /* endomorphisms, fast *_in_subgroup / *_affine_in_subgroup */
 

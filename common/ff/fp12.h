@@ -58,36 +58,10 @@
 }
 /* end of generated constants */
 
-#define ZK_T6 bn254_fp6
-#define ZK_T12 bn254_fp12
-#define ZK_T2 bn254_fp2
-#define ZK_T1 bn254_fp
-#define ZK_T_FROB1 BN254_FROB1
-#define ZK_T_FROB2 BN254_FROB2
-#define ZK_T_FROB3 BN254_FROB3
+/*                   curve   constants  (fp12_tmpl.h) */
+#define ZK_FP12_TMPL (bn254,  BN254)
 #include "fp12_tmpl.h"
-#undef ZK_T6
-#undef ZK_T12
-#undef ZK_T2
-#undef ZK_T1
-#undef ZK_T_FROB1
-#undef ZK_T_FROB2
-#undef ZK_T_FROB3
-
-#define ZK_T6 bls381_fp6
-#define ZK_T12 bls381_fp12
-#define ZK_T2 bls381_fp2
-#define ZK_T1 bls381_fp
-#define ZK_T_FROB1 BLS381_FROB1
-#define ZK_T_FROB2 BLS381_FROB2
-#define ZK_T_FROB3 BLS381_FROB3
+#define ZK_FP12_TMPL (bls381, BLS381)
 #include "fp12_tmpl.h"
-#undef ZK_T6
-#undef ZK_T12
-#undef ZK_T2
-#undef ZK_T1
-#undef ZK_T_FROB1
-#undef ZK_T_FROB2
-#undef ZK_T_FROB3
 
 #endif /* ZK_COMMON_FF_FP12_H */

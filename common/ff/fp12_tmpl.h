@@ -1,9 +1,12 @@
 /*
  * fp12_tmpl.h -- the tower Fp6 = Fp2[v]/(v^3 - xi), Fp12 = Fp6[w]/(w^2 - v)
- * over one curve's Fp2 (so w^6 = xi), instantiated per curve by fp12.h with:
- *   ZK_T6, ZK_T12   names of the two types (e.g. bn254_fp6, bn254_fp12)
- *   ZK_T2, ZK_T1    the Fp2 and Fp prefixes (bn254_fp2, bn254_fp)
- *   ZK_T_FROB1, ZK_T_FROB2, ZK_T_FROB3   Frobenius constants, see below
+ * over one curve's Fp2 (so w^6 = xi), instantiated per curve by fp12.h, each
+ * time right after the one line that names its parameters (undefined at the
+ * end of this file):
+ *   #define ZK_FP12_TMPL (bn254, BN254)
+ * that is: the curve's prefix (the types made are bn254_fp6 and bn254_fp12,
+ * over bn254_fp2 and bn254_fp) and the prefix of its Frobenius constants
+ * (BN254_FROB1, BN254_FROB2, BN254_FROB3 in fp12.h, see below).
  *
  * Layout: an Fp6 element is c0 + c1 v + c2 v^2 (Fp2 coefficients), an Fp12
  * element c0 + c1 w (Fp6 coefficients), stored in that order.  This is the
@@ -19,145 +22,180 @@
  * common/ff/gen_fp12_consts.py (FROB2 lies in Fp; its imaginary parts are 0).
  *
  * All functions allow ret to alias inputs and cannot fail.
+ *
+ * Generated names: the Fp6 types and their functions
+ *   bn254_fp6 bn254_fp6_zero bn254_fp6_one bn254_fp6_is_zero bn254_fp6_is_one
+ *   bn254_fp6_eq bn254_fp6_add bn254_fp6_sub bn254_fp6_dbl bn254_fp6_neg
+ *   bn254_fp6_mul_by_v bn254_fp6_mul_by_fp2 bn254_fp6_mul bn254_fp6_sqr
+ *   bn254_fp6_mul_by_01 bn254_fp6_mul_by_1 bn254_fp6_inv
+ *   bls381_fp6 bls381_fp6_zero bls381_fp6_one bls381_fp6_is_zero
+ *   bls381_fp6_is_one bls381_fp6_eq bls381_fp6_add bls381_fp6_sub
+ *   bls381_fp6_dbl bls381_fp6_neg bls381_fp6_mul_by_v bls381_fp6_mul_by_fp2
+ *   bls381_fp6_mul bls381_fp6_sqr bls381_fp6_mul_by_01 bls381_fp6_mul_by_1
+ *   bls381_fp6_inv
+ * the Fp12 types, their functions and Frobenius constant tables
+ *   bn254_fp12 bn254_fp12_zero bn254_fp12_one bn254_fp12_is_one
+ *   bn254_fp12_is_zero bn254_fp12_eq bn254_fp12_add bn254_fp12_sub
+ *   bn254_fp12_neg bn254_fp12_conj bn254_fp12_mul bn254_fp12_sqr
+ *   bn254_fp12_inv bn254_fp12_frobenius bn254_fp12_cyclotomic_sqr
+ *   bn254_fp12_mul_by_034 bn254_fp12_mul_by_014 bn254_fp12_pow
+ *   bn254_fp12_cyclotomic_pow bn254_fp12_FROB1_ bn254_fp12_FROB2_
+ *   bn254_fp12_FROB3_
+ *   bls381_fp12 bls381_fp12_zero bls381_fp12_one bls381_fp12_is_one
+ *   bls381_fp12_is_zero bls381_fp12_eq bls381_fp12_add bls381_fp12_sub
+ *   bls381_fp12_neg bls381_fp12_conj bls381_fp12_mul bls381_fp12_sqr
+ *   bls381_fp12_inv bls381_fp12_frobenius bls381_fp12_cyclotomic_sqr
+ *   bls381_fp12_mul_by_034 bls381_fp12_mul_by_014 bls381_fp12_pow
+ *   bls381_fp12_cyclotomic_pow bls381_fp12_FROB1_ bls381_fp12_FROB2_
+ *   bls381_fp12_FROB3_
+ * and three static helpers of Fp2
+ *   bn254_fp2_fp4_sqr_ bn254_fp2_tri_minus_dbl_ bn254_fp2_tri_plus_dbl_
+ *   bls381_fp2_fp4_sqr_ bls381_fp2_tri_minus_dbl_ bls381_fp2_tri_plus_dbl_
  */
-#define F6(name) ZK_CAT(ZK_T6, name)
-#define F12(name) ZK_CAT(ZK_T12, name)
-#define F2(name) ZK_CAT(ZK_T2, name)
-#define F1(name) ZK_CAT(ZK_T1, name)
+#define FP12_CURVE     ZK_ARG(1, ZK_FP12_TMPL)              /* bn254 */
+#define FP12_CONST(k)  ZK_CAT(ZK_ARG(2, ZK_FP12_TMPL), k)   /* FP12_CONST(FROB1): BN254_FROB1 */
+#define FP_T           ZK_CAT(FP12_CURVE, fp)               /* bn254_fp */
+#define FP2_T          ZK_CAT(FP12_CURVE, fp2)
+#define FP6_T          ZK_CAT(FP12_CURVE, fp6)
+#define FP12_T         ZK_CAT(FP12_CURVE, fp12)
+#define FP_FN(name)    ZK_CAT(FP_T, name)                   /* FP_FN(mul): bn254_fp_mul */
+#define FP2_FN(name)   ZK_CAT(FP2_T, name)
+#define FP6_FN(name)   ZK_CAT(FP6_T, name)
+#define FP12_FN(name)  ZK_CAT(FP12_T, name)                 /* FP12_FN(mul): bn254_fp12_mul */
 
-typedef struct { ZK_T2 c0, c1, c2; } ZK_T6;
-typedef struct { ZK_T6 c0, c1; } ZK_T12;
+typedef struct { FP2_T c0, c1, c2; } FP6_T;
+typedef struct { FP6_T c0, c1; } FP12_T;
 
-static const ZK_T2 F12(FROB1_)[5] = ZK_T_FROB1;
-static const ZK_T2 F12(FROB2_)[5] = ZK_T_FROB2;
-static const ZK_T2 F12(FROB3_)[5] = ZK_T_FROB3;
+static const FP2_T FP12_FN(FROB1_)[5] = FP12_CONST(FROB1);
+static const FP2_T FP12_FN(FROB2_)[5] = FP12_CONST(FROB2);
+static const FP2_T FP12_FN(FROB3_)[5] = FP12_CONST(FROB3);
 
 /* ---------------------------------------------------------------- Fp6 */
 
-static inline void F6(zero)(ZK_T6 *r) { F2(zero)(&r->c0); F2(zero)(&r->c1); F2(zero)(&r->c2); }
-static inline void F6(one)(ZK_T6 *r) { F2(one)(&r->c0); F2(zero)(&r->c1); F2(zero)(&r->c2); }
-static inline int F6(is_zero)(const ZK_T6 *a)
-{ return F2(is_zero)(&a->c0) & F2(is_zero)(&a->c1) & F2(is_zero)(&a->c2); }
-static inline int F6(is_one)(const ZK_T6 *a)
-{ return F2(is_one)(&a->c0) & F2(is_zero)(&a->c1) & F2(is_zero)(&a->c2); }
-static inline int F6(eq)(const ZK_T6 *a, const ZK_T6 *b)
-{ return F2(eq)(&a->c0, &b->c0) & F2(eq)(&a->c1, &b->c1) & F2(eq)(&a->c2, &b->c2); }
+static inline void FP6_FN(zero)(FP6_T *r) { FP2_FN(zero)(&r->c0); FP2_FN(zero)(&r->c1); FP2_FN(zero)(&r->c2); }
+static inline void FP6_FN(one)(FP6_T *r) { FP2_FN(one)(&r->c0); FP2_FN(zero)(&r->c1); FP2_FN(zero)(&r->c2); }
+static inline int FP6_FN(is_zero)(const FP6_T *a)
+{ return FP2_FN(is_zero)(&a->c0) & FP2_FN(is_zero)(&a->c1) & FP2_FN(is_zero)(&a->c2); }
+static inline int FP6_FN(is_one)(const FP6_T *a)
+{ return FP2_FN(is_one)(&a->c0) & FP2_FN(is_zero)(&a->c1) & FP2_FN(is_zero)(&a->c2); }
+static inline int FP6_FN(eq)(const FP6_T *a, const FP6_T *b)
+{ return FP2_FN(eq)(&a->c0, &b->c0) & FP2_FN(eq)(&a->c1, &b->c1) & FP2_FN(eq)(&a->c2, &b->c2); }
 
-static inline void F6(add)(ZK_T6 *r, const ZK_T6 *a, const ZK_T6 *b)
-{ F2(add)(&r->c0, &a->c0, &b->c0); F2(add)(&r->c1, &a->c1, &b->c1); F2(add)(&r->c2, &a->c2, &b->c2); }
-static inline void F6(sub)(ZK_T6 *r, const ZK_T6 *a, const ZK_T6 *b)
-{ F2(sub)(&r->c0, &a->c0, &b->c0); F2(sub)(&r->c1, &a->c1, &b->c1); F2(sub)(&r->c2, &a->c2, &b->c2); }
-static inline void F6(dbl)(ZK_T6 *r, const ZK_T6 *a)
-{ F2(dbl)(&r->c0, &a->c0); F2(dbl)(&r->c1, &a->c1); F2(dbl)(&r->c2, &a->c2); }
-static inline void F6(neg)(ZK_T6 *r, const ZK_T6 *a)
-{ F2(neg)(&r->c0, &a->c0); F2(neg)(&r->c1, &a->c1); F2(neg)(&r->c2, &a->c2); }
+static inline void FP6_FN(add)(FP6_T *r, const FP6_T *a, const FP6_T *b)
+{ FP2_FN(add)(&r->c0, &a->c0, &b->c0); FP2_FN(add)(&r->c1, &a->c1, &b->c1); FP2_FN(add)(&r->c2, &a->c2, &b->c2); }
+static inline void FP6_FN(sub)(FP6_T *r, const FP6_T *a, const FP6_T *b)
+{ FP2_FN(sub)(&r->c0, &a->c0, &b->c0); FP2_FN(sub)(&r->c1, &a->c1, &b->c1); FP2_FN(sub)(&r->c2, &a->c2, &b->c2); }
+static inline void FP6_FN(dbl)(FP6_T *r, const FP6_T *a)
+{ FP2_FN(dbl)(&r->c0, &a->c0); FP2_FN(dbl)(&r->c1, &a->c1); FP2_FN(dbl)(&r->c2, &a->c2); }
+static inline void FP6_FN(neg)(FP6_T *r, const FP6_T *a)
+{ FP2_FN(neg)(&r->c0, &a->c0); FP2_FN(neg)(&r->c1, &a->c1); FP2_FN(neg)(&r->c2, &a->c2); }
 
 /* r = a * v:  (c0, c1, c2) -> (xi c2, c0, c1) */
-static inline void F6(mul_by_v)(ZK_T6 *r, const ZK_T6 *a)
+static inline void FP6_FN(mul_by_v)(FP6_T *r, const FP6_T *a)
 {
-    ZK_T2 t;
-    F2(mul_by_nonresidue)(&t, &a->c2);
+    FP2_T t;
+    FP2_FN(mul_by_nonresidue)(&t, &a->c2);
     r->c2 = a->c1;
     r->c1 = a->c0;
     r->c0 = t;
 }
 
 /* r = a * k, k in Fp2 */
-static inline void F6(mul_by_fp2)(ZK_T6 *r, const ZK_T6 *a, const ZK_T2 *k)
-{ F2(mul)(&r->c0, &a->c0, k); F2(mul)(&r->c1, &a->c1, k); F2(mul)(&r->c2, &a->c2, k); }
+static inline void FP6_FN(mul_by_fp2)(FP6_T *r, const FP6_T *a, const FP2_T *k)
+{ FP2_FN(mul)(&r->c0, &a->c0, k); FP2_FN(mul)(&r->c1, &a->c1, k); FP2_FN(mul)(&r->c2, &a->c2, k); }
 
 /* Karatsuba-style product: 6 Fp2 multiplications. */
-static inline void F6(mul)(ZK_T6 *r, const ZK_T6 *a, const ZK_T6 *b)
+static inline void FP6_FN(mul)(FP6_T *r, const FP6_T *a, const FP6_T *b)
 {
-    ZK_T2 t0, t1, t2, s, u, c0, c1, c2;
-    F2(mul)(&t0, &a->c0, &b->c0);
-    F2(mul)(&t1, &a->c1, &b->c1);
-    F2(mul)(&t2, &a->c2, &b->c2);
+    FP2_T t0, t1, t2, s, u, c0, c1, c2;
+    FP2_FN(mul)(&t0, &a->c0, &b->c0);
+    FP2_FN(mul)(&t1, &a->c1, &b->c1);
+    FP2_FN(mul)(&t2, &a->c2, &b->c2);
     /* c0 = t0 + xi ((a1+a2)(b1+b2) - t1 - t2) */
-    F2(add)(&s, &a->c1, &a->c2);
-    F2(add)(&u, &b->c1, &b->c2);
-    F2(mul)(&s, &s, &u);
-    F2(sub)(&s, &s, &t1);
-    F2(sub)(&s, &s, &t2);
-    F2(mul_by_nonresidue)(&s, &s);
-    F2(add)(&c0, &s, &t0);
+    FP2_FN(add)(&s, &a->c1, &a->c2);
+    FP2_FN(add)(&u, &b->c1, &b->c2);
+    FP2_FN(mul)(&s, &s, &u);
+    FP2_FN(sub)(&s, &s, &t1);
+    FP2_FN(sub)(&s, &s, &t2);
+    FP2_FN(mul_by_nonresidue)(&s, &s);
+    FP2_FN(add)(&c0, &s, &t0);
     /* c1 = (a0+a1)(b0+b1) - t0 - t1 + xi t2 */
-    F2(add)(&s, &a->c0, &a->c1);
-    F2(add)(&u, &b->c0, &b->c1);
-    F2(mul)(&s, &s, &u);
-    F2(sub)(&s, &s, &t0);
-    F2(sub)(&s, &s, &t1);
-    F2(mul_by_nonresidue)(&u, &t2);
-    F2(add)(&c1, &s, &u);
+    FP2_FN(add)(&s, &a->c0, &a->c1);
+    FP2_FN(add)(&u, &b->c0, &b->c1);
+    FP2_FN(mul)(&s, &s, &u);
+    FP2_FN(sub)(&s, &s, &t0);
+    FP2_FN(sub)(&s, &s, &t1);
+    FP2_FN(mul_by_nonresidue)(&u, &t2);
+    FP2_FN(add)(&c1, &s, &u);
     /* c2 = (a0+a2)(b0+b2) - t0 - t2 + t1 */
-    F2(add)(&s, &a->c0, &a->c2);
-    F2(add)(&u, &b->c0, &b->c2);
-    F2(mul)(&s, &s, &u);
-    F2(sub)(&s, &s, &t0);
-    F2(sub)(&s, &s, &t2);
-    F2(add)(&c2, &s, &t1);
+    FP2_FN(add)(&s, &a->c0, &a->c2);
+    FP2_FN(add)(&u, &b->c0, &b->c2);
+    FP2_FN(mul)(&s, &s, &u);
+    FP2_FN(sub)(&s, &s, &t0);
+    FP2_FN(sub)(&s, &s, &t2);
+    FP2_FN(add)(&c2, &s, &t1);
     r->c0 = c0;
     r->c1 = c1;
     r->c2 = c2;
 }
 
 /* Chung-Hasan SQR2: 2 Fp2 multiplications and 3 squarings. */
-static inline void F6(sqr)(ZK_T6 *r, const ZK_T6 *a)
+static inline void FP6_FN(sqr)(FP6_T *r, const FP6_T *a)
 {
-    ZK_T2 s0, s1, s2, s3, s4, t;
-    F2(sqr)(&s0, &a->c0);
-    F2(mul)(&s1, &a->c0, &a->c1);
-    F2(dbl)(&s1, &s1);
-    F2(sub)(&t, &a->c0, &a->c1);
-    F2(add)(&t, &t, &a->c2);
-    F2(sqr)(&s2, &t);
-    F2(mul)(&s3, &a->c1, &a->c2);
-    F2(dbl)(&s3, &s3);
-    F2(sqr)(&s4, &a->c2);
+    FP2_T s0, s1, s2, s3, s4, t;
+    FP2_FN(sqr)(&s0, &a->c0);
+    FP2_FN(mul)(&s1, &a->c0, &a->c1);
+    FP2_FN(dbl)(&s1, &s1);
+    FP2_FN(sub)(&t, &a->c0, &a->c1);
+    FP2_FN(add)(&t, &t, &a->c2);
+    FP2_FN(sqr)(&s2, &t);
+    FP2_FN(mul)(&s3, &a->c1, &a->c2);
+    FP2_FN(dbl)(&s3, &s3);
+    FP2_FN(sqr)(&s4, &a->c2);
     /* c2 = s1 + s2 + s3 - s0 - s4 */
-    F2(add)(&t, &s1, &s2);
-    F2(add)(&t, &t, &s3);
-    F2(sub)(&t, &t, &s0);
-    F2(sub)(&r->c2, &t, &s4);
+    FP2_FN(add)(&t, &s1, &s2);
+    FP2_FN(add)(&t, &t, &s3);
+    FP2_FN(sub)(&t, &t, &s0);
+    FP2_FN(sub)(&r->c2, &t, &s4);
     /* c0 = s0 + xi s3, c1 = s1 + xi s4 */
-    F2(mul_by_nonresidue)(&s3, &s3);
-    F2(add)(&r->c0, &s0, &s3);
-    F2(mul_by_nonresidue)(&s4, &s4);
-    F2(add)(&r->c1, &s1, &s4);
+    FP2_FN(mul_by_nonresidue)(&s3, &s3);
+    FP2_FN(add)(&r->c0, &s0, &s3);
+    FP2_FN(mul_by_nonresidue)(&s4, &s4);
+    FP2_FN(add)(&r->c1, &s1, &s4);
 }
 
 /* r = a * (b0 + b1 v): 5 Fp2 multiplications. */
-static inline void F6(mul_by_01)(ZK_T6 *r, const ZK_T6 *a, const ZK_T2 *b0, const ZK_T2 *b1)
+static inline void FP6_FN(mul_by_01)(FP6_T *r, const FP6_T *a, const FP2_T *b0, const FP2_T *b1)
 {
-    ZK_T2 t0, t1, s, u, c0, c1, c2;
-    F2(mul)(&t0, &a->c0, b0);
-    F2(mul)(&t1, &a->c1, b1);
+    FP2_T t0, t1, s, u, c0, c1, c2;
+    FP2_FN(mul)(&t0, &a->c0, b0);
+    FP2_FN(mul)(&t1, &a->c1, b1);
     /* c0 = t0 + xi a2 b1 */
-    F2(mul)(&s, &a->c2, b1);
-    F2(mul_by_nonresidue)(&s, &s);
-    F2(add)(&c0, &s, &t0);
+    FP2_FN(mul)(&s, &a->c2, b1);
+    FP2_FN(mul_by_nonresidue)(&s, &s);
+    FP2_FN(add)(&c0, &s, &t0);
     /* c1 = (a0+a1)(b0+b1) - t0 - t1 */
-    F2(add)(&s, &a->c0, &a->c1);
-    F2(add)(&u, b0, b1);
-    F2(mul)(&s, &s, &u);
-    F2(sub)(&s, &s, &t0);
-    F2(sub)(&c1, &s, &t1);
+    FP2_FN(add)(&s, &a->c0, &a->c1);
+    FP2_FN(add)(&u, b0, b1);
+    FP2_FN(mul)(&s, &s, &u);
+    FP2_FN(sub)(&s, &s, &t0);
+    FP2_FN(sub)(&c1, &s, &t1);
     /* c2 = t1 + a2 b0 */
-    F2(mul)(&s, &a->c2, b0);
-    F2(add)(&c2, &s, &t1);
+    FP2_FN(mul)(&s, &a->c2, b0);
+    FP2_FN(add)(&c2, &s, &t1);
     r->c0 = c0;
     r->c1 = c1;
     r->c2 = c2;
 }
 
 /* r = a * (b1 v): (xi a2 b1, a0 b1, a1 b1) */
-static inline void F6(mul_by_1)(ZK_T6 *r, const ZK_T6 *a, const ZK_T2 *b1)
+static inline void FP6_FN(mul_by_1)(FP6_T *r, const FP6_T *a, const FP2_T *b1)
 {
-    ZK_T2 t;
-    F2(mul)(&t, &a->c2, b1);
-    F2(mul_by_nonresidue)(&t, &t);
-    F2(mul)(&r->c2, &a->c1, b1);
-    F2(mul)(&r->c1, &a->c0, b1);
+    FP2_T t;
+    FP2_FN(mul)(&t, &a->c2, b1);
+    FP2_FN(mul_by_nonresidue)(&t, &t);
+    FP2_FN(mul)(&r->c2, &a->c1, b1);
+    FP2_FN(mul)(&r->c1, &a->c0, b1);
     r->c0 = t;
 }
 
@@ -165,115 +203,115 @@ static inline void F6(mul_by_1)(ZK_T6 *r, const ZK_T6 *a, const ZK_T2 *b1)
  * r = a^-1 (0 -> 0):  A = a0^2 - xi a1 a2, B = xi a2^2 - a0 a1,
  * C = a1^2 - a0 a2, N = a0 A + xi (a2 B + a1 C), r = (A, B, C) / N.
  */
-static inline void F6(inv)(ZK_T6 *r, const ZK_T6 *a)
+static inline void FP6_FN(inv)(FP6_T *r, const FP6_T *a)
 {
-    ZK_T2 A, B, C, N, t;
-    F2(sqr)(&A, &a->c0);
-    F2(mul)(&t, &a->c1, &a->c2);
-    F2(mul_by_nonresidue)(&t, &t);
-    F2(sub)(&A, &A, &t);
-    F2(sqr)(&B, &a->c2);
-    F2(mul_by_nonresidue)(&B, &B);
-    F2(mul)(&t, &a->c0, &a->c1);
-    F2(sub)(&B, &B, &t);
-    F2(sqr)(&C, &a->c1);
-    F2(mul)(&t, &a->c0, &a->c2);
-    F2(sub)(&C, &C, &t);
-    F2(mul)(&N, &a->c2, &B);
-    F2(mul)(&t, &a->c1, &C);
-    F2(add)(&N, &N, &t);
-    F2(mul_by_nonresidue)(&N, &N);
-    F2(mul)(&t, &a->c0, &A);
-    F2(add)(&N, &N, &t);
-    F2(inv)(&N, &N);
-    F2(mul)(&r->c0, &A, &N);
-    F2(mul)(&r->c1, &B, &N);
-    F2(mul)(&r->c2, &C, &N);
+    FP2_T A, B, C, N, t;
+    FP2_FN(sqr)(&A, &a->c0);
+    FP2_FN(mul)(&t, &a->c1, &a->c2);
+    FP2_FN(mul_by_nonresidue)(&t, &t);
+    FP2_FN(sub)(&A, &A, &t);
+    FP2_FN(sqr)(&B, &a->c2);
+    FP2_FN(mul_by_nonresidue)(&B, &B);
+    FP2_FN(mul)(&t, &a->c0, &a->c1);
+    FP2_FN(sub)(&B, &B, &t);
+    FP2_FN(sqr)(&C, &a->c1);
+    FP2_FN(mul)(&t, &a->c0, &a->c2);
+    FP2_FN(sub)(&C, &C, &t);
+    FP2_FN(mul)(&N, &a->c2, &B);
+    FP2_FN(mul)(&t, &a->c1, &C);
+    FP2_FN(add)(&N, &N, &t);
+    FP2_FN(mul_by_nonresidue)(&N, &N);
+    FP2_FN(mul)(&t, &a->c0, &A);
+    FP2_FN(add)(&N, &N, &t);
+    FP2_FN(inv)(&N, &N);
+    FP2_FN(mul)(&r->c0, &A, &N);
+    FP2_FN(mul)(&r->c1, &B, &N);
+    FP2_FN(mul)(&r->c2, &C, &N);
 }
 
 /* ---------------------------------------------------------------- Fp12 */
 
-static inline void F12(zero)(ZK_T12 *r) { F6(zero)(&r->c0); F6(zero)(&r->c1); }
-static inline void F12(one)(ZK_T12 *r) { F6(one)(&r->c0); F6(zero)(&r->c1); }
-static inline int F12(is_one)(const ZK_T12 *a) { return F6(is_one)(&a->c0) & F6(is_zero)(&a->c1); }
-static inline int F12(is_zero)(const ZK_T12 *a) { return F6(is_zero)(&a->c0) & F6(is_zero)(&a->c1); }
-static inline int F12(eq)(const ZK_T12 *a, const ZK_T12 *b)
-{ return F6(eq)(&a->c0, &b->c0) & F6(eq)(&a->c1, &b->c1); }
+static inline void FP12_FN(zero)(FP12_T *r) { FP6_FN(zero)(&r->c0); FP6_FN(zero)(&r->c1); }
+static inline void FP12_FN(one)(FP12_T *r) { FP6_FN(one)(&r->c0); FP6_FN(zero)(&r->c1); }
+static inline int FP12_FN(is_one)(const FP12_T *a) { return FP6_FN(is_one)(&a->c0) & FP6_FN(is_zero)(&a->c1); }
+static inline int FP12_FN(is_zero)(const FP12_T *a) { return FP6_FN(is_zero)(&a->c0) & FP6_FN(is_zero)(&a->c1); }
+static inline int FP12_FN(eq)(const FP12_T *a, const FP12_T *b)
+{ return FP6_FN(eq)(&a->c0, &b->c0) & FP6_FN(eq)(&a->c1, &b->c1); }
 
-static inline void F12(add)(ZK_T12 *r, const ZK_T12 *a, const ZK_T12 *b)
-{ F6(add)(&r->c0, &a->c0, &b->c0); F6(add)(&r->c1, &a->c1, &b->c1); }
-static inline void F12(sub)(ZK_T12 *r, const ZK_T12 *a, const ZK_T12 *b)
-{ F6(sub)(&r->c0, &a->c0, &b->c0); F6(sub)(&r->c1, &a->c1, &b->c1); }
-static inline void F12(neg)(ZK_T12 *r, const ZK_T12 *a)
-{ F6(neg)(&r->c0, &a->c0); F6(neg)(&r->c1, &a->c1); }
+static inline void FP12_FN(add)(FP12_T *r, const FP12_T *a, const FP12_T *b)
+{ FP6_FN(add)(&r->c0, &a->c0, &b->c0); FP6_FN(add)(&r->c1, &a->c1, &b->c1); }
+static inline void FP12_FN(sub)(FP12_T *r, const FP12_T *a, const FP12_T *b)
+{ FP6_FN(sub)(&r->c0, &a->c0, &b->c0); FP6_FN(sub)(&r->c1, &a->c1, &b->c1); }
+static inline void FP12_FN(neg)(FP12_T *r, const FP12_T *a)
+{ FP6_FN(neg)(&r->c0, &a->c0); FP6_FN(neg)(&r->c1, &a->c1); }
 
 /* r = conj(a) = c0 - c1 w = a^(p^6); the inverse on the cyclotomic subgroup. */
-static inline void F12(conj)(ZK_T12 *r, const ZK_T12 *a)
-{ r->c0 = a->c0; F6(neg)(&r->c1, &a->c1); }
+static inline void FP12_FN(conj)(FP12_T *r, const FP12_T *a)
+{ r->c0 = a->c0; FP6_FN(neg)(&r->c1, &a->c1); }
 
 /* Karatsuba: 3 Fp6 multiplications. */
-static inline void F12(mul)(ZK_T12 *r, const ZK_T12 *a, const ZK_T12 *b)
+static inline void FP12_FN(mul)(FP12_T *r, const FP12_T *a, const FP12_T *b)
 {
-    ZK_T6 t0, t1, s, u;
-    F6(mul)(&t0, &a->c0, &b->c0);
-    F6(mul)(&t1, &a->c1, &b->c1);
-    F6(add)(&s, &a->c0, &a->c1);
-    F6(add)(&u, &b->c0, &b->c1);
-    F6(mul)(&s, &s, &u);
-    F6(sub)(&s, &s, &t0);
-    F6(sub)(&r->c1, &s, &t1);
-    F6(mul_by_v)(&t1, &t1);
-    F6(add)(&r->c0, &t0, &t1);
+    FP6_T t0, t1, s, u;
+    FP6_FN(mul)(&t0, &a->c0, &b->c0);
+    FP6_FN(mul)(&t1, &a->c1, &b->c1);
+    FP6_FN(add)(&s, &a->c0, &a->c1);
+    FP6_FN(add)(&u, &b->c0, &b->c1);
+    FP6_FN(mul)(&s, &s, &u);
+    FP6_FN(sub)(&s, &s, &t0);
+    FP6_FN(sub)(&r->c1, &s, &t1);
+    FP6_FN(mul_by_v)(&t1, &t1);
+    FP6_FN(add)(&r->c0, &t0, &t1);
 }
 
 /* Complex squaring: c0 = (a0+a1)(a0+v a1) - t - v t, c1 = 2t, t = a0 a1. */
-static inline void F12(sqr)(ZK_T12 *r, const ZK_T12 *a)
+static inline void FP12_FN(sqr)(FP12_T *r, const FP12_T *a)
 {
-    ZK_T6 t, s, u;
-    F6(mul)(&t, &a->c0, &a->c1);
-    F6(add)(&s, &a->c0, &a->c1);
-    F6(mul_by_v)(&u, &a->c1);
-    F6(add)(&u, &u, &a->c0);
-    F6(mul)(&s, &s, &u);
-    F6(sub)(&s, &s, &t);
-    F6(mul_by_v)(&u, &t);
-    F6(sub)(&r->c0, &s, &u);
-    F6(dbl)(&r->c1, &t);
+    FP6_T t, s, u;
+    FP6_FN(mul)(&t, &a->c0, &a->c1);
+    FP6_FN(add)(&s, &a->c0, &a->c1);
+    FP6_FN(mul_by_v)(&u, &a->c1);
+    FP6_FN(add)(&u, &u, &a->c0);
+    FP6_FN(mul)(&s, &s, &u);
+    FP6_FN(sub)(&s, &s, &t);
+    FP6_FN(mul_by_v)(&u, &t);
+    FP6_FN(sub)(&r->c0, &s, &u);
+    FP6_FN(dbl)(&r->c1, &t);
 }
 
 /* r = a^-1 = (a0 - a1 w) / (a0^2 - v a1^2); 0 -> 0. */
-static inline void F12(inv)(ZK_T12 *r, const ZK_T12 *a)
+static inline void FP12_FN(inv)(FP12_T *r, const FP12_T *a)
 {
-    ZK_T6 t0, t1;
-    F6(sqr)(&t0, &a->c0);
-    F6(sqr)(&t1, &a->c1);
-    F6(mul_by_v)(&t1, &t1);
-    F6(sub)(&t0, &t0, &t1);
-    F6(inv)(&t0, &t0);
-    F6(mul)(&r->c0, &a->c0, &t0);
-    F6(mul)(&r->c1, &a->c1, &t0);
-    F6(neg)(&r->c1, &r->c1);
+    FP6_T t0, t1;
+    FP6_FN(sqr)(&t0, &a->c0);
+    FP6_FN(sqr)(&t1, &a->c1);
+    FP6_FN(mul_by_v)(&t1, &t1);
+    FP6_FN(sub)(&t0, &t0, &t1);
+    FP6_FN(inv)(&t0, &t0);
+    FP6_FN(mul)(&r->c0, &a->c0, &t0);
+    FP6_FN(mul)(&r->c1, &a->c1, &t0);
+    FP6_FN(neg)(&r->c1, &r->c1);
 }
 
 /*
  * r = a^(p^j) for j = 1, 2, 3 (other j: reduce j mod 12 and compose; j = 6
  * is conj).  g_k -> frob_j(g_k) * FROBj[k-1] for k = 1..5, see the top.
  */
-static inline void F12(frobenius)(ZK_T12 *r, const ZK_T12 *a, unsigned j)
+static inline void FP12_FN(frobenius)(FP12_T *r, const FP12_T *a, unsigned j)
 {
-    ZK_T2 g[6];
+    FP2_T g[6];
     g[0] = a->c0.c0; g[1] = a->c1.c0; g[2] = a->c0.c1;
     g[3] = a->c1.c1; g[4] = a->c0.c2; g[5] = a->c1.c2;
     if (j & 1)
         for (int k = 0; k < 6; k++)
-            F2(conj)(&g[k], &g[k]);
+            FP2_FN(conj)(&g[k], &g[k]);
     for (int k = 1; k < 6; k++) {
         if (j == 1)
-            F2(mul)(&g[k], &g[k], &F12(FROB1_)[k - 1]);
+            FP2_FN(mul)(&g[k], &g[k], &FP12_FN(FROB1_)[k - 1]);
         else if (j == 2)
-            F2(mul_by_fp)(&g[k], &g[k], &F12(FROB2_)[k - 1].c0);
+            FP2_FN(mul_by_fp)(&g[k], &g[k], &FP12_FN(FROB2_)[k - 1].c0);
         else
-            F2(mul)(&g[k], &g[k], &F12(FROB3_)[k - 1]);
+            FP2_FN(mul)(&g[k], &g[k], &FP12_FN(FROB3_)[k - 1]);
     }
     r->c0.c0 = g[0]; r->c1.c0 = g[1]; r->c0.c1 = g[2];
     r->c1.c1 = g[3]; r->c0.c2 = g[4]; r->c1.c2 = g[5];
@@ -289,53 +327,53 @@ static inline void F12(frobenius)(ZK_T12 *r, const ZK_T12 *a, unsigned j)
  *   A2' = 3 A1^2 - 2 bar(A2).
  * Wrong (but harmless) for elements outside the subgroup.
  */
-static inline void F2(fp4_sqr_)(ZK_T2 *rx, ZK_T2 *ry, const ZK_T2 *x, const ZK_T2 *y)
+static inline void FP2_FN(fp4_sqr_)(FP2_T *rx, FP2_T *ry, const FP2_T *x, const FP2_T *y)
 {
-    ZK_T2 t0, t1, s;
-    F2(sqr)(&t0, x);
-    F2(sqr)(&t1, y);
-    F2(add)(&s, x, y);
-    F2(sqr)(&s, &s);
-    F2(sub)(&s, &s, &t0);
-    F2(sub)(ry, &s, &t1);                 /* 2xy */
-    F2(mul_by_nonresidue)(&t1, &t1);
-    F2(add)(rx, &t0, &t1);                /* x^2 + xi y^2 */
+    FP2_T t0, t1, s;
+    FP2_FN(sqr)(&t0, x);
+    FP2_FN(sqr)(&t1, y);
+    FP2_FN(add)(&s, x, y);
+    FP2_FN(sqr)(&s, &s);
+    FP2_FN(sub)(&s, &s, &t0);
+    FP2_FN(sub)(ry, &s, &t1);                 /* 2xy */
+    FP2_FN(mul_by_nonresidue)(&t1, &t1);
+    FP2_FN(add)(rx, &t0, &t1);                /* x^2 + xi y^2 */
 }
 
 /* r = 3 s - 2 a  (as r = 2 (s - a) + s) */
-static inline void F2(tri_minus_dbl_)(ZK_T2 *r, const ZK_T2 *s, const ZK_T2 *a)
+static inline void FP2_FN(tri_minus_dbl_)(FP2_T *r, const FP2_T *s, const FP2_T *a)
 {
-    ZK_T2 t;
-    F2(sub)(&t, s, a);
-    F2(dbl)(&t, &t);
-    F2(add)(r, &t, s);
+    FP2_T t;
+    FP2_FN(sub)(&t, s, a);
+    FP2_FN(dbl)(&t, &t);
+    FP2_FN(add)(r, &t, s);
 }
 
 /* r = 3 s + 2 a */
-static inline void F2(tri_plus_dbl_)(ZK_T2 *r, const ZK_T2 *s, const ZK_T2 *a)
+static inline void FP2_FN(tri_plus_dbl_)(FP2_T *r, const FP2_T *s, const FP2_T *a)
 {
-    ZK_T2 t;
-    F2(add)(&t, s, a);
-    F2(dbl)(&t, &t);
-    F2(add)(r, &t, s);
+    FP2_T t;
+    FP2_FN(add)(&t, s, a);
+    FP2_FN(dbl)(&t, &t);
+    FP2_FN(add)(r, &t, s);
 }
 
-static inline void F12(cyclotomic_sqr)(ZK_T12 *r, const ZK_T12 *a)
+static inline void FP12_FN(cyclotomic_sqr)(FP12_T *r, const FP12_T *a)
 {
-    ZK_T2 x0, y0, x1, y1, x2, y2, t;
-    F2(fp4_sqr_)(&x0, &y0, &a->c0.c0, &a->c1.c1);   /* A0^2 */
-    F2(fp4_sqr_)(&x1, &y1, &a->c1.c0, &a->c0.c2);   /* A1^2 */
-    F2(fp4_sqr_)(&x2, &y2, &a->c0.c1, &a->c1.c2);   /* A2^2 */
+    FP2_T x0, y0, x1, y1, x2, y2, t;
+    FP2_FN(fp4_sqr_)(&x0, &y0, &a->c0.c0, &a->c1.c1);   /* A0^2 */
+    FP2_FN(fp4_sqr_)(&x1, &y1, &a->c1.c0, &a->c0.c2);   /* A1^2 */
+    FP2_FN(fp4_sqr_)(&x2, &y2, &a->c0.c1, &a->c1.c2);   /* A2^2 */
     /* A0' */
-    F2(tri_minus_dbl_)(&r->c0.c0, &x0, &a->c0.c0);
-    F2(tri_plus_dbl_)(&r->c1.c1, &y0, &a->c1.c1);
+    FP2_FN(tri_minus_dbl_)(&r->c0.c0, &x0, &a->c0.c0);
+    FP2_FN(tri_plus_dbl_)(&r->c1.c1, &y0, &a->c1.c1);
     /* A1' = 3 (xi y2 + x2 s) + 2 (g1 - g4 s) */
-    F2(mul_by_nonresidue)(&t, &y2);
-    F2(tri_plus_dbl_)(&r->c1.c0, &t, &a->c1.c0);
-    F2(tri_minus_dbl_)(&r->c0.c2, &x2, &a->c0.c2);
+    FP2_FN(mul_by_nonresidue)(&t, &y2);
+    FP2_FN(tri_plus_dbl_)(&r->c1.c0, &t, &a->c1.c0);
+    FP2_FN(tri_minus_dbl_)(&r->c0.c2, &x2, &a->c0.c2);
     /* A2' */
-    F2(tri_minus_dbl_)(&r->c0.c1, &x1, &a->c0.c1);
-    F2(tri_plus_dbl_)(&r->c1.c2, &y1, &a->c1.c2);
+    FP2_FN(tri_minus_dbl_)(&r->c0.c1, &x1, &a->c0.c1);
+    FP2_FN(tri_plus_dbl_)(&r->c1.c2, &y1, &a->c1.c2);
 }
 
 /*
@@ -344,65 +382,65 @@ static inline void F12(cyclotomic_sqr)(ZK_T12 *r, const ZK_T12 *a)
  *   D-type twist (BN254):     g0 = a, g1 = b, g3 = c   ("034": w^0, w^1, w^3)
  *   M-type twist (BLS12-381): g0 = a, g2 = b, g3 = c   ("014": w^0, w^2, w^3)
  */
-static inline void F12(mul_by_034)(ZK_T12 *r, const ZK_T12 *f,
-                                   const ZK_T2 *a, const ZK_T2 *b, const ZK_T2 *c)
+static inline void FP12_FN(mul_by_034)(FP12_T *r, const FP12_T *f,
+                                   const FP2_T *a, const FP2_T *b, const FP2_T *c)
 {
     /* l = (a, 0, 0) + (b, c, 0) w */
-    ZK_T6 t0, t1, s;
-    ZK_T2 ab;
-    F6(mul_by_fp2)(&t0, &f->c0, a);
-    F6(mul_by_01)(&t1, &f->c1, b, c);
-    F6(add)(&s, &f->c0, &f->c1);
-    F2(add)(&ab, a, b);
-    F6(mul_by_01)(&s, &s, &ab, c);
-    F6(sub)(&s, &s, &t0);
-    F6(sub)(&r->c1, &s, &t1);
-    F6(mul_by_v)(&t1, &t1);
-    F6(add)(&r->c0, &t0, &t1);
+    FP6_T t0, t1, s;
+    FP2_T ab;
+    FP6_FN(mul_by_fp2)(&t0, &f->c0, a);
+    FP6_FN(mul_by_01)(&t1, &f->c1, b, c);
+    FP6_FN(add)(&s, &f->c0, &f->c1);
+    FP2_FN(add)(&ab, a, b);
+    FP6_FN(mul_by_01)(&s, &s, &ab, c);
+    FP6_FN(sub)(&s, &s, &t0);
+    FP6_FN(sub)(&r->c1, &s, &t1);
+    FP6_FN(mul_by_v)(&t1, &t1);
+    FP6_FN(add)(&r->c0, &t0, &t1);
 }
 
-static inline void F12(mul_by_014)(ZK_T12 *r, const ZK_T12 *f,
-                                   const ZK_T2 *a, const ZK_T2 *b, const ZK_T2 *c)
+static inline void FP12_FN(mul_by_014)(FP12_T *r, const FP12_T *f,
+                                   const FP2_T *a, const FP2_T *b, const FP2_T *c)
 {
     /* l = (a, b, 0) + (0, c, 0) w */
-    ZK_T6 t0, t1, s;
-    ZK_T2 bc;
-    F6(mul_by_01)(&t0, &f->c0, a, b);
-    F6(mul_by_1)(&t1, &f->c1, c);
-    F6(add)(&s, &f->c0, &f->c1);
-    F2(add)(&bc, b, c);
-    F6(mul_by_01)(&s, &s, a, &bc);
-    F6(sub)(&s, &s, &t0);
-    F6(sub)(&r->c1, &s, &t1);
-    F6(mul_by_v)(&t1, &t1);
-    F6(add)(&r->c0, &t0, &t1);
+    FP6_T t0, t1, s;
+    FP2_T bc;
+    FP6_FN(mul_by_01)(&t0, &f->c0, a, b);
+    FP6_FN(mul_by_1)(&t1, &f->c1, c);
+    FP6_FN(add)(&s, &f->c0, &f->c1);
+    FP2_FN(add)(&bc, b, c);
+    FP6_FN(mul_by_01)(&s, &s, a, &bc);
+    FP6_FN(sub)(&s, &s, &t0);
+    FP6_FN(sub)(&r->c1, &s, &t1);
+    FP6_FN(mul_by_v)(&t1, &t1);
+    FP6_FN(add)(&r->c0, &t0, &t1);
 }
 
 /* r = a^e, e a little-endian limb vector of nbits bits (generic, slow). */
-static inline void F12(pow)(ZK_T12 *r, const ZK_T12 *a, const limb_t *e, size_t nbits)
+static inline void FP12_FN(pow)(FP12_T *r, const FP12_T *a, const limb_t *e, size_t nbits)
 {
-    ZK_T12 acc, base = *a;
-    F12(one)(&acc);
+    FP12_T acc, base = *a;
+    FP12_FN(one)(&acc);
     for (size_t i = nbits; i-- > 0;) {
-        F12(sqr)(&acc, &acc);
+        FP12_FN(sqr)(&acc, &acc);
         if (bit_n(e, i))
-            F12(mul)(&acc, &acc, &base);
+            FP12_FN(mul)(&acc, &acc, &base);
     }
     *r = acc;
 }
 
 /* r = a^e for a in the cyclotomic subgroup (cyclotomic squarings). */
-static inline void F12(cyclotomic_pow)(ZK_T12 *r, const ZK_T12 *a, const limb_t *e, size_t nbits)
+static inline void FP12_FN(cyclotomic_pow)(FP12_T *r, const FP12_T *a, const limb_t *e, size_t nbits)
 {
-    ZK_T12 acc, base = *a;
-    F12(one)(&acc);
+    FP12_T acc, base = *a;
+    FP12_FN(one)(&acc);
     int started = 0;
     for (size_t i = nbits; i-- > 0;) {
         if (started)
-            F12(cyclotomic_sqr)(&acc, &acc);
+            FP12_FN(cyclotomic_sqr)(&acc, &acc);
         if (bit_n(e, i)) {
             if (started)
-                F12(mul)(&acc, &acc, &base);
+                FP12_FN(mul)(&acc, &acc, &base);
             else
                 acc = base;
             started = 1;
@@ -411,7 +449,14 @@ static inline void F12(cyclotomic_pow)(ZK_T12 *r, const ZK_T12 *a, const limb_t 
     *r = acc;
 }
 
-#undef F6
-#undef F12
-#undef F2
-#undef F1
+#undef FP12_CURVE
+#undef FP12_CONST
+#undef FP_T
+#undef FP2_T
+#undef FP6_T
+#undef FP12_T
+#undef FP_FN
+#undef FP2_FN
+#undef FP6_FN
+#undef FP12_FN
+#undef ZK_FP12_TMPL

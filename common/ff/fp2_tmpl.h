@@ -1,140 +1,161 @@
 /*
  * fp2_tmpl.h -- the quadratic extension Fp2 = Fp[u]/(u^2 + 1), instantiated
- * per curve by tower.h with:
- *   ZK_E      name prefix (e.g. bn254_fp2)
- *   ZK_E_F    base field prefix (e.g. bn254_fp)
- *   ZK_E_XI_A, ZK_E_XI_B   the non-residue xi = A + B*u used by the sextic
- *             twist and Fp6 (BN254: 9 + u, BLS12-381: 1 + u), small integers
+ * per curve by tower.h, each time right after the one line that names its
+ * parameters (undefined at the end of this file):
+ *   #define ZK_FP2_TMPL (bn254_fp2, bn254_fp, 9, 1)
+ * that is: the Fp2 type (also the prefix of its functions), the base field
+ * (field_tmpl.h), and the non-residue xi = A + B*u used by the sextic twist
+ * and Fp6 (BN254: 9 + u, BLS12-381: 1 + u) as the small integers A, B.
  *
  * An element is c0 + c1*u, stored c0 first (snarkjs's order).  Functions allow
  * ret to alias inputs and cannot fail.
+ *
+ * Generated names: the Fp2 types and their functions
+ *   bn254_fp2 bn254_fp2_zero bn254_fp2_one bn254_fp2_is_zero bn254_fp2_is_one
+ *   bn254_fp2_eq bn254_fp2_add bn254_fp2_sub bn254_fp2_dbl bn254_fp2_neg
+ *   bn254_fp2_conj bn254_fp2_mul bn254_fp2_sqr bn254_fp2_mul_by_fp
+ *   bn254_fp2_mul_by_nonresidue bn254_fp2_inv bn254_fp2_batch_inv
+ *   bn254_fp2_pow bn254_fp2_is_lex_largest bn254_fp2_sqrt
+ *   bls381_fp2 bls381_fp2_zero bls381_fp2_one bls381_fp2_is_zero
+ *   bls381_fp2_is_one bls381_fp2_eq bls381_fp2_add bls381_fp2_sub
+ *   bls381_fp2_dbl bls381_fp2_neg bls381_fp2_conj bls381_fp2_mul
+ *   bls381_fp2_sqr bls381_fp2_mul_by_fp bls381_fp2_mul_by_nonresidue
+ *   bls381_fp2_inv bls381_fp2_batch_inv bls381_fp2_pow
+ *   bls381_fp2_is_lex_largest bls381_fp2_sqrt
+ * and three more functions of each base field
+ *   bn254_fp_mul_small bn254_fp_is_lex_largest bn254_fp_half
+ *   bls381_fp_mul_small bls381_fp_is_lex_largest bls381_fp_half
  */
-#define EN(name) ZK_CAT(ZK_E, name)
-#define EF(name) ZK_CAT(ZK_E_F, name)
+#define FP2_T          ZK_ARG(1, ZK_FP2_TMPL)     /* bn254_fp2 */
+#define FP_T           ZK_ARG(2, ZK_FP2_TMPL)     /* bn254_fp */
+#define FP2_XI_A       ZK_ARG(3, ZK_FP2_TMPL)
+#define FP2_XI_B       ZK_ARG(4, ZK_FP2_TMPL)
+#define FP2_FN(name)   ZK_CAT(FP2_T, name)        /* FP2_FN(mul): bn254_fp2_mul */
+#define FP_FN(name)    ZK_CAT(FP_T, name)         /* FP_FN(mul): bn254_fp_mul */
 
-typedef struct { ZK_E_F c0, c1; } ZK_E;
+typedef struct { FP_T c0, c1; } FP2_T;
 
-ZK_HD void EN(zero)(ZK_E *r) { EF(zero)(&r->c0); EF(zero)(&r->c1); }
-ZK_HD void EN(one)(ZK_E *r) { EF(one)(&r->c0); EF(zero)(&r->c1); }
-ZK_HD int EN(is_zero)(const ZK_E *a) { return EF(is_zero)(&a->c0) & EF(is_zero)(&a->c1); }
-ZK_HD int EN(is_one)(const ZK_E *a) { return EF(is_one)(&a->c0) & EF(is_zero)(&a->c1); }
-ZK_HD int EN(eq)(const ZK_E *a, const ZK_E *b)
-{ return EF(eq)(&a->c0, &b->c0) & EF(eq)(&a->c1, &b->c1); }
+ZK_HD void FP2_FN(zero)(FP2_T *r) { FP_FN(zero)(&r->c0); FP_FN(zero)(&r->c1); }
+ZK_HD void FP2_FN(one)(FP2_T *r) { FP_FN(one)(&r->c0); FP_FN(zero)(&r->c1); }
+ZK_HD int FP2_FN(is_zero)(const FP2_T *a) { return FP_FN(is_zero)(&a->c0) & FP_FN(is_zero)(&a->c1); }
+ZK_HD int FP2_FN(is_one)(const FP2_T *a) { return FP_FN(is_one)(&a->c0) & FP_FN(is_zero)(&a->c1); }
+ZK_HD int FP2_FN(eq)(const FP2_T *a, const FP2_T *b)
+{ return FP_FN(eq)(&a->c0, &b->c0) & FP_FN(eq)(&a->c1, &b->c1); }
 
-ZK_HD void EN(add)(ZK_E *r, const ZK_E *a, const ZK_E *b)
-{ EF(add)(&r->c0, &a->c0, &b->c0); EF(add)(&r->c1, &a->c1, &b->c1); }
-ZK_HD void EN(sub)(ZK_E *r, const ZK_E *a, const ZK_E *b)
-{ EF(sub)(&r->c0, &a->c0, &b->c0); EF(sub)(&r->c1, &a->c1, &b->c1); }
-ZK_HD void EN(dbl)(ZK_E *r, const ZK_E *a)
-{ EF(dbl)(&r->c0, &a->c0); EF(dbl)(&r->c1, &a->c1); }
-ZK_HD void EN(neg)(ZK_E *r, const ZK_E *a)
-{ EF(neg)(&r->c0, &a->c0); EF(neg)(&r->c1, &a->c1); }
+ZK_HD void FP2_FN(add)(FP2_T *r, const FP2_T *a, const FP2_T *b)
+{ FP_FN(add)(&r->c0, &a->c0, &b->c0); FP_FN(add)(&r->c1, &a->c1, &b->c1); }
+ZK_HD void FP2_FN(sub)(FP2_T *r, const FP2_T *a, const FP2_T *b)
+{ FP_FN(sub)(&r->c0, &a->c0, &b->c0); FP_FN(sub)(&r->c1, &a->c1, &b->c1); }
+ZK_HD void FP2_FN(dbl)(FP2_T *r, const FP2_T *a)
+{ FP_FN(dbl)(&r->c0, &a->c0); FP_FN(dbl)(&r->c1, &a->c1); }
+ZK_HD void FP2_FN(neg)(FP2_T *r, const FP2_T *a)
+{ FP_FN(neg)(&r->c0, &a->c0); FP_FN(neg)(&r->c1, &a->c1); }
 /* complex conjugate: c0 - c1*u (= the p-power Frobenius) */
-ZK_HD void EN(conj)(ZK_E *r, const ZK_E *a)
-{ r->c0 = a->c0; EF(neg)(&r->c1, &a->c1); }
+ZK_HD void FP2_FN(conj)(FP2_T *r, const FP2_T *a)
+{ r->c0 = a->c0; FP_FN(neg)(&r->c1, &a->c1); }
 
 /* (a0 + a1 u)(b0 + b1 u) = (a0b0 - a1b1) + ((a0+a1)(b0+b1) - a0b0 - a1b1) u */
-ZK_INLINE void EN(mul)(ZK_E *r, const ZK_E *a, const ZK_E *b)
+ZK_INLINE void FP2_FN(mul)(FP2_T *r, const FP2_T *a, const FP2_T *b)
 {
-    ZK_E_F t0, t1, s0, s1;
-    EF(mul)(&t0, &a->c0, &b->c0);
-    EF(mul)(&t1, &a->c1, &b->c1);
-    EF(add)(&s0, &a->c0, &a->c1);
-    EF(add)(&s1, &b->c0, &b->c1);
-    EF(mul)(&s0, &s0, &s1);
-    EF(sub)(&r->c0, &t0, &t1);
-    EF(sub)(&s0, &s0, &t0);
-    EF(sub)(&r->c1, &s0, &t1);
+    FP_T t0, t1, s0, s1;
+    FP_FN(mul)(&t0, &a->c0, &b->c0);
+    FP_FN(mul)(&t1, &a->c1, &b->c1);
+    FP_FN(add)(&s0, &a->c0, &a->c1);
+    FP_FN(add)(&s1, &b->c0, &b->c1);
+    FP_FN(mul)(&s0, &s0, &s1);
+    FP_FN(sub)(&r->c0, &t0, &t1);
+    FP_FN(sub)(&s0, &s0, &t0);
+    FP_FN(sub)(&r->c1, &s0, &t1);
 }
 
 /* (a0 + a1 u)^2 = (a0+a1)(a0-a1) + 2 a0 a1 u */
-ZK_INLINE void EN(sqr)(ZK_E *r, const ZK_E *a)
+ZK_INLINE void FP2_FN(sqr)(FP2_T *r, const FP2_T *a)
 {
-    ZK_E_F s, d, m;
-    EF(add)(&s, &a->c0, &a->c1);
-    EF(sub)(&d, &a->c0, &a->c1);
-    EF(mul)(&m, &a->c0, &a->c1);
-    EF(mul)(&r->c0, &s, &d);
-    EF(dbl)(&r->c1, &m);
+    FP_T s, d, m;
+    FP_FN(add)(&s, &a->c0, &a->c1);
+    FP_FN(sub)(&d, &a->c0, &a->c1);
+    FP_FN(mul)(&m, &a->c0, &a->c1);
+    FP_FN(mul)(&r->c0, &s, &d);
+    FP_FN(dbl)(&r->c1, &m);
 }
 
 /* r = a * k for k in the base field */
-ZK_HD void EN(mul_by_fp)(ZK_E *r, const ZK_E *a, const ZK_E_F *k)
-{ EF(mul)(&r->c0, &a->c0, k); EF(mul)(&r->c1, &a->c1, k); }
+ZK_HD void FP2_FN(mul_by_fp)(FP2_T *r, const FP2_T *a, const FP_T *k)
+{ FP_FN(mul)(&r->c0, &a->c0, k); FP_FN(mul)(&r->c1, &a->c1, k); }
 
 /* r = a * small (small integer >= 0), by doubling and adding */
-ZK_HD void EF(mul_small)(ZK_E_F *r, const ZK_E_F *a, unsigned k)
+ZK_HD void FP_FN(mul_small)(FP_T *r, const FP_T *a, unsigned k)
 {
-    ZK_E_F acc, base = *a;
-    EF(zero)(&acc);
+    FP_T acc, base = *a;
+    FP_FN(zero)(&acc);
     while (k) {
         if (k & 1)
-            EF(add)(&acc, &acc, &base);
-        EF(dbl)(&base, &base);
+            FP_FN(add)(&acc, &acc, &base);
+        FP_FN(dbl)(&base, &base);
         k >>= 1;
     }
     *r = acc;
 }
 
 /* r = a * xi with xi = A + B u:  (A a0 - B a1) + (A a1 + B a0) u */
-ZK_INLINE void EN(mul_by_nonresidue)(ZK_E *r, const ZK_E *a)
+ZK_INLINE void FP2_FN(mul_by_nonresidue)(FP2_T *r, const FP2_T *a)
 {
-    ZK_E_F t0, t1, t2, t3;
-    EF(mul_small)(&t0, &a->c0, ZK_E_XI_A);
-    EF(mul_small)(&t1, &a->c1, ZK_E_XI_B);
-    EF(mul_small)(&t2, &a->c1, ZK_E_XI_A);
-    EF(mul_small)(&t3, &a->c0, ZK_E_XI_B);
-    EF(sub)(&r->c0, &t0, &t1);
-    EF(add)(&r->c1, &t2, &t3);
+    FP_T t0, t1, t2, t3;
+    FP_FN(mul_small)(&t0, &a->c0, FP2_XI_A);
+    FP_FN(mul_small)(&t1, &a->c1, FP2_XI_B);
+    FP_FN(mul_small)(&t2, &a->c1, FP2_XI_A);
+    FP_FN(mul_small)(&t3, &a->c0, FP2_XI_B);
+    FP_FN(sub)(&r->c0, &t0, &t1);
+    FP_FN(add)(&r->c1, &t2, &t3);
 }
 
 /* r = a^-1 = conj(a) / (a0^2 + a1^2); 0 -> 0. */
-static inline void EN(inv)(ZK_E *r, const ZK_E *a)
+static inline void FP2_FN(inv)(FP2_T *r, const FP2_T *a)
 {
-    ZK_E_F n, t;
-    EF(sqr)(&n, &a->c0);
-    EF(sqr)(&t, &a->c1);
-    EF(add)(&n, &n, &t);
-    EF(inv)(&n, &n);
-    EF(mul)(&r->c0, &a->c0, &n);
-    EF(neg)(&t, &a->c1);
-    EF(mul)(&r->c1, &t, &n);
+    FP_T n, t;
+    FP_FN(sqr)(&n, &a->c0);
+    FP_FN(sqr)(&t, &a->c1);
+    FP_FN(add)(&n, &n, &t);
+    FP_FN(inv)(&n, &n);
+    FP_FN(mul)(&r->c0, &a->c0, &n);
+    FP_FN(neg)(&t, &a->c1);
+    FP_FN(mul)(&r->c1, &t, &n);
 }
 
 /*
  * Batch inversion for Fp2 elements: r[i] = a[i]^-1 (zeros give 0) with one
  * Fp2 inversion; scratch holds n elements; r may alias a, not scratch.
  */
-static inline void EN(batch_inv)(ZK_E *r, const ZK_E *a, size_t n, ZK_E *scratch)
+static inline void FP2_FN(batch_inv)(FP2_T *r, const FP2_T *a, size_t n, FP2_T *scratch)
 {
-    ZK_E acc, t;
-    EN(one)(&acc);
+    FP2_T acc, t;
+    FP2_FN(one)(&acc);
     for (size_t i = 0; i < n; i++) {
         scratch[i] = acc;
-        if (!EN(is_zero)(&a[i]))
-            EN(mul)(&acc, &acc, &a[i]);
+        if (!FP2_FN(is_zero)(&a[i]))
+            FP2_FN(mul)(&acc, &acc, &a[i]);
     }
-    EN(inv)(&acc, &acc);
+    FP2_FN(inv)(&acc, &acc);
     for (size_t i = n; i-- > 0;) {
-        if (EN(is_zero)(&a[i])) {
-            EN(zero)(&r[i]);
+        if (FP2_FN(is_zero)(&a[i])) {
+            FP2_FN(zero)(&r[i]);
             continue;
         }
-        EN(mul)(&t, &acc, &scratch[i]);
-        EN(mul)(&acc, &acc, &a[i]);
+        FP2_FN(mul)(&t, &acc, &scratch[i]);
+        FP2_FN(mul)(&acc, &acc, &a[i]);
         r[i] = t;
     }
 }
 
 /* r = a^e, e a little-endian limb vector of nbits bits. */
-static inline void EN(pow)(ZK_E *r, const ZK_E *a, const limb_t *e, size_t nbits)
+static inline void FP2_FN(pow)(FP2_T *r, const FP2_T *a, const limb_t *e, size_t nbits)
 {
-    ZK_E acc, base = *a;
-    EN(one)(&acc);
+    FP2_T acc, base = *a;
+    FP2_FN(one)(&acc);
     for (size_t i = nbits; i-- > 0;) {
-        EN(sqr)(&acc, &acc);
+        FP2_FN(sqr)(&acc, &acc);
         if (bit_n(e, i))
-            EN(mul)(&acc, &acc, &base);
+            FP2_FN(mul)(&acc, &acc, &base);
     }
     *r = acc;
 }
@@ -147,22 +168,22 @@ static inline void EN(pow)(ZK_E *r, const ZK_E *a, const limb_t *e, size_t nbits
  * plain value v satisfies v > (p-1)/2 (equivalently v > p - v): the sign bit
  * of the Zcash/IETF BLS12-381 point serialization.  0 for a = 0.
  */
-ZK_HD int EF(is_lex_largest)(const ZK_E_F *a)
+ZK_HD int FP_FN(is_lex_largest)(const FP_T *a)
 {
-    ZK_E_F t;
-    EF(from_mont)(&t, a);
+    FP_T t;
+    FP_FN(from_mont)(&t, a);
     add_n(t.l, t.l, t.l, sizeof t.l / sizeof t.l[0]);   /* 2v < 2p: no carry (spare bit) */
-    return cmp_n(t.l, EF(P_), sizeof t.l / sizeof t.l[0]) > 0;   /* 2v > p  <=>  v > (p-1)/2 */
+    return cmp_n(t.l, FP_FN(P_), sizeof t.l / sizeof t.l[0]) > 0;   /* 2v > p  <=>  v > (p-1)/2 */
 }
 
 /* ret = a / 2 (exact halving mod p; works on the Montgomery form directly). */
-ZK_HD void EF(half)(ZK_E_F *ret, const ZK_E_F *a)
+ZK_HD void FP_FN(half)(FP_T *ret, const FP_T *a)
 {
     const size_t n = sizeof a->l / sizeof a->l[0];
     limb_t t[ZK_MAX_LIMBS + 1], q[ZK_MAX_LIMBS];
     limb_t odd = (limb_t)0 - (a->l[0] & 1);     /* all ones if a is odd: add p */
     for (size_t i = 0; i < n; i++)
-        q[i] = EF(P_)[i] & odd;
+        q[i] = FP_FN(P_)[i] & odd;
     t[n] = add_n(t, a->l, q, n);                /* a (+ p) is even, < 2p */
     for (size_t i = 0; i < n; i++)
         ret->l[i] = (t[i] >> 1) | (t[i + 1] << 63);
@@ -172,11 +193,11 @@ ZK_HD void EF(half)(ZK_E_F *ret, const ZK_E_F *a)
  * 1 if a is lexicographically largest in the Zcash/IETF sense for Fp2:
  * compare c1 first, and c0 only when c1 = 0.  0 for a = 0.
  */
-ZK_HD int EN(is_lex_largest)(const ZK_E *a)
+ZK_HD int FP2_FN(is_lex_largest)(const FP2_T *a)
 {
-    if (!EF(is_zero)(&a->c1))
-        return EF(is_lex_largest)(&a->c1);
-    return EF(is_lex_largest)(&a->c0);
+    if (!FP_FN(is_zero)(&a->c1))
+        return FP_FN(is_lex_largest)(&a->c1);
+    return FP_FN(is_lex_largest)(&a->c0);
 }
 
 /*
@@ -187,42 +208,47 @@ ZK_HD int EN(is_lex_largest)(const ZK_E *a)
  * Method: with n = sqrt(a0^2 + a1^2) in Fp, x0^2 = (a0 +- n)/2 and
  * x1 = a1 / (2 x0); for a1 = 0 the root is sqrt(a0) or u * sqrt(-a0).
  */
-static inline int EN(sqrt)(ZK_E *ret, const ZK_E *a)
+static inline int FP2_FN(sqrt)(FP2_T *ret, const FP2_T *a)
 {
-    ZK_E r, chk;
-    ZK_E_F n, t, x0;
-    if (EF(is_zero)(&a->c1)) {
-        if (EF(sqrt)(&r.c0, &a->c0)) {
-            EF(zero)(&r.c1);
+    FP2_T r, chk;
+    FP_T n, t, x0;
+    if (FP_FN(is_zero)(&a->c1)) {
+        if (FP_FN(sqrt)(&r.c0, &a->c0)) {
+            FP_FN(zero)(&r.c1);
         } else {
-            EF(neg)(&t, &a->c0);                 /* -1 is a non-residue: -a0 is a square */
-            EF(sqrt)(&r.c1, &t);
-            EF(zero)(&r.c0);
+            FP_FN(neg)(&t, &a->c0);                 /* -1 is a non-residue: -a0 is a square */
+            FP_FN(sqrt)(&r.c1, &t);
+            FP_FN(zero)(&r.c0);
         }
     } else {
-        EF(sqr)(&n, &a->c0);
-        EF(sqr)(&t, &a->c1);
-        EF(add)(&t, &n, &t);                     /* norm a0^2 + a1^2 */
-        if (!EF(sqrt)(&n, &t)) {                 /* (no aliasing: see field_tmpl sqrt) */
+        FP_FN(sqr)(&n, &a->c0);
+        FP_FN(sqr)(&t, &a->c1);
+        FP_FN(add)(&t, &n, &t);                     /* norm a0^2 + a1^2 */
+        if (!FP_FN(sqrt)(&n, &t)) {                 /* (no aliasing: see field_tmpl sqrt) */
             *ret = *a;
             return 0;                            /* norm not a square: a is not */
         }
-        EF(add)(&t, &a->c0, &n);
-        EF(half)(&t, &t);
-        if (!EF(sqrt)(&x0, &t)) {
-            EF(sub)(&t, &a->c0, &n);
-            EF(half)(&t, &t);
-            EF(sqrt)(&x0, &t);
+        FP_FN(add)(&t, &a->c0, &n);
+        FP_FN(half)(&t, &t);
+        if (!FP_FN(sqrt)(&x0, &t)) {
+            FP_FN(sub)(&t, &a->c0, &n);
+            FP_FN(half)(&t, &t);
+            FP_FN(sqrt)(&x0, &t);
         }
         r.c0 = x0;
-        EF(dbl)(&t, &x0);
-        EF(inv)(&t, &t);                         /* x0 != 0 since a1 != 0 */
-        EF(mul)(&r.c1, &a->c1, &t);
+        FP_FN(dbl)(&t, &x0);
+        FP_FN(inv)(&t, &t);                         /* x0 != 0 since a1 != 0 */
+        FP_FN(mul)(&r.c1, &a->c1, &t);
     }
-    EN(sqr)(&chk, &r);
+    FP2_FN(sqr)(&chk, &r);
     *ret = r;
-    return EN(eq)(&chk, a);
+    return FP2_FN(eq)(&chk, a);
 }
 
-#undef EN
-#undef EF
+#undef FP2_T
+#undef FP_T
+#undef FP2_XI_A
+#undef FP2_XI_B
+#undef FP2_FN
+#undef FP_FN
+#undef ZK_FP2_TMPL

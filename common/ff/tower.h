@@ -24,24 +24,10 @@
 # endif
 #endif
 
-#define ZK_E bn254_fp2
-#define ZK_E_F bn254_fp
-#define ZK_E_XI_A 9
-#define ZK_E_XI_B 1
+/*                  type        base field  xi = A + B*u  (fp2_tmpl.h) */
+#define ZK_FP2_TMPL (bn254_fp2,  bn254_fp,   9, 1)
 #include "fp2_tmpl.h"
-#undef ZK_E
-#undef ZK_E_F
-#undef ZK_E_XI_A
-#undef ZK_E_XI_B
-
-#define ZK_E bls381_fp2
-#define ZK_E_F bls381_fp
-#define ZK_E_XI_A 1
-#define ZK_E_XI_B 1
+#define ZK_FP2_TMPL (bls381_fp2, bls381_fp,  1, 1)
 #include "fp2_tmpl.h"
-#undef ZK_E
-#undef ZK_E_F
-#undef ZK_E_XI_A
-#undef ZK_E_XI_B
 
 #endif /* ZK_COMMON_FF_TOWER_H */
