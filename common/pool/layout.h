@@ -21,7 +21,7 @@
 #include "zk/pool.h"
 
 #define POOL_MAGIC 0x314C4F4F504B5AULL /* "ZKPOOL1\0" little-endian */
-#define POOL_LAYOUT_VERSION 1u
+#define POOL_LAYOUT_VERSION 2u  /* 2: the attach lock is flock(), not a mutex */
 #define POOL_HDR_SIZE 4096u
 #define POOL_ATTACH_SIZE 64u
 #define POOL_SLOT_SIZE 256u
@@ -70,7 +70,9 @@ struct pool_hdr {
     uint64_t reserved1[16 - ZK_PC_COUNT];
     sem_t sem_free __attribute__((aligned(64)));  /* 256 */
     sem_t sem_ready __attribute__((aligned(64))); /* 320 */
-    pthread_mutex_t attach_lock __attribute__((aligned(64))); /* 384: robust */
+    /* 384: unused since version 2 (was a robust mutex, which glibc aborts
+     * on when forged); the attach table is locked with flock() */
+    unsigned char reserved2[64] __attribute__((aligned(64)));
     unsigned char pad[POOL_HDR_SIZE - 448];
 };
 
@@ -108,8 +110,8 @@ _Static_assert(offsetof(struct pool_hdr, counters) == 128, "counters at 128");
 _Static_assert(ZK_PC_COUNT <= 16, "counter space");
 _Static_assert(offsetof(struct pool_hdr, sem_free) == 256, "sem_free at 256");
 _Static_assert(offsetof(struct pool_hdr, sem_ready) == 320, "sem_ready at 320");
-_Static_assert(offsetof(struct pool_hdr, attach_lock) == 384, "attach_lock at 384");
-_Static_assert(sizeof(sem_t) <= 64 && sizeof(pthread_mutex_t) <= 64, "sync objects fit");
+_Static_assert(offsetof(struct pool_hdr, reserved2) == 384, "reserved2 at 384");
+_Static_assert(sizeof(sem_t) <= 64, "semaphores fit");
 _Static_assert(sizeof(struct pool_attach) == POOL_ATTACH_SIZE, "attach entry size");
 _Static_assert(sizeof(struct pool_slot) == POOL_SLOT_SIZE, "slot entry size");
 _Static_assert(offsetof(struct pool_slot, region_off) == 128, "regions at 128");
@@ -133,6 +135,7 @@ struct zk_pool {
     uint32_t nslots;                /* geometry, from the validated header */
     uint64_t slot_size, page_size, attach_off, table_off, data_off;
     uint64_t owner;                 /* this process: pid/start word (0 observer) */
+    int fd;                         /* the pool file, open while attached: flock() */
     int32_t pid;                    /* getpid() at attach: detects use after fork */
     int attach_idx;                 /* entry in the attach table, -1 if none */
     unsigned flags;                 /* ZK_POOL_OBSERVER / ZK_POOL_NO_REAP */
@@ -173,8 +176,8 @@ int pool_numa_prefer(int node);     /* 0 or -errno; node < 0 resets */
 int pool_numa_node_count(void);     /* >= 1 */
 
 /* pool_internal: shared between pool.c and proto.c. */
-int pool_lock(struct pool_hdr *hdr);
-void pool_unlock(struct pool_hdr *hdr);
+int pool_lock(struct zk_pool *h);
+void pool_unlock(struct zk_pool *h);
 uint64_t pool_slot_hash(const struct zk_pool *h, uint32_t index);
 /* Live attached processes other than the caller's own.  Cannot fail. */
 unsigned pool_live_others(const struct zk_pool *h);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -72,22 +73,33 @@ int zk_pool_parse_size(const char *s, uint64_t *ret_bytes)
     return 0;
 }
 
-/* Robust process-shared lock of the attach table.  0 or -ENOTRECOVERABLE. */
-int pool_lock(struct pool_hdr *hdr)
+/*
+ * The attach table's lock: flock() on the pool file, which the kernel
+ * drops when its holder dies (so a holder killed inside the section leaves
+ * nothing to recover: the section only stores whole words), and which no
+ * byte of the file can forge.  flock() belongs to the open file, not to the
+ * thread, so a process-local mutex orders this process's own threads first.
+ * 0 or -errno.
+ */
+static pthread_mutex_t pool_lock_local = PTHREAD_MUTEX_INITIALIZER;
+
+int pool_lock(struct zk_pool *h)
 {
-    int r = pthread_mutex_lock(&hdr->attach_lock);
-    if (r == EOWNERDEAD) {
-        /* The holder died inside a section that only stores whole words:
-         * the table is consistent, just mark the mutex usable again. */
-        pthread_mutex_consistent(&hdr->attach_lock);
-        r = 0;
+    pthread_mutex_lock(&pool_lock_local);
+    while (flock(h->fd, LOCK_EX) < 0) {
+        if (errno != EINTR) {
+            int e = errno;
+            pthread_mutex_unlock(&pool_lock_local);
+            return -e;
+        }
     }
-    return -r;
+    return 0;
 }
 
-void pool_unlock(struct pool_hdr *hdr)
+void pool_unlock(struct zk_pool *h)
 {
-    pthread_mutex_unlock(&hdr->attach_lock);
+    flock(h->fd, LOCK_UN);
+    pthread_mutex_unlock(&pool_lock_local);
 }
 
 /* Reads one unsigned number from a sysfs file; 0 when unreadable. */
@@ -220,8 +232,6 @@ static int init_mapping(struct pool_hdr *hdr, const struct zk_pool_params *p,
                         const struct zk_pool_create_result *res, uint64_t slot_size,
                         uint64_t data_off)
 {
-    pthread_mutexattr_t ma;
-    int r;
     memset(hdr, 0, data_off);
     hdr->version = POOL_LAYOUT_VERSION;
     hdr->hdr_size = POOL_HDR_SIZE;
@@ -240,14 +250,6 @@ static int init_mapping(struct pool_hdr *hdr, const struct zk_pool_params *p,
     hdr->created_ns = pool_now_ns();
     if (sem_init(&hdr->sem_free, 1, p->nslots) < 0 || sem_init(&hdr->sem_ready, 1, 0) < 0)
         return -errno;
-    if ((r = pthread_mutexattr_init(&ma)) != 0)
-        return -r;
-    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-    pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
-    r = pthread_mutex_init(&hdr->attach_lock, &ma);
-    pthread_mutexattr_destroy(&ma);
-    if (r)
-        return -r;
     struct pool_slot *t = (struct pool_slot *)((unsigned char *)hdr + hdr->table_off);
     for (uint32_t i = 0; i < p->nslots; i++) {
         t[i].index = i;
@@ -560,6 +562,8 @@ static int map_pool(struct zk_pool *h, const char *path, struct zk_diag *diag)
     h->attach_off = hdr.attach_off;
     h->table_off = hdr.table_off;
     h->data_off = hdr.data_off;
+    h->fd = fd;   /* kept open: the attach lock (pool_lock) */
+    return 0;
 out:
     close(fd);
     if (r < 0 && diag && !diag->msg[0])
@@ -571,7 +575,7 @@ out:
 static int register_self(struct zk_pool *h, const char *name, uint64_t pidns, uint64_t boot)
 {
     struct pool_attach *t = pool_attach_table(h);
-    int r = pool_lock(h->hdr);
+    int r = pool_lock(h);
     if (r < 0)
         return r;
     r = -EUSERS;
@@ -598,7 +602,7 @@ static int register_self(struct zk_pool *h, const char *name, uint64_t pidns, ui
         break;
     }
 out:
-    pool_unlock(h->hdr);
+    pool_unlock(h);
     return r;
 }
 
@@ -611,6 +615,7 @@ int zk_pool_attach(zk_pool *h, const char *path, const struct zk_pool_attach_opt
     if (diag)
         diag->msg[0] = 0;
     h->attach_idx = -1;
+    h->fd = -1;
     h->flags = opts ? opts->flags : 0;
     h->tick_ms = opts && opts->tick_ms ? opts->tick_ms : 100;
     h->pid = (int32_t)getpid();
@@ -646,8 +651,10 @@ void zk_pool_detach(zk_pool *h)
         zk_cas_release(&pool_attach_table(h)[h->attach_idx].owner, &mine, 0);
     }
     munmap(h->hdr, h->map_len);
+    close(h->fd);
     memset(h, 0, sizeof *h);
     h->attach_idx = -1;
+    h->fd = -1;
 }
 
 /* Live attached processes other than the caller's own process. */
@@ -701,19 +708,19 @@ int zk_pool_destroy(const char *path, int force, unsigned *ret_live)
     }
     if (r < 0)
         return r;
-    if ((r = pool_lock(h.hdr)) < 0)
+    if ((r = pool_lock(&h)) < 0)
         goto out;
     unsigned live = live_others(&h);
     if (ret_live)
         *ret_live = live;
     if (live && !force) {
-        pool_unlock(h.hdr);
+        pool_unlock(&h);
         r = ZK_EBUSY;
         goto out;
     }
     /* Release under the lock: attaches still in flight see a dead pool. */
     zk_store_release(&h.hdr->magic, POOL_MAGIC_DEAD);
-    pool_unlock(h.hdr);
+    pool_unlock(&h);
     r = unlink_pool(path);
 out:
     zk_pool_detach(&h);

@@ -502,7 +502,7 @@ int zk_pool_reap(zk_pool *h, unsigned flags, zk_pool_reap_fn fn, void *ctx,
         stats->filling_freed += st == ZK_SLOT_FILLING;
         stats->claimed_requeued += st == ZK_SLOT_CLAIMED;
     }
-    if ((r = pool_lock(h->hdr)) < 0)
+    if ((r = pool_lock(h)) < 0)
         return r;
     struct pool_attach *t = pool_attach_table(h);
     for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
@@ -528,6 +528,6 @@ int zk_pool_reap(zk_pool *h, unsigned flags, zk_pool_reap_fn fn, void *ctx,
         if (stats->free_adjust || stats->ready_adjust)
             count(h, ZK_PC_RESYNC);
     }
-    pool_unlock(h->hdr);
+    pool_unlock(h);
     return 0;
 }
