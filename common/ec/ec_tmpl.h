@@ -70,9 +70,11 @@ static const COORD_T GROUP_FN(B_) = GROUP_CONST(B);
 static const GROUP_AFFINE_T GROUP_FN(GEN_) = { GROUP_CONST(GEN_X), GROUP_CONST(GEN_Y) };
 static const limb_t GROUP_FN(ORDER_)[4] = GROUP_ORDER;
 
-ZK_HD void GROUP_FN(set_inf)(GROUP_T *r) { COORD_FN(one)(&r->x); COORD_FN(one)(&r->y); COORD_FN(zero)(&r->z); }
+ZK_HD void GROUP_FN(set_inf)(GROUP_T *r)
+{ COORD_FN(one)(&r->x); COORD_FN(one)(&r->y); COORD_FN(zero)(&r->z); }
 ZK_HD int GROUP_FN(is_inf)(const GROUP_T *p) { return COORD_FN(is_zero)(&p->z); }
-ZK_HD int GROUP_FN(affine_is_inf)(const GROUP_AFFINE_T *a) { return COORD_FN(is_zero)(&a->x) & COORD_FN(is_zero)(&a->y); }
+ZK_HD int GROUP_FN(affine_is_inf)(const GROUP_AFFINE_T *a)
+{ return COORD_FN(is_zero)(&a->x) & COORD_FN(is_zero)(&a->y); }
 ZK_HD void GROUP_FN(generator)(GROUP_AFFINE_T *r) { *r = GROUP_FN(GEN_); }
 
 ZK_HD void GROUP_FN(from_affine)(GROUP_T *r, const GROUP_AFFINE_T *a)

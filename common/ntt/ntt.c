@@ -30,14 +30,8 @@ static inline size_t ntt_bitrev(size_t i, unsigned bits)
     return i >> (64 - bits);
 }
 
-#define ZK_F bn254_fr
-#define ZK_NTT_S BN254_FR_TWO_ADICITY
+/*                  field      constants  (ntt_tmpl.h) */
+#define ZK_NTT_TMPL (bn254_fr,  BN254_FR)
 #include "ntt_tmpl.h"
-#undef ZK_F
-#undef ZK_NTT_S
-
-#define ZK_F bls381_fr
-#define ZK_NTT_S BLS381_FR_TWO_ADICITY
+#define ZK_NTT_TMPL (bls381_fr, BLS381_FR)
 #include "ntt_tmpl.h"
-#undef ZK_F
-#undef ZK_NTT_S

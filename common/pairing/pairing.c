@@ -49,33 +49,14 @@ static void bn254_hard_(bn254_fp12 *ret, const bn254_fp12 *f)
     bn254_fp12_mul(ret, &D, &E);
 }
 
-#define ZK_PC bn254
-#define ZK_PC_FP bn254_fp
-#define ZK_PC_FP2 bn254_fp2
-#define ZK_PC_FP12 bn254_fp12
-#define ZK_PC_G1 bn254_g1
-#define ZK_PC_G2 bn254_g2
-#define ZK_PC_MTYPE 0
-#define ZK_PC_BN 1
-#define ZK_PC_XNEG 0
-#define ZK_PC_HARD bn254_hard_
 /* NAF of 6x + 2 = 29793968203157093288, most significant first, leading 1 dropped */
-#define ZK_PC_LOOP { \
+#define BN254_PAIRING_LOOP { \
     0, -1, 0, 1, 0, 0, 0, -1, 0, -1, 0, 0, 0, -1, 0, 1, 0, -1, 0, 0, -1, 0, 0, 0, 0, 0, \
     1, 0, 0, -1, 0, 1, 0, 0, -1, 0, 0, 0, 0, -1, 0, 1, 0, 0, 0, -1, 0, -1, 0, 0, 1, 0, \
     0, 0, -1, 0, 0, -1, 0, 1, 0, 1, 0, 0, 0 }
+/*                      curve   constants MTYPE BN XNEG  (pairing_tmpl.h) */
+#define ZK_PAIRING_TMPL (bn254,  BN254,    0,    1, 0)
 #include "pairing_tmpl.h"
-#undef ZK_PC
-#undef ZK_PC_FP
-#undef ZK_PC_FP2
-#undef ZK_PC_FP12
-#undef ZK_PC_G1
-#undef ZK_PC_G2
-#undef ZK_PC_MTYPE
-#undef ZK_PC_BN
-#undef ZK_PC_XNEG
-#undef ZK_PC_HARD
-#undef ZK_PC_LOOP
 
 /* ------------------------------------------------------------ BLS12-381 */
 
@@ -122,30 +103,11 @@ static void bls381_hard_(bls381_fp12 *ret, const bls381_fp12 *f)
     bls381_fp12_mul(ret, &c, &t);
 }
 
-#define ZK_PC bls381
-#define ZK_PC_FP bls381_fp
-#define ZK_PC_FP2 bls381_fp2
-#define ZK_PC_FP12 bls381_fp12
-#define ZK_PC_G1 bls381_g1
-#define ZK_PC_G2 bls381_g2
-#define ZK_PC_MTYPE 1
-#define ZK_PC_BN 0
-#define ZK_PC_XNEG 1
-#define ZK_PC_HARD bls381_hard_
 /* bits of |x| = 0xd201000000010000, most significant first, leading 1 dropped */
-#define ZK_PC_LOOP { \
+#define BLS381_PAIRING_LOOP { \
     1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
     0, 0, 0, 0, 0, 0, 0 }
+/*                      curve   constants MTYPE BN XNEG  (pairing_tmpl.h) */
+#define ZK_PAIRING_TMPL (bls381, BLS381,   1,    0, 1)
 #include "pairing_tmpl.h"
-#undef ZK_PC
-#undef ZK_PC_FP
-#undef ZK_PC_FP2
-#undef ZK_PC_FP12
-#undef ZK_PC_G1
-#undef ZK_PC_G2
-#undef ZK_PC_MTYPE
-#undef ZK_PC_BN
-#undef ZK_PC_XNEG
-#undef ZK_PC_HARD
-#undef ZK_PC_LOOP

@@ -1,16 +1,30 @@
 /*
  * pairing_tmpl.h -- optimal ate Miller loop, final exponentiation and
- * products of pairings for one curve; included by pairing.c once per curve
- * with:
- *   ZK_PC        prefix of the exported functions (bn254, bls381)
- *   ZK_PC_FP, ZK_PC_FP2, ZK_PC_FP12, ZK_PC_G1, ZK_PC_G2   type prefixes
- *   ZK_PC_MTYPE  1 for an M-type twist (BLS12-381), 0 for D-type (BN254)
- *   ZK_PC_LOOP   static array of signed digits (-1, 0, 1) of the loop
- *                scalar, most significant first, without the leading 1
- *   ZK_PC_BN     1: add the two Frobenius lines of the BN optimal ate
- *   ZK_PC_XNEG   1: the loop scalar is -(the digits): conjugate at the end
- *   ZK_PC_HARD   name of a static function (ret, f) raising a cyclotomic
- *                element to (p^4 - p^2 + 1)/r, defined before inclusion
+ * products of pairings for one curve; included by pairing.c once per curve,
+ * right after the one line that names its parameters (undefined at the end
+ * of this file):
+ *   #define ZK_PAIRING_TMPL (bn254, BN254, 0, 1, 0)
+ * that is:
+ *   the curve: the prefix of the exported functions and of the types used
+ *                (bn254_fp, bn254_fp2, bn254_fp12, bn254_g1, bn254_g2)
+ *   the prefix of the constant BN254_PAIRING_LOOP, an initializer of the
+ *                signed digits (-1, 0, 1) of the loop scalar, most
+ *                significant first, without the leading 1
+ *   MTYPE        1 for an M-type twist (BLS12-381), 0 for D-type (BN254)
+ *   BN           1: add the two Frobenius lines of the BN optimal ate
+ *   XNEG         1: the loop scalar is -(the digits): conjugate at the end
+ * and pairing.c defines, before the inclusion, the static function
+ * bn254_hard_(ret, f) raising a cyclotomic element to (p^4 - p^2 + 1)/r.
+ *
+ * Generated names (the static types and functions end in _):
+ *   bn254_tw_ bn254_pair_ bn254_line_mul_ bn254_dbl_step_ bn254_add_step_
+ *   bn254_twist_frob_ bn254_miller_n_ bn254_miller_many_ bn254_cyc_pow_small_
+ *   bn254_miller_loop bn254_final_exp bn254_pairing bn254_pairing_product
+ *   bn254_pairing_product_is_one
+ *   bls381_tw_ bls381_pair_ bls381_line_mul_ bls381_dbl_step_ bls381_add_step_
+ *   bls381_twist_frob_ bls381_miller_n_ bls381_miller_many_
+ *   bls381_cyc_pow_small_ bls381_miller_loop bls381_final_exp bls381_pairing
+ *   bls381_pairing_product bls381_pairing_product_is_one
  *
  * Line functions.  T runs over the twist E' in homogeneous projective
  * coordinates (X : Y : Z), x = X/Z, y = Y/Z; Q is affine.  The untwisting
@@ -33,184 +47,195 @@
  * Inputs must lie in the order-r subgroups: then no intermediate T is
  * infinity or equal to +-Q and the formulas never degenerate.
  */
-#define PN(name) ZK_CAT(ZK_PC, name)
-#define PF(name) ZK_CAT(ZK_PC_FP, name)
-#define P2(name) ZK_CAT(ZK_PC_FP2, name)
-#define P12(name) ZK_CAT(ZK_PC_FP12, name)
-#define PG1(name) ZK_CAT(ZK_PC_G1, name)
-#define PG2(name) ZK_CAT(ZK_PC_G2, name)
-#define PG1A ZK_CAT(ZK_PC_G1, affine)
-#define PG2A ZK_CAT(ZK_PC_G2, affine)
+#define PAIRING_CURVE  ZK_ARG(1, ZK_PAIRING_TMPL)       /* bn254 */
+#define PAIRING_DIGITS ZK_CAT(ZK_ARG(2, ZK_PAIRING_TMPL), PAIRING_LOOP) /* BN254_PAIRING_LOOP */
+#define PAIRING_MTYPE  ZK_ARG(3, ZK_PAIRING_TMPL)
+#define PAIRING_BN     ZK_ARG(4, ZK_PAIRING_TMPL)
+#define PAIRING_XNEG   ZK_ARG(5, ZK_PAIRING_TMPL)
+#define CURVE_NAME(name) ZK_CAT(PAIRING_CURVE, name)    /* CURVE_NAME(fp): bn254_fp */
+#define PAIRING_FN(name) CURVE_NAME(name)               /* PAIRING_FN(pairing): bn254_pairing */
+#define FP_T           CURVE_NAME(fp)
+#define FP2_T          CURVE_NAME(fp2)
+#define FP12_T         CURVE_NAME(fp12)
+#define G1_AFFINE_T    CURVE_NAME(g1_affine)            /* bn254_g1_affine */
+#define G2_AFFINE_T    CURVE_NAME(g2_affine)
+#define FP_FN(name)    ZK_CAT(FP_T, name)               /* FP_FN(mul): bn254_fp_mul */
+#define FP2_FN(name)   ZK_CAT(FP2_T, name)
+#define FP12_FN(name)  ZK_CAT(FP12_T, name)
+#define G1_FN(name)    ZK_CAT(CURVE_NAME(g1), name)     /* G1_FN(neg): bn254_g1_neg */
+#define G2_FN(name)    ZK_CAT(CURVE_NAME(g2), name)
 
 /* pairs processed together in one Miller loop (stack state) */
 #define PAIR_CHUNK 8
 
-typedef struct { ZK_PC_FP2 x, y, z; } PN(tw_);
+typedef struct { FP2_T x, y, z; } PAIRING_FN(tw_);
 
 typedef struct {
-    ZK_PC_FP xp, yp;     /* P */
-    PG2A q;              /* Q */
-    PG2A nq;             /* -Q */
-    PN(tw_) t;           /* running multiple of Q */
-} PN(pair_);
+    FP_T xp, yp;     /* P */
+    G2_AFFINE_T q;              /* Q */
+    G2_AFFINE_T nq;             /* -Q */
+    PAIRING_FN(tw_) t;           /* running multiple of Q */
+} PAIRING_FN(pair_);
 
-static inline void PN(line_mul_)(ZK_PC_FP12 *f, const ZK_PC_FP2 *lc, const ZK_PC_FP2 *lx,
-                                 const ZK_PC_FP2 *ly, const PN(pair_) *pp)
+static inline void PAIRING_FN(line_mul_)(FP12_T *f, const FP2_T *lc, const FP2_T *lx,
+                                 const FP2_T *ly, const PAIRING_FN(pair_) *pp)
 {
-    ZK_PC_FP2 a, b;
-    P2(mul_by_fp)(&a, lx, &pp->xp);
-    P2(mul_by_fp)(&b, ly, &pp->yp);
-#if ZK_PC_MTYPE
-    P12(mul_by_014)(f, f, lc, &a, &b);
+    FP2_T a, b;
+    FP2_FN(mul_by_fp)(&a, lx, &pp->xp);
+    FP2_FN(mul_by_fp)(&b, ly, &pp->yp);
+#if PAIRING_MTYPE
+    FP12_FN(mul_by_014)(f, f, lc, &a, &b);
 #else
-    P12(mul_by_034)(f, f, &b, &a, lc);
+    FP12_FN(mul_by_034)(f, f, &b, &a, lc);
 #endif
 }
 
 /* T = 2T, f *= tangent line at P */
-static inline void PN(dbl_step_)(ZK_PC_FP12 *f, PN(pair_) *pp, const ZK_PC_FP2 *b3)
+static inline void PAIRING_FN(dbl_step_)(FP12_T *f, PAIRING_FN(pair_) *pp, const FP2_T *b3)
 {
-    PN(tw_) *T = &pp->t;
-    ZK_PC_FP2 B, C, E, F, H, X2, XY, lc, lx, t;
-    P2(sqr)(&B, &T->y);
-    P2(sqr)(&C, &T->z);
-    P2(mul)(&E, &C, b3);
-    P2(dbl)(&F, &E);
-    P2(add)(&F, &F, &E);
-    P2(add)(&H, &T->y, &T->z);
-    P2(sqr)(&H, &H);
-    P2(sub)(&H, &H, &B);
-    P2(sub)(&H, &H, &C);                  /* 2YZ */
-    P2(sqr)(&X2, &T->x);
-    P2(mul)(&XY, &T->x, &T->y);
+    PAIRING_FN(tw_) *T = &pp->t;
+    FP2_T B, C, E, F, H, X2, XY, lc, lx, t;
+    FP2_FN(sqr)(&B, &T->y);
+    FP2_FN(sqr)(&C, &T->z);
+    FP2_FN(mul)(&E, &C, b3);
+    FP2_FN(dbl)(&F, &E);
+    FP2_FN(add)(&F, &F, &E);
+    FP2_FN(add)(&H, &T->y, &T->z);
+    FP2_FN(sqr)(&H, &H);
+    FP2_FN(sub)(&H, &H, &B);
+    FP2_FN(sub)(&H, &H, &C);                  /* 2YZ */
+    FP2_FN(sqr)(&X2, &T->x);
+    FP2_FN(mul)(&XY, &T->x, &T->y);
     /* line */
-    P2(sub)(&lc, &E, &B);
-    P2(dbl)(&lx, &X2);
-    P2(add)(&lx, &lx, &X2);
+    FP2_FN(sub)(&lc, &E, &B);
+    FP2_FN(dbl)(&lx, &X2);
+    FP2_FN(add)(&lx, &lx, &X2);
     /* point */
-    P2(sub)(&t, &B, &F);
-    P2(mul)(&T->x, &XY, &t);
-    P2(dbl)(&T->x, &T->x);                /* 2XY(B - F) */
-    P2(sqr)(&t, &E);
-    P2(dbl)(&t, &t);
-    P2(dbl)(&t, &t);
-    P2(add)(&E, &t, &t);
-    P2(add)(&E, &E, &t);                  /* 12 E^2 */
-    P2(add)(&t, &B, &F);
-    P2(sqr)(&t, &t);
-    P2(sub)(&T->y, &t, &E);
-    P2(mul)(&T->z, &B, &H);
-    P2(dbl)(&T->z, &T->z);
-    P2(dbl)(&T->z, &T->z);                /* 4BH */
-    P2(neg)(&H, &H);
-    PN(line_mul_)(f, &lc, &lx, &H, pp);
+    FP2_FN(sub)(&t, &B, &F);
+    FP2_FN(mul)(&T->x, &XY, &t);
+    FP2_FN(dbl)(&T->x, &T->x);                /* 2XY(B - F) */
+    FP2_FN(sqr)(&t, &E);
+    FP2_FN(dbl)(&t, &t);
+    FP2_FN(dbl)(&t, &t);
+    FP2_FN(add)(&E, &t, &t);
+    FP2_FN(add)(&E, &E, &t);                  /* 12 E^2 */
+    FP2_FN(add)(&t, &B, &F);
+    FP2_FN(sqr)(&t, &t);
+    FP2_FN(sub)(&T->y, &t, &E);
+    FP2_FN(mul)(&T->z, &B, &H);
+    FP2_FN(dbl)(&T->z, &T->z);
+    FP2_FN(dbl)(&T->z, &T->z);                /* 4BH */
+    FP2_FN(neg)(&H, &H);
+    PAIRING_FN(line_mul_)(f, &lc, &lx, &H, pp);
 }
 
 /* T = T + Q, f *= chord line at P */
-static inline void PN(add_step_)(ZK_PC_FP12 *f, PN(pair_) *pp, const PG2A *Q, int need_point)
+static inline void PAIRING_FN(add_step_)(FP12_T *f, PAIRING_FN(pair_) *pp, const G2_AFFINE_T *Q,
+                                         int need_point)
 {
-    PN(tw_) *T = &pp->t;
-    ZK_PC_FP2 th, la, C, D, E, G, Hh, lc, t;
-    P2(mul)(&th, &Q->y, &T->z);
-    P2(sub)(&th, &T->y, &th);             /* theta = Y - yQ Z */
-    P2(mul)(&la, &Q->x, &T->z);
-    P2(sub)(&la, &T->x, &la);             /* lambda = X - xQ Z */
+    PAIRING_FN(tw_) *T = &pp->t;
+    FP2_T th, la, C, D, E, G, Hh, lc, t;
+    FP2_FN(mul)(&th, &Q->y, &T->z);
+    FP2_FN(sub)(&th, &T->y, &th);             /* theta = Y - yQ Z */
+    FP2_FN(mul)(&la, &Q->x, &T->z);
+    FP2_FN(sub)(&la, &T->x, &la);             /* lambda = X - xQ Z */
     /* line */
-    P2(mul)(&lc, &th, &Q->x);
-    P2(mul)(&t, &la, &Q->y);
-    P2(sub)(&lc, &lc, &t);
+    FP2_FN(mul)(&lc, &th, &Q->x);
+    FP2_FN(mul)(&t, &la, &Q->y);
+    FP2_FN(sub)(&lc, &lc, &t);
     if (need_point) {
-        P2(sqr)(&C, &th);
-        P2(sqr)(&D, &la);
-        P2(mul)(&E, &la, &D);
-        P2(mul)(&C, &C, &T->z);           /* F = Z theta^2 */
-        P2(mul)(&G, &T->x, &D);
-        P2(add)(&Hh, &E, &C);
-        P2(sub)(&Hh, &Hh, &G);
-        P2(sub)(&Hh, &Hh, &G);
-        P2(mul)(&T->x, &la, &Hh);
-        P2(sub)(&t, &G, &Hh);
-        P2(mul)(&t, &th, &t);
-        P2(mul)(&C, &T->y, &E);
-        P2(sub)(&T->y, &t, &C);
-        P2(mul)(&T->z, &T->z, &E);
+        FP2_FN(sqr)(&C, &th);
+        FP2_FN(sqr)(&D, &la);
+        FP2_FN(mul)(&E, &la, &D);
+        FP2_FN(mul)(&C, &C, &T->z);           /* F = Z theta^2 */
+        FP2_FN(mul)(&G, &T->x, &D);
+        FP2_FN(add)(&Hh, &E, &C);
+        FP2_FN(sub)(&Hh, &Hh, &G);
+        FP2_FN(sub)(&Hh, &Hh, &G);
+        FP2_FN(mul)(&T->x, &la, &Hh);
+        FP2_FN(sub)(&t, &G, &Hh);
+        FP2_FN(mul)(&t, &th, &t);
+        FP2_FN(mul)(&C, &T->y, &E);
+        FP2_FN(sub)(&T->y, &t, &C);
+        FP2_FN(mul)(&T->z, &T->z, &E);
     }
-    P2(neg)(&th, &th);
-    PN(line_mul_)(f, &lc, &th, &la, pp);
+    FP2_FN(neg)(&th, &th);
+    PAIRING_FN(line_mul_)(f, &lc, &th, &la, pp);
 }
 
-#if ZK_PC_BN
+#if PAIRING_BN
 /* pi(Q) on the D-type twist: (conj(x) xi^((p-1)/3), conj(y) xi^((p-1)/2)) */
-static inline void PN(twist_frob_)(PG2A *r, const PG2A *q)
+static inline void PAIRING_FN(twist_frob_)(G2_AFFINE_T *r, const G2_AFFINE_T *q)
 {
-    P2(conj)(&r->x, &q->x);
-    P2(mul)(&r->x, &r->x, &P12(FROB1_)[1]);
-    P2(conj)(&r->y, &q->y);
-    P2(mul)(&r->y, &r->y, &P12(FROB1_)[2]);
+    FP2_FN(conj)(&r->x, &q->x);
+    FP2_FN(mul)(&r->x, &r->x, &FP12_FN(FROB1_)[1]);
+    FP2_FN(conj)(&r->y, &q->y);
+    FP2_FN(mul)(&r->y, &r->y, &FP12_FN(FROB1_)[2]);
 }
 #endif
 
 /* f = prod over the n (<= PAIR_CHUNK) prepared pairs of their Miller values */
-static void PN(miller_n_)(ZK_PC_FP12 *f, PN(pair_) *pp, size_t n)
+static void PAIRING_FN(miller_n_)(FP12_T *f, PAIRING_FN(pair_) *pp, size_t n)
 {
-    static const signed char digits[] = ZK_PC_LOOP;
-    ZK_PC_FP2 b3;
-    P2(dbl)(&b3, &PG2(B_));
-    P2(add)(&b3, &b3, &PG2(B_));          /* 3 b' */
-    P12(one)(f);
+    static const signed char digits[] = PAIRING_DIGITS;
+    FP2_T b3;
+    FP2_FN(dbl)(&b3, &G2_FN(B_));
+    FP2_FN(add)(&b3, &b3, &G2_FN(B_));          /* 3 b' */
+    FP12_FN(one)(f);
     for (size_t i = 0; i < n; i++) {
         pp[i].t.x = pp[i].q.x;
         pp[i].t.y = pp[i].q.y;
-        P2(one)(&pp[i].t.z);
+        FP2_FN(one)(&pp[i].t.z);
     }
     for (size_t k = 0; k < sizeof digits; k++) {
         if (k)
-            P12(sqr)(f, f);
+            FP12_FN(sqr)(f, f);
         for (size_t i = 0; i < n; i++)
-            PN(dbl_step_)(f, &pp[i], &b3);
+            PAIRING_FN(dbl_step_)(f, &pp[i], &b3);
         if (digits[k] > 0)
             for (size_t i = 0; i < n; i++)
-                PN(add_step_)(f, &pp[i], &pp[i].q, 1);
+                PAIRING_FN(add_step_)(f, &pp[i], &pp[i].q, 1);
         else if (digits[k] < 0)
             for (size_t i = 0; i < n; i++)
-                PN(add_step_)(f, &pp[i], &pp[i].nq, 1);
+                PAIRING_FN(add_step_)(f, &pp[i], &pp[i].nq, 1);
     }
-#if ZK_PC_BN
+#if PAIRING_BN
     for (size_t i = 0; i < n; i++) {
-        PG2A q1, q2;
-        PN(twist_frob_)(&q1, &pp[i].q);
+        G2_AFFINE_T q1, q2;
+        PAIRING_FN(twist_frob_)(&q1, &pp[i].q);
         /* -pi^2(Q) = (x xi^((p^2-1)/3), y) */
-        P2(mul_by_fp)(&q2.x, &pp[i].q.x, &P12(FROB2_)[1].c0);
+        FP2_FN(mul_by_fp)(&q2.x, &pp[i].q.x, &FP12_FN(FROB2_)[1].c0);
         q2.y = pp[i].q.y;
-        PN(add_step_)(f, &pp[i], &q1, 1);
-        PN(add_step_)(f, &pp[i], &q2, 0);
+        PAIRING_FN(add_step_)(f, &pp[i], &q1, 1);
+        PAIRING_FN(add_step_)(f, &pp[i], &q2, 0);
     }
 #endif
-#if ZK_PC_XNEG
-    P12(conj)(f, f);
+#if PAIRING_XNEG
+    FP12_FN(conj)(f, f);
 #endif
 }
 
 /* Miller value of pairs [0, n), skipping those with an infinity point */
-static void PN(miller_many_)(ZK_PC_FP12 *ret, const PG1A *P, const PG2A *Q, size_t n)
+static void PAIRING_FN(miller_many_)(FP12_T *ret, const G1_AFFINE_T *P, const G2_AFFINE_T *Q,
+                                     size_t n)
 {
-    PN(pair_) pp[PAIR_CHUNK];
-    ZK_PC_FP12 acc, f;
+    PAIRING_FN(pair_) pp[PAIR_CHUNK];
+    FP12_T acc, f;
     size_t m = 0;
     int have = 0;
-    P12(one)(&acc);
+    FP12_FN(one)(&acc);
     for (size_t i = 0; i <= n; i++) {
-        if (i < n && !PG1(affine_is_inf)(&P[i]) && !PG2(affine_is_inf)(&Q[i])) {
+        if (i < n && !G1_FN(affine_is_inf)(&P[i]) && !G2_FN(affine_is_inf)(&Q[i])) {
             pp[m].xp = P[i].x;
             pp[m].yp = P[i].y;
             pp[m].q = Q[i];
-            PG2(affine_neg)(&pp[m].nq, &Q[i]);
+            G2_FN(affine_neg)(&pp[m].nq, &Q[i]);
             m++;
         }
         if (m == PAIR_CHUNK || (i == n && m > 0)) {
-            PN(miller_n_)(&f, pp, m);
+            PAIRING_FN(miller_n_)(&f, pp, m);
             if (have)
-                P12(mul)(&acc, &acc, &f);
+                FP12_FN(mul)(&acc, &acc, &f);
             else
                 acc = f;
             have = 1;
@@ -221,57 +246,67 @@ static void PN(miller_many_)(ZK_PC_FP12 *ret, const PG1A *P, const PG2A *Q, size
 }
 
 /* r = a^k for a cyclotomic a and a small k > 0 */
-static inline void PN(cyc_pow_small_)(ZK_PC_FP12 *r, const ZK_PC_FP12 *a, uint64_t k)
+static inline void PAIRING_FN(cyc_pow_small_)(FP12_T *r, const FP12_T *a, uint64_t k)
 {
     limb_t e[1] = { k };
-    P12(cyclotomic_pow)(r, a, e, 64);
+    FP12_FN(cyclotomic_pow)(r, a, e, 64);
 }
 
-void PN(miller_loop)(ZK_PC_FP12 *ret, const PG1A *P, const PG2A *Q)
+void PAIRING_FN(miller_loop)(FP12_T *ret, const G1_AFFINE_T *P, const G2_AFFINE_T *Q)
 {
-    PN(miller_many_)(ret, P, Q, 1);
+    PAIRING_FN(miller_many_)(ret, P, Q, 1);
 }
 
-void PN(final_exp)(ZK_PC_FP12 *ret, const ZK_PC_FP12 *f)
+void PAIRING_FN(final_exp)(FP12_T *ret, const FP12_T *f)
 {
-    ZK_PC_FP12 t, u;
+    FP12_T t, u;
     /* easy part: f^((p^6 - 1)(p^2 + 1)) */
-    P12(inv)(&u, f);
-    P12(conj)(&t, f);
-    P12(mul)(&t, &t, &u);
-    P12(frobenius)(&u, &t, 2);
-    P12(mul)(&t, &t, &u);
+    FP12_FN(inv)(&u, f);
+    FP12_FN(conj)(&t, f);
+    FP12_FN(mul)(&t, &t, &u);
+    FP12_FN(frobenius)(&u, &t, 2);
+    FP12_FN(mul)(&t, &t, &u);
     /* hard part: (p^4 - p^2 + 1)/r */
-    ZK_PC_HARD(ret, &t);
+    CURVE_NAME(hard_)(ret, &t);
 }
 
-void PN(pairing)(ZK_PC_FP12 *ret, const PG1A *P, const PG2A *Q)
+void PAIRING_FN(pairing)(FP12_T *ret, const G1_AFFINE_T *P, const G2_AFFINE_T *Q)
 {
-    ZK_PC_FP12 f;
-    PN(miller_many_)(&f, P, Q, 1);
-    PN(final_exp)(ret, &f);
+    FP12_T f;
+    PAIRING_FN(miller_many_)(&f, P, Q, 1);
+    PAIRING_FN(final_exp)(ret, &f);
 }
 
-void PN(pairing_product)(ZK_PC_FP12 *ret, const PG1A *P, const PG2A *Q, size_t n)
+void PAIRING_FN(pairing_product)(FP12_T *ret, const G1_AFFINE_T *P, const G2_AFFINE_T *Q, size_t n)
 {
-    ZK_PC_FP12 f;
-    PN(miller_many_)(&f, P, Q, n);
-    PN(final_exp)(ret, &f);
+    FP12_T f;
+    PAIRING_FN(miller_many_)(&f, P, Q, n);
+    PAIRING_FN(final_exp)(ret, &f);
 }
 
-int PN(pairing_product_is_one)(const PG1A *P, const PG2A *Q, size_t n)
+int PAIRING_FN(pairing_product_is_one)(const G1_AFFINE_T *P, const G2_AFFINE_T *Q, size_t n)
 {
-    ZK_PC_FP12 r;
-    PN(pairing_product)(&r, P, Q, n);
-    return P12(is_one)(&r);
+    FP12_T r;
+    PAIRING_FN(pairing_product)(&r, P, Q, n);
+    return FP12_FN(is_one)(&r);
 }
 
 #undef PAIR_CHUNK
-#undef PN
-#undef PF
-#undef P2
-#undef P12
-#undef PG1
-#undef PG2
-#undef PG1A
-#undef PG2A
+#undef PAIRING_CURVE
+#undef PAIRING_DIGITS
+#undef PAIRING_MTYPE
+#undef PAIRING_BN
+#undef PAIRING_XNEG
+#undef CURVE_NAME
+#undef PAIRING_FN
+#undef FP_T
+#undef FP2_T
+#undef FP12_T
+#undef G1_AFFINE_T
+#undef G2_AFFINE_T
+#undef FP_FN
+#undef FP2_FN
+#undef FP12_FN
+#undef G1_FN
+#undef G2_FN
+#undef ZK_PAIRING_TMPL

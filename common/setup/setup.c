@@ -200,38 +200,21 @@ static void setup_writer_abort(struct setup_writer *w)
 
 /* ---- instantiations ------------------------------------------------------------ */
 
-#define ZK_FB_G bn254_g1
+/*                         group      (fixed_base_tmpl.h) */
+#define ZK_FIXED_BASE_TMPL (bn254_g1)
 #include "fixed_base_tmpl.h"
-#undef ZK_FB_G
-#define ZK_FB_G bn254_g2
+#define ZK_FIXED_BASE_TMPL (bn254_g2)
 #include "fixed_base_tmpl.h"
-#undef ZK_FB_G
-#define ZK_FB_G bls381_g1
+#define ZK_FIXED_BASE_TMPL (bls381_g1)
 #include "fixed_base_tmpl.h"
-#undef ZK_FB_G
-#define ZK_FB_G bls381_g2
+#define ZK_FIXED_BASE_TMPL (bls381_g2)
 #include "fixed_base_tmpl.h"
-#undef ZK_FB_G
 
-#define ZK_S bn254
-#define ZK_S_TWO_ADICITY BN254_FR_TWO_ADICITY
-#define ZK_S_FP_P BN254_FP_P
-#define ZK_S_FR_P BN254_FR_P
+/*                    curve   constants  (setup_tmpl.h) */
+#define ZK_SETUP_TMPL (bn254,  BN254)
 #include "setup_tmpl.h"
-#undef ZK_S
-#undef ZK_S_TWO_ADICITY
-#undef ZK_S_FP_P
-#undef ZK_S_FR_P
-
-#define ZK_S bls381
-#define ZK_S_TWO_ADICITY BLS381_FR_TWO_ADICITY
-#define ZK_S_FP_P BLS381_FP_P
-#define ZK_S_FR_P BLS381_FR_P
+#define ZK_SETUP_TMPL (bls381, BLS381)
 #include "setup_tmpl.h"
-#undef ZK_S
-#undef ZK_S_TWO_ADICITY
-#undef ZK_S_FP_P
-#undef ZK_S_FR_P
 
 int zk_setup_zkey(const char *r1cs_path, const char *zkey_path, int want_curve,
                   const struct zk_setup_opts *opts, struct zk_diag *diag)

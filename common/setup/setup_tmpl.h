@@ -1,28 +1,51 @@
 /*
  * setup_tmpl.h -- the curve-generic body of zk_setup_zkey(), instantiated
- * per curve by setup.c with ZK_S = bn254 or bls381 (and ZK_S_TWO_ADICITY).
- * S(x) names ZK_S_x: S(fr) is the scalar field, S(g1) the group, ...
+ * per curve by setup.c, each time right after the one line that names its
+ * parameters (undefined at the end of this file):
+ *   #define ZK_SETUP_TMPL (bn254, BN254)
+ * that is: the curve (CURVE_NAME(fr) is bn254_fr, its scalar field,
+ * CURVE_NAME(g1) bn254_g1, ...) and the prefix of its constants
+ * (BN254_FR_TWO_ADICITY, BN254_FP_P, BN254_FR_P).
+ *
+ * Generated names (static):
+ *   bn254_setup_ctx bn254_random_fr bn254_lagrange bn254_vanishing_scale
+ *   bn254_on_constraint bn254_points_job bn254_points_range bn254_points
+ *   bn254_setup
+ *   bls381_setup_ctx bls381_random_fr bls381_lagrange bls381_vanishing_scale
+ *   bls381_on_constraint bls381_points_job bls381_points_range bls381_points
+ *   bls381_setup
  */
-#define S(name) ZK_CAT(ZK_S, name)
+#define CURVE_NAME(name) ZK_CAT(ZK_ARG(1, ZK_SETUP_TMPL), name)  /* CURVE_NAME(fr): bn254_fr */
+#define CURVE_CONST(k)   ZK_CAT(ZK_ARG(2, ZK_SETUP_TMPL), k)     /* CURVE_CONST(FR_P): BN254_FR_P */
+#define FR_T           CURVE_NAME(fr)                 /* bn254_fr */
+#define FP_T           CURVE_NAME(fp)
+#define FP2_T          CURVE_NAME(fp2)
+#define G1_T           CURVE_NAME(g1)
+#define G2_T           CURVE_NAME(g2)
+#define G1_AFFINE_T    CURVE_NAME(g1_affine)
+#define G2_AFFINE_T    CURVE_NAME(g2_affine)
+#define FR_FN(name)    ZK_CAT(FR_T, name)             /* FR_FN(mul): bn254_fr_mul */
+#define G1_FN(name)    ZK_CAT(G1_T, name)             /* G1_FN(generator): bn254_g1_generator */
+#define G2_FN(name)    ZK_CAT(G2_T, name)
 
-struct S(setup_ctx) {
+struct CURVE_NAME(setup_ctx) {
     uint32_t m, n_vars, n_pub;
     unsigned log_n;
     size_t n;
-    S(fr) tau, alpha, beta, delta, delta_inv;
-    S(fr) *lag;               /* L_i(tau) over the n-domain */
-    S(fr) *u, *v, *w;         /* per signal: A, B, C polynomials at tau */
+    FR_T tau, alpha, beta, delta, delta_inv;
+    FR_T *lag;               /* L_i(tau) over the n-domain */
+    FR_T *u, *v, *w;         /* per signal: A, B, C polynomials at tau */
     struct setup_coefs coefs;
 };
 
 /* Uniform nonzero element < r from the byte stream. */
-static void S(random_fr)(S(fr) *ret, struct setup_rng *rng)
+static void CURVE_NAME(random_fr)(FR_T *ret, struct setup_rng *rng)
 {
     for (;;) {
         uint8_t b[32];
         setup_rng_bytes(rng, b, sizeof b);
         b[31] &= 0x7f;                        /* r < 2^255 on both curves */
-        if (S(fr_from_bytes_le)(ret, b) == 0 && !S(fr_is_zero)(ret))
+        if (FR_FN(from_bytes_le)(ret, b) == 0 && !FR_FN(is_zero)(ret))
             return;
     }
 }
@@ -32,60 +55,60 @@ static void S(random_fr)(S(fr) *ret, struct setup_rng *rng)
  * Lagrange basis at tau when scale = (tau^n - 1)/n and first = 1.
  * Returns 0, -ENOMEM, or ZK_EBADPARAMS when tau lies on the domain.
  */
-static int S(lagrange)(S(fr) *ret, size_t n, const S(fr) *omega, const S(fr) *first,
-                       const S(fr) *tau, const S(fr) *scale)
+static int CURVE_NAME(lagrange)(FR_T *ret, size_t n, const FR_T *omega, const FR_T *first,
+                       const FR_T *tau, const FR_T *scale)
 {
-    S(fr) *x = malloc(2 * n * sizeof *x);
+    FR_T *x = malloc(2 * n * sizeof *x);
     if (!x)
         return -ENOMEM;
-    S(fr) *den = x + n, cur = *first;
+    FR_T *den = x + n, cur = *first;
     for (size_t i = 0; i < n; i++) {
         x[i] = cur;
-        S(fr_sub)(&den[i], tau, &cur);
-        if (S(fr_is_zero)(&den[i])) {
+        FR_FN(sub)(&den[i], tau, &cur);
+        if (FR_FN(is_zero)(&den[i])) {
             free(x);
             return ZK_EBADPARAMS;
         }
-        S(fr_mul)(&cur, &cur, omega);
+        FR_FN(mul)(&cur, &cur, omega);
     }
-    S(fr_batch_inv)(den, den, n, ret);
+    FR_FN(batch_inv)(den, den, n, ret);
     for (size_t i = 0; i < n; i++) {
-        S(fr_mul)(&ret[i], &x[i], &den[i]);
-        S(fr_mul)(&ret[i], &ret[i], scale);
+        FR_FN(mul)(&ret[i], &x[i], &den[i]);
+        FR_FN(mul)(&ret[i], &ret[i], scale);
     }
     free(x);
     return 0;
 }
 
 /* (tau^size - 1) / size */
-static void S(vanishing_scale)(S(fr) *ret, const S(fr) *tau, size_t size)
+static void CURVE_NAME(vanishing_scale)(FR_T *ret, const FR_T *tau, size_t size)
 {
-    S(fr) t, sz;
+    FR_T t, sz;
     limb_t e[1] = { (limb_t)size };
-    S(fr_pow)(&t, tau, e, 64);
-    S(fr) one;
-    S(fr_one)(&one);
-    S(fr_sub)(&t, &t, &one);
-    S(fr_from_u64)(&sz, size);
-    S(fr_inv)(&sz, &sz);
-    S(fr_mul)(ret, &t, &sz);
+    FR_FN(pow)(&t, tau, e, 64);
+    FR_T one;
+    FR_FN(one)(&one);
+    FR_FN(sub)(&t, &t, &one);
+    FR_FN(from_u64)(&sz, size);
+    FR_FN(inv)(&sz, &sz);
+    FR_FN(mul)(ret, &t, &sz);
 }
 
-static int S(on_constraint)(void *arg, uint32_t c, const struct zk_r1cs_lc lc[3])
+static int CURVE_NAME(on_constraint)(void *arg, uint32_t c, const struct zk_r1cs_lc lc[3])
 {
-    struct S(setup_ctx) *s = arg;
-    S(fr) *acc[3] = { s->u, s->v, s->w };
+    struct CURVE_NAME(setup_ctx) *s = arg;
+    FR_T *acc[3] = { s->u, s->v, s->w };
     for (unsigned mat = 0; mat < 3; mat++) {
         for (uint32_t k = 0; k < lc[mat].n; k++) {
             const struct zk_r1cs_term *t = &lc[mat].t[k];
-            S(fr) coef, prod;
+            FR_T coef, prod;
             memcpy(coef.l, t->coef, sizeof coef.l);
-            S(fr_to_mont)(&coef, &coef);
-            S(fr_mul)(&prod, &coef, &s->lag[c]);
-            S(fr_add)(&acc[mat][t->wire], &acc[mat][t->wire], &prod);
+            FR_FN(to_mont)(&coef, &coef);
+            FR_FN(mul)(&prod, &coef, &s->lag[c]);
+            FR_FN(add)(&acc[mat][t->wire], &acc[mat][t->wire], &prod);
             if (mat < 2) {
-                S(fr) stored;                  /* coef * R^2: Montgomery form of coef*R */
-                S(fr_to_mont)(&stored, &coef);
+                FR_T stored;                  /* coef * R^2: Montgomery form of coef*R */
+                FR_FN(to_mont)(&stored, &coef);
                 if (setup_coefs_push(&s->coefs, mat, c, t->wire, stored.l) != 0)
                     return -ENOMEM;
             }
@@ -96,56 +119,56 @@ static int S(on_constraint)(void *arg, uint32_t c, const struct zk_r1cs_lc lc[3]
 
 /* ---- point sections ------------------------------------------------------- */
 
-struct S(points_job) {
-    const S(fr) *scalars;     /* Montgomery */
+struct CURVE_NAME(points_job) {
+    const FR_T *scalars;     /* Montgomery */
     void *out;                /* affine points */
     int g2;
-    const struct S(g1_fixed_base) *fb1;
-    const struct S(g2_fixed_base) *fb2;
+    const struct G1_FN(fixed_base) *fb1;
+    const struct G2_FN(fixed_base) *fb2;
     int err;
 };
 
 #define ZK_SETUP_CHUNK 256
 
-static void S(points_range)(void *arg, size_t b, size_t e)
+static void CURVE_NAME(points_range)(void *arg, size_t b, size_t e)
 {
-    struct S(points_job) *job = arg;
-    S(g1) j1[ZK_SETUP_CHUNK];
-    S(g2) j2[ZK_SETUP_CHUNK];
-    S(fp2) scratch[3 * ZK_SETUP_CHUNK];
+    struct CURVE_NAME(points_job) *job = arg;
+    G1_T j1[ZK_SETUP_CHUNK];
+    G2_T j2[ZK_SETUP_CHUNK];
+    FP2_T scratch[3 * ZK_SETUP_CHUNK];
     for (size_t i = b; i < e; i++) {
-        S(fr) plain;
-        S(fr_from_mont)(&plain, &job->scalars[i]);
+        FR_T plain;
+        FR_FN(from_mont)(&plain, &job->scalars[i]);
         if (job->g2)
-            S(g2_fixed_base_mul)(&j2[i - b], job->fb2, plain.l);
+            G2_FN(fixed_base_mul)(&j2[i - b], job->fb2, plain.l);
         else
-            S(g1_fixed_base_mul)(&j1[i - b], job->fb1, plain.l);
+            G1_FN(fixed_base_mul)(&j1[i - b], job->fb1, plain.l);
     }
     if (job->g2)
-        S(g2_batch_to_affine)((S(g2_affine) *)job->out + b, j2, e - b, scratch);
+        G2_FN(batch_to_affine)((G2_AFFINE_T *)job->out + b, j2, e - b, scratch);
     else
-        S(g1_batch_to_affine)((S(g1_affine) *)job->out + b, j1, e - b, (S(fp) *)scratch);
+        G1_FN(batch_to_affine)((G1_AFFINE_T *)job->out + b, j1, e - b, (FP_T *)scratch);
 }
 
 /* out[i] = scalars[i] * G (G1 or G2 generator), affine, n points. */
-static void S(points)(void *out, const S(fr) *scalars, size_t n, int g2,
-                      const struct S(g1_fixed_base) *fb1, const struct S(g2_fixed_base) *fb2,
+static void CURVE_NAME(points)(void *out, const FR_T *scalars, size_t n, int g2,
+                      const struct G1_FN(fixed_base) *fb1, const struct G2_FN(fixed_base) *fb2,
                       unsigned nthreads)
 {
-    struct S(points_job) job = { scalars, out, g2, fb1, fb2, 0 };
-    zk_parallel_for(nthreads, n, ZK_SETUP_CHUNK, S(points_range), &job);
+    struct CURVE_NAME(points_job) job = { scalars, out, g2, fb1, fb2, 0 };
+    zk_parallel_for(nthreads, n, ZK_SETUP_CHUNK, CURVE_NAME(points_range), &job);
 }
 
 /* ---- the whole key ---------------------------------------------------------- */
 
-static int S(setup)(const struct zk_r1cs *r1cs, const char *zkey_path,
+static int CURVE_NAME(setup)(const struct zk_r1cs *r1cs, const char *zkey_path,
                     const struct zk_setup_opts *opts, struct setup_rng *rng,
                     struct zk_diag *diag)
 {
-    struct S(setup_ctx) s;
-    struct S(g1_fixed_base) fb1 = { 0 };
-    struct S(g2_fixed_base) fb2 = { 0 };
-    S(fr) *sc = NULL, *lag2 = NULL;
+    struct CURVE_NAME(setup_ctx) s;
+    struct G1_FN(fixed_base) fb1 = { 0 };
+    struct G2_FN(fixed_base) fb2 = { 0 };
+    FR_T *sc = NULL, *lag2 = NULL;
     void *pts = NULL;
     struct setup_writer wr = { 0 };
     unsigned nthreads = opts->nthreads;
@@ -159,17 +182,17 @@ static int S(setup)(const struct zk_r1cs *r1cs, const char *zkey_path,
     while (((size_t)1 << s.log_n) < (size_t)s.m + s.n_pub + 1)
         s.log_n++;
     s.n = (size_t)1 << s.log_n;
-    if (s.log_n + 1 > ZK_S_TWO_ADICITY) {
+    if (s.log_n + 1 > CURVE_CONST(FR_TWO_ADICITY)) {
         return zk_diag_set(diag, r1cs->bf.name, ZK_EDOMAIN,
                            "%u constraints need a domain of 2^%u, beyond the field's 2^%u",
-                           s.m, s.log_n + 1, ZK_S_TWO_ADICITY);
+                           s.m, s.log_n + 1, CURVE_CONST(FR_TWO_ADICITY));
     }
 
-    S(random_fr)(&s.tau, rng);
-    S(random_fr)(&s.alpha, rng);
-    S(random_fr)(&s.beta, rng);
-    S(random_fr)(&s.delta, rng);
-    S(fr_inv)(&s.delta_inv, &s.delta);
+    CURVE_NAME(random_fr)(&s.tau, rng);
+    CURVE_NAME(random_fr)(&s.alpha, rng);
+    CURVE_NAME(random_fr)(&s.beta, rng);
+    CURVE_NAME(random_fr)(&s.delta, rng);
+    FR_FN(inv)(&s.delta_inv, &s.delta);
 
     size_t maxn = s.n > s.n_vars ? s.n : s.n_vars;
     s.lag = malloc(s.n * sizeof *s.lag);
@@ -178,21 +201,21 @@ static int S(setup)(const struct zk_r1cs *r1cs, const char *zkey_path,
     s.v = calloc(s.n_vars, sizeof *s.v);
     s.w = calloc(s.n_vars, sizeof *s.w);
     sc = malloc(maxn * sizeof *sc);
-    pts = malloc(maxn * sizeof(S(g2_affine)));
+    pts = malloc(maxn * sizeof(G2_AFFINE_T));
     r = -ENOMEM;
     if (!s.lag || !lag2 || !s.u || !s.v || !s.w || !sc || !pts)
         goto out;
 
     /* Lagrange bases: n-domain {w^i}, and the odd points g^(2i+1) = g w^i of the 2n-domain. */
-    S(fr) omega, g, one, scale;
-    S(fr_root_of_unity)(&omega, s.log_n);
-    S(fr_root_of_unity)(&g, s.log_n + 1);
-    S(fr_one)(&one);
-    S(vanishing_scale)(&scale, &s.tau, s.n);
-    r = S(lagrange)(s.lag, s.n, &omega, &one, &s.tau, &scale);
+    FR_T omega, g, one, scale;
+    FR_FN(root_of_unity)(&omega, s.log_n);
+    FR_FN(root_of_unity)(&g, s.log_n + 1);
+    FR_FN(one)(&one);
+    CURVE_NAME(vanishing_scale)(&scale, &s.tau, s.n);
+    r = CURVE_NAME(lagrange)(s.lag, s.n, &omega, &one, &s.tau, &scale);
     if (r == 0) {
-        S(vanishing_scale)(&scale, &s.tau, 2 * s.n);
-        r = S(lagrange)(lag2, s.n, &omega, &g, &s.tau, &scale);
+        CURVE_NAME(vanishing_scale)(&scale, &s.tau, 2 * s.n);
+        r = CURVE_NAME(lagrange)(lag2, s.n, &omega, &g, &s.tau, &scale);
     }
     if (r != 0) {
         zk_diag_set(diag, r1cs->bf.name, r, "setup failed: %s", zk_strerror(r));
@@ -201,13 +224,13 @@ static int S(setup)(const struct zk_r1cs *r1cs, const char *zkey_path,
 
     if (opts->progress)
         opts->progress(opts->progress_ctx, "reading constraints");
-    r = zk_r1cs_for_each_constraint(r1cs, S(on_constraint), &s, NULL, diag);
+    r = zk_r1cs_for_each_constraint(r1cs, CURVE_NAME(on_constraint), &s, NULL, diag);
     if (r != 0)
         goto out;
     for (uint32_t p = 0; p <= s.n_pub; p++) {   /* the extra rows of the public signals */
-        S(fr_add)(&s.u[p], &s.u[p], &s.lag[s.m + p]);
-        S(fr) stored;
-        S(fr_to_mont)(&stored, &one);               /* 1 * R^2 */
+        FR_FN(add)(&s.u[p], &s.u[p], &s.lag[s.m + p]);
+        FR_T stored;
+        FR_FN(to_mont)(&stored, &one);               /* 1 * R^2 */
         r = setup_coefs_push(&s.coefs, 0, s.m + p, p, stored.l);
         if (r != 0)
             goto out;
@@ -215,13 +238,13 @@ static int S(setup)(const struct zk_r1cs *r1cs, const char *zkey_path,
 
     if (opts->progress)
         opts->progress(opts->progress_ctx, "fixed-base tables");
-    S(g1_affine) gen1;
-    S(g2_affine) gen2;
-    S(g1_generator)(&gen1);
-    S(g2_generator)(&gen2);
-    r = S(g1_fixed_base_init)(&fb1, &gen1);
+    G1_AFFINE_T gen1;
+    G2_AFFINE_T gen2;
+    G1_FN(generator)(&gen1);
+    G2_FN(generator)(&gen2);
+    r = G1_FN(fixed_base_init)(&fb1, &gen1);
     if (r == 0)
-        r = S(g2_fixed_base_init)(&fb2, &gen2);
+        r = G2_FN(fixed_base_init)(&fb2, &gen2);
     if (r != 0)
         goto out;
 
@@ -235,20 +258,20 @@ static int S(setup)(const struct zk_r1cs *r1cs, const char *zkey_path,
     setup_end_section(&wr);
 
     /* section 2: header */
-    static const limb_t q[] = ZK_S_FP_P, rr[] = ZK_S_FR_P;
+    static const limb_t q[] = CURVE_CONST(FP_P), rr[] = CURVE_CONST(FR_P);
     setup_begin_section(&wr, 2);
-    setup_put_u32(&wr, sizeof(S(fp)));
-    setup_put_limbs(&wr, q, sizeof(S(fp)));
+    setup_put_u32(&wr, sizeof(FP_T));
+    setup_put_limbs(&wr, q, sizeof(FP_T));
     setup_put_u32(&wr, 32);
     setup_put_limbs(&wr, rr, 32);
     setup_put_u32(&wr, s.n_vars);
     setup_put_u32(&wr, s.n_pub);
     setup_put_u32(&wr, (uint32_t)s.n);
-    S(fr) hdr_sc[6] = { s.alpha, s.beta, s.beta, one, s.delta, s.delta };
+    FR_T hdr_sc[6] = { s.alpha, s.beta, s.beta, one, s.delta, s.delta };
     static const int hdr_g2[6] = { 0, 0, 1, 1, 0, 1 };   /* alpha1 beta1 beta2 gamma2 delta1 delta2 */
     for (int i = 0; i < 6; i++) {
-        S(points)(pts, &hdr_sc[i], 1, hdr_g2[i], &fb1, &fb2, 1);
-        setup_put(&wr, pts, hdr_g2[i] ? sizeof(S(g2_affine)) : sizeof(S(g1_affine)));
+        CURVE_NAME(points)(pts, &hdr_sc[i], 1, hdr_g2[i], &fb1, &fb2, 1);
+        setup_put(&wr, pts, hdr_g2[i] ? sizeof(G2_AFFINE_T) : sizeof(G1_AFFINE_T));
     }
     setup_end_section(&wr);
 
@@ -256,26 +279,26 @@ static int S(setup)(const struct zk_r1cs *r1cs, const char *zkey_path,
     if (opts->progress)
         opts->progress(opts->progress_ctx, "points");
     for (uint32_t i = 0; i < s.n_vars; i++) {
-        S(fr) t;
-        S(fr_mul)(&sc[i], &s.beta, &s.u[i]);
-        S(fr_mul)(&t, &s.alpha, &s.v[i]);
-        S(fr_add)(&sc[i], &sc[i], &t);
-        S(fr_add)(&sc[i], &sc[i], &s.w[i]);
+        FR_T t;
+        FR_FN(mul)(&sc[i], &s.beta, &s.u[i]);
+        FR_FN(mul)(&t, &s.alpha, &s.v[i]);
+        FR_FN(add)(&sc[i], &sc[i], &t);
+        FR_FN(add)(&sc[i], &sc[i], &s.w[i]);
     }
-    S(points)(pts, sc, s.n_pub + 1, 0, &fb1, &fb2, nthreads);
+    CURVE_NAME(points)(pts, sc, s.n_pub + 1, 0, &fb1, &fb2, nthreads);
     setup_begin_section(&wr, 3);
-    setup_put(&wr, pts, (s.n_pub + 1) * sizeof(S(g1_affine)));
+    setup_put(&wr, pts, (s.n_pub + 1) * sizeof(G1_AFFINE_T));
     setup_end_section(&wr);
 
     /* section 8's scalars now, while sc holds beta u + alpha v + w */
     size_t n_priv = s.n_vars - s.n_pub - 1;
     for (size_t i = 0; i < n_priv; i++)
-        S(fr_mul)(&sc[i], &sc[s.n_pub + 1 + i], &s.delta_inv);
-    S(g1_affine) *cpts = malloc((n_priv ? n_priv : 1) * sizeof *cpts);
+        FR_FN(mul)(&sc[i], &sc[s.n_pub + 1 + i], &s.delta_inv);
+    G1_AFFINE_T *cpts = malloc((n_priv ? n_priv : 1) * sizeof *cpts);
     r = -ENOMEM;
     if (!cpts)
         goto out;
-    S(points)(cpts, sc, n_priv, 0, &fb1, &fb2, nthreads);
+    CURVE_NAME(points)(cpts, sc, n_priv, 0, &fb1, &fb2, nthreads);
 
     /* section 4: coefficients */
     setup_begin_section(&wr, 4);
@@ -284,31 +307,31 @@ static int S(setup)(const struct zk_r1cs *r1cs, const char *zkey_path,
     setup_end_section(&wr);
 
     /* sections 5, 6, 7: A, B1, B2 */
-    S(points)(pts, s.u, s.n_vars, 0, &fb1, &fb2, nthreads);
+    CURVE_NAME(points)(pts, s.u, s.n_vars, 0, &fb1, &fb2, nthreads);
     setup_begin_section(&wr, 5);
-    setup_put(&wr, pts, s.n_vars * sizeof(S(g1_affine)));
+    setup_put(&wr, pts, s.n_vars * sizeof(G1_AFFINE_T));
     setup_end_section(&wr);
-    S(points)(pts, s.v, s.n_vars, 0, &fb1, &fb2, nthreads);
+    CURVE_NAME(points)(pts, s.v, s.n_vars, 0, &fb1, &fb2, nthreads);
     setup_begin_section(&wr, 6);
-    setup_put(&wr, pts, s.n_vars * sizeof(S(g1_affine)));
+    setup_put(&wr, pts, s.n_vars * sizeof(G1_AFFINE_T));
     setup_end_section(&wr);
-    S(points)(pts, s.v, s.n_vars, 1, &fb1, &fb2, nthreads);
+    CURVE_NAME(points)(pts, s.v, s.n_vars, 1, &fb1, &fb2, nthreads);
     setup_begin_section(&wr, 7);
-    setup_put(&wr, pts, s.n_vars * sizeof(S(g2_affine)));
+    setup_put(&wr, pts, s.n_vars * sizeof(G2_AFFINE_T));
     setup_end_section(&wr);
 
     /* section 8: C, private signals */
     setup_begin_section(&wr, 8);
-    setup_put(&wr, cpts, n_priv * sizeof(S(g1_affine)));
+    setup_put(&wr, cpts, n_priv * sizeof(G1_AFFINE_T));
     setup_end_section(&wr);
     free(cpts);
 
     /* section 9: H[i] = L^(2n)_(2i+1)(tau) / delta */
     for (size_t i = 0; i < s.n; i++)
-        S(fr_mul)(&sc[i], &lag2[i], &s.delta_inv);
-    S(points)(pts, sc, s.n, 0, &fb1, &fb2, nthreads);
+        FR_FN(mul)(&sc[i], &lag2[i], &s.delta_inv);
+    CURVE_NAME(points)(pts, sc, s.n, 0, &fb1, &fb2, nthreads);
     setup_begin_section(&wr, 9);
-    setup_put(&wr, pts, s.n * sizeof(S(g1_affine)));
+    setup_put(&wr, pts, s.n * sizeof(G1_AFFINE_T));
     setup_end_section(&wr);
 
     /* section 10: no contributions (csHash left zero) */
@@ -321,8 +344,8 @@ static int S(setup)(const struct zk_r1cs *r1cs, const char *zkey_path,
     r = setup_writer_commit(&wr, diag);
 out:
     setup_writer_abort(&wr);
-    S(g1_fixed_base_done)(&fb1);
-    S(g2_fixed_base_done)(&fb2);
+    G1_FN(fixed_base_done)(&fb1);
+    G2_FN(fixed_base_done)(&fb2);
     /* toxic waste does not outlive the call */
     zk_memzero(&s.tau, sizeof s.tau);
     zk_memzero(&s.alpha, sizeof s.alpha);
@@ -340,4 +363,16 @@ out:
     return r;
 }
 
-#undef S
+#undef CURVE_NAME
+#undef CURVE_CONST
+#undef FR_T
+#undef FP_T
+#undef FP2_T
+#undef G1_T
+#undef G2_T
+#undef G1_AFFINE_T
+#undef G2_AFFINE_T
+#undef FR_FN
+#undef G1_FN
+#undef G2_FN
+#undef ZK_SETUP_TMPL
