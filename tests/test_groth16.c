@@ -63,17 +63,11 @@ static void zb_sec_end(struct zbuf *b, size_t at)
         memcpy(b->buf + at - 8, &size, 8);
 }
 
-#define ZK_T bn254
-#define ZK_T_CURVE ZK_CURVE_BN254
+/*                       curve   enum zk_curve       (groth16_test_tmpl.h) */
+#define ZK_G16_TEST_TMPL (bn254,  ZK_CURVE_BN254)
 #include "groth16_test_tmpl.h"
-#undef ZK_T
-#undef ZK_T_CURVE
-
-#define ZK_T bls381
-#define ZK_T_CURVE ZK_CURVE_BLS12_381
+#define ZK_G16_TEST_TMPL (bls381, ZK_CURVE_BLS12_381)
 #include "groth16_test_tmpl.h"
-#undef ZK_T
-#undef ZK_T_CURVE
 
 /* snarkjs's vk "curve" rules and malformed documents. */
 static void test_json_rules(void)
