@@ -34,6 +34,7 @@
 #include "zk/error.h"
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
+#include "zk/util.h"
 #include "zk/zkey.h"
 
 #define GiB (1ULL << 30)
@@ -95,13 +96,10 @@ static int parse_count(const char *s, uint64_t max, uint64_t *ret)
 }
 
 /* "1.00 GiB"-style text of a byte count. */
+/* Sizes in the plan's arithmetic: two decimals, so that its sums add up. */
 static const char *human(uint64_t b, char *buf, size_t n)
 {
-    if (b >= GiB)
-        snprintf(buf, n, "%.2f GiB", (double)b / GiB);
-    else
-        snprintf(buf, n, "%.1f MiB", (double)b / MiB);
-    return buf;
+    return zk_size_human_prec(b, 2, buf, n);
 }
 
 /* Exact size text for a flag ("16G", "18434M", "4096K" or bytes). */

@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "ledger_cli.h"
 #include "observe.h"
+#include "zk/util.h"
 
 struct running_ctx {
     FILE *out;
@@ -61,8 +62,9 @@ static int frame(struct lcli *c, FILE *out)
     strftime(when, sizeof when, "%H:%M:%S", &tm);
     fprintf(out, "zkslot top  %s  ledger %s\n", when, c->ledger_path);
     if (o.have_pool) {
-        fprintf(out, "pool   %s: %u slots x %.1f MiB, %s\n", o.pool_path, o.pool.nslots,
-                (double)o.pool.slot_size / (1 << 20),
+        char ssz[32];
+        fprintf(out, "pool   %s: %u slots x %s, %s\n", o.pool_path, o.pool.nslots,
+                zk_size_human(o.pool.slot_size, ssz, sizeof ssz),
                 o.pool.backing == ZK_POOL_BACKING_HUGETLBFS ? "huge pages" : "tmpfs (no huge pages)");
         fprintf(out, "slots  [%s]  free %u  filling %u  ready %u  claimed %u\n", o.slots,
                 o.pool.count[ZK_SLOT_FREE], o.pool.count[ZK_SLOT_FILLING],

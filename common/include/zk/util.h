@@ -47,8 +47,10 @@ int zk_path_dir(const char *path, char *buf, size_t len);
 int zk_write_atomic(const char *path, const void *buf, size_t len, mode_t mode);
 
 /* b bytes as "512 B", "1.5 KiB", "16.0 GiB" (binary units, one decimal) into
- * buf; returns buf. */
+ * buf; returns buf.  zk_size_human_prec: `digits` decimals ("16.00 GiB",
+ * as `zkslot plan` prints its arithmetic); whole bytes have none. */
 const char *zk_size_human(uint64_t b, char *buf, size_t len);
+const char *zk_size_human_prec(uint64_t b, int digits, char *buf, size_t len);
 
 /*
  * XXH3-128 over prefix[0..prefix_len) then the contents of paths[0..n) in
