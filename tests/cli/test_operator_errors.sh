@@ -3,7 +3,9 @@
 # without daemons at work:
 #   - `zkslot metrics --listen` on a non-loopback address (0.0.0.0 included)
 #     is refused (exit 2, one line naming --allow-remote); with --allow-remote
-#     it is served with a warning; 127.0.0.1 is served without one;
+#     it is served with a warning; 127.0.0.1 is served without one; [::]
+#     is refused the same way, ":PORT" serves 127.0.0.1 and ::1, [::1]
+#     only itself; SIGTERM stops it with exit 0; a port in use is one line;
 #   - an unknown ZKSLOT_LOG_LEVEL makes both daemons (and their
 #     --check-config, what the units run first) exit 2 naming the accepted
 #     values; each accepted value passes.
@@ -23,13 +25,14 @@ export ZKSLOT_CONFIG=$tmp/empty.conf ZKSLOT_STATE_DIR=$tmp/state ZKSLOT_POOL=$tm
 "$ZKSLOT" key add k "$SRC/examples/groth16/bn128/key.zkey" >/dev/null 2>&1 ||
     { echo "key add failed"; exit 1; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-# get PORT: the body of GET /metrics on 127.0.0.1:PORT, retried while it starts
+# get PORT [HOST]: GET /metrics on HOST (default 127.0.0.1):PORT answers 200
+# with an exposition, retried while the server starts
 get() {
-    python3 - "$1" <<'PY'
+    python3 - "$1" "${2:-127.0.0.1}" <<'PY'
 import socket, sys, time
 for _ in range(50):
     try:
-        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)
+        s = socket.create_connection((sys.argv[2], int(sys.argv[1])), timeout=2)
         break
     except OSError:
         time.sleep(0.1)
@@ -42,7 +45,7 @@ while True:
     if not b:
         break
     data += b
-sys.exit(0 if data.startswith(b"HTTP/1.0 200") and b"zkslot_" in data else 1)
+sys.exit(0 if data.split(b" ")[1:2] == [b"200"] and b"zkslot_" in data else 1)
 PY
 }
 
@@ -67,6 +70,39 @@ pid=$!
 get "$port" && ok "127.0.0.1 served" || fail "127.0.0.1 not served: $(cat "$tmp/err")"
 kill "$pid"; wait "$pid" 2>/dev/null; pid=
 grep -q warning "$tmp/err" && fail "127.0.0.1 warned: $(cat "$tmp/err")" || ok "127.0.0.1: no warning"
+# IPv6: [::] is refused like 0.0.0.0; ":PORT" serves both loopbacks; [::1] alone
+port=$(free_port)
+timeout 10 "$ZKSLOT" metrics --listen "[::]:$port" >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q -- "--listen \[::\]:$port: not a loopback address" "$tmp/out" &&
+    ok "[::] refused" || fail "[::] without --allow-remote: exit $rc: $(cat "$tmp/out")"
+if python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0))' 2>/dev/null; then
+    "$ZKSLOT" metrics --listen ":$port" >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    get "$port" 127.0.0.1 && get "$port" ::1 &&
+        grep -q "serving http://127.0.0.1:$port/metrics and http://\[::1\]:$port/metrics" "$tmp/err" &&
+        ok ":PORT served on 127.0.0.1 and ::1" || fail ":PORT: $(cat "$tmp/err")"
+    kill "$pid"; wait "$pid"; rc=$?; pid=
+    [ "$rc" = 0 ] && ok "SIGTERM: exit 0" || fail "SIGTERM: exit $rc"
+    port=$(free_port)
+    "$ZKSLOT" metrics --listen "[::1]:$port" >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    get "$port" ::1 && ok "[::1] served" || fail "[::1] not served: $(cat "$tmp/err")"
+    get "$port" 127.0.0.1 && fail "[::1] also served on 127.0.0.1"
+    kill "$pid"; wait "$pid" 2>/dev/null; pid=
+else
+    echo "(no IPv6 loopback here: the IPv6 serving checks are left out)"
+fi
+# a port in use: one line naming the address
+"$ZKSLOT" metrics --listen "127.0.0.1:$port" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+get "$port" || fail "127.0.0.1:$port not served"
+timeout 10 "$ZKSLOT" metrics --listen "127.0.0.1:$port" >"$tmp/out2" 2>&1
+rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/out2")" = 1 ] &&
+    grep -q "cannot listen on http://127.0.0.1:$port/metrics (--listen 127.0.0.1:$port): Address already in use" "$tmp/out2" &&
+    ok "port in use: $(cat "$tmp/out2")" || fail "port in use: exit $rc: $(cat "$tmp/out2")"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=
 
 # ZKSLOT_LOG_LEVEL
 for d in "$ZKSLOT_SYNTHD" "$ZKSLOT_GPUD"; do

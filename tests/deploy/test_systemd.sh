@@ -51,7 +51,7 @@ cleanup() {
 trap cleanup EXIT
 
 # ---- the tree, once -------------------------------------------------------------
-libs=systemd,systemd-sysv,dbus,util-linux,passwd,libsqlite3-0,libjansson4,libxxhash0,libinih1,liburing2,libsystemd0,libnuma1,libgmp10
+libs=systemd,systemd-sysv,dbus,util-linux,passwd,libsqlite3-0,libjansson4,libxxhash0,libinih1,liburing2,libsystemd0,libnuma1,libgmp10,libmicrohttpd12,libpq5
 if [ ! -f "$CACHE/base/.zkslot-complete" ] || [ "$(cat "$CACHE/base/.zkslot-complete")" != "$libs" ]; then
     mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
     mkdir -p "$CACHE" && rm -rf "$CACHE/base.tmp"

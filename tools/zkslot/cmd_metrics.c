@@ -7,29 +7,27 @@
  *        rewrite PATH atomically every S seconds (default 15), for
  *        node_exporter's textfile collector; --once writes it once
  *   zkslot metrics --listen ADDR:PORT [--allow-remote]
- *        serve GET /metrics over HTTP/1.0 (one request at a time); there is
+ *        serve GET /metrics over HTTP (libmicrohttpd: metrics_http.h for the
+ *        address forms, IPv4 and IPv6; ":PORT" is both loopbacks); there is
  *        no TLS or authentication, so ADDR must be a loopback address
- *        (127.0.0.0/8; empty = 127.0.0.1): another one (0.0.0.0 included) is
- *        refused (exit 2) unless --allow-remote, and served with a warning
+ *        (127.0.0.0/8, ::1): another one (0.0.0.0 and [::] included) is
+ *        refused (exit 2) unless --allow-remote, and served with a warning;
+ *        SIGTERM or SIGINT stops it (exit 0)
  *
  * Common options: --config FILE, --state-dir DIR, --pool PATH.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "ledger_cli.h"
+#include "metrics_http.h"
 #include "observe.h"
 #include "zk/util.h"
 
@@ -67,61 +65,9 @@ static int write_textfile(struct lcli *c, const char *path)
     return ok ? 0 : -1;
 }
 
-static int parse_listen(const char *s, struct sockaddr_in *sa)
+static char *render_cb(void *ctx, size_t *len)
 {
-    char host[64];
-    const char *colon = strrchr(s, ':');
-    if (!colon || (size_t)(colon - s) >= sizeof host)
-        return -1;
-    memcpy(host, s, (size_t)(colon - s));
-    host[colon - s] = 0;
-    char *end;
-    long port = strtol(colon + 1, &end, 10);
-    if (*end || port < 0 || port > 65535)
-        return -1;
-    memset(sa, 0, sizeof *sa);
-    sa->sin_family = AF_INET;
-    sa->sin_port = htons((uint16_t)port);
-    return inet_pton(AF_INET, host[0] ? host : "127.0.0.1", &sa->sin_addr) == 1 ? 0 : -1;
-}
-
-static void serve_one(struct lcli *c, int fd)
-{
-    char req[2048];
-    size_t n = 0;
-    struct pollfd p = { fd, POLLIN, 0 };
-    while (n < sizeof req - 1 && poll(&p, 1, 2000) > 0) {
-        ssize_t k = read(fd, req + n, sizeof req - 1 - n);
-        if (k <= 0)
-            break;
-        n += (size_t)k;
-        req[n] = 0;
-        if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-            break;
-    }
-    req[n] = 0;
-    char hdr[256];
-    size_t len = 0;
-    char *body = NULL;
-    const char *status = "404 Not Found";
-    if (!strncmp(req, "GET /metrics ", 13) || !strncmp(req, "GET /metrics?", 13)) {
-        body = render(c, &len);
-        status = body ? "200 OK" : "500 Internal Server Error";
-    }
-    int h = snprintf(hdr, sizeof hdr,
-                     "HTTP/1.0 %s\r\nContent-Type: text/plain; version=0.0.4\r\n"
-                     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-                     status, body ? len : 0);
-    if (write(fd, hdr, (size_t)h) == h && body) {
-        size_t off = 0;
-        while (off < len) {
-            ssize_t k = write(fd, body + off, len - off);
-            if (k <= 0)
-                break;
-            off += (size_t)k;
-        }
-    }
-    free(body);
+    return render(ctx, len);
 }
 
 int cmd_metrics(int argc, char **argv)
@@ -184,46 +130,24 @@ int cmd_metrics(int argc, char **argv)
             obs_sleep(interval);
         }
     } else if (listen_at) {
-        struct sockaddr_in sa;
-        int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-        if (parse_listen(listen_at, &sa)) {
-            fprintf(stderr, "zkslot metrics: --listen: '%s' is not ADDR:PORT (IPv4)\n", listen_at);
+        struct metrics_listen l;
+        if (metrics_parse_listen(listen_at, &l)) {
+            fprintf(stderr, "zkslot metrics: --listen: '%s' is not ADDR:PORT, [IPv6]:PORT or"
+                            " :PORT\n", listen_at);
             goto out;
         }
-        if ((ntohl(sa.sin_addr.s_addr) >> 24) != 127) {
+        if (!l.loopback) {
             if (!allow_remote) {
                 fprintf(stderr, "zkslot metrics: --listen %s: not a loopback address, and the"
-                                " metrics have no TLS or authentication: use 127.0.0.1, or"
-                                " add --allow-remote\n", listen_at);
+                                " metrics have no TLS or authentication: use 127.0.0.1, [::1]"
+                                " or :PORT, or add --allow-remote\n", listen_at);
                 goto out;
             }
             fprintf(stderr, "zkslot metrics: warning: --listen %s --allow-remote: served to"
                             " the network without TLS or authentication\n", listen_at);
         }
-        setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof sa) || listen(s, 16)) {
-            fprintf(stderr, "zkslot metrics: cannot listen on %s: %s\n", listen_at,
-                    strerror(errno));
-            goto out;
-        }
-        socklen_t sl = sizeof sa;
-        getsockname(s, (struct sockaddr *)&sa, &sl);
-        char addr[32];
-        inet_ntop(AF_INET, &sa.sin_addr, addr, sizeof addr);
-        fprintf(stderr, "zkslot metrics: serving http://%s:%u/metrics\n", addr,
-                (unsigned)ntohs(sa.sin_port));
-        signal(SIGPIPE, SIG_IGN);
-        for (;;) {
-            int fd = accept4(s, NULL, NULL, SOCK_CLOEXEC);
-            if (fd < 0) {
-                if (errno == EINTR || errno == ECONNABORTED)
-                    continue;
-                break;
-            }
-            serve_one(&c, fd);
-            close(fd);
-        }
-        close(s);
+        if (metrics_serve(&l, listen_at, render_cb, &c) == 0)
+            rc = 0;
     } else {
         size_t len;
         char *text = render(&c, &len);
