@@ -142,7 +142,7 @@ NTT_CHECKS(bls381_fr, ZK_CURVE_BLS12_381)
                      memcpy(&k[32], &k[28], 32); }                /* P, -P */  \
         if (n > 9) memset(&pts[9], 0, sizeof pts[9]);             /* inf */    \
         G cpu, gpu;                                                            \
-        int rc = G##_msm(&cpu, pts, k, n, 0);                                  \
+        int rc = G##_msm(&cpu, pts, k, n, 0, NULL, NULL);                      \
         int rg = CU_MSM(dev, CURVE, (uint64_t *)&gpu, pts,                       \
                                 (const zk_scalar *)k, n);                      \
         ZT_CHECK(rc == 0 && rg == 0, #G " msm n=%zu%s: cpu %d gpu %d (%s)", n, \

@@ -48,7 +48,7 @@
             const void *pts = zk_groth16_key_points(k, sec[i], &cnt, &pb);     \
             if (!pts || pb != sizeof(G##_affine))                              \
                 return -1;                                                     \
-            if ((rc = G##_msm(&r[i], pts, (const limb_t *)sc[i], cnt, 0)))     \
+            if ((rc = G##_msm(&r[i], pts, (const limb_t *)sc[i], cnt, 0, NULL, NULL))) \
                 return rc;                                                     \
         }                                                                      \
         G2 rb2;                                                                \
@@ -58,7 +58,7 @@
             const void *pts = zk_groth16_key_points(k, ZK_ZKEY_SEC_B2, &cnt, &pb); \
             if (!pts || pb != sizeof(G2##_affine))                             \
                 return -1;                                                     \
-            if ((rc = G2##_msm(&rb2, pts, (const limb_t *)w, cnt, 0)))          \
+            if ((rc = G2##_msm(&rb2, pts, (const limb_t *)w, cnt, 0, NULL, NULL))) \
                 return rc;                                                     \
         }                                                                      \
         return zk_groth16_pending_new(k, b2 ? NULL : w, (uint64_t *)&r[0],     \

@@ -16,6 +16,8 @@
  * [lambda] G on every group (the beta constants); the GLV MSM against the
  * plain one and the dlog reference around MSM_GLV_MIN with scalars 0, 1,
  * r-1, r, 2^256-1, infinity points, P and -P, and a point used twice.
+ * Tables of precomputed multiples (check_table): against the dlog
+ * reference and the MSM without a table, several n and factors.
  *
  * The file includes itself once per group (TG defined) to instantiate the
  * group-generic part.
@@ -23,6 +25,7 @@
 #ifndef TG
 #include <string.h>
 
+#include "ec/curves.h"
 #include "zk/error.h"
 #include "msm/msm_glv.h"
 #include "zk/msm.h"
@@ -254,8 +257,8 @@ static void T(ref_naive)(TG *ret, const TA *pts, const limb_t *k, size_t n)
 static int T(msm_o)(TG *ret, const TA *pts, const limb_t *k, size_t n, unsigned th,
                     unsigned window, unsigned method, unsigned batch, unsigned chunks)
 {
-    struct zk_msm_opts o = { window, method, batch, chunks };
-    return T(msm_opts)(ret, pts, k, n, th, NULL, &o);
+    struct zk_msm_opts o = { window, method, batch, chunks, 0, NULL };
+    return T(msm)(ret, pts, k, n, th, NULL, &o);
 }
 
 static void T(check_sizes)(const char *name, unsigned rbits)
@@ -271,7 +274,7 @@ static void T(check_sizes)(const char *name, unsigned rbits)
         T(make_points)(pts, dl, n);
         mixed_scalars(k, n, rbits);
         TG got, want, naive;
-        int r = T(msm)(&got, pts, k, n, 1);
+        int r = T(msm)(&got, pts, k, n, 1, NULL, NULL);
         ZT_CHECK(r == 0, "%s n=%zu: %s", name, n, zk_strerror(r));
         T(ref_dlog)(&want, k, dl, n);
         ZT_CHECK(T(eq)(&got, &want), "%s n=%zu: msm != dlog reference", name, n);
@@ -289,9 +292,9 @@ static void T(check_sizes)(const char *name, unsigned rbits)
                          name, n, m, th);
             }
         }
-        size_t ss = T(msm_scratch_size)(n, 2);
+        size_t ss = T(msm_scratch_size)(n, 2, NULL);
         void *scr = aligned_alloc(64, (ss + 63) & ~(size_t)63);
-        r = T(msm_scratch)(&got, pts, k, n, 2, scr);
+        r = T(msm)(&got, pts, k, n, 2, scr, NULL);
         ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s n=%zu caller scratch", name, n);
         free(scr);
         for (size_t i = 0; i < n; i++)
@@ -373,7 +376,7 @@ static void T(check_edges)(const char *name)
     unsigned methods[2] = { ZK_MSM_JACOBIAN, ZK_MSM_AFFINE };
 
     /* n = 0 and all-zero scalars: infinity */
-    int r = T(msm)(&got, pts, k, 0, 1);
+    int r = T(msm)(&got, pts, k, 0, 1, NULL, NULL);
     ZT_CHECK(r == 0 && T(is_inf)(&got), "%s n=0", name);
     memset(k, 0, sizeof k);
     for (int m = 0; m < 2; m++) {
@@ -464,19 +467,19 @@ static void T(check_edges)(const char *name)
     }
     /* [r] P = O for a single point; [r+1] P = P */
     mpz_to_limbs(k, g_r);
-    r = T(msm)(&got, pts, k, 1, 1);
+    r = T(msm)(&got, pts, k, 1, 1, NULL, NULL);
     ZT_CHECK(r == 0 && T(is_inf)(&got), "%s [r]P", name);
     mpz_add_ui(t, g_r, 1);
     mpz_to_limbs(k, t);
-    r = T(msm)(&got, pts, k, 1, 1);
+    r = T(msm)(&got, pts, k, 1, 1, NULL, NULL);
     T(from_affine)(&want, &pts[0]);
     ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s [r+1]P", name);
 
     /* bad parameters */
-    struct zk_msm_opts bad = { ZK_MSM_MAX_WINDOW + 1, 0, 0, 0 };
-    ZT_CHECK(T(msm_opts)(&got, pts, k, 1, 1, NULL, &bad) == ZK_EBADPARAMS, "%s bad window", name);
-    ZT_CHECK(T(msm)(NULL, pts, k, 1, 1) == ZK_EBADPARAMS, "%s NULL ret", name);
-    ZT_CHECK(T(msm)(&got, NULL, k, 1, 1) == ZK_EBADPARAMS, "%s NULL points", name);
+    struct zk_msm_opts bad = { ZK_MSM_MAX_WINDOW + 1, 0, 0, 0, 0, NULL };
+    ZT_CHECK(T(msm)(&got, pts, k, 1, 1, NULL, &bad) == ZK_EBADPARAMS, "%s bad window", name);
+    ZT_CHECK(T(msm)(NULL, pts, k, 1, 1, NULL, NULL) == ZK_EBADPARAMS, "%s NULL ret", name);
+    ZT_CHECK(T(msm)(&got, NULL, k, 1, 1, NULL, NULL) == ZK_EBADPARAMS, "%s NULL points", name);
 
     for (size_t i = 0; i < N; i++)
         mpz_clear(dl[i]);
@@ -514,7 +517,7 @@ static void T(check_glv)(const char *name, unsigned rbits)
         memset(two, 0, sizeof two);
         two[0] = g;
         memcpy(ks, lam, sizeof lam);
-        int r = T(msm_glv_opts)(&got, two, ks, MSM_GLV_MIN, 1, NULL, NULL, 1);
+        int r = T(msm)(&got, two, ks, MSM_GLV_MIN, 1, NULL, NULL);
         ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s glv [lambda]G", name);
     }
 
@@ -545,23 +548,24 @@ static void T(check_glv)(const char *name, unsigned rbits)
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         size_t n = sizes[si];
         T(ref_dlog)(&want, k, dl, n);
-        int r1 = T(msm_glv_opts)(&got, pts, k, n, 2, NULL, NULL, 1);
-        int r2 = T(msm_glv_opts)(&plain, pts, k, n, 1, NULL, NULL, 0);
+        struct zk_msm_opts noglv = { .glv = ZK_MSM_GLV_OFF };
+        int r1 = T(msm)(&got, pts, k, n, 2, NULL, NULL);
+        int r2 = T(msm)(&plain, pts, k, n, 1, NULL, &noglv);
         ZT_CHECK(r1 == 0 && r2 == 0 && T(eq)(&got, &want) && T(eq)(&plain, &want),
                  "%s glv n=%zu", name, n);
-        size_t ss = T(msm_glv_scratch_size)(n, 3, NULL, 1);
+        size_t ss = T(msm_scratch_size)(n, 3, NULL);
         void *scr = malloc(ss ? ss : 1);
-        r1 = T(msm_glv_opts)(&got, pts, k, n, 3, scr, NULL, 1);
+        r1 = T(msm)(&got, pts, k, n, 3, scr, NULL);
         ZT_CHECK(r1 == 0 && T(eq)(&got, &want), "%s glv n=%zu caller scratch", name, n);
         free(scr);
-        struct zk_msm_opts o = { 6, ZK_MSM_AFFINE, 32, 3 };
-        r1 = T(msm_glv_opts)(&got, pts, k, n, 2, NULL, &o, 1);
+        struct zk_msm_opts o = { 6, ZK_MSM_AFFINE, 32, 3, 0, NULL };
+        r1 = T(msm)(&got, pts, k, n, 2, NULL, &o);
         ZT_CHECK(r1 == 0 && T(eq)(&got, &want), "%s glv n=%zu affine c=6", name, n);
     }
     /* all scalars r: infinity */
     for (size_t i = 0; i < N; i++)
         mpz_to_limbs(k + 4 * i, g_r);
-    ZT_CHECK(T(msm_glv_opts)(&got, pts, k, N, 2, NULL, NULL, 1) == 0 && T(is_inf)(&got),
+    ZT_CHECK(T(msm)(&got, pts, k, N, 2, NULL, NULL) == 0 && T(is_inf)(&got),
              "%s glv all scalars r", name);
     for (size_t i = 0; i < N; i++)
         mpz_clear(dl[i]);
@@ -570,10 +574,123 @@ static void T(check_glv)(const char *name, unsigned rbits)
     free(k);
 }
 
+/*
+ * Precomputed tables (struct zk_msm_table): the MSM with a table equals the
+ * dlog reference and the MSM without one, for several n and factors, both
+ * bucket methods, 1-3 threads, caller scratch and no points argument, on
+ * random scalars and the edges 0, 1, r-1, r, 2^bits(r) - 1 (all ones below
+ * r's length), 2^256 - 1 (reduced mod r first), infinity points, P and -P.
+ * The table's bytes do not depend on the build's thread count; a table of
+ * another n or group, or with a damaged header, is refused.
+ */
+static void T(check_table)(const char *name, unsigned rbits)
+{
+    static const struct { size_t n; unsigned factor; } cases[] = {
+        { 0, 2 }, { 1, 1 }, { 3, 2 }, { 64, 3 }, { 300, 1 }, { 300, 4 }, { 301, 16 },
+        { 700, 8 },
+    };
+    enum { N = 700 };
+    TA *pts = malloc(N * sizeof *pts);
+    limb_t *k = malloc(N * 4 * sizeof *k);
+    mpz_t dl[N], t;
+    mpz_init(t);
+    for (size_t i = 0; i < N; i++)
+        mpz_init(dl[i]);
+    T(make_points)(pts, dl, N);
+    for (size_t i = 0; i < N; i++) {
+        unsigned sel = (unsigned)(i % 13);
+        if (sel == 0)
+            memset(k + 4 * i, 0, 32);                               /* 0 */
+        else if (sel == 1)
+            mpz_to_limbs(k + 4 * i, (mpz_set_ui(t, 1), t));         /* 1 */
+        else if (sel == 2)
+            mpz_to_limbs(k + 4 * i, (mpz_sub_ui(t, g_r, 1), t));    /* r - 1 */
+        else if (sel == 3)
+            mpz_to_limbs(k + 4 * i, g_r);                           /* r */
+        else if (sel == 4)                                          /* 2^bits - 1 */
+            mpz_to_limbs(k + 4 * i, (mpz_set_ui(t, 1), mpz_mul_2exp(t, t, rbits),
+                                     mpz_sub_ui(t, t, 1), t));
+        else
+            rand_scalar(k + 4 * i, rbits - (sel & 1));
+    }
+    memset(&pts[5], 0, sizeof pts[5]);                              /* infinity */
+    mpz_set_ui(dl[5], 0);
+    T(affine_neg)(&pts[9], &pts[8]);                                /* P and -P */
+    mpz_sub(dl[9], g_r, dl[8]);
+    memcpy(k + 4 * 9, k + 4 * 8, 32);
+    limb_t *kbig = malloc(N * 4 * sizeof *kbig);                    /* with 2^256 - 1 */
+    memcpy(kbig, k, N * 4 * sizeof *k);
+    for (size_t i = 6; i < N; i += 50)
+        memset(kbig + 4 * i, 0xff, 32);
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        size_t n = cases[ci].n;
+        unsigned f = cases[ci].factor;
+        size_t tb = T(msm_table_size)(n, f);
+        struct zk_msm_table *tab = aligned_alloc(64, (tb + 63) & ~(size_t)63);
+        struct zk_msm_table *tab3 = aligned_alloc(64, (tb + 63) & ~(size_t)63);
+        int r = T(msm_table_build)(tab, pts, n, f, 1);
+        int r3 = T(msm_table_build)(tab3, pts, n, f, 3);
+        ZT_CHECK(tb >= 64 && r == 0 && r3 == 0 && memcmp(tab, tab3, tb) == 0,
+                 "%s table n=%zu factor=%u: built the same with 1 and 3 threads", name, n, f);
+        ZT_CHECK(tab->factor == f && tab->n == n &&
+                 (uint64_t)tab->rounds * tab->window * f >= rbits + 1,
+                 "%s table n=%zu factor=%u: header (window %u rounds %u)", name, n, f,
+                 tab->window, tab->rounds);
+        for (int big = 0; big < 2; big++) {
+            const limb_t *kk = big ? kbig : k;
+            TG want, plain, got;
+            T(ref_dlog)(&want, kk, dl, n);
+            r = T(msm)(&plain, pts, kk, n, 2, NULL, NULL);
+            ZT_CHECK(r == 0 && T(eq)(&plain, &want), "%s n=%zu plain", name, n);
+            for (unsigned m = ZK_MSM_AUTO; m <= ZK_MSM_AFFINE; m++) {
+                for (unsigned th = 1; th <= 3; th++) {
+                    struct zk_msm_opts o = { .method = m, .table = tab };
+                    r = T(msm)(&got, th == 2 ? NULL : pts, kk, n, th, NULL, &o);
+                    ZT_CHECK(r == 0 && T(eq)(&got, &want),
+                             "%s table n=%zu factor=%u method=%u threads=%u%s: %s", name, n,
+                             f, m, th, big ? " 2^256-1" : "", zk_strerror(r));
+                }
+            }
+            struct zk_msm_opts o = { .table = tab, .chunks = 3, .batch = 7 };
+            size_t ss = T(msm_scratch_size)(n, 2, &o);
+            void *scr = aligned_alloc(64, (ss + 64) & ~(size_t)63);
+            r = T(msm)(&got, NULL, kk, n, 2, scr, &o);
+            ZT_CHECK(ss > 0 && r == 0 && T(eq)(&got, &want),
+                     "%s table n=%zu factor=%u caller scratch, 3 chunks", name, n, f);
+            free(scr);
+        }
+        /* refused: another n, a damaged header, no table of this group */
+        TG got;
+        struct zk_msm_opts o = { .table = tab };
+        ZT_CHECK(T(msm)(&got, pts, k, n + 1, 1, NULL, &o) == ZK_EBADPARAMS &&
+                 T(msm_scratch_size)(n + 1, 1, &o) == 0, "%s table of n for n+1", name);
+        tab3->group ^= 7;
+        o.table = tab3;
+        ZT_CHECK(T(msm)(&got, pts, k, n, 1, NULL, &o) == ZK_EBADPARAMS, "%s table group", name);
+        tab3->group ^= 7;
+        tab3->rounds = 1;
+        tab3->window = 1;
+        ZT_CHECK(T(msm)(&got, pts, k, n, 1, NULL, &o) == ZK_EBADPARAMS,
+                 "%s table covering too few bits", name);
+        free(tab);
+        free(tab3);
+    }
+    ZT_CHECK(T(msm_table_size)(10, 0) == 0 && T(msm_table_size)(10, ZK_MSM_MAX_FACTOR + 1) == 0 &&
+             T(msm_table_size)(SIZE_MAX / 2, 4) == 0, "%s table size refusals", name);
+    ZT_CHECK(T(msm_table_build)(NULL, pts, 1, 2, 1) == ZK_EBADPARAMS, "%s table NULL", name);
+    for (size_t i = 0; i < N; i++)
+        mpz_clear(dl[i]);
+    mpz_clear(t);
+    free(pts);
+    free(k);
+    free(kbig);
+}
+
 static void T(test)(void)
 {
     const char *name = STR(TG);
     unsigned rbits = (unsigned)mpz_sizeinbase(g_r, 2);
+    T(check_table)(name, rbits);
     T(check_glv)(name, rbits);
     T(check_edges)(name);
     T(check_params)(name, rbits);

@@ -32,6 +32,10 @@ struct zk_groth16_key {
      * pt_release(pt_release_ctx) at zk_groth16_key_free instead */
     void (*pt_release)(void *ctx);
     void *pt_release_ctx;
+    /* MSM tables per enum zk_groth16_msm, or NULL; tab_own[m] is set when
+     * zk_groth16_key_precompute built tab[m] (freed with the key) */
+    const struct zk_msm_table *tab[ZK_G16_MSM_COUNT];
+    void *tab_own[ZK_G16_MSM_COUNT];
 };
 
 struct zk_groth16_pending {
@@ -56,13 +60,20 @@ struct g16_ops {
     int (*odd_coset)(zk_scalar *x, unsigned log_n, unsigned nthreads);
     void (*h)(zk_scalar *a, const zk_scalar *b, const zk_scalar *c, size_t n,
               unsigned nthreads);
-    /* scratch: msm_gX_scratch(n, nthreads) bytes, or NULL to allocate */
+    /* scratch: msm_gX_scratch(n, nthreads, table) bytes, or NULL to
+     * allocate; table: the points' zk_msm_table or NULL */
     int (*msm_g1)(uint64_t *ret_jac, const void *points, const zk_scalar *scalars, size_t n,
-                  unsigned nthreads, void *scratch);
+                  unsigned nthreads, void *scratch, const struct zk_msm_table *table);
     int (*msm_g2)(uint64_t *ret_jac, const void *points, const zk_scalar *scalars, size_t n,
-                  unsigned nthreads, void *scratch);
-    size_t (*msm_g1_scratch)(size_t n, unsigned nthreads);
-    size_t (*msm_g2_scratch)(size_t n, unsigned nthreads);
+                  unsigned nthreads, void *scratch, const struct zk_msm_table *table);
+    size_t (*msm_g1_scratch)(size_t n, unsigned nthreads, const struct zk_msm_table *table);
+    size_t (*msm_g2_scratch)(size_t n, unsigned nthreads, const struct zk_msm_table *table);
+    size_t (*msm_g1_table_size)(size_t n, unsigned factor);
+    size_t (*msm_g2_table_size)(size_t n, unsigned factor);
+    int (*msm_g1_table_build)(struct zk_msm_table *t, const void *points, size_t n,
+                              unsigned factor, unsigned nthreads);
+    int (*msm_g2_table_build)(struct zk_msm_table *t, const void *points, size_t n,
+                              unsigned factor, unsigned nthreads);
     void (*assemble)(const struct zk_groth16_pending *p, const uint64_t *b2_jac,
                      const zk_scalar *r, const zk_scalar *s, struct zk_groth16_proof *proof);
     int (*fr_is_canonical)(const zk_scalar *x);
@@ -84,6 +95,9 @@ struct g16_ops {
 
 /* The table for `curve`, NULL for an unknown curve. */
 const struct g16_ops *zk_g16_ops(enum zk_curve curve);
+
+/* Frees the tables k built and forgets the ones it borrowed (tables.c). */
+void zk_g16_tables_free(struct zk_groth16_key *k);
 
 /* Monotonic wall clock in seconds. */
 double zk_g16_now(void);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "ec/curves.h"
+#include "ff/fp12.h"
 #include "g16_internal.h"
 #include "zk/error.h"
 #include "zk/msm.h"
@@ -62,6 +63,7 @@ struct zk_groth16_key *zk_groth16_key_free(struct zk_groth16_key *k)
         free(k->sig[m]);
         zk_big_free(k->val[m]);
     }
+    zk_g16_tables_free(k);
     if (k->pt_release) {
         k->pt_release(k->pt_release_ctx);
     } else {
@@ -412,9 +414,14 @@ static size_t g16_scratch_size(const struct zk_groth16_key *k, unsigned nthreads
 {
     const struct zk_zkey_header *h = &k->hdr;
     const size_t n[3] = { h->n_vars, h->n_vars - h->n_public - 1, h->domain_size };
-    size_t m = g2 ? k->ops->msm_g2_scratch(h->n_vars, nthreads) : 0;
+    static const enum zk_groth16_msm id[3] = { ZK_G16_MSM_A, ZK_G16_MSM_C, ZK_G16_MSM_H };
+    size_t m = g2 ? k->ops->msm_g2_scratch(h->n_vars, nthreads, k->tab[ZK_G16_MSM_B2]) : 0;
     for (int i = 0; i < 3; i++) {
-        size_t x = k->ops->msm_g1_scratch(n[i], nthreads);
+        size_t x = k->ops->msm_g1_scratch(n[i], nthreads, k->tab[id[i]]);
+        if (i == 0) {                 /* B1 has A's count, maybe not its table */
+            size_t y = k->ops->msm_g1_scratch(n[i], nthreads, k->tab[ZK_G16_MSM_B1]);
+            x = y > x ? y : x;
+        }
         m = x > m ? x : m;
     }
     return m;
@@ -464,20 +471,24 @@ static int g16_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scal
     t0 = zk_g16_now();
     p->t.h = t0 - t1;
 
-    if ((rc = ops->msm_g1(p->msm_a, k->pt_a, p->w, h->n_vars, nthreads, scratch)))
+    if ((rc = ops->msm_g1(p->msm_a, k->pt_a, p->w, h->n_vars, nthreads, scratch,
+                          k->tab[ZK_G16_MSM_A])))
         goto fail;
     t1 = zk_g16_now();
     p->t.msm_a = t1 - t0;
-    if ((rc = ops->msm_g1(p->msm_b1, k->pt_b1, p->w, h->n_vars, nthreads, scratch)))
+    if ((rc = ops->msm_g1(p->msm_b1, k->pt_b1, p->w, h->n_vars, nthreads, scratch,
+                          k->tab[ZK_G16_MSM_B1])))
         goto fail;
     t0 = zk_g16_now();
     p->t.msm_b1 = t0 - t1;
     if ((rc = ops->msm_g1(p->msm_c, k->pt_c, p->w + h->n_public + 1,
-                          h->n_vars - h->n_public - 1, nthreads, scratch)))
+                          h->n_vars - h->n_public - 1, nthreads, scratch,
+                          k->tab[ZK_G16_MSM_C])))
         goto fail;
     t1 = zk_g16_now();
     p->t.msm_c = t1 - t0;
-    if ((rc = ops->msm_g1(p->msm_h, k->pt_h, a, h->domain_size, nthreads, scratch)))
+    if ((rc = ops->msm_g1(p->msm_h, k->pt_h, a, h->domain_size, nthreads, scratch,
+                          k->tab[ZK_G16_MSM_H])))
         goto fail;
     t0 = zk_g16_now();
     p->t.msm_h = t0 - t1;
@@ -497,7 +508,7 @@ int zk_groth16_prove_start(const struct zk_groth16_key *k, const zk_scalar *w, z
     return g16_start(k, w, a, b, c, nthreads, NULL, ret);
 }
 
-/* finalize_rs with the B2 MSM's scratch (msm_g2_scratch(n_vars) bytes, or
+/* finalize_rs with the B2 MSM's scratch (msm_g2_scratch(n_vars, B2's table) bytes, or
  * NULL to allocate it). */
 static int g16_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *r,
                            const zk_scalar *s, unsigned nthreads, void *scratch,
@@ -516,7 +527,8 @@ static int g16_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *r,
     t0 = zk_g16_now();
     if (!p->w)                        /* B2 given by the backend */
         memcpy(b2, p->msm_b2, sizeof b2);
-    else if ((rc = k->ops->msm_g2(b2, k->pt_b2, p->w, k->hdr.n_vars, nthreads, scratch)))
+    else if ((rc = k->ops->msm_g2(b2, k->pt_b2, p->w, k->hdr.n_vars, nthreads, scratch,
+                                  k->tab[ZK_G16_MSM_B2])))
         return rc;
     t1 = zk_g16_now();
     k->ops->assemble(p, b2, r, s, proof);

@@ -96,36 +96,71 @@ static void TN(h)(zk_scalar *a, const zk_scalar *b, const zk_scalar *c, size_t n
 
 /* ---- step 4: MSMs --------------------------------------------------------- */
 
+/* The MSM options for a table (NULL: none; points then as given). */
+static struct zk_msm_opts TN(msm_opts)(const struct zk_msm_table *table)
+{
+    struct zk_msm_opts o = { 0, 0, 0, 0, 0, table };
+    return o;
+}
+
 static int TN(msm_g1)(uint64_t *ret_jac, const void *points, const zk_scalar *scalars,
-                      size_t n, unsigned nthreads, void *scratch)
+                      size_t n, unsigned nthreads, void *scratch,
+                      const struct zk_msm_table *table)
 {
     G1 r;
-    int rc = G1N(msm_scratch)(&r, (const G1A *)points, (const limb_t *)scalars, n, nthreads,
-                              scratch);
+    struct zk_msm_opts o = TN(msm_opts)(table);
+    int rc = G1N(msm)(&r, (const G1A *)points, (const limb_t *)scalars, n, nthreads, scratch,
+                      &o);
     if (rc == 0)
         memcpy(ret_jac, &r, sizeof r);
     return rc;
 }
 
 static int TN(msm_g2)(uint64_t *ret_jac, const void *points, const zk_scalar *scalars,
-                      size_t n, unsigned nthreads, void *scratch)
+                      size_t n, unsigned nthreads, void *scratch,
+                      const struct zk_msm_table *table)
 {
     G2 r;
-    int rc = G2N(msm_scratch)(&r, (const G2A *)points, (const limb_t *)scalars, n, nthreads,
-                              scratch);
+    struct zk_msm_opts o = TN(msm_opts)(table);
+    int rc = G2N(msm)(&r, (const G2A *)points, (const limb_t *)scalars, n, nthreads, scratch,
+                      &o);
     if (rc == 0)
         memcpy(ret_jac, &r, sizeof r);
     return rc;
 }
 
-static size_t TN(msm_g1_scratch)(size_t n, unsigned nthreads)
+static size_t TN(msm_g1_scratch)(size_t n, unsigned nthreads, const struct zk_msm_table *table)
 {
-    return G1N(msm_scratch_size)(n, nthreads);
+    struct zk_msm_opts o = TN(msm_opts)(table);
+    return G1N(msm_scratch_size)(n, nthreads, &o);
 }
 
-static size_t TN(msm_g2_scratch)(size_t n, unsigned nthreads)
+static size_t TN(msm_g2_scratch)(size_t n, unsigned nthreads, const struct zk_msm_table *table)
 {
-    return G2N(msm_scratch_size)(n, nthreads);
+    struct zk_msm_opts o = TN(msm_opts)(table);
+    return G2N(msm_scratch_size)(n, nthreads, &o);
+}
+
+static size_t TN(msm_g1_table_size)(size_t n, unsigned factor)
+{
+    return G1N(msm_table_size)(n, factor);
+}
+
+static size_t TN(msm_g2_table_size)(size_t n, unsigned factor)
+{
+    return G2N(msm_table_size)(n, factor);
+}
+
+static int TN(msm_g1_table_build)(struct zk_msm_table *t, const void *points, size_t n,
+                                  unsigned factor, unsigned nthreads)
+{
+    return G1N(msm_table_build)(t, (const G1A *)points, n, factor, nthreads);
+}
+
+static int TN(msm_g2_table_build)(struct zk_msm_table *t, const void *points, size_t n,
+                                  unsigned factor, unsigned nthreads)
+{
+    return G2N(msm_table_build)(t, (const G2A *)points, n, factor, nthreads);
 }
 
 /* ---- step 5: blinding and assembly ---------------------------------------- */
@@ -346,6 +381,10 @@ static const struct g16_ops TN(g16_ops) = {
     .msm_g2 = TN(msm_g2),
     .msm_g1_scratch = TN(msm_g1_scratch),
     .msm_g2_scratch = TN(msm_g2_scratch),
+    .msm_g1_table_size = TN(msm_g1_table_size),
+    .msm_g2_table_size = TN(msm_g2_table_size),
+    .msm_g1_table_build = TN(msm_g1_table_build),
+    .msm_g2_table_build = TN(msm_g2_table_build),
     .assemble = TN(assemble),
     .fr_is_canonical = TN(fr_is_canonical),
     .verify = TN(verify),

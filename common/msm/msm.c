@@ -1,7 +1,8 @@
 /*
  * msm.c -- instantiates msm_tmpl.h for bn254_g1, bn254_g2, bls381_g1 and
- * bls381_g2 (see zk/msm.h), with the group-independent helpers: Booth digit
- * extraction, the window-size cost model and the scratch plan.
+ * bls381_g2 (see zk/msm.h; one ZK_MSM_TMPL line each, at the end), with the
+ * group-independent helpers: Booth digit extraction, the window-size cost
+ * models (plain and table) and the scratch plan.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -9,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ec/curves.h"
 #include "zk/error.h"
 #include "zk/msm.h"
 #include "zk/parallel.h"
 #include "zk/util.h"
 #include "digit.h"
+#include "ff/paste.h"
 #include "msm_glv.h"
 
 /* Bucket states of the affine method. */
@@ -86,10 +89,30 @@ static unsigned msm_auto_window(size_t n, unsigned bits, int affine, int g2)
     return bc;
 }
 
+/*
+ * Chunks per round for a table MSM: the makespan of nwin * ch tasks of
+ * npts / ch additions and one reduction of nbk buckets each, on T threads,
+ * is smallest (a table has few rounds, often fewer than threads).
+ */
+static unsigned msm_table_chunks(size_t npts, unsigned nwin, size_t nbk, unsigned T, int affine)
+{
+    double add = affine ? 6.5 : 11.0, red = 27.0, best = 0;
+    unsigned bc = 1;
+    for (unsigned ch = 1; ch <= 4 * T; ch++) {
+        double waves = (double)(((size_t)nwin * ch + T - 1) / T);
+        double cost = waves * ((double)npts / ch * add + (double)nbk * red);
+        if (ch == 1 || cost < best) {
+            best = cost;
+            bc = ch;
+        }
+    }
+    return bc;
+}
+
 /* Fills the group-independent part of the plan from the resolved options,
- * for scalars of at most `bits` bits. */
-static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned bits, unsigned nthreads,
-                            const struct zk_msm_opts *a)
+ * for npts entries and nwin rounds (table: chunks by msm_table_chunks). */
+static void msm_plan_common(struct msm_plan *pl, size_t n, size_t nwin, unsigned nthreads,
+                            const struct zk_msm_opts *a, int table)
 {
     unsigned T = nthreads ? nthreads : zk_nthreads_default();
     pl->c = a->window;
@@ -101,9 +124,10 @@ static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned bits, unsign
         size_t b = nbk / 8;
         pl->batch = (unsigned)(b < 32 ? 32 : b > 1024 ? 1024 : b);
     }
-    size_t nwin = (bits + 1 + pl->c - 1) / pl->c;
     if (a->chunks) {
         pl->chunks = a->chunks;
+    } else if (table) {
+        pl->chunks = msm_table_chunks(n, (unsigned)nwin, nbk, T, pl->method == ZK_MSM_AFFINE);
     } else {
         /* >= ~4 tasks per thread: every chunk of a window pays the whole
          * bucket reduction again, so chunk only as much as the balance of the
@@ -119,6 +143,38 @@ static void msm_plan_common(struct msm_plan *pl, size_t n, unsigned bits, unsign
         pl->chunks = 1;
     pl->max_tasks = nwin * pl->chunks;
     pl->threads = T > pl->max_tasks ? (unsigned)pl->max_tasks : T;
+}
+
+/* Rounds of a table with window c and `factor` multiples for scalars below
+ * 2^bits: rounds * factor windows cover the bits + 1 of the Booth digits. */
+static unsigned msm_table_rounds(unsigned c, unsigned factor, unsigned bits)
+{
+    unsigned nwin = (bits + 1 + c - 1) / c;
+    return (nwin + factor - 1) / factor;
+}
+
+/*
+ * The window of a table for n points with `factor` multiples, from n and
+ * factor alone (the table's bytes must not depend on the machine): the
+ * msm_auto_window model over factor * n entries and msm_table_rounds
+ * rounds, each round's reduction counted twice when there is a single round
+ * (two threads then split it in two chunks).
+ */
+static unsigned msm_table_window(size_t n, unsigned factor, unsigned bits, int g2)
+{
+    size_t npts = n * factor;
+    int affine = npts >= (g2 ? MSM_AFFINE_MIN_G2 : MSM_AFFINE_MIN_G1);
+    double add = affine ? 6.5 : 11.0, red = 27.0, best = 0;
+    unsigned bc = 1, cmax = affine ? (g2 ? 15 : 16) : 16;
+    for (unsigned c = 1; c <= cmax; c++) {
+        double R = (double)msm_table_rounds(c, factor, bits), ch = R >= 2 ? 1 : 2;
+        double cost = R * ((double)npts * add + ch * (double)((size_t)1 << (c - 1)) * red);
+        if (c == 1 || cost < best) {
+            best = cost;
+            bc = c;
+        }
+    }
+    return bc;
 }
 
 /* ---- GLV scalar splitting ------------------------------------------------ */
@@ -284,42 +340,11 @@ static inline void bls381_g1_msm_endo_x(bls381_fp *x)
 static inline void bls381_g2_msm_endo_x(bls381_fp2 *x)
 { bls381_fp_mul(&x->c0, &x->c0, &MSM_BLS381_BETA_G2); bls381_fp_mul(&x->c1, &x->c1, &MSM_BLS381_BETA_G2); }
 
-#define ZK_G bn254_g1
-#define ZK_G_F bn254_fp
-#define ZK_MSM_G2 0
-#define ZK_MSM_GLV_C MSM_GLV_BN254
+#define ZK_MSM_TMPL (bn254_g1, bn254_fp, 0, MSM_GLV_BN254, ZK_MSM_BN254_G1)
 #include "msm_tmpl.h"
-#undef ZK_MSM_GLV_C
-#undef ZK_G
-#undef ZK_G_F
-#undef ZK_MSM_G2
-
-#define ZK_G bn254_g2
-#define ZK_G_F bn254_fp2
-#define ZK_MSM_G2 1
-#define ZK_MSM_GLV_C MSM_GLV_BN254
+#define ZK_MSM_TMPL (bn254_g2, bn254_fp2, 1, MSM_GLV_BN254, ZK_MSM_BN254_G2)
 #include "msm_tmpl.h"
-#undef ZK_MSM_GLV_C
-#undef ZK_G
-#undef ZK_G_F
-#undef ZK_MSM_G2
-
-#define ZK_G bls381_g1
-#define ZK_G_F bls381_fp
-#define ZK_MSM_G2 0
-#define ZK_MSM_GLV_C MSM_GLV_BLS381
+#define ZK_MSM_TMPL (bls381_g1, bls381_fp, 0, MSM_GLV_BLS381, ZK_MSM_BLS381_G1)
 #include "msm_tmpl.h"
-#undef ZK_MSM_GLV_C
-#undef ZK_G
-#undef ZK_G_F
-#undef ZK_MSM_G2
-
-#define ZK_G bls381_g2
-#define ZK_G_F bls381_fp2
-#define ZK_MSM_G2 1
-#define ZK_MSM_GLV_C MSM_GLV_BLS381
+#define ZK_MSM_TMPL (bls381_g2, bls381_fp2, 1, MSM_GLV_BLS381, ZK_MSM_BLS381_G2)
 #include "msm_tmpl.h"
-#undef ZK_MSM_GLV_C
-#undef ZK_G
-#undef ZK_G_F
-#undef ZK_MSM_G2

@@ -1,7 +1,7 @@
 /*
- * msm_glv.h -- the GLV path of the MSM (common/msm), exposed for tests and
- * benchmarks.  zk/msm.h's G_msm* functions use it automatically from
- * MSM_GLV_MIN points on.
+ * msm_glv.h -- the GLV scalar split of the MSM (common/msm), exposed for
+ * tests.  zk/msm.h's G_msm uses it from MSM_GLV_MIN points on unless
+ * zk_msm_opts.glv is ZK_MSM_GLV_OFF or a table is given.
  *
  * Every group here has the endomorphism phi(x, y) = (beta x, y), beta a cube
  * root of unity in Fp (on G2 it scales both Fp2 coefficients of x); on the
@@ -37,26 +37,5 @@
  */
 unsigned zk_glv_split_bn254(limb_t *k1, limb_t *k2, const limb_t *k);
 unsigned zk_glv_split_bls381(limb_t *k1, limb_t *k2, const limb_t *k);
-
-/*
- * As G_msm_opts (zk/msm.h) and G_msm_scratch_size_opts, with the GLV path
- * on (glv = 1: used from MSM_GLV_MIN points) or off (glv = 0: the plain
- * 256-bit Pippenger for every n).  zk/msm.h's functions are these with
- * glv = 1.
- */
-#define ZK_MSM_GLV_DECLARE(G)                                                  \
-    size_t G##_msm_glv_scratch_size(size_t n, unsigned nthreads,               \
-                                    const struct zk_msm_opts *opts, int glv);  \
-    int G##_msm_glv_opts(G *ret, const G##_affine *points,                     \
-                         const limb_t *scalars, size_t n, unsigned nthreads,   \
-                         void *scratch, const struct zk_msm_opts *opts,        \
-                         int glv);
-
-ZK_MSM_GLV_DECLARE(bn254_g1)
-ZK_MSM_GLV_DECLARE(bn254_g2)
-ZK_MSM_GLV_DECLARE(bls381_g1)
-ZK_MSM_GLV_DECLARE(bls381_g2)
-
-#undef ZK_MSM_GLV_DECLARE
 
 #endif /* ZK_COMMON_MSM_GLV_H */

@@ -1,59 +1,91 @@
 /*
- * msm_tmpl.h -- Pippenger MSM for one group, instantiated by msm.c with:
- *   ZK_G      group prefix (bn254_g1, ...): types ZK_G, ZK_G_affine
- *   ZK_G_F    its coordinate field prefix (bn254_fp, bn254_fp2, ...)
- *   ZK_MSM_G2 1 for a G2 group (changes only the automatic tuning)
- *   ZK_MSM_GLV_C  the curve's msm_glv_consts (scalar splitting), with
- *             ZK_G_msm_endo_x (x *= beta) defined before inclusion
- * See zk/msm.h and msm_glv.h for the contract; msm.c defines the group-independent helpers
- * (msm_digit, msm_plan_common, the scratch layout helpers).
+ * msm_tmpl.h -- Pippenger MSM for one group, instantiated by msm.c with one
+ * line per group naming its parameters (ff/paste.h), ZK_MSM_TMPL, a list of
+ * five elements:
+ *   group    group prefix (bn254_g1, ...): types group, group_affine
+ *   field    its coordinate field prefix (bn254_fp, bn254_fp2, ...)
+ *   g2       1 for a G2 group (changes only the automatic tuning)
+ *   glv      the curve's msm_glv_consts (scalar splitting and r), with
+ *            group_msm_endo_x (x *= beta) defined before inclusion
+ *   id       the enum zk_msm_group value recorded in tables
+ * e.g.  #define ZK_MSM_TMPL (bn254_g1, bn254_fp, 0, MSM_GLV_BN254, ZK_MSM_BN254_G1)
+ * The template undefines ZK_MSM_TMPL at its end.
+ *
+ * Exported names it generates (contracts in zk/msm.h), for group G:
+ *   G_msm  G_msm_scratch_size  G_msm_table_size  G_msm_table_build
+ * i.e. bn254_g1_msm, bn254_g1_msm_scratch_size, bn254_g1_msm_table_size,
+ * bn254_g1_msm_table_build, and the same for bn254_g2, bls381_g1 and
+ * bls381_g2.  Everything else it defines is static, named G_msm_*.
+ * msm.c defines the group-independent helpers (msm_digit, msm_plan_common,
+ * msm_table_window, the scratch layout helpers).  Paste macros (ZK_CAT and
+ * ZK_ARG of ff/paste.h): GROUP_FN(name) is group_name, FIELD_FN(name)
+ * field_name, GROUP_T the group's Jacobian type, GROUP_AFFINE_T its affine
+ * type, FIELD_T the field's type.
  */
-#define MN(name) ZK_CAT(ZK_G, name)
-#define MF(name) ZK_CAT(ZK_G_F, name)
-#define MGA ZK_CAT(ZK_G, affine)
+#define MSM_G ZK_ARG(1, ZK_MSM_TMPL)            /* the group (bn254_g1) */
+#define MSM_F ZK_ARG(2, ZK_MSM_TMPL)            /* its field (bn254_fp) */
+#define MSM_IS_G2 ZK_ARG(3, ZK_MSM_TMPL)
+#define MSM_GLV_CONSTS ZK_ARG(4, ZK_MSM_TMPL)
+#define MSM_GROUP_ID ZK_ARG(5, ZK_MSM_TMPL)
+
+#define GROUP_FN(name) ZK_CAT(MSM_G, name)    /* GROUP_FN(msm): bn254_g1_msm */
+#define FIELD_FN(name) ZK_CAT(MSM_F, name)    /* FIELD_FN(mul): bn254_fp_mul */
+#define GROUP_AFFINE_T GROUP_FN(affine)       /* bn254_g1_affine */
+#define GROUP_T MSM_G                         /* bn254_g1 (Jacobian) */
+#define FIELD_T MSM_F                         /* bn254_fp */
 
 /* One pending bucket addition: bucket b += (neg ? -*p : *p). */
-struct MN(msm_ent) {
-    const MGA *p;
+struct GROUP_FN(msm_ent) {
+    const GROUP_AFFINE_T *p;
     uint32_t b;
     uint32_t neg;                  /* bit 0: -P; msm_flush adds MSM_ENT_* */
 };
 
 /* Per-thread working memory of the affine method. */
-struct MN(msm_actx) {
-    MGA *bk;                       /* nb buckets, valid where st[] != EMPTY */
+struct GROUP_FN(msm_actx) {
+    GROUP_AFFINE_T *bk;                       /* nb buckets, valid where st[] != EMPTY */
     uint8_t *st;                   /* MSM_EMPTY / MSM_OCC / MSM_LOCKED */
-    struct MN(msm_ent) *batch;     /* additions of the current batch */
-    struct MN(msm_ent) *queue;     /* deferred: bucket was locked */
-    ZK_G_F *den, *pre;             /* denominators, prefix products */
+    struct GROUP_FN(msm_ent) *batch;     /* additions of the current batch */
+    struct GROUP_FN(msm_ent) *queue;     /* deferred: bucket was locked */
+    FIELD_T *den, *pre;             /* denominators, prefix products */
     size_t nbatch, cap, nq;
 };
 
-struct MN(msm_job) {
-    const MGA *points;
+/*
+ * One MSM as the workers see it: npts entries, entry t is point t with
+ * scalar t mod n, block t / n of a table (always 0 without one).  Round w
+ * of entry t reads the scalar's window w + stride * (t / n): without a
+ * table npts = n and stride = 0; with one npts = factor * n and stride =
+ * the table's rounds (zk/msm.h, struct zk_msm_table).
+ */
+struct GROUP_FN(msm_job) {
+    const GROUP_AFFINE_T *points;
     const limb_t *scalars;
-    size_t n;
+    size_t n, npts;
+    unsigned stride;
     struct msm_plan pl;
-    unsigned nwin;
+    unsigned nwin;                 /* rounds of buckets */
     unsigned bits;                 /* bit length of the largest scalar */
     uint8_t *scratch;
-    ZK_G *results;                 /* nwin * chunks window partial sums */
+    GROUP_T *results;                 /* nwin * chunks window partial sums */
     atomic_uint next;              /* next task */
 };
 
 /* Out-of-line point operations: one copy each (compile time, code size). */
-static __attribute__((noinline)) void MN(msm_add)(ZK_G *r, const ZK_G *p, const ZK_G *q)
-{ MN(add)(r, p, q); }
-static __attribute__((noinline)) void MN(msm_madd)(ZK_G *r, const ZK_G *p, const MGA *q)
-{ MN(add_affine)(r, p, q); }
-static __attribute__((noinline)) void MN(msm_dbl)(ZK_G *r, const ZK_G *p)
-{ MN(dbl)(r, p); }
+static __attribute__((noinline)) void GROUP_FN(msm_add)(GROUP_T *r, const GROUP_T *p,
+                                                         const GROUP_T *q)
+{ GROUP_FN(add)(r, p, q); }
+static __attribute__((noinline)) void GROUP_FN(msm_madd)(GROUP_T *r, const GROUP_T *p,
+                                                          const GROUP_AFFINE_T *q)
+{ GROUP_FN(add_affine)(r, p, q); }
+static __attribute__((noinline)) void GROUP_FN(msm_dbl)(GROUP_T *r, const GROUP_T *p)
+{ GROUP_FN(dbl)(r, p); }
 
 /* Affine y of +-P. */
-ZK_HD void MN(msm_y)(ZK_G_F *y, const MGA *p, uint32_t neg)
+ZK_HD void GROUP_FN(msm_y)(FIELD_T *y, const GROUP_AFFINE_T *p, uint32_t neg)
 {
     if (neg)
-        MF(neg)(y, &p->y);
+        FIELD_FN(neg)(y, &p->y);
     else
         *y = p->y;
 }
@@ -64,21 +96,21 @@ ZK_HD void MN(msm_y)(ZK_G_F *y, const MGA *p, uint32_t neg)
  * 2 y1 when the x agree and the points are equal (doubling); when they are
  * opposite (or y1 = 0) the result is infinity and the bucket empties.
  */
-static void MN(msm_flush)(struct MN(msm_actx) *cx)
+static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
 {
     size_t nb = cx->nbatch;
-    ZK_G_F acc, y, lam, t;
-    MF(one)(&acc);
+    FIELD_T acc, y, lam, t;
+    FIELD_FN(one)(&acc);
     for (size_t k = 0; k < nb; k++) {
-        struct MN(msm_ent) *e = &cx->batch[k];
+        struct GROUP_FN(msm_ent) *e = &cx->batch[k];
         if (k + 4 < nb)
             __builtin_prefetch(&cx->bk[cx->batch[k + 4].b]);
-        const MGA *a = &cx->bk[e->b];
-        MF(sub)(&cx->den[k], &e->p->x, &a->x);
-        if (MF(is_zero)(&cx->den[k])) {        /* equal x: double or cancel */
-            MN(msm_y)(&y, e->p, e->neg & 1);
-            if (MF(eq)(&y, &a->y) && !MF(is_zero)(&a->y)) {
-                MF(dbl)(&cx->den[k], &a->y);
+        const GROUP_AFFINE_T *a = &cx->bk[e->b];
+        FIELD_FN(sub)(&cx->den[k], &e->p->x, &a->x);
+        if (FIELD_FN(is_zero)(&cx->den[k])) {        /* equal x: double or cancel */
+            GROUP_FN(msm_y)(&y, e->p, e->neg & 1);
+            if (FIELD_FN(eq)(&y, &a->y) && !FIELD_FN(is_zero)(&a->y)) {
+                FIELD_FN(dbl)(&cx->den[k], &a->y);
                 e->neg |= MSM_ENT_DBL;
             } else {
                 e->neg |= MSM_ENT_CANCEL;
@@ -86,33 +118,33 @@ static void MN(msm_flush)(struct MN(msm_actx) *cx)
         }
         cx->pre[k] = acc;
         if (!(e->neg & MSM_ENT_CANCEL))
-            MF(mul)(&acc, &acc, &cx->den[k]);
+            FIELD_FN(mul)(&acc, &acc, &cx->den[k]);
     }
-    MF(inv)(&acc, &acc);
+    FIELD_FN(inv)(&acc, &acc);
     for (size_t k = nb; k-- > 0;) {
-        const struct MN(msm_ent) *e = &cx->batch[k];
-        MGA *a = &cx->bk[e->b];
+        const struct GROUP_FN(msm_ent) *e = &cx->batch[k];
+        GROUP_AFFINE_T *a = &cx->bk[e->b];
         if (e->neg & MSM_ENT_CANCEL) {         /* P + (-P) = O */
             cx->st[e->b] = MSM_EMPTY;
             continue;
         }
-        MF(mul)(&t, &acc, &cx->pre[k]);        /* 1 / den[k] */
-        MF(mul)(&acc, &acc, &cx->den[k]);
+        FIELD_FN(mul)(&t, &acc, &cx->pre[k]);        /* 1 / den[k] */
+        FIELD_FN(mul)(&acc, &acc, &cx->den[k]);
         if (e->neg & MSM_ENT_DBL) {            /* lambda = 3 x^2 / 2y */
-            MF(sqr)(&y, &a->x);
-            MF(dbl)(&lam, &y);
-            MF(add)(&lam, &lam, &y);
+            FIELD_FN(sqr)(&y, &a->x);
+            FIELD_FN(dbl)(&lam, &y);
+            FIELD_FN(add)(&lam, &lam, &y);
         } else {                               /* lambda = (y2 - y1) / (x2 - x1) */
-            MN(msm_y)(&y, e->p, e->neg & 1);
-            MF(sub)(&lam, &y, &a->y);
+            GROUP_FN(msm_y)(&y, e->p, e->neg & 1);
+            FIELD_FN(sub)(&lam, &y, &a->y);
         }
-        MF(mul)(&lam, &lam, &t);
-        MF(sqr)(&t, &lam);
-        MF(sub)(&t, &t, &a->x);
-        MF(sub)(&t, &t, &e->p->x);             /* x3 = lambda^2 - x1 - x2 */
-        MF(sub)(&y, &a->x, &t);
-        MF(mul)(&y, &y, &lam);
-        MF(sub)(&a->y, &y, &a->y);             /* y3 = lambda (x1 - x3) - y1 */
+        FIELD_FN(mul)(&lam, &lam, &t);
+        FIELD_FN(sqr)(&t, &lam);
+        FIELD_FN(sub)(&t, &t, &a->x);
+        FIELD_FN(sub)(&t, &t, &e->p->x);             /* x3 = lambda^2 - x1 - x2 */
+        FIELD_FN(sub)(&y, &a->x, &t);
+        FIELD_FN(mul)(&y, &y, &lam);
+        FIELD_FN(sub)(&a->y, &y, &a->y);             /* y3 = lambda (x1 - x3) - y1 */
         a->x = t;
         cx->st[e->b] = MSM_OCC;
     }
@@ -120,11 +152,11 @@ static void MN(msm_flush)(struct MN(msm_actx) *cx)
 }
 
 /* Puts e into its bucket (empty: copy) or into the batch.  Bucket unlocked. */
-ZK_HD void MN(msm_place)(struct MN(msm_actx) *cx, const struct MN(msm_ent) *e)
+ZK_HD void GROUP_FN(msm_place)(struct GROUP_FN(msm_actx) *cx, const struct GROUP_FN(msm_ent) *e)
 {
     if (cx->st[e->b] == MSM_EMPTY) {
         cx->bk[e->b].x = e->p->x;
-        MN(msm_y)(&cx->bk[e->b].y, e->p, e->neg);
+        GROUP_FN(msm_y)(&cx->bk[e->b].y, e->p, e->neg);
         cx->st[e->b] = MSM_OCC;
         return;
     }
@@ -133,22 +165,22 @@ ZK_HD void MN(msm_place)(struct MN(msm_actx) *cx, const struct MN(msm_ent) *e)
 }
 
 /* Runs the batch, then moves deferred entries into the next batch. */
-static void MN(msm_flush_requeue)(struct MN(msm_actx) *cx)
+static void GROUP_FN(msm_flush_requeue)(struct GROUP_FN(msm_actx) *cx)
 {
     size_t keep = 0;
-    MN(msm_flush)(cx);
+    GROUP_FN(msm_flush)(cx);
     for (size_t i = 0; i < cx->nq; i++) {
-        const struct MN(msm_ent) *e = &cx->queue[i];
+        const struct GROUP_FN(msm_ent) *e = &cx->queue[i];
         if (cx->nbatch == cx->cap || cx->st[e->b] == MSM_LOCKED)
             cx->queue[keep++] = *e;
         else
-            MN(msm_place)(cx, e);
+            GROUP_FN(msm_place)(cx, e);
     }
     cx->nq = keep;
 }
 
-/* Affine method: accumulates window w of points [lo, hi) into cx->bk. */
-static void MN(msm_fill_affine)(struct MN(msm_job) *jb, struct MN(msm_actx) *cx,
+/* Affine method: accumulates round w of entries [lo, hi) into cx->bk. */
+static void GROUP_FN(msm_fill_affine)(struct GROUP_FN(msm_job) *jb, struct GROUP_FN(msm_actx) *cx,
                                 unsigned w, size_t lo, size_t hi)
 {
     unsigned c = jb->pl.c;
@@ -156,95 +188,108 @@ static void MN(msm_fill_affine)(struct MN(msm_job) *jb, struct MN(msm_actx) *cx,
     for (size_t b = 0; b < nbk; b++)
         cx->st[b] = MSM_EMPTY;
     cx->nbatch = cx->nq = 0;
-    for (size_t i = lo; i < hi; i++) {
-        int d = msm_digit(jb->scalars + 4 * i, w * c, c);
+    size_t i = lo % jb->n;                                  /* scalar of entry t */
+    unsigned s = (w + jb->stride * (unsigned)(lo / jb->n)) * c;   /* its window */
+    for (size_t t = lo; t < hi; t++, i++) {
+        if (i == jb->n) {                                   /* next table block */
+            i = 0;
+            s += jb->stride * c;
+        }
+        int d = msm_digit(jb->scalars + 4 * i, s, c);
         if (d == 0)
             continue;
-        struct MN(msm_ent) e = { &jb->points[i], (uint32_t)(d < 0 ? -d : d) - 1, d < 0 };
-        if (MN(affine_is_inf)(e.p))
+        struct GROUP_FN(msm_ent) e = { &jb->points[t], (uint32_t)(d < 0 ? -d : d) - 1, d < 0 };
+        if (GROUP_FN(affine_is_inf)(e.p))
             continue;
         while (cx->st[e.b] == MSM_LOCKED) {
             if (cx->nq < cx->cap) {
                 cx->queue[cx->nq++] = e;
                 goto next;
             }
-            MN(msm_flush_requeue)(cx);
+            GROUP_FN(msm_flush_requeue)(cx);
         }
-        MN(msm_place)(cx, &e);
+        GROUP_FN(msm_place)(cx, &e);
         if (cx->nbatch == cx->cap)
-            MN(msm_flush_requeue)(cx);
+            GROUP_FN(msm_flush_requeue)(cx);
 next:;
     }
     while (cx->nbatch || cx->nq)
-        MN(msm_flush_requeue)(cx);
+        GROUP_FN(msm_flush_requeue)(cx);
 }
 
 /* ret = sum_b (b+1) bucket_b over the affine buckets (running sums). */
-static void MN(msm_reduce_affine)(ZK_G *ret, const struct MN(msm_actx) *cx, size_t nbk)
+static void GROUP_FN(msm_reduce_affine)(GROUP_T *ret, const struct GROUP_FN(msm_actx) *cx,
+                                        size_t nbk)
 {
-    ZK_G sum, acc;
-    MN(set_inf)(&sum);
-    MN(set_inf)(&acc);
+    GROUP_T sum, acc;
+    GROUP_FN(set_inf)(&sum);
+    GROUP_FN(set_inf)(&acc);
     for (size_t b = nbk; b-- > 0;) {
         if (cx->st[b] != MSM_EMPTY)
-            MN(msm_madd)(&sum, &sum, &cx->bk[b]);
-        MN(msm_add)(&acc, &acc, &sum);
+            GROUP_FN(msm_madd)(&sum, &sum, &cx->bk[b]);
+        GROUP_FN(msm_add)(&acc, &acc, &sum);
     }
     *ret = acc;
 }
 
-/* Jacobian method: window w of points [lo, hi) into the buckets (every
- * digit of the window below nbk in absolute value), reduced. */
-static void MN(msm_window_jac)(ZK_G *ret, struct MN(msm_job) *jb, ZK_G *bk,
+/* Jacobian method: round w of entries [lo, hi) into the buckets (every
+ * digit of the round below nbk in absolute value), reduced. */
+static void GROUP_FN(msm_window_jac)(GROUP_T *ret, struct GROUP_FN(msm_job) *jb, GROUP_T *bk,
                                unsigned w, size_t lo, size_t hi, size_t nbk)
 {
     unsigned c = jb->pl.c;
-    ZK_G sum, acc;
-    MGA q;
+    GROUP_T sum, acc;
+    GROUP_AFFINE_T q;
     for (size_t b = 0; b < nbk; b++)
-        MN(set_inf)(&bk[b]);
-    for (size_t i = lo; i < hi; i++) {
-        int d = msm_digit(jb->scalars + 4 * i, w * c, c);
+        GROUP_FN(set_inf)(&bk[b]);
+    size_t i = lo % jb->n;                                  /* as msm_fill_affine */
+    unsigned s = (w + jb->stride * (unsigned)(lo / jb->n)) * c;
+    for (size_t t = lo; t < hi; t++, i++) {
+        if (i == jb->n) {
+            i = 0;
+            s += jb->stride * c;
+        }
+        int d = msm_digit(jb->scalars + 4 * i, s, c);
         if (d == 0)
             continue;
-        const MGA *p = &jb->points[i];
+        const GROUP_AFFINE_T *p = &jb->points[t];
         size_t b = (size_t)(d < 0 ? -d : d) - 1;
         if (d < 0) {
-            MN(affine_neg)(&q, p);
+            GROUP_FN(affine_neg)(&q, p);
             p = &q;
         }
-        MN(msm_madd)(&bk[b], &bk[b], p);   /* infinity p: no-op */
+        GROUP_FN(msm_madd)(&bk[b], &bk[b], p);   /* infinity p: no-op */
     }
-    MN(set_inf)(&sum);
-    MN(set_inf)(&acc);
+    GROUP_FN(set_inf)(&sum);
+    GROUP_FN(set_inf)(&acc);
     for (size_t b = nbk; b-- > 0;) {
-        MN(msm_add)(&sum, &sum, &bk[b]);
-        MN(msm_add)(&acc, &acc, &sum);
+        GROUP_FN(msm_add)(&sum, &sum, &bk[b]);
+        GROUP_FN(msm_add)(&acc, &acc, &sum);
     }
     *ret = acc;
 }
 
 /* Thread body: takes (window, chunk) tasks until none is left. */
-static void MN(msm_worker)(void *arg, unsigned t, unsigned nthreads)
+static void GROUP_FN(msm_worker)(void *arg, unsigned t, unsigned nthreads)
 {
-    struct MN(msm_job) *jb = arg;
+    struct GROUP_FN(msm_job) *jb = arg;
     const struct msm_plan *pl = &jb->pl;
     size_t nbk = (size_t)1 << (pl->c - 1);
     uint8_t *area = jb->scratch + pl->results_bytes + (size_t)t * pl->thread_bytes;
-    struct MN(msm_actx) cx;
+    struct GROUP_FN(msm_actx) cx;
     (void)nthreads;
     if (pl->method == ZK_MSM_AFFINE) {
         uint8_t *p = area;
-        cx.bk = (MGA *)p;
-        p += msm_align(nbk * sizeof(MGA));
-        cx.den = (ZK_G_F *)p;
-        p += msm_align(pl->batch * sizeof(ZK_G_F));
-        cx.pre = (ZK_G_F *)p;
-        p += msm_align(pl->batch * sizeof(ZK_G_F));
-        cx.batch = (struct MN(msm_ent) *)p;
-        p += msm_align(pl->batch * sizeof(struct MN(msm_ent)));
-        cx.queue = (struct MN(msm_ent) *)p;
-        p += msm_align(pl->batch * sizeof(struct MN(msm_ent)));
+        cx.bk = (GROUP_AFFINE_T *)p;
+        p += msm_align(nbk * sizeof(GROUP_AFFINE_T));
+        cx.den = (FIELD_T *)p;
+        p += msm_align(pl->batch * sizeof(FIELD_T));
+        cx.pre = (FIELD_T *)p;
+        p += msm_align(pl->batch * sizeof(FIELD_T));
+        cx.batch = (struct GROUP_FN(msm_ent) *)p;
+        p += msm_align(pl->batch * sizeof(struct GROUP_FN(msm_ent)));
+        cx.queue = (struct GROUP_FN(msm_ent) *)p;
+        p += msm_align(pl->batch * sizeof(struct GROUP_FN(msm_ent)));
         cx.st = p;
         cx.cap = pl->batch;
     }
@@ -257,79 +302,88 @@ static void MN(msm_worker)(void *arg, unsigned t, unsigned nthreads)
             break;
         unsigned w = (unsigned)(task / pl->chunks);
         size_t j = task % pl->chunks;
-        size_t lo = jb->n * j / pl->chunks, hi = jb->n * (j + 1) / pl->chunks;
+        size_t lo = jb->npts * j / pl->chunks, hi = jb->npts * (j + 1) / pl->chunks;
         /* The top window of scalars below 2^bits only has digits 0 ..
          * 2^(bits - w c) (Booth: its top bit is 0), so only that many
          * buckets can be in use.  With few buckets nearly every batch entry
          * collides and the affine batches shrink to a few additions per
          * inversion: such a window is done with Jacobian buckets, in the
          * affine bucket area (nbe <= nbk / 4, and a Jacobian point is 1.5
-         * affine ones). */
+         * affine ones).  (With a table every round has blocks of lower
+         * windows: all buckets.) */
         size_t nbe = nbk;
-        if (w * pl->c + pl->c - 1 >= jb->bits) {
+        if (jb->stride == 0 && w * pl->c + pl->c - 1 >= jb->bits) {
             unsigned e = jb->bits - w * pl->c;          /* < c */
             nbe = (size_t)1 << e;
         }
         if (pl->method == ZK_MSM_AFFINE && (nbe * 4 > nbk || nbe >= 2 * (size_t)pl->batch)) {
-            MN(msm_fill_affine)(jb, &cx, w, lo, hi);
-            MN(msm_reduce_affine)(&jb->results[task], &cx, nbk);
+            GROUP_FN(msm_fill_affine)(jb, &cx, w, lo, hi);
+            GROUP_FN(msm_reduce_affine)(&jb->results[task], &cx, nbk);
         } else if (pl->method == ZK_MSM_AFFINE) {
-            MN(msm_window_jac)(&jb->results[task], jb, (ZK_G *)(void *)cx.bk, w, lo, hi, nbe);
+            GROUP_FN(msm_window_jac)(&jb->results[task], jb, (GROUP_T *)(void *)cx.bk, w, lo,
+                                     hi, nbe);
         } else {
-            MN(msm_window_jac)(&jb->results[task], jb, (ZK_G *)area, w, lo, hi, nbk);
+            GROUP_FN(msm_window_jac)(&jb->results[task], jb, (GROUP_T *)area, w, lo, hi, nbk);
         }
     }
 }
 
-/* The plan for n points with scalars of at most `bits` bits: window,
- * method, batch, chunks, threads, sizes. */
-static int MN(msm_plan)(struct msm_plan *pl, size_t n, unsigned bits, unsigned nthreads,
-                        const struct zk_msm_opts *o)
+/* The plan for npts entries with scalars of at most `bits` bits: window,
+ * method, batch, chunks, threads, sizes.  With a table its window and
+ * rounds stand. */
+static int GROUP_FN(msm_plan)(struct msm_plan *pl, size_t npts, unsigned bits,
+                               unsigned nthreads, const struct zk_msm_opts *o,
+                               const struct zk_msm_table *tab)
 {
-    struct zk_msm_opts a = { 0, 0, 0, 0 };
+    struct zk_msm_opts a = { 0, 0, 0, 0, 0, NULL };
     if (o)
         a = *o;
-    if (a.window > ZK_MSM_MAX_WINDOW || a.method > ZK_MSM_AFFINE)
+    if (a.window > ZK_MSM_MAX_WINDOW || a.method > ZK_MSM_AFFINE || a.glv > ZK_MSM_GLV_OFF)
         return ZK_EBADPARAMS;
     if (a.method == ZK_MSM_AUTO)
-        a.method = n >= (ZK_MSM_G2 ? MSM_AFFINE_MIN_G2 : MSM_AFFINE_MIN_G1)
+        a.method = npts >= (MSM_IS_G2 ? MSM_AFFINE_MIN_G2 : MSM_AFFINE_MIN_G1)
                  ? ZK_MSM_AFFINE : ZK_MSM_JACOBIAN;
-    if (a.window == 0)
-        a.window = msm_auto_window(n, bits, a.method == ZK_MSM_AFFINE, ZK_MSM_G2);
-    msm_plan_common(pl, n, bits, nthreads, &a);
+    if (tab)
+        a.window = tab->window;
+    else if (a.window == 0)
+        a.window = msm_auto_window(npts, bits, a.method == ZK_MSM_AFFINE, MSM_IS_G2);
+    msm_plan_common(pl, npts, tab ? tab->rounds : (bits + a.window) / a.window, nthreads, &a,
+                    tab != NULL);
     size_t nbk = (size_t)1 << (pl->c - 1);
-    pl->results_bytes = msm_align(pl->max_tasks * sizeof(ZK_G));
+    pl->results_bytes = msm_align(pl->max_tasks * sizeof(GROUP_T));
     if (pl->method == ZK_MSM_AFFINE)
-        pl->thread_bytes = msm_align(nbk * sizeof(MGA)) +
-                           2 * msm_align(pl->batch * sizeof(ZK_G_F)) +
-                           2 * msm_align(pl->batch * sizeof(struct MN(msm_ent))) +
+        pl->thread_bytes = msm_align(nbk * sizeof(GROUP_AFFINE_T)) +
+                           2 * msm_align(pl->batch * sizeof(FIELD_T)) +
+                           2 * msm_align(pl->batch * sizeof(struct GROUP_FN(msm_ent))) +
                            msm_align(nbk);
     else
-        pl->thread_bytes = msm_align(nbk * sizeof(ZK_G));
+        pl->thread_bytes = msm_align(nbk * sizeof(GROUP_T));
     pl->total_bytes = pl->results_bytes + (size_t)pl->threads * pl->thread_bytes;
     return 0;
 }
 
-/* Plain Pippenger over scalars of at most `bits` bits (n points). */
-static int MN(msm_core)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
-                        unsigned bits_max, unsigned nthreads, void *scratch,
-                        const struct zk_msm_opts *opts)
+/* Pippenger over npts entries (n scalars of at most bits_max bits; see
+ * struct msm_job for a table's entries), scratch of the plan's size. */
+static int GROUP_FN(msm_core)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scalars,
+                               size_t n, unsigned bits_max, unsigned nthreads, void *scratch,
+                               const struct zk_msm_opts *opts, const struct zk_msm_table *tab)
 {
-    struct MN(msm_job) jb;
+    struct GROUP_FN(msm_job) jb;
     void *mem = NULL;
     int r;
-    r = MN(msm_plan)(&jb.pl, n, bits_max, nthreads, opts);
+    jb.npts = tab ? n * tab->factor : n;
+    r = GROUP_FN(msm_plan)(&jb.pl, jb.npts, bits_max, nthreads, opts, tab);
     if (r)
         return r;
     unsigned bits = msm_max_bits(scalars, n);
-    ZK_G acc;
-    MN(set_inf)(&acc);
+    GROUP_T acc;
+    GROUP_FN(set_inf)(&acc);
     if (bits == 0) {
         *ret = acc;
         return 0;
     }
     if (bits > bits_max)
-        return ZK_EBADPARAMS;      /* cannot happen: the GLV halves are < 2^129 */
+        return ZK_EBADPARAMS;      /* cannot happen: GLV halves < 2^129, tables reduce */
     if (!scratch) {
         mem = zk_big_alloc(jb.pl.total_bytes);
         if (!mem)
@@ -339,7 +393,8 @@ static int MN(msm_core)(ZK_G *ret, const MGA *points, const limb_t *scalars, siz
     jb.points = points;
     jb.scalars = scalars;
     jb.n = n;
-    jb.nwin = (bits + 1 + jb.pl.c - 1) / jb.pl.c;   /* bit nwin*c - 1 is 0 */
+    jb.stride = tab ? tab->rounds : 0;
+    jb.nwin = tab ? tab->rounds : (bits + jb.pl.c) / jb.pl.c;   /* bit nwin*c - 1 is 0 */
     jb.bits = bits;
     jb.scratch = scratch;
     jb.results = scratch;
@@ -349,142 +404,287 @@ static int MN(msm_core)(ZK_G *ret, const MGA *points, const limb_t *scalars, siz
     if (T > ntasks)
         T = (unsigned)ntasks;
     if (T <= 1)
-        MN(msm_worker)(&jb, 0, 1);
+        GROUP_FN(msm_worker)(&jb, 0, 1);
     else
-        zk_parallel_run(T, MN(msm_worker), &jb);
+        zk_parallel_run(T, GROUP_FN(msm_worker), &jb);
     for (unsigned w = jb.nwin; w-- > 0;) {
-        if (!MN(is_inf)(&acc))
+        if (!GROUP_FN(is_inf)(&acc))
             for (unsigned i = 0; i < jb.pl.c; i++)
-                MN(msm_dbl)(&acc, &acc);
+                GROUP_FN(msm_dbl)(&acc, &acc);
         for (unsigned j = 0; j < jb.pl.chunks; j++)
-            MN(msm_add)(&acc, &acc, &jb.results[(size_t)w * jb.pl.chunks + j]);
+            GROUP_FN(msm_add)(&acc, &acc, &jb.results[(size_t)w * jb.pl.chunks + j]);
     }
     *ret = acc;
     zk_big_free(mem);
     return 0;
 }
 
+/* ---- GLV: sum k_i P_i = sum (+-|k1_i|) P_i + (+-|k2_i|) phi(P_i) --------- */
+
 /* GLV: nominal bit length of the split scalars (|k1|, |k2| < 2^129). */
 #define MSM_GLV_BITS 129
 
 /* GLV working memory ahead of the inner MSM's: 2n points, 2n scalars. */
-static size_t MN(msm_glv_head)(size_t n)
+static size_t GROUP_FN(msm_glv_head)(size_t n)
 {
-    return msm_align(2 * n * sizeof(MGA)) + msm_align(2 * n * 4 * sizeof(limb_t));
+    return msm_align(2 * n * sizeof(GROUP_AFFINE_T)) + msm_align(2 * n * 4 * sizeof(limb_t));
 }
 
-struct MN(msm_glv_arg) {
-    const MGA *in;
+struct GROUP_FN(msm_glv_arg) {
+    const GROUP_AFFINE_T *in;
     const limb_t *k;
-    MGA *out;
+    GROUP_AFFINE_T *out;
     limb_t *ko;
 };
 
 /* out[2i] = +-P_i, out[2i+1] = +-phi(P_i), ko = |k1_i|, |k2_i| for i in range. */
-static void MN(msm_glv_range)(void *arg, size_t begin, size_t end)
+static void GROUP_FN(msm_glv_range)(void *arg, size_t begin, size_t end)
 {
-    const struct MN(msm_glv_arg) *a = arg;
+    const struct GROUP_FN(msm_glv_arg) *a = arg;
     for (size_t i = begin; i < end; i++) {
-        const MGA *p = &a->in[i];
-        MGA *o = &a->out[2 * i];
+        const GROUP_AFFINE_T *p = &a->in[i];
+        GROUP_AFFINE_T *o = &a->out[2 * i];
         limb_t *k1 = a->ko + 8 * i, *k2 = k1 + 4;
         const limb_t *k = a->k + 4 * i;
-        if (MN(affine_is_inf)(p) || (k[0] | k[1] | k[2] | k[3]) == 0) {
+        if (GROUP_FN(affine_is_inf)(p) || (k[0] | k[1] | k[2] | k[3]) == 0) {
             memset(o, 0, 2 * sizeof *o);
             memset(k1, 0, 8 * sizeof *k1);
             continue;
         }
-        unsigned neg = msm_glv_split(&ZK_MSM_GLV_C, k1, k2, k);
+        unsigned neg = msm_glv_split(&MSM_GLV_CONSTS, k1, k2, k);
         o[0].x = p->x;
         o[1].x = p->x;
-        MN(msm_endo_x)(&o[1].x);
-        MN(msm_y)(&o[0].y, p, neg & 1);
-        MN(msm_y)(&o[1].y, p, neg >> 1);
+        GROUP_FN(msm_endo_x)(&o[1].x);
+        GROUP_FN(msm_y)(&o[0].y, p, neg & 1);
+        GROUP_FN(msm_y)(&o[1].y, p, neg >> 1);
     }
 }
 
-size_t MN(msm_glv_scratch_size)(size_t n, unsigned nthreads, const struct zk_msm_opts *opts,
-                                int glv)
-{
-    struct msm_plan pl;
-    if (glv && n >= MSM_GLV_MIN) {
-        if (MN(msm_plan)(&pl, 2 * n, MSM_GLV_BITS, nthreads, opts))
-            return 0;
-        return MN(msm_glv_head)(n) + pl.total_bytes;
-    }
-    if (MN(msm_plan)(&pl, n, 256, nthreads, opts))
-        return 0;
-    return pl.total_bytes;
-}
-
-int MN(msm_glv_opts)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
-                     unsigned nthreads, void *scratch, const struct zk_msm_opts *opts, int glv)
+/* GLV MSM of n >= MSM_GLV_MIN points; scratch as msm_scratch_size says. */
+static int GROUP_FN(msm_glv)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scalars,
+                              size_t n, unsigned nthreads, void *scratch,
+                              const struct zk_msm_opts *opts)
 {
     struct msm_plan pl;
     void *mem = NULL;
-    int r;
-    if (!ret || (n && (!points || !scalars)))
-        return ZK_EBADPARAMS;
-    if (!glv || n < MSM_GLV_MIN)
-        return MN(msm_core)(ret, points, scalars, n, 256, nthreads, scratch, opts);
-    r = MN(msm_plan)(&pl, 2 * n, MSM_GLV_BITS, nthreads, opts);
+    int r = GROUP_FN(msm_plan)(&pl, 2 * n, MSM_GLV_BITS, nthreads, opts, NULL);
     if (r)
         return r;
     if (!scratch) {
-        mem = zk_big_alloc(MN(msm_glv_head)(n) + pl.total_bytes);
+        mem = zk_big_alloc(GROUP_FN(msm_glv_head)(n) + pl.total_bytes);
         if (!mem)
             return -ENOMEM;
         scratch = mem;
     }
     uint8_t *s = scratch;
-    struct MN(msm_glv_arg) a = { points, scalars, (MGA *)s,
-                                 (limb_t *)(s + msm_align(2 * n * sizeof(MGA))) };
-    zk_parallel_for(pl.threads, n, 4096, MN(msm_glv_range), &a);
-    r = MN(msm_core)(ret, a.out, a.ko, 2 * n, MSM_GLV_BITS, nthreads,
-                     s + MN(msm_glv_head)(n), opts);
+    struct GROUP_FN(msm_glv_arg) a = { points, scalars, (GROUP_AFFINE_T *)s,
+                                        (limb_t *)(s + msm_align(2 * n * sizeof(GROUP_AFFINE_T))) };
+    zk_parallel_for(pl.threads, n, 4096, GROUP_FN(msm_glv_range), &a);
+    r = GROUP_FN(msm_core)(ret, a.out, a.ko, 2 * n, MSM_GLV_BITS, nthreads,
+                            s + GROUP_FN(msm_glv_head)(n), opts, NULL);
     zk_big_free(mem);
     return r;
 }
 
-size_t MN(msm_scratch_size_opts)(size_t n, unsigned nthreads, const struct zk_msm_opts *opts)
+/* ---- precomputed multiples (struct zk_msm_table) ------------------------- */
+
+/* Bit length of r: scalars below 2^this are used by a table as they are. */
+static unsigned GROUP_FN(msm_r_bits)(void)
 {
-    return MN(msm_glv_scratch_size)(n, nthreads, opts, 1);
+    return msm_max_bits(MSM_GLV_CONSTS.r, 1);
 }
 
-size_t MN(msm_scratch_size)(size_t n, unsigned nthreads)
+/* The table's first entry (its points follow the 64-byte header). */
+static const GROUP_AFFINE_T *GROUP_FN(msm_table_points)(const struct zk_msm_table *t)
 {
-    return MN(msm_scratch_size_opts)(n, nthreads, NULL);
+    return (const GROUP_AFFINE_T *)(const void *)((const uint8_t *)t + 64);
 }
 
-unsigned MN(msm_window)(size_t n)
+/* 1 if t is a well-formed table of this group for n points. */
+static int GROUP_FN(msm_table_ok)(const struct zk_msm_table *t, size_t n)
+{
+    return t->magic == ZK_MSM_TABLE_MAGIC && t->version == ZK_MSM_TABLE_VERSION &&
+           t->group == MSM_GROUP_ID && t->n == n && t->point_bytes == sizeof(GROUP_AFFINE_T) &&
+           t->factor >= 1 && t->factor <= ZK_MSM_MAX_FACTOR && t->window >= 1 &&
+           t->window <= ZK_MSM_MAX_WINDOW && t->rounds >= 1 &&
+           t->bits == GROUP_FN(msm_r_bits)() &&
+           (uint64_t)t->rounds * t->window * t->factor >= (uint64_t)t->bits + 1;
+}
+
+/* Table MSM working memory ahead of the inner MSM's: n scalars mod r. */
+static size_t GROUP_FN(msm_table_head)(size_t n)
+{
+    return msm_align(n * 4 * sizeof(limb_t));
+}
+
+/* The MSM with a table (checked); scratch as msm_scratch_size says. */
+static int GROUP_FN(msm_table_run)(GROUP_T *ret, const limb_t *scalars, size_t n,
+                                    unsigned nthreads, void *scratch,
+                                    const struct zk_msm_opts *opts)
+{
+    const struct zk_msm_table *t = opts->table;
+    struct msm_plan pl;
+    void *mem = NULL;
+    if (!GROUP_FN(msm_table_ok)(t, n))
+        return ZK_EBADPARAMS;
+    int r = GROUP_FN(msm_plan)(&pl, n * t->factor, t->bits, nthreads, opts, t);
+    if (r)
+        return r;
+    if (!scratch) {
+        mem = zk_big_alloc(GROUP_FN(msm_table_head)(n) + pl.total_bytes);
+        if (!mem)
+            return -ENOMEM;
+        scratch = mem;
+    }
+    const limb_t *k = scalars;
+    if (msm_max_bits(scalars, n) > t->bits) {          /* reduce mod r: < 2^bits */
+        limb_t *kr = scratch;
+        for (size_t i = 0; i < n; i++) {
+            memcpy(kr + 4 * i, scalars + 4 * i, 4 * sizeof(limb_t));
+            while (cmp_n(kr + 4 * i, MSM_GLV_CONSTS.r, 4) >= 0)
+                sub_n(kr + 4 * i, kr + 4 * i, MSM_GLV_CONSTS.r, 4);
+        }
+        k = kr;
+    }
+    r = GROUP_FN(msm_core)(ret, GROUP_FN(msm_table_points)(t), k, n, t->bits, nthreads,
+                            (uint8_t *)scratch + GROUP_FN(msm_table_head)(n), opts, t);
+    zk_big_free(mem);
+    return r;
+}
+
+size_t GROUP_FN(msm_table_size)(size_t n, unsigned factor)
+{
+    if (factor < 1 || factor > ZK_MSM_MAX_FACTOR ||
+        n > (SIZE_MAX - 64) / factor / sizeof(GROUP_AFFINE_T))
+        return 0;
+    return 64 + n * factor * sizeof(GROUP_AFFINE_T);
+}
+
+struct GROUP_FN(msm_build_arg) {
+    const GROUP_AFFINE_T *in;
+    GROUP_AFFINE_T *out;               /* the table's entries */
+    size_t n;
+    unsigned factor, shift;
+    atomic_int err;                /* first failure of a range, 0 if none */
+};
+
+/* Points per block of msm_build_range: factor * this Jacobian points. */
+#define MSM_BUILD_BLOCK 32
+
+/* Entries j * n + i = [2^(j shift)] P_i for i in [begin, end), block by block:
+ * shift doublings per multiple, one batch inversion per block. */
+static void GROUP_FN(msm_build_range)(void *arg, size_t begin, size_t end)
+{
+    struct GROUP_FN(msm_build_arg) *a = arg;
+    size_t cap = (size_t)MSM_BUILD_BLOCK * a->factor;
+    GROUP_T *jac = malloc(cap * sizeof *jac);
+    GROUP_AFFINE_T *aff = malloc(cap * sizeof *aff);
+    FIELD_T *fs = malloc(3 * cap * sizeof *fs);
+    if (!jac || !aff || !fs) {
+        /* relaxed: the join of zk_parallel_for publishes it */
+        atomic_store_explicit(&a->err, -ENOMEM, memory_order_relaxed);
+        goto out;
+    }
+    for (size_t i0 = begin; i0 < end; i0 += MSM_BUILD_BLOCK) {
+        size_t nb = end - i0 < MSM_BUILD_BLOCK ? end - i0 : MSM_BUILD_BLOCK;
+        for (size_t b = 0; b < nb; b++) {
+            GROUP_T q;
+            GROUP_FN(from_affine)(&q, &a->in[i0 + b]);
+            for (unsigned j = 0; j < a->factor; j++) {
+                jac[j * nb + b] = q;
+                for (unsigned d = 0; j + 1 < a->factor && d < a->shift; d++)
+                    GROUP_FN(msm_dbl)(&q, &q);
+            }
+        }
+        GROUP_FN(batch_to_affine)(aff, jac, nb * a->factor, fs);
+        for (unsigned j = 0; j < a->factor; j++)
+            memcpy(&a->out[j * a->n + i0], &aff[j * nb], nb * sizeof *aff);
+    }
+out:
+    free(jac);
+    free(aff);
+    free(fs);
+}
+
+int GROUP_FN(msm_table_build)(struct zk_msm_table *table, const GROUP_AFFINE_T *points, size_t n,
+                               unsigned factor, unsigned nthreads)
+{
+    if (!table || (n && !points) || !GROUP_FN(msm_table_size)(n, factor))
+        return ZK_EBADPARAMS;
+    unsigned bits = GROUP_FN(msm_r_bits)();
+    unsigned c = msm_table_window(n, factor, bits, MSM_IS_G2);
+    memset(table, 0, sizeof *table);
+    table->magic = ZK_MSM_TABLE_MAGIC;
+    table->version = ZK_MSM_TABLE_VERSION;
+    table->group = MSM_GROUP_ID;
+    table->n = n;
+    table->factor = factor;
+    table->window = c;
+    table->rounds = msm_table_rounds(c, factor, bits);
+    table->bits = bits;
+    table->point_bytes = sizeof(GROUP_AFFINE_T);
+    struct GROUP_FN(msm_build_arg) a = {
+        points, (GROUP_AFFINE_T *)(void *)((uint8_t *)table + 64), n, factor,
+        c * table->rounds, 0,
+    };
+    zk_parallel_for(nthreads, n, MSM_BUILD_BLOCK, GROUP_FN(msm_build_range), &a);
+    return atomic_load_explicit(&a.err, memory_order_relaxed);
+}
+
+#undef MSM_BUILD_BLOCK
+
+/* ---- the exported entry points (zk/msm.h) -------------------------------- */
+
+/* 1 if the MSM of n points with opts takes the GLV path. */
+static int GROUP_FN(msm_uses_glv)(size_t n, const struct zk_msm_opts *opts)
+{
+    return n >= MSM_GLV_MIN && !(opts && (opts->table || opts->glv == ZK_MSM_GLV_OFF));
+}
+
+size_t GROUP_FN(msm_scratch_size)(size_t n, unsigned nthreads, const struct zk_msm_opts *opts)
 {
     struct msm_plan pl;
-    if (n >= MSM_GLV_MIN)
-        MN(msm_plan)(&pl, 2 * n, MSM_GLV_BITS, 1, NULL);
-    else
-        MN(msm_plan)(&pl, n, 256, 1, NULL);
-    return pl.c;
+    const struct zk_msm_table *t = opts ? opts->table : NULL;
+    if (t) {
+        if (!GROUP_FN(msm_table_ok)(t, n) ||
+            GROUP_FN(msm_plan)(&pl, n * t->factor, t->bits, nthreads, opts, t))
+            return 0;
+        return GROUP_FN(msm_table_head)(n) + pl.total_bytes;
+    }
+    if (GROUP_FN(msm_uses_glv)(n, opts)) {
+        if (GROUP_FN(msm_plan)(&pl, 2 * n, MSM_GLV_BITS, nthreads, opts, NULL))
+            return 0;
+        return GROUP_FN(msm_glv_head)(n) + pl.total_bytes;
+    }
+    if (GROUP_FN(msm_plan)(&pl, n, 256, nthreads, opts, NULL))
+        return 0;
+    return pl.total_bytes;
 }
 
-int MN(msm_opts)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
-                 unsigned nthreads, void *scratch, const struct zk_msm_opts *opts)
+int GROUP_FN(msm)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scalars, size_t n,
+                   unsigned nthreads, void *scratch, const struct zk_msm_opts *opts)
 {
-    return MN(msm_glv_opts)(ret, points, scalars, n, nthreads, scratch, opts, 1);
-}
-
-int MN(msm_scratch)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
-                    unsigned nthreads, void *scratch)
-{
-    return MN(msm_opts)(ret, points, scalars, n, nthreads, scratch, NULL);
-}
-
-int MN(msm)(ZK_G *ret, const MGA *points, const limb_t *scalars, size_t n,
-            unsigned nthreads)
-{
-    return MN(msm_opts)(ret, points, scalars, n, nthreads, NULL, NULL);
+    int tab = opts && opts->table;
+    if (!ret || (n && (!scalars || (!points && !tab))))
+        return ZK_EBADPARAMS;
+    if (opts && opts->glv > ZK_MSM_GLV_OFF)
+        return ZK_EBADPARAMS;
+    if (tab)
+        return GROUP_FN(msm_table_run)(ret, scalars, n, nthreads, scratch, opts);
+    if (GROUP_FN(msm_uses_glv)(n, opts))
+        return GROUP_FN(msm_glv)(ret, points, scalars, n, nthreads, scratch, opts);
+    return GROUP_FN(msm_core)(ret, points, scalars, n, 256, nthreads, scratch, opts, NULL);
 }
 
 #undef MSM_GLV_BITS
-#undef MGA
-#undef MF
-#undef MN
+#undef FIELD_T
+#undef GROUP_T
+#undef GROUP_AFFINE_T
+#undef FIELD_FN
+#undef GROUP_FN
+#undef MSM_GROUP_ID
+#undef MSM_GLV_CONSTS
+#undef MSM_IS_G2
+#undef MSM_F
+#undef MSM_G
+#undef ZK_MSM_TMPL

@@ -1,8 +1,10 @@
 /*
  * bench_msm.c -- `zkslot bench msm --curve bn254|bls12-381 --log-n N
  * --threads T [--g2] [--repeats K] [--window C] [--method auto|affine|jacobian]
- * [--batch B] [--chunks J] [--no-glv] [--json]`: median wall time of one MSM of 2^N
- * random points (G1, or G2 with --g2) with random scalars below r, and the
+ * [--batch B] [--chunks J] [--no-glv] [--table F] [--json]`: median wall time of
+ * one MSM of 2^N random points (G1, or G2 with --g2) with random scalars below
+ * r (with --table F: through a table of F precomputed multiples per point,
+ * built once before the timed runs, its build time printed), and the
  * throughput in points per second; also the median process CPU time (all
  * threads), which is steadier than wall time on a loaded machine.  The scratch memory is allocated once,
  * outside the timed region (the prover's steady state).  With --backend cuda
@@ -22,19 +24,22 @@
 
 #include "bench_util.h"
 #include "cmd.h"
+#include "ec/curves.h"
 #include "zk/groth16.h"
 #include "zkcuda.h"
 #include "zk/error.h"
-#include "msm/msm_glv.h"
 #include "zk/msm.h"
 
 struct bgroup {
     const char *name;
     size_t asize;                    /* sizeof affine point */
     void (*points)(void *pts, size_t n, uint64_t seed);
-    size_t (*ssize)(size_t, unsigned, const struct zk_msm_opts *, int glv);
+    size_t (*ssize)(size_t, unsigned, const struct zk_msm_opts *);
     int (*msm)(const void *pts, const limb_t *k, size_t n, unsigned T, void *scr,
-               const struct zk_msm_opts *o, int glv);
+               const struct zk_msm_opts *o);
+    size_t (*tsize)(size_t n, unsigned factor);
+    int (*tbuild)(struct zk_msm_table *t, const void *pts, size_t n, unsigned factor,
+                  unsigned T);
     unsigned rbits;
 };
 
@@ -72,29 +77,27 @@ struct bgroup {
         free(jac);                                                             \
         free(scr);                                                             \
     }                                                                          \
-    static size_t G##_b_ssize(size_t n, unsigned T, const struct zk_msm_opts *o, \
-                              int glv)                                         \
-    { return G##_msm_glv_scratch_size(n, T, o, glv); }                         \
     static int G##_b_msm(const void *p, const limb_t *k, size_t n, unsigned T, \
-                         void *scr, const struct zk_msm_opts *o, int glv)      \
+                         void *scr, const struct zk_msm_opts *o)               \
     {                                                                          \
         G r;                                                                   \
-        return G##_msm_glv_opts(&r, p, k, n, T, scr, o, glv);                  \
-    }
+        return G##_msm(&r, p, k, n, T, scr, o);                                \
+    }                                                                          \
+    static int G##_b_tbuild(struct zk_msm_table *t, const void *p, size_t n,   \
+                            unsigned f, unsigned T)                            \
+    { return G##_msm_table_build(t, p, n, f, T); }
 BPOINTS(bn254_g1)
 BPOINTS(bn254_g2)
 BPOINTS(bls381_g1)
 BPOINTS(bls381_g2)
 
 static const struct bgroup bgroups[4] = {
-    { "bn254_g1", sizeof(bn254_g1_affine), bn254_g1_b_points, bn254_g1_b_ssize,
-      bn254_g1_b_msm, 254 },
-    { "bn254_g2", sizeof(bn254_g2_affine), bn254_g2_b_points, bn254_g2_b_ssize,
-      bn254_g2_b_msm, 254 },
-    { "bls381_g1", sizeof(bls381_g1_affine), bls381_g1_b_points, bls381_g1_b_ssize,
-      bls381_g1_b_msm, 255 },
-    { "bls381_g2", sizeof(bls381_g2_affine), bls381_g2_b_points, bls381_g2_b_ssize,
-      bls381_g2_b_msm, 255 },
+#define BGROUP(G, rbits)                                                       \
+    { #G, sizeof(G##_affine), G##_b_points, G##_msm_scratch_size, G##_b_msm,   \
+      G##_msm_table_size, G##_b_tbuild, rbits }
+    BGROUP(bn254_g1, 254), BGROUP(bn254_g2, 254), BGROUP(bls381_g1, 255),
+    BGROUP(bls381_g2, 255),
+#undef BGROUP
 };
 
 /* one chunk of the points, made on a thread of its own */
@@ -148,7 +151,7 @@ static void usage(void)
     fprintf(stderr, "usage: zkslot bench msm [--curve bn254|bls12-381] [--log-n N] "
                     "[--threads T] [--g2] [--repeats K] [--window C] "
                     "[--method auto|affine|jacobian] [--batch B] [--chunks J] [--no-glv] "
-                    "[--json] [--backend cpu|cuda] [--device N]\n");
+                    "[--table F] [--json] [--backend cpu|cuda] [--device N]\n");
 }
 
 int cmd_bench_msm(int argc, char **argv)
@@ -164,6 +167,7 @@ int cmd_bench_msm(int argc, char **argv)
         { "batch", required_argument, NULL, 'b' },
         { "chunks", required_argument, NULL, 'k' },
         { "no-glv", no_argument, NULL, 'G' },
+        { "table", required_argument, NULL, 'T' },
         { "json", no_argument, NULL, 'j' },
         { "backend", required_argument, NULL, 'B' },
         { "device", required_argument, NULL, 'D' },
@@ -171,9 +175,11 @@ int cmd_bench_msm(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int curve = 0, g2 = 0, json = 0, glv = 1, opt, ret = 2, cuda = 0, dev = 0;
-    unsigned L = 16, T = 1, K = 5;
-    struct zk_msm_opts mo = { 0, 0, 0, 0 };
+    unsigned L = 16, T = 1, K = 5, F = 0;
+    struct zk_msm_opts mo = { 0, 0, 0, 0, 0, NULL };
     void *pts = NULL, *scr = NULL;
+    struct zk_msm_table *tab = NULL;
+    double tbuild = 0;
     limb_t *k = NULL;
     double *t = NULL, *cpu = NULL;
 
@@ -209,7 +215,8 @@ int cmd_bench_msm(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'G': glv = 0; break;
+        case 'G': glv = 0; mo.glv = ZK_MSM_GLV_OFF; break;
+        case 'T': F = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'j': json = 1; break;
         case 'B':
             if (bench_backend("msm", optarg, &cuda))
@@ -226,19 +233,19 @@ int cmd_bench_msm(int argc, char **argv)
         return 2;
     }
 
-    const struct bgroup *g = &bgroups[curve + g2];
-    size_t n = (size_t)1 << L;
-    size_t ss = g->ssize(n, T, &mo, glv);
-    if (ss == 0) {
-        fprintf(stderr, "bench msm: bad --window/--method\n");
+    if (F && (F > ZK_MSM_MAX_FACTOR || cuda)) {
+        fprintf(stderr, "bench msm: --table must be 1 .. %d, on the CPU backend\n",
+                ZK_MSM_MAX_FACTOR);
         return 2;
     }
+
+    const struct bgroup *g = &bgroups[curve + g2];
+    size_t n = (size_t)1 << L;
     pts = malloc(n * g->asize);
     k = malloc(n * 4 * sizeof *k);
-    scr = aligned_alloc(64, (ss + 63) & ~(size_t)63);
     t = malloc(K * sizeof *t);
     cpu = malloc(K * sizeof *cpu);
-    if (!pts || !k || !scr || !t || !cpu) {
+    if (!pts || !k || !t || !cpu) {
         fprintf(stderr, "bench msm: out of memory\n");
         goto out;
     }
@@ -250,6 +257,26 @@ int cmd_bench_msm(int argc, char **argv)
             k[i] &= ((limb_t)1 << (g->rbits - 1 - 192)) - 1;
     }
     bpoints_parallel(g, pts, n, st);
+    if (F) {                       /* the table: built once, untimed in the median */
+        size_t tb = g->tsize(n, F);
+        double t0 = bench_clock_s(CLOCK_MONOTONIC);
+        if (!tb || !(tab = aligned_alloc(64, (tb + 63) & ~(size_t)63)) ||
+            g->tbuild(tab, pts, n, F, T)) {
+            fprintf(stderr, "bench msm: cannot build a table of factor %u\n", F);
+            goto out;
+        }
+        tbuild = bench_clock_s(CLOCK_MONOTONIC) - t0;
+        mo.table = tab;
+    }
+    size_t ss = g->ssize(n, T, &mo);
+    if (ss == 0) {
+        fprintf(stderr, "bench msm: bad --window/--method\n");
+        goto out;
+    }
+    if (!(scr = aligned_alloc(64, (ss + 63) & ~(size_t)63))) {
+        fprintf(stderr, "bench msm: out of memory\n");
+        goto out;
+    }
     for (unsigned i = 0; i < K; i++) {
         double t0 = bench_clock_s(CLOCK_MONOTONIC), c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);
         int r;
@@ -262,7 +289,7 @@ int cmd_bench_msm(int argc, char **argv)
             cpu[i] = bench_clock_s(CLOCK_MONOTONIC) - t0;
             t[i] = zk_cuda_last_kernel_seconds();
         } else {
-            r = g->msm(pts, k, n, T, scr, &mo, glv);
+            r = g->msm(pts, k, n, T, scr, &mo);
             t[i] = bench_clock_s(CLOCK_MONOTONIC) - t0;
             cpu[i] = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
         }
@@ -276,8 +303,10 @@ int cmd_bench_msm(int argc, char **argv)
     if (json)
         printf("{\"bench\":\"msm\",\"group\":\"%s\",\"log_n\":%u,\"threads\":%u,"
                "\"repeats\":%u,\"window\":%u,\"median_s\":%.6f,\"points_per_s\":%.4g,"
-               "\"min_s\":%.6f,\"cpu_median_s\":%.6f,\"glv\":%d,\"backend\":\"%s\"}\n",
-               g->name, L, T, K, mo.window, med, pps, t[0], cmed, glv, cuda ? "cuda" : "cpu");
+               "\"min_s\":%.6f,\"cpu_median_s\":%.6f,\"glv\":%d,\"table\":%u,"
+               "\"table_window\":%u,\"table_build_s\":%.3f,\"backend\":\"%s\"}\n",
+               g->name, L, T, K, mo.window, med, pps, t[0], cmed, glv && !F, F,
+               tab ? tab->window : 0, tbuild, cuda ? "cuda" : "cpu");
     else if (cuda)
         printf("msm %s 2^%u backend=cuda device=%d repeats=%u: median %.3f ms on the device "
                "(wall with copies median %.3f ms)  %.4g points/s\n", g->name, L, dev, K,
@@ -285,12 +314,17 @@ int cmd_bench_msm(int argc, char **argv)
     else
         printf("msm %s 2^%u threads=%u repeats=%u window=%u%s: median %.3f ms "
                "(min %.3f ms, CPU time median %.3f ms)  %.4g points/s\n", g->name, L,
-               T, K, mo.window, glv ? "" : " no-glv", 1e3 * med, 1e3 * t[0], 1e3 * cmed, pps);
+               T, K, tab ? tab->window : mo.window, !F ? (glv ? "" : " no-glv") : "",
+               1e3 * med, 1e3 * t[0], 1e3 * cmed, pps);
+    if (tab && !json)
+        printf("  table factor=%u window=%u rounds=%u: %.1f MiB, built in %.3f s\n", F,
+               tab->window, tab->rounds, (double)g->tsize(n, F) / (1 << 20), tbuild);
     ret = 0;
 out:
     free(pts);
     free(k);
     free(scr);
+    free(tab);
     free(t);
     free(cpu);
     return ret;

@@ -144,6 +144,67 @@ struct zk_groth16_key *zk_groth16_key_free(struct zk_groth16_key *k);
 const struct zk_zkey_header *zk_groth16_key_header(const struct zk_groth16_key *k);
 
 /*
+ * Precomputed MSM tables (zk/msm.h, struct zk_msm_table): one optional
+ * table per MSM of the prover, used by prove_start / finalize (CPU) when
+ * present.  The MSMs and their points: H (domain_size), A, B1 and B2
+ * (n_vars each), C (n_vars - n_public - 1).
+ */
+struct zk_msm_table;
+
+enum zk_groth16_msm {
+    ZK_G16_MSM_H = 0,
+    ZK_G16_MSM_A = 1,
+    ZK_G16_MSM_B1 = 2,
+    ZK_G16_MSM_C = 3,
+    ZK_G16_MSM_B2 = 4,
+    ZK_G16_MSM_COUNT = 5,
+};
+
+/* Which MSMs get tables: none, H alone (the largest), or all five. */
+enum zk_groth16_precompute {
+    ZK_G16_PRECOMPUTE_NONE = 0,
+    ZK_G16_PRECOMPUTE_H = 1,
+    ZK_G16_PRECOMPUTE_ALL = 2,
+};
+
+/* The table factor used when none is configured (docs/arithmetic.md, MSM tables). */
+#define ZK_G16_TABLE_FACTOR_DEFAULT 4
+
+/*
+ * Bytes of the table of MSM m of a key with header h and `factor`
+ * multiples per point (G_msm_table_size), or 0 for a bad m, curve or
+ * factor.  zk_groth16_tables_size: the sum over the MSMs `which` selects
+ * (0 for NONE).  For memory planning (zkslot plan, a key store).  Cannot
+ * fail otherwise.
+ */
+size_t zk_groth16_table_size(const struct zk_zkey_header *h, enum zk_groth16_msm m,
+                             unsigned factor);
+size_t zk_groth16_tables_size(const struct zk_zkey_header *h,
+                              enum zk_groth16_precompute which, unsigned factor);
+
+/*
+ * Builds, in this process, the tables `which` selects with `factor`
+ * multiples (1 .. ZK_MSM_MAX_FACTOR) on nthreads threads, owned by k and
+ * freed with it; replaces tables k had for those MSMs.  NONE removes all of
+ * k's tables.  0; ZK_EBADPARAMS (bad which or factor), ZK_ESTATE (k has no
+ * points) or -ENOMEM, with k's tables as before.
+ */
+int zk_groth16_key_precompute(struct zk_groth16_key *k, enum zk_groth16_precompute which,
+                              unsigned factor, unsigned nthreads);
+
+/*
+ * Points MSM m of k at a table the caller owns (e.g. mapped from a key
+ * store), read-only, valid while k is used; NULL removes it.  0, or
+ * ZK_EBADPARAMS (bad m, or t is not a table of m's points: group, count,
+ * format) with k unchanged.  zk_groth16_key_table: the table in use for m,
+ * or NULL.
+ */
+int zk_groth16_key_use_table(struct zk_groth16_key *k, enum zk_groth16_msm m,
+                             const struct zk_msm_table *t);
+const struct zk_msm_table *zk_groth16_key_table(const struct zk_groth16_key *k,
+                                                enum zk_groth16_msm m);
+
+/*
  * Step 1 of docs/formats.md section 6: a[i] = <A_i, w>, b[i] = <B_i, w>
  * (including the public-signal rows of section 4), c[i] = a[i] * b[i], all
  * in Montgomery form, for i < domain_size.  w holds n_vars plain canonical
