@@ -24,17 +24,11 @@
 
 /* ---- per-curve instantiations --------------------------------------------- */
 
-#define ZK_T bn254
-#define ZK_T_CURVE ZK_CURVE_BN254
+/*                    curve   enum zk_curve       (prove_tmpl.h) */
+#define ZK_PROVE_TMPL (bn254,  ZK_CURVE_BN254)
 #include "prove_tmpl.h"
-#undef ZK_T
-#undef ZK_T_CURVE
-
-#define ZK_T bls381
-#define ZK_T_CURVE ZK_CURVE_BLS12_381
+#define ZK_PROVE_TMPL (bls381, ZK_CURVE_BLS12_381)
 #include "prove_tmpl.h"
-#undef ZK_T
-#undef ZK_T_CURVE
 
 const struct g16_ops *zk_g16_ops(enum zk_curve curve)
 {
