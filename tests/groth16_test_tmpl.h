@@ -478,6 +478,43 @@ static void CURVE_NAME(run)(unsigned n_cons, unsigned n_vars, unsigned n_pub)
     ZT_CHECK(zk_groth16_prove_finalize_rs(p, &zr, &zs, 2, &pr) == 0);
     ZT_CHECK(CURVE_NAME(same_proof)(&pr, &ex), "%s: blinded proof differs from the formulas", cn);
     ZT_CHECK(CURVE_NAME(verdict)(&vk, pub, &pr) == 1, "%s: blinded proof rejected", cn);
+    /* precomputed MSM tables (H alone, then all five; factors 1 and 3):
+     * the same proof byte for byte, accepted; a table of another MSM
+     * refused; NONE drops them */
+    for (unsigned which = ZK_G16_PRECOMPUTE_H; which <= ZK_G16_PRECOMPUTE_ALL; which++) {
+        for (unsigned f = 1; f <= 3; f += 2) {
+            struct zk_groth16_key *kt = k;     /* (k itself) */
+            struct zk_groth16_pending *pt = NULL;
+            rc = zk_groth16_key_precompute(kt, (enum zk_groth16_precompute)which, f, 2);
+            ZT_REQUIRE(rc == 0, , "%s: precompute %u factor %u: %s", cn, which, f,
+                       zk_strerror(rc));
+            ZT_CHECK(zk_groth16_key_table(kt, ZK_G16_MSM_H) != NULL &&
+                     (zk_groth16_key_table(kt, ZK_G16_MSM_B2) != NULL) ==
+                         (which == ZK_G16_PRECOMPUTE_ALL), "%s: tables present", cn);
+            ZT_CHECK(zk_groth16_synthesize(kt, w, abc, abc + c.n, abc + 2 * c.n, 2) == 0);
+            rc = zk_groth16_prove_start(kt, w, abc, abc + c.n, abc + 2 * c.n, 2, &pt);
+            ZT_REQUIRE(rc == 0, , "start with tables %d", rc);
+            ZT_CHECK(zk_groth16_prove_finalize_rs(pt, &zr, &zs, 2, &pr2) == 0);
+            ZT_CHECK(CURVE_NAME(same_proof)(&pr2, &ex), "%s: proof with tables (%u, factor "
+                     "%u) differs from the one without", cn, which, f);
+            ZT_CHECK(CURVE_NAME(verdict)(&vk, pub, &pr2) == 1, "%s: table proof rejected", cn);
+            zk_groth16_pending_free(pt);
+            ZT_CHECK(zk_groth16_prove(kt, w, 1, &pr2) == 0 &&
+                     CURVE_NAME(verdict)(&vk, pub, &pr2) == 1,
+                     "%s: zk_groth16_prove with tables rejected", cn);
+        }
+    }
+    ZT_CHECK(zk_groth16_key_use_table(k, ZK_G16_MSM_A,
+                                      zk_groth16_key_table(k, ZK_G16_MSM_B2)) == ZK_EBADPARAMS,
+             "%s: a G2 table refused for A", cn);
+    ZT_CHECK(zk_groth16_key_use_table(k, ZK_G16_MSM_A, NULL) == 0 &&
+             !zk_groth16_key_table(k, ZK_G16_MSM_A) && zk_groth16_key_table(k, ZK_G16_MSM_C),
+             "%s: use_table NULL drops one table", cn);
+    ZT_CHECK(zk_groth16_key_precompute(k, ZK_G16_PRECOMPUTE_NONE, 0,
+                                       1) == 0 && !zk_groth16_key_table(k, ZK_G16_MSM_H) &&
+             !zk_groth16_key_table(k, ZK_G16_MSM_B1), "%s: precompute none drops them", cn);
+    ZT_CHECK(zk_groth16_key_precompute(k, ZK_G16_PRECOMPUTE_ALL, 0,
+                                       1) == ZK_EBADPARAMS, "%s: factor 0 refused", cn);
     /* fresh r, s from getrandom: valid and different each time */
     ZT_CHECK(zk_groth16_prove_finalize(p, 2, &pr) == 0);
     ZT_CHECK(zk_groth16_prove_finalize(p, 2, &pr2) == 0);

@@ -12,7 +12,9 @@
 
 #include "zk/config.h"
 #include "zk/error.h"
+#include "zk/groth16.h"
 #include "zk/ledger.h"
+#include "zk/msm.h"
 #include "zk/pool.h"
 
 void zk_config_defaults(struct zk_config *c)
@@ -36,9 +38,12 @@ void zk_config_defaults(struct zk_config *c)
     c->gpud_threads = 0;
     c->gpud_release = ZK_RELEASE_AFTER_START;
     c->gpud_self_verify = 0;
+    c->keys_precompute = ZK_G16_PRECOMPUTE_NONE;
+    c->keys_table_factor = ZK_G16_TABLE_FACTOR_DEFAULT;
 }
 
-enum kind { K_STR, K_UINT, K_INT, K_BOOL, K_RELEASE, K_BACKEND, K_SIZE, K_NODES, K_HUGEPAGES };
+enum kind { K_STR, K_UINT, K_INT, K_BOOL, K_RELEASE, K_BACKEND, K_SIZE, K_NODES, K_HUGEPAGES,
+            K_PRECOMPUTE };
 
 struct option {
     const char *section, *name;
@@ -74,6 +79,8 @@ static const struct option options[] = {
     O("gpud", "release", K_RELEASE, gpud_release, 0, 0),
     O("gpud", "self_verify", K_BOOL, gpud_self_verify, 0, 1),
     O("gpud", "keys", K_STR, gpud_keys, 0, 0),
+    O("keys", "precompute", K_PRECOMPUTE, keys_precompute, 0, 0),
+    O("keys", "table_factor", K_UINT, keys_table_factor, 1, ZK_MSM_MAX_FACTOR),
 };
 
 int zk_config_parse_nodes(const char *s, int *nodes, unsigned max, unsigned *ret_n)
@@ -194,6 +201,14 @@ int zk_config_set(struct zk_config *c, const char *section, const char *name,
                 return zk_diag_set(diag, src, -EINVAL, "[%s] %s: '%s' is not auto, yes or no",
                                    section, name, value);
             return 0;
+        case K_PRECOMPUTE: {
+            enum zk_groth16_precompute w;
+            if (zk_groth16_precompute_parse(value, &w))
+                return zk_diag_set(diag, src, -EINVAL, "[%s] %s: '%s' is not none, h or all",
+                                   section, name, value);
+            *(int *)p = (int)w;
+            return 0;
+        }
         case K_BACKEND:
             if (strcmp(value, "cpu") && strcmp(value, "cuda"))
                 return zk_diag_set(diag, src, -EINVAL, "[%s] %s: '%s' is not cpu or cuda",

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "g16_internal.h"
 #include "zk/error.h"
@@ -51,6 +52,18 @@ size_t zk_groth16_table_size(const struct zk_zkey_header *h, enum zk_groth16_msm
     size_t n = g16_msm_count(h, m);
     return m == ZK_G16_MSM_B2 ? ops->msm_g2_table_size(n, factor)
                               : ops->msm_g1_table_size(n, factor);
+}
+
+int zk_groth16_precompute_parse(const char *s, enum zk_groth16_precompute *ret)
+{
+    static const char *const names[] = { "none", "h", "all" };
+    for (unsigned i = 0; s && ret && i < 3; i++) {
+        if (!strcmp(s, names[i])) {
+            *ret = (enum zk_groth16_precompute)i;
+            return 0;
+        }
+    }
+    return ZK_EBADPARAMS;
 }
 
 /* 1 if `which` selects MSM m. */

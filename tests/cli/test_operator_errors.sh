@@ -120,5 +120,23 @@ for d in "$ZKSLOT_SYNTHD" "$ZKSLOT_GPUD"; do
     done
 done
 
+# [keys] precompute / table_factor (MSM tables): accepted values, one-line refusals
+printf '[keys]\nprecompute = all\ntable_factor = 3\n' >"$tmp/keys.conf"
+ZKSLOT_CONFIG=$tmp/keys.conf "$ZKSLOT_GPUD" --check-config >"$tmp/out" 2>&1 &&
+    ok "[keys] precompute = all, table_factor = 3 accepted" ||
+    fail "[keys] precompute = all refused: $(cat "$tmp/out")"
+printf '[keys]\nprecompute = sometimes\n' >"$tmp/keys.conf"
+ZKSLOT_CONFIG=$tmp/keys.conf "$ZKSLOT_GPUD" --check-config >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "keys.conf.*\[keys\] precompute: 'sometimes' is not none, h or all" "$tmp/out" &&
+    ok "[keys] precompute refused: $(tail -1 "$tmp/out")" ||
+    fail "[keys] precompute = sometimes: exit $rc: $(cat "$tmp/out")"
+printf '[keys]\ntable_factor = 65\n' >"$tmp/keys.conf"
+ZKSLOT_CONFIG=$tmp/keys.conf "$ZKSLOT_GPUD" --check-config >"$tmp/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "table_factor" "$tmp/out" &&
+    ok "[keys] table_factor = 65 refused: $(tail -1 "$tmp/out")" ||
+    fail "[keys] table_factor = 65: exit $rc: $(cat "$tmp/out")"
+
 [ "$fails" = 0 ] && echo "all operator error checks passed" || echo "$fails check(s) failed"
 [ "$fails" = 0 ]

@@ -2,6 +2,7 @@
 # (sourced after prove_lib.sh).  g16_case CURVE CIRCUIT PTAU_POWER INPUT_JSON
 # runs, for one circuit with a snarkjs-made key (one contribution):
 #   our proof -> snarkjs groth16 verify accepts, zkslot verify accepts;
+#   our proof with MSM tables (--precompute all) -> snarkjs accepts;
 #   snarkjs's proof -> zkslot verify accepts; same public.json;
 #   tampered public input / proof -> both reject;
 #   zkslot export-vk == snarkjs zkey export verificationkey (as JSON).
@@ -57,6 +58,11 @@ g16_case() {
         snarkjs groth16 verify "$d/vk.json" "$t/public.json" "$t/proof.json"
     g16_expect 0 "$tag: zkslot verifies our proof" \
         "$ZKSLOT" verify "$d/vk.json" "$t/public.json" "$t/proof.json"
+    g16_expect 0 "$tag: zkslot prove --precompute all (MSM tables)" \
+        "$ZKSLOT" prove "$d/key.zkey" "$t/w.wtns" "$t/tproof.json" "$t/tpublic.json" \
+        --threads 2 --precompute all --table-factor 3
+    g16_expect 0 "$tag: snarkjs verifies our proof made with MSM tables" \
+        snarkjs groth16 verify "$d/vk.json" "$t/tpublic.json" "$t/tproof.json"
 
     snarkjs groth16 prove "$d/key.zkey" "$t/w.wtns" "$t/sproof.json" "$t/spublic.json" >/dev/null ||
         g16_fail "$tag: snarkjs prove failed"

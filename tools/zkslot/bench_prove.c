@@ -3,12 +3,16 @@
  * [--repeats K] [--json]`: proves K times (after loading the key and the
  * witness once, not timed) and prints the median wall time of every stage
  * (synthesis of a/b/c, the odd-coset NTTs, h, each MSM, finalize) and of
- * the whole proof, plus the key load time.  Every proof is verified against
+ * the whole proof, plus the key load time; "cpu" is the median process CPU
+ * time of a proof (all threads; steadier than wall time on a loaded machine).  Every proof is verified against
  * the key's own verification key, so a fast wrong answer cannot pass.
  * --backend cuda [--device N] runs prove_start on the GPU (zkcuda.h, the
  * key's points uploaded once, untimed; every MSM, B2's on G2 included) and
  * finalize (blinding, assembly) on the CPU threads, as gpud does; the stage
  * times are then those prove_start measured on the device.
+ * --precompute none|h|all [--table-factor F] (CPU): the key's MSM tables
+ * (zk_groth16_key_precompute, factor F, default ZK_G16_TABLE_FACTOR_DEFAULT)
+ * built after loading, untimed in the proofs, their build time printed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +29,13 @@
 
 
 
-#define NSTAGE 11
+#define NSTAGE 12
 
 int cmd_bench_prove(int argc, char **argv)
 {
     static const char *names[NSTAGE] = { "synth", "ntt", "h", "msm_a", "msm_b1", "msm_c",
-                                         "msm_h", "msm_b2", "assemble", "finalize", "total" };
+                                         "msm_h", "msm_b2", "assemble", "finalize", "total",
+                                         "cpu" };
     const char *pos[2];
     unsigned npos = 0, nthreads = 0, repeats = 5, dev = 0;
     int json = 0, ret = 2, rc, cuda = 0;
@@ -39,7 +44,9 @@ int cmd_bench_prove(int argc, char **argv)
     struct zk_groth16_key *k = NULL;
     struct zk_groth16_vk vk;
     zk_scalar *w = NULL;
-    double *v[NSTAGE] = { 0 }, t0, load_s;
+    double *v[NSTAGE] = { 0 }, t0, load_s, tables_s = 0;
+    enum zk_groth16_precompute pre = ZK_G16_PRECOMPUTE_NONE;
+    unsigned factor = ZK_G16_TABLE_FACTOR_DEFAULT;
 
     memset(&vk, 0, sizeof vk);
     for (int i = 1; i < argc; i++) {
@@ -51,6 +58,14 @@ int cmd_bench_prove(int argc, char **argv)
                 return 2;
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
+        } else if (!strcmp(argv[i], "--precompute") && i + 1 < argc) {
+            if (zk_groth16_precompute_parse(argv[++i], &pre)) {
+                fprintf(stderr, "zkslot bench prove: --precompute: none, h or all\n");
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--table-factor") && i + 1 < argc) {
+            if (g16_cli_parse_uint("bench prove", "--table-factor", argv[++i], &factor))
+                return 2;
         } else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
             if (bench_backend("prove", argv[++i], &cuda))
                 return 2;
@@ -61,7 +76,8 @@ int cmd_bench_prove(int argc, char **argv)
             pos[npos++] = argv[i];
         } else {
             fprintf(stderr, "usage: zkslot bench prove KEY.zkey WITNESS.wtns [--threads T] "
-                            "[--repeats K] [--json] [--backend cpu|cuda] [--device N]\n");
+                            "[--repeats K] [--json] [--backend cpu|cuda] [--device N] "
+                            "[--precompute none|h|all] [--table-factor F]\n");
             return 2;
         }
     }
@@ -77,6 +93,15 @@ int cmd_bench_prove(int argc, char **argv)
         g16_cli_load_witness("bench prove", pos[1], k, &w))
         goto out;
     load_s = bench_now() - t0;
+    if (pre != ZK_G16_PRECOMPUTE_NONE) {
+        t0 = bench_now();
+        if ((rc = zk_groth16_key_precompute(k, pre, factor, nthreads))) {
+            fprintf(stderr, "zkslot bench prove: %s: --precompute: %s\n", pos[0],
+                    zk_strerror(rc));
+            goto out;
+        }
+        tables_s = bench_now() - t0;
+    }
     if (zk_groth16_vk_from_key(k, &vk))
         goto out;
     for (int s = 0; s < NSTAGE; s++) {
@@ -95,6 +120,7 @@ int cmd_bench_prove(int argc, char **argv)
     for (unsigned r = 0; r < repeats; r++) {
         struct zk_groth16_proof p;
         int valid = 0;
+        double c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);   /* the "cpu" stage */
         if (cuda) {
             /* as gpud: synthesis (timed), prove_start on the GPU, finalize here */
             struct zk_groth16_pending *pe = NULL;
@@ -112,6 +138,7 @@ int cmd_bench_prove(int argc, char **argv)
         } else {
             rc = zk_groth16_prove(k, w, nthreads, &p);
         }
+        double cpu_s = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;   /* before verifying */
         if (rc) {
             fprintf(stderr, "zkslot bench prove: %s: %s\n", pos[0], zk_cuda_strerror(rc));
             goto out;
@@ -123,7 +150,8 @@ int cmd_bench_prove(int argc, char **argv)
         }
         double st[NSTAGE] = { p.t.synth, p.t.ntt, p.t.h, p.t.msm_a, p.t.msm_b1, p.t.msm_c,
                               p.t.msm_h, p.t.msm_b2, p.t.assemble,
-                              cuda ? p.t.assemble : p.t.msm_b2 + p.t.assemble, p.t.total };
+                              cuda ? p.t.assemble : p.t.msm_b2 + p.t.assemble, p.t.total,
+                              cpu_s };
         for (int s = 0; s < NSTAGE; s++)
             v[s][r] = st[s];
     }
@@ -132,9 +160,10 @@ int cmd_bench_prove(int argc, char **argv)
         med[s] = bench_median(v[s], repeats);
     if (json) {
         printf("{\"bench\": \"prove\", \"backend\": \"%s\", \"curve\": \"%s\", \"threads\": %u, \"repeats\": %u, "
-               "\"n_vars\": %u, \"n_public\": %u, \"domain_size\": %u, \"load_s\": %.6f",
+               "\"n_vars\": %u, \"n_public\": %u, \"domain_size\": %u, \"load_s\": %.6f, "
+               "\"precompute\": %d, \"table_factor\": %u, \"tables_s\": %.6f",
                cuda ? "cuda" : "cpu", zk_curve_name(h->curve), nthreads, repeats, h->n_vars,
-               h->n_public, h->domain_size, load_s);
+               h->n_public, h->domain_size, load_s, (int)pre, pre ? factor : 0, tables_s);
         for (int s = 0; s < NSTAGE; s++)
             printf(", \"%s_s\": %.6f", names[s], med[s]);
         printf("}\n");
@@ -143,6 +172,9 @@ int cmd_bench_prove(int argc, char **argv)
                "(key+witness load %.3f s)\n", zk_curve_name(h->curve), h->n_vars, h->n_public,
                h->log2_domain, nthreads, cuda ? ", prove_start on the GPU (cuda)" : "",
                repeats, load_s);
+        if (pre != ZK_G16_PRECOMPUTE_NONE)
+            printf("  MSM tables (%s, factor %u) built in %.3f s, untimed below\n",
+                   pre == ZK_G16_PRECOMPUTE_H ? "h" : "all", factor, tables_s);
         for (int s = 0; s < NSTAGE; s++)
             printf("  %-9s %10.3f ms%s\n", names[s], med[s] * 1e3,
                    s != 9 ? "" : cuda ? "  (assemble; B2 was on the GPU)" : "  (msm_b2 + assemble)");

@@ -9,6 +9,11 @@
  * directory removed afterwards.  A rejected input prints the generator's
  * own message.
  *
+ * --precompute none|h|all [--table-factor F]: builds the key's MSM tables
+ * (zk_groth16_key_precompute) before proving, unless the key already has
+ * them; in a one-shot process their build costs more than it saves: they
+ * pay where the key stays loaded (docs/arithmetic.md, MSM tables).
+ *
  * Exit 0 on success, 2 on any error (one line naming the file).
  */
 #define _GNU_SOURCE
@@ -61,7 +66,8 @@ static int make_witness(const char *in, const char *gen, int is_cmd, char *dir, 
 int cmd_prove(int argc, char **argv)
 {
     const char *pos[4], *input = NULL, *gen = NULL;
-    unsigned npos = 0, nthreads = 0;
+    unsigned npos = 0, nthreads = 0, factor = ZK_G16_TABLE_FACTOR_DEFAULT;
+    enum zk_groth16_precompute pre = ZK_G16_PRECOMPUTE_NONE;
     int gen_is_cmd = 0;
     char tmpdir[4096] = "", wtns[4200] = "";
     struct zk_groth16_key *k = NULL;
@@ -76,6 +82,15 @@ int cmd_prove(int argc, char **argv)
                 return 2;
         } else if (!strncmp(argv[i], "--threads=", 10)) {
             if (g16_cli_parse_uint("prove", "--threads", argv[i] + 10, &nthreads))
+                return 2;
+        } else if (!strcmp(argv[i], "--precompute") && i + 1 < argc) {
+            if (zk_groth16_precompute_parse(argv[++i], &pre)) {
+                fprintf(stderr, "zkslot prove: --precompute: none, h or all, not '%s'\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--table-factor") && i + 1 < argc) {
+            if (g16_cli_parse_uint("prove", "--table-factor", argv[++i], &factor))
                 return 2;
         } else if (!strcmp(argv[i], "--input") && i + 1 < argc) {
             input = argv[++i];
@@ -104,6 +119,7 @@ int cmd_prove(int argc, char **argv)
                         "[--threads T]\n"
                         "       zkslot prove KEY.zkey --input INPUT.json --witness-gen PATH "
                         "PROOF.json PUBLIC.json [--threads T]\n"
+                        "  --precompute none|h|all [--table-factor F]  MSM tables first\n"
                         "  --witness-gen PATH  circom's C++ generator, .wasm or NAME_js/ folder;\n"
                         "  --witness-cmd CMD   or any generator: 'PROGRAM {input} {output}'\n");
         return npos == 99 ? 0 : 2;
@@ -115,6 +131,11 @@ int cmd_prove(int argc, char **argv)
     }
     if (g16_cli_load_key("prove", pos[0], nthreads, &k))
         goto out;
+    if (pre != ZK_G16_PRECOMPUTE_NONE && !zk_groth16_key_table(k, ZK_G16_MSM_H) &&
+        (rc = zk_groth16_key_precompute(k, pre, factor, nthreads))) {
+        fprintf(stderr, "zkslot prove: %s: --precompute: %s\n", pos[0], zk_strerror(rc));
+        goto out;
+    }
     if (input && make_witness(input, gen, gen_is_cmd, tmpdir, sizeof tmpdir, wtns, sizeof wtns))
         goto out;
     if (g16_cli_load_witness("prove", pos[1], k, &w))

@@ -9,6 +9,7 @@
  *   [synthd]  workers, threads, numa_node, witness_memory, witness_timeout,
  *             witness_output, witness_dir
  *   [gpud]    backend, device, threads, release, self_verify, keys
+ *   [keys]    precompute, table_factor
  *
  * Order of precedence: defaults < file < environment (ZKSLOT_STATE_DIR,
  * ZKSLOT_POOL) < command-line flags (zk_config_set from the caller).
@@ -68,6 +69,9 @@ struct zk_config {
     int gpud_release;               /* enum zk_release_policy */
     int gpud_self_verify;
     char gpud_keys[1024];           /* comma-separated key names; "" = all */
+    /* [keys] */
+    int keys_precompute;            /* enum zk_groth16_precompute: MSM tables of a key */
+    unsigned keys_table_factor;     /* multiples per point in those tables */
     /* where the values came from, for messages */
     char source[1024];              /* the file read, or "" */
 };

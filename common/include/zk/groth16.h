@@ -168,7 +168,7 @@ enum zk_groth16_precompute {
 };
 
 /* The table factor used when none is configured (docs/arithmetic.md, MSM tables). */
-#define ZK_G16_TABLE_FACTOR_DEFAULT 4
+#define ZK_G16_TABLE_FACTOR_DEFAULT 8
 
 /*
  * Bytes of the table of MSM m of a key with header h and `factor`
@@ -181,6 +181,9 @@ size_t zk_groth16_table_size(const struct zk_zkey_header *h, enum zk_groth16_msm
                              unsigned factor);
 size_t zk_groth16_tables_size(const struct zk_zkey_header *h,
                               enum zk_groth16_precompute which, unsigned factor);
+
+/* "none", "h" or "all" into *ret: 0, or ZK_EBADPARAMS (*ret unchanged). */
+int zk_groth16_precompute_parse(const char *s, enum zk_groth16_precompute *ret);
 
 /*
  * Builds, in this process, the tables `which` selects with `factor`
