@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ff/fields.h"
 #include "zk/error.h"
 #include "zk/ntt.h"
 #include "zk/parallel.h"

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ec/curves.h"
+#include "ff/fp12.h"
 #include "zk/pairing.h"
 #include "zktest.h"
 

@@ -63,8 +63,8 @@
 #define GROUP_FN(name) ZK_CAT(GROUP_T, name)                 /* GROUP_FN(add): bn254_g1_add */
 #define COORD_FN(name) ZK_CAT(COORD_T, name)                 /* COORD_FN(mul): bn254_fp_mul */
 
-typedef struct { COORD_T x, y, z; } GROUP_T;
-typedef struct { COORD_T x, y; } GROUP_AFFINE_T;
+/* the types GROUP_T, { COORD_T x, y, z; }, and GROUP_AFFINE_T, { COORD_T x, y; },
+ * are defined by zk/types.h */
 
 static const COORD_T GROUP_FN(B_) = GROUP_CONST(B);
 static const GROUP_AFFINE_T GROUP_FN(GEN_) = { GROUP_CONST(GEN_X), GROUP_CONST(GEN_Y) };

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "ec/curves.h"
 #include "zk/ec.h"
 #include "zk/error.h"
 #include "zk/parallel.h"

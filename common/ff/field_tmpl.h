@@ -5,10 +5,10 @@
  * after the one line that names the field's parameters (this file undefines
  * it at its end):
  *   #define ZK_FIELD_TMPL (bn254_fp, BN254_FP, 4, 32, 1)
- * that is: the type, also the prefix of its functions; the prefix of its
- * constants in consts.h (_P _ONE _R2 _N0 _PM2 _INVK, and _SQRT_EXP from
- * fields.h); the limb count; the canonical byte length; 1 when p = 3 mod 4
- * and sqrt is made.
+ * that is: the type (a struct of zk/types.h), also the prefix of its
+ * functions; the prefix of its constants in consts.h (_P _ONE _R2 _N0 _PM2
+ * _INVK, and _SQRT_EXP from fields.h); the limb count; the canonical byte
+ * length; 1 when p = 3 mod 4 and sqrt is made.
  *
  * Elements are kept fully reduced in Montgomery form: x is stored as
  * x * 2^(64*N) mod p.  This is exactly snarkjs's on-disk "Montgomery LE"
@@ -58,7 +58,7 @@
 #define ZK_F_INVK  FIELD_CONST(INVK)
 #define ZK_F_SQRT  FIELD_CONST(SQRT_EXP)
 
-typedef struct { limb_t l[ZK_F_N]; } ZK_F;
+/* the type ZK_F, ZK_F_N limbs, is defined by zk/types.h */
 
 static const limb_t FIELD_FN(P_)[ZK_F_N] = ZK_F_P;
 static const limb_t FIELD_FN(ONE_)[ZK_F_N] = ZK_F_ONE;

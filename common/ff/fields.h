@@ -9,6 +9,7 @@
 #ifndef ZK_COMMON_FF_FIELDS_H
 #define ZK_COMMON_FF_FIELDS_H
 
+#include "zk/types.h"     /* the types; this layer adds their arithmetic */
 #include "vec.h"
 #include "consts.h"
 #include "paste.h"

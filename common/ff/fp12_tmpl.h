@@ -63,8 +63,8 @@
 #define FP6_FN(name)   ZK_CAT(FP6_T, name)
 #define FP12_FN(name)  ZK_CAT(FP12_T, name)                 /* FP12_FN(mul): bn254_fp12_mul */
 
-typedef struct { FP2_T c0, c1, c2; } FP6_T;
-typedef struct { FP6_T c0, c1; } FP12_T;
+/* the types FP6_T, { FP2_T c0, c1, c2; }, and FP12_T, { FP6_T c0, c1; }, are
+ * defined by zk/types.h */
 
 static const FP2_T FP12_FN(FROB1_)[5] = FP12_CONST(FROB1);
 static const FP2_T FP12_FN(FROB2_)[5] = FP12_CONST(FROB2);

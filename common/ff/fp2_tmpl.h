@@ -33,7 +33,7 @@
 #define FP2_FN(name)   ZK_CAT(FP2_T, name)        /* FP2_FN(mul): bn254_fp2_mul */
 #define FP_FN(name)    ZK_CAT(FP_T, name)         /* FP_FN(mul): bn254_fp_mul */
 
-typedef struct { FP_T c0, c1; } FP2_T;
+/* the type FP2_T, { FP_T c0, c1; }, is defined by zk/types.h */
 
 ZK_HD void FP2_FN(zero)(FP2_T *r) { FP_FN(zero)(&r->c0); FP_FN(zero)(&r->c1); }
 ZK_HD void FP2_FN(one)(FP2_T *r) { FP_FN(one)(&r->c0); FP_FN(zero)(&r->c1); }

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "ff/fields.h"
 #include "zk/error.h"
 #include "zk/ntt.h"
 #include "zk/parallel.h"

@@ -3,6 +3,8 @@
  * the curve-specific pieces (loop digits, final exponentiation hard parts)
  * and one pairing_tmpl.h instantiation per curve.
  */
+#include "ec/curves.h"
+#include "ff/fp12.h"
 #include "zk/pairing.h"
 
 /* ------------------------------------------------------------ BN254 */

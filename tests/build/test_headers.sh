@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_headers.sh -- every public header in common/include/zk/ compiles on its
-# own, as C17 and as C++17, with the project's warnings (docs/testing.md,
-# "Public headers").
+# own, as C17 and as C++17, with the project's warnings and only
+# common/include on the include path, so that none includes a private header
+# (docs/testing.md, "Public headers").
 set -u
 src=${ZK_SOURCE_DIR:?}
 cc=${CC:-cc}; cxx=${CXX:-c++}
@@ -11,7 +12,7 @@ for h in "$src"/common/include/zk/*.h; do
   for lang in c c++; do
     if [ "$lang" = c ]; then comp=$cc; std=-std=gnu17; else comp=$cxx; std=-std=gnu++17; fi
     if ! echo "#include \"$h\"" | $comp -x $lang $std -fsyntax-only -Wall -Wextra -Werror \
-        -I"$src/common/include" -I"$src/common" - 2>/tmp/zk_hdr_err.$$; then
+        -I"$src/common/include" - 2>/tmp/zk_hdr_err.$$; then
       echo "FAIL: $(basename "$h") does not compile alone as $lang:"
       cat /tmp/zk_hdr_err.$$
       fail=1

@@ -19,6 +19,7 @@
 
 #include "bench_util.h"
 #include "cmd.h"
+#include "ff/fields.h"
 #include "zk/groth16.h"
 #include "zkcuda.h"
 #include "zk/error.h"

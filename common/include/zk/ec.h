@@ -1,8 +1,8 @@
 /*
  * ec.h -- point validation and encodings for G1/G2 of BN254 and BLS12-381.
  *
- * The point types and arithmetic are the header-only ones of ec/curves.h
- * (bn254_g1_affine, ..., bls381_g2_affine).  This header adds:
+ * The point types are those of zk/types.h (bn254_g1_affine, ...,
+ * bls381_g2_affine; their arithmetic is internal).  This header adds:
  *
  *  - snarkjs's encoding (zkey/ptau points): affine x then y, each coordinate
  *    in Montgomery form (x*R mod p) as little-endian bytes, Fp2 as c0 then c1,
@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ec/curves.h"
+#include "zk/types.h"
 #include "zk/binfile.h"
 
 #ifdef __cplusplus

@@ -43,7 +43,7 @@
 
 #include <stddef.h>
 
-#include "ec/curves.h"
+#include "zk/types.h"
 
 #ifdef __cplusplus
 extern "C" {

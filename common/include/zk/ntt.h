@@ -3,7 +3,7 @@
  * BLS12-381 (one implementation, common/ntt/ntt_tmpl.h, instantiated per
  * field).
  *
- * Elements are the Montgomery-form field elements of ff/fields.h.  The
+ * Elements are the Montgomery-form field elements of zk/types.h.  The
  * transforms are linear, so they give the same answer whether the caller
  * thinks of the values as Montgomery or plain; the only constants that enter
  * (roots, n^-1, shifts) are proper field elements.
@@ -28,7 +28,7 @@
 #ifndef ZK_COMMON_NTT_H
 #define ZK_COMMON_NTT_H
 
-#include "ff/fields.h"
+#include "zk/types.h"
 
 #ifdef __cplusplus
 extern "C" {

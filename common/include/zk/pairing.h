@@ -3,8 +3,8 @@
  * ("bn128" in snarkjs) and BLS12-381, one implementation
  * (common/pairing/pairing_tmpl.h) instantiated per curve.
  *
- * Points are the affine types of ec/curves.h (Montgomery form, the all-zero
- * point is infinity); GT elements are the Fp12 of ff/fp12.h (snarkjs's and
+ * Points are the affine types of zk/types.h (Montgomery form, the all-zero
+ * point is infinity); GT elements are its Fp12 (snarkjs's and
  * blst's layout).  Values are
  *   e(P, Q) = f(P)^(m (p^12 - 1)/r)
  * with f the optimal-ate Miller function and m the fixed multiple that the
@@ -30,8 +30,7 @@
 
 #include <stddef.h>
 
-#include "ff/fp12.h"
-#include "ec/curves.h"
+#include "zk/types.h"
 
 #ifdef __cplusplus
 extern "C" {
