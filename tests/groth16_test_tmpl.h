@@ -26,14 +26,7 @@
  */
 #define CURVE_NAME(name) ZK_CAT(ZK_ARG(1, ZK_G16_TEST_TMPL), name) /* CURVE_NAME(run): bn254_run */
 #define CURVE_ID       ZK_ARG(2, ZK_G16_TEST_TMPL)    /* ZK_CURVE_BN254 */
-#define FR_T           CURVE_NAME(fr)                 /* bn254_fr */
-#define G1_T           CURVE_NAME(g1)
-#define G2_T           CURVE_NAME(g2)
-#define G1_AFFINE_T    CURVE_NAME(g1_affine)
-#define G2_AFFINE_T    CURVE_NAME(g2_affine)
-#define FR_FN(name)    ZK_CAT(FR_T, name)             /* FR_FN(mul): bn254_fr_mul */
-#define G1_FN(name)    ZK_CAT(G1_T, name)
-#define G2_FN(name)    ZK_CAT(G2_T, name)
+#include "ff/curve_names.h"     /* FR_T, G1_T, G1_AFFINE_T, FR_FN, G1_FN, ... */
 
 struct CURVE_NAME(lc) {
     unsigned n;
@@ -615,14 +608,6 @@ static void CURVE_NAME(run)(unsigned n_cons, unsigned n_vars, unsigned n_pub)
     CURVE_NAME(free_circuit)(&c);
 }
 
-#undef CURVE_NAME
+#include "ff/curve_names.h"     /* (undefines them and CURVE_NAME) */
 #undef CURVE_ID
-#undef FR_T
-#undef G1_T
-#undef G2_T
-#undef G1_AFFINE_T
-#undef G2_AFFINE_T
-#undef FR_FN
-#undef G1_FN
-#undef G2_FN
 #undef ZK_G16_TEST_TMPL

@@ -35,17 +35,7 @@
 #define CURVE_NAME(name) ZK_CAT(ZK_ARG(1, ZK_PROVE_TMPL), name)  /* CURVE_NAME(fr): bn254_fr */
 #define CURVE_ID       ZK_ARG(2, ZK_PROVE_TMPL)               /* ZK_CURVE_BN254 */
 #define G16_FN(name)   ZK_CAT(ZK_CAT(g16, ZK_ARG(1, ZK_PROVE_TMPL)), name) /* G16_FN(h): g16_bn254_h */
-#define FR_T           CURVE_NAME(fr)                         /* bn254_fr */
-#define FP_T           CURVE_NAME(fp)
-#define FP2_T          CURVE_NAME(fp2)
-#define G1_T           CURVE_NAME(g1)
-#define G2_T           CURVE_NAME(g2)
-#define G1_AFFINE_T    CURVE_NAME(g1_affine)
-#define G2_AFFINE_T    CURVE_NAME(g2_affine)
-#define FR_FN(name)    ZK_CAT(FR_T, name)                     /* FR_FN(mul): bn254_fr_mul */
-#define FP_FN(name)    ZK_CAT(FP_T, name)
-#define G1_FN(name)    ZK_CAT(G1_T, name)                     /* G1_FN(msm): bn254_g1_msm */
-#define G2_FN(name)    ZK_CAT(G2_T, name)
+#include "ff/curve_names.h"     /* FR_T, G1_T, G1_AFFINE_T, FR_FN, G1_FN, ... */
 
 _Static_assert(sizeof(FR_T) == sizeof(zk_scalar), "Fr is 4 limbs");
 _Static_assert(sizeof(G1_T) <= G16_G1J_WORDS * 8, "G1 Jacobian fits");
@@ -422,18 +412,7 @@ static const struct g16_ops G16_FN(g16_ops) = {
     .alphabeta = G16_FN(alphabeta),
 };
 
-#undef CURVE_NAME
+#include "ff/curve_names.h"     /* (undefines them and CURVE_NAME) */
 #undef CURVE_ID
 #undef G16_FN
-#undef FR_T
-#undef FP_T
-#undef FP2_T
-#undef G1_T
-#undef G2_T
-#undef G1_AFFINE_T
-#undef G2_AFFINE_T
-#undef FR_FN
-#undef FP_FN
-#undef G1_FN
-#undef G2_FN
 #undef ZK_PROVE_TMPL

@@ -54,16 +54,7 @@
 #define PAIRING_XNEG   ZK_ARG(5, ZK_PAIRING_TMPL)
 #define CURVE_NAME(name) ZK_CAT(PAIRING_CURVE, name)    /* CURVE_NAME(fp): bn254_fp */
 #define PAIRING_FN(name) CURVE_NAME(name)               /* PAIRING_FN(pairing): bn254_pairing */
-#define FP_T           CURVE_NAME(fp)
-#define FP2_T          CURVE_NAME(fp2)
-#define FP12_T         CURVE_NAME(fp12)
-#define G1_AFFINE_T    CURVE_NAME(g1_affine)            /* bn254_g1_affine */
-#define G2_AFFINE_T    CURVE_NAME(g2_affine)
-#define FP_FN(name)    ZK_CAT(FP_T, name)               /* FP_FN(mul): bn254_fp_mul */
-#define FP2_FN(name)   ZK_CAT(FP2_T, name)
-#define FP12_FN(name)  ZK_CAT(FP12_T, name)
-#define G1_FN(name)    ZK_CAT(CURVE_NAME(g1), name)     /* G1_FN(neg): bn254_g1_neg */
-#define G2_FN(name)    ZK_CAT(CURVE_NAME(g2), name)
+#include "ff/curve_names.h"     /* FR_T, G1_T, G1_AFFINE_T, FR_FN, G1_FN, ... */
 
 /* pairs processed together in one Miller loop (stack state) */
 #define PAIR_CHUNK 8
@@ -297,16 +288,6 @@ int PAIRING_FN(pairing_product_is_one)(const G1_AFFINE_T *P, const G2_AFFINE_T *
 #undef PAIRING_MTYPE
 #undef PAIRING_BN
 #undef PAIRING_XNEG
-#undef CURVE_NAME
+#include "ff/curve_names.h"     /* (undefines them and CURVE_NAME) */
 #undef PAIRING_FN
-#undef FP_T
-#undef FP2_T
-#undef FP12_T
-#undef G1_AFFINE_T
-#undef G2_AFFINE_T
-#undef FP_FN
-#undef FP2_FN
-#undef FP12_FN
-#undef G1_FN
-#undef G2_FN
 #undef ZK_PAIRING_TMPL

@@ -17,16 +17,7 @@
  */
 #define CURVE_NAME(name) ZK_CAT(ZK_ARG(1, ZK_SETUP_TMPL), name)  /* CURVE_NAME(fr): bn254_fr */
 #define CURVE_CONST(k)   ZK_CAT(ZK_ARG(2, ZK_SETUP_TMPL), k)     /* CURVE_CONST(FR_P): BN254_FR_P */
-#define FR_T           CURVE_NAME(fr)                 /* bn254_fr */
-#define FP_T           CURVE_NAME(fp)
-#define FP2_T          CURVE_NAME(fp2)
-#define G1_T           CURVE_NAME(g1)
-#define G2_T           CURVE_NAME(g2)
-#define G1_AFFINE_T    CURVE_NAME(g1_affine)
-#define G2_AFFINE_T    CURVE_NAME(g2_affine)
-#define FR_FN(name)    ZK_CAT(FR_T, name)             /* FR_FN(mul): bn254_fr_mul */
-#define G1_FN(name)    ZK_CAT(G1_T, name)             /* G1_FN(generator): bn254_g1_generator */
-#define G2_FN(name)    ZK_CAT(G2_T, name)
+#include "ff/curve_names.h"     /* FR_T, G1_T, G1_AFFINE_T, FR_FN, G1_FN, ... */
 
 struct CURVE_NAME(setup_ctx) {
     uint32_t m, n_vars, n_pub;
@@ -363,16 +354,6 @@ out:
     return r;
 }
 
-#undef CURVE_NAME
+#include "ff/curve_names.h"     /* (undefines them and CURVE_NAME) */
 #undef CURVE_CONST
-#undef FR_T
-#undef FP_T
-#undef FP2_T
-#undef G1_T
-#undef G2_T
-#undef G1_AFFINE_T
-#undef G2_AFFINE_T
-#undef FR_FN
-#undef G1_FN
-#undef G2_FN
 #undef ZK_SETUP_TMPL
