@@ -2,7 +2,9 @@
  * keys.c -- gpud's side of the key cache (daemon/keycache.h): what a key's
  * load makes (its points for the backend, checked against the ledger's
  * record and the file's content hash, and its verification key for
- * self-verify), and the keys loaded at start ([gpud] keys, default all
+ * self-verify; the points come from the key's resident store, built by
+ * the first daemon that loads the key: docs/keystore.md), and the keys
+ * loaded at start ([gpud] keys, default all
  * registered; a key registered later is loaded when its first partition
  * arrives).
  */
@@ -13,6 +15,7 @@
 #include "gpud.h"
 #include "zk/error.h"
 #include "zk/keyfile.h"
+#include "zk/keystore.h"
 #include "zk/zkey.h"
 
 
@@ -27,23 +30,14 @@ static void load_progress(void *ctx, const char *part, uint64_t done, uint64_t t
                total ? 100.0 * (double)done / (double)total : 100.0);
 }
 
-/* The keycache's load: the key's points for the backend, checked against
- * the ledger's record of it, and its verification key. */
-static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
+/* The key's points (and whatever else the backend needs) read from its
+ * registered file, checked against the ledger's record. */
+static int key_from_file(const struct zk_ledger_key *lk, struct zk_groth16_key **ret,
+                         struct zk_diag *diag)
 {
-    const struct zk_ledger_key *lk = &e->lk;
     struct zk_zkey z;
-    struct zk_groth16_key *k = NULL;
     struct zk_groth16_load_opts o = { gpud.backend->key_parts, load_progress, (void *)lk->name, 0 };
-    struct key_ext *x;
-    double t0 = zkd_now();
     int r;
-
-    (void)ctx;
-    zkd_log(ZKD_INFO, "key %s: loading %s (%llu MiB)", lk->name, lk->path,
-            (unsigned long long)(lk->file_size >> 20));
-    if ((r = zk_keyfile_check(lk, NULL, diag)))
-        return r;
     memset(&z, 0, sizeof z);
     if ((r = zk_zkey_open(&z, lk->path, diag)))
         return r;
@@ -53,9 +47,76 @@ static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
         return zk_diag_set(diag, lk->path, ZK_ELENGTH,
                            "key %s: the file changed while it was being loaded", lk->name);
     }
-    r = zk_groth16_key_load_opts(&z, &o, diag, &k);
+    r = zk_groth16_key_load_opts(&z, &o, diag, ret);
     zk_zkey_done(&z);
-    if (r)
+    return r;
+}
+
+/* A key over the store at path (0), or the store's error with sd set. */
+static int key_from_store(const char *path, const char *hash, unsigned flags,
+                          struct zk_groth16_key **ret, struct zk_diag *sd)
+{
+    zk_keystore *s = NULL;
+    int r = zk_keystore_open(path, hash, flags, &s, sd);
+    if (!r && (r = zk_keystore_key(s, NULL, ret, sd)))
+        zk_keystore_close(s);
+    return r;
+}
+
+/*
+ * The key with its points: over its resident store when there is one
+ * (docs/keystore.md), else from its file; a daemon that finds no store
+ * builds it and then uses it (a store refused, or one that cannot be
+ * built, is logged and the file's key used).  What was done into how.
+ */
+static int key_points(const struct zk_ledger_key *lk, struct zk_groth16_key **ret, char *how,
+                      size_t hn, struct zk_diag *diag)
+{
+    char path[4096];
+    struct zk_diag sd = { "" };
+    struct zk_groth16_key *sk = NULL;
+    int r, sr = ZK_EBADPARAMS;
+    if (gpud.backend->key_parts == ZK_G16_LOAD_POINTS &&
+        !(sr = zk_keystore_path(gpud.cfg.pool, lk->hash, path, sizeof path)) &&
+        !(sr = key_from_store(path, lk->hash, ZK_KEYSTORE_POPULATE, ret, &sd))) {
+        snprintf(how, hn, "from its store %s", path);
+        return 0;
+    }
+    if (sr != -ENOENT && sd.msg[0])
+        zkd_log(ZKD_WARN, "key %s: %s: loading it from its file", lk->name, sd.msg);
+    if ((r = key_from_file(lk, ret, diag)))
+        return r;
+    snprintf(how, hn, "from its file");
+    if (sr != -ENOENT)
+        return 0;
+    r = zk_keystore_create(path, lk->hash, *ret, ZK_KEYSTORE_TABLES_NONE, &sd);
+    if ((r && r != -EEXIST) || key_from_store(path, lk->hash, 0, &sk, &sd)) {
+        zkd_log(ZKD_WARN, "key %s: no key store: %s", lk->name, sd.msg);
+        return 0;
+    }
+    zk_groth16_key_free(*ret);
+    *ret = sk;
+    snprintf(how, hn, "from its file, store %s %s", path, r ? "found" : "built");
+    return 0;
+}
+
+/* The keycache's load: the key's points for the backend, checked against
+ * the ledger's record of it, and its verification key. */
+static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
+{
+    const struct zk_ledger_key *lk = &e->lk;
+    struct zk_groth16_key *k = NULL;
+    struct key_ext *x;
+    char how[4200];
+    double t0 = zkd_now();
+    int r;
+
+    (void)ctx;
+    zkd_log(ZKD_INFO, "key %s: loading %s (%llu MiB)", lk->name, lk->path,
+            (unsigned long long)(lk->file_size >> 20));
+    if ((r = zk_keyfile_check(lk, NULL, diag)))
+        return r;
+    if ((r = key_points(lk, &k, how, sizeof how, diag)))
         return r;
     if (!(x = calloc(1, sizeof *x))) {
         zk_groth16_key_free(k);
@@ -74,9 +135,9 @@ static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
     }
     e->k = k;
     e->ext = x;
-    zkd_log(ZKD_INFO, "key %s: ready in %.2f s (%s, 2^%u domain, %llu variables)", lk->name,
-            zkd_now() - t0, zk_curve_name(zk_groth16_key_header(k)->curve), (unsigned)__builtin_ctzll(lk->domain_size),
-            (unsigned long long)lk->n_vars);
+    zkd_log(ZKD_INFO, "key %s: ready in %.3f s (%s, 2^%u domain, %llu variables; %s)", lk->name,
+            zkd_now() - t0, zk_curve_name(zk_groth16_key_header(k)->curve),
+            (unsigned)__builtin_ctzll(lk->domain_size), (unsigned long long)lk->n_vars, how);
     return 0;
 }
 

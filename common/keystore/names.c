@@ -86,3 +86,18 @@ int zk_keystore_remove(const char *path, struct zk_diag *diag)
     }
     return 0;
 }
+
+static int remove_one(void *ctx, const char *path, const char *hash)
+{
+    (void)hash;
+    if (unlink(path) == 0)
+        (*(unsigned *)ctx)++;
+    return 0;
+}
+
+unsigned zk_keystore_remove_all(const char *pool_path)
+{
+    unsigned n = 0;
+    zk_keystore_list(pool_path, remove_one, &n);
+    return n;
+}

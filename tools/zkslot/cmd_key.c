@@ -8,7 +8,14 @@
  * (circom's C++ generator, its .wasm or NAME_js/ folder) or --witness-cmd
  * 'COMMAND {input} {output}' the key also gets the witness generator that
  * makes jobs from circuit inputs (`zkslot submit --input`): checked that it
- * can run, hashed (zk/witgen.h), recorded.  Exit codes: 0 ok, 2 error.
+ * can run, hashed (zk/witgen.h), recorded.
+ *
+ * `key load NAME [--precompute none|h|all]` puts the key's decoded points
+ * into its store beside the pool (zk/keystore.h, docs/keystore.md), where
+ * every gpud serving the key and the one-shot `zkslot prove` map them;
+ * `key status` lists the registered keys with their stores (and stores
+ * of no registered key); `key unload NAME` removes a key's store.
+ * Exit codes: 0 ok, 2 error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,12 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "ledger_cli.h"
 #include "zk/error.h"
 #include "zk/keyfile.h"
+#include "zk/keystore.h"
 #include "zk/util.h"
 #include "zk/witgen.h"
 #include "zk/zkey.h"
@@ -207,12 +216,199 @@ out:
     return rc;
 }
 
+/* The registered key `name` and the path of its store beside the pool
+ * (the ledger opened).  0, or -1 with the message printed. */
+static int key_store_of(struct lcli *c, const char *name, struct zk_ledger_key *k, char *path,
+                        size_t n)
+{
+    struct zk_diag d = { "" };
+    if (lcli_open(c, 0) < 0)
+        return -1;
+    int r = zk_ledger_key_get(c->l, name, k, &d);
+    if (r == -ENOENT) {
+        fprintf(stderr, "zkslot %s: no key named '%s' (zkslot key list)\n", c->cmd, name);
+        return -1;
+    }
+    if (r < 0 || (r = zk_keystore_path(c->cfg.pool, k->hash, path, n)) < 0) {
+        fprintf(stderr, "zkslot %s: %s\n", c->cmd, d.msg[0] ? d.msg : zk_strerror(r));
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads the key's points from its file and builds its store at path. */
+static int build_store(const struct zk_ledger_key *k, const char *path, unsigned tables,
+                       struct zk_diag *d)
+{
+    struct zk_zkey z = { 0 };
+    struct zk_groth16_key *gk = NULL;
+    struct zk_groth16_load_opts o = { .what = ZK_G16_LOAD_POINTS };
+    int r = zk_zkey_open(&z, k->path, d);
+    if (r < 0)
+        return r;
+    r = zk_groth16_key_load_opts(&z, &o, d, &gk);
+    zk_zkey_done(&z);
+    if (r < 0)
+        return r;
+    r = zk_keystore_create(path, k->hash, gk, tables, d);
+    zk_groth16_key_free(gk);
+    return r;
+}
+
+static int key_load(struct lcli *c, const char *name, unsigned tables)
+{
+    struct zk_ledger_key k;
+    struct zk_keystore_info in;
+    struct zk_diag d = { "" };
+    char path[4096], sz[32];
+    struct timespec t0, t1;
+    int rc = 2, r;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (tables != ZK_KEYSTORE_TABLES_NONE) {
+        fprintf(stderr, "zkslot key load: --precompute %s: not available yet (precomputed MSM "
+                "bases; use --precompute none)\n", zk_keystore_tables_name(tables));
+        return 2;
+    }
+    if (key_store_of(c, name, &k, path, sizeof path) < 0)
+        goto out;
+    if ((r = zk_keyfile_check(&k, NULL, &d)) < 0 ||
+        ((r = zk_keystore_stat(path, k.hash, &in, &d)) < 0 && r != -ENOENT)) {
+        fprintf(stderr, "zkslot key load: %s\n", d.msg);
+        goto out;
+    }
+    if (r == 0) {
+        printf("key %s: already resident in %s (%s, tables %s)\n", name, path,
+               zk_size_human(in.file_size, sz, sizeof sz), zk_keystore_tables_name(in.tables));
+        rc = 0;
+        goto out;
+    }
+    if (build_store(&k, path, tables, &d) < 0 || zk_keystore_stat(path, k.hash, &in, &d) < 0) {
+        fprintf(stderr, "zkslot key load: %s\n", d.msg);
+        goto out;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("key %s: loaded into %s (%s, tables %s) in %.2f s\n", name, path,
+           zk_size_human(in.file_size, sz, sizeof sz), zk_keystore_tables_name(in.tables),
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    rc = 0;
+out:
+    lcli_close(c);
+    return rc;
+}
+
+static int key_unload(struct lcli *c, const char *name)
+{
+    struct zk_ledger_key k;
+    struct zk_keystore_info in;
+    struct zk_diag d = { "" };
+    char path[4096], sz[32] = "?";
+    int rc = 2;
+    if (key_store_of(c, name, &k, path, sizeof path) < 0)
+        goto out;
+    if (zk_keystore_stat(path, NULL, &in, &d) == 0)
+        zk_size_human(in.file_size, sz, sizeof sz);
+    if (zk_keystore_remove(path, &d) < 0) {
+        fprintf(stderr, "zkslot key unload: key %s is not resident: %s\n", name, d.msg);
+        goto out;
+    }
+    printf("key %s: unloaded %s (%s, freed once no process maps it)\n", name, path, sz);
+    rc = 0;
+out:
+    lcli_close(c);
+    return rc;
+}
+
+/* `key status`: the hashes of the registered keys seen so far. */
+struct status_ctx {
+    const char *pool;
+    char (*hash)[33];
+    size_t n;
+};
+
+/* One row: NAME, RESIDENT (yes, no, refused), SIZE, TABLES, STORE [why refused]. */
+static void status_row(const char *name, const char *path, const char *hash)
+{
+    struct zk_keystore_info in;
+    struct zk_diag d = { "" };
+    char sz[32];
+    int r = zk_keystore_stat(path, hash, &in, &d);
+    if (r == -ENOENT)
+        printf("%-20s %-8s %10s %-6s %s\n", name, "no", "-", "-", "-");
+    else if (r < 0)
+        printf("%-20s %-8s %10s %-6s %s\n", name, "refused", "-", "-", d.msg);
+    else
+        printf("%-20s %-8s %10s %-6s %s\n", name, "yes", zk_size_human(in.file_size, sz, sizeof sz),
+               zk_keystore_tables_name(in.tables), path);
+}
+
+static int status_key(void *ctx, const struct zk_ledger_key *k)
+{
+    struct status_ctx *sc = ctx;
+    char path[4096];
+    void *v = realloc(sc->hash, (sc->n + 1) * sizeof *sc->hash);
+    if (!v)
+        return -ENOMEM;
+    sc->hash = v;
+    memcpy(sc->hash[sc->n++], k->hash, 33);
+    if (zk_keystore_path(sc->pool, k->hash, path, sizeof path) == 0)
+        status_row(k->name, path, k->hash);
+    return 0;
+}
+
+static int status_store(void *ctx, const char *path, const char *hash)
+{
+    struct status_ctx *sc = ctx;
+    for (size_t i = 0; i < sc->n; i++) {
+        if (!strcmp(sc->hash[i], hash))
+            return 0;
+    }
+    status_row("(unregistered)", path, hash);
+    return 0;
+}
+
+static int key_status(struct lcli *c)
+{
+    struct zk_diag d = { "" };
+    struct status_ctx sc = { 0 };
+    int rc = 2;
+    if (lcli_open(c, 0) < 0)
+        goto out;
+    sc.pool = c->cfg.pool;
+    printf("%-20s %-8s %10s %-6s %s\n", "NAME", "RESIDENT", "SIZE", "TABLES", "STORE");
+    int r = zk_ledger_key_list(c->l, status_key, &sc, &d);
+    if (r < 0) {
+        fprintf(stderr, "zkslot key status: %s\n", r == -ENOMEM ? "out of memory" : d.msg);
+        goto out;
+    }
+    zk_keystore_list(sc.pool, status_store, &sc);
+    rc = 0;
+out:
+    free(sc.hash);
+    lcli_close(c);
+    return rc;
+}
+
+static int parse_tables(const char *s, unsigned *ret)
+{
+    for (unsigned t = ZK_KEYSTORE_TABLES_NONE; t <= ZK_KEYSTORE_TABLES_ALL; t++) {
+        if (!strcmp(s, zk_keystore_tables_name(t))) {
+            *ret = t;
+            return 0;
+        }
+    }
+    fprintf(stderr, "zkslot key load: --precompute: expected none, h or all, got '%s'\n", s);
+    return -1;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
             "usage: zkslot key add NAME FILE.zkey [--witness-gen PATH | --witness-cmd CMD]\n"
             "                      [--config FILE] [--state-dir DIR]\n"
             "       zkslot key list [--json] [--config FILE] [--state-dir DIR]\n"
+            "       zkslot key load NAME [--precompute none|h|all]  (its store beside the pool)\n"
+            "       zkslot key status                               (which keys are resident)\n"
+            "       zkslot key unload NAME                          (remove its store)\n"
             "  --witness-gen PATH  circom's C++ witness generator (built from `circom --c`),\n"
             "                      or its --wasm output (NAME.wasm or the NAME_js/ folder;\n"
             "                      needs Node.js): jobs of this key may then be inputs\n"
@@ -224,6 +420,7 @@ int cmd_key(int argc, char **argv)
     static const struct option opts[] = { LCLI_OPTIONS, { "json", no_argument, 0, 'j' },
                                           { "witness-gen", required_argument, 0, 'g' },
                                           { "witness-cmd", required_argument, 0, 'x' },
+                                          { "precompute", required_argument, 0, 'p' },
                                           { "help", no_argument, 0, 'h' },
                                           { 0, 0, 0, 0 } };
     const char *gen = NULL;
@@ -235,7 +432,15 @@ int cmd_key(int argc, char **argv)
         return 2;
     }
     const char *sub = argv[1];
-    c.cmd = !strcmp(sub, "add") ? "key add" : "key list";
+    static const char *const cmds[][2] = { { "add", "key add" }, { "list", "key list" },
+                                           { "load", "key load" }, { "status", "key status" },
+                                           { "unload", "key unload" } };
+    unsigned tables = ZK_KEYSTORE_TABLES_NONE;
+    c.cmd = "key list";
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        if (!strcmp(sub, cmds[i][0]))
+            c.cmd = cmds[i][1];
+    }
     optind = 1;
     opterr = 0;
     while ((o = getopt_long(argc - 1, argv + 1, "", opts, NULL)) != -1) {
@@ -254,6 +459,11 @@ int cmd_key(int argc, char **argv)
             gen_is_cmd = o == 'x';
             continue;
         }
+        if (o == 'p' && !strcmp(sub, "load")) {
+            if (parse_tables(optarg, &tables) < 0)
+                return 2;
+            continue;
+        }
         if (o == 'h') {
             usage();
             return 0;
@@ -268,6 +478,12 @@ int cmd_key(int argc, char **argv)
         return key_add(&c, pos[0], pos[1], gen, gen_is_cmd);
     if (!strcmp(sub, "list") && npos == 0)
         return key_list(&c, json);
+    if (!strcmp(sub, "load") && npos == 1)
+        return key_load(&c, pos[0], tables);
+    if (!strcmp(sub, "status") && npos == 0)
+        return key_status(&c);
+    if (!strcmp(sub, "unload") && npos == 1)
+        return key_unload(&c, pos[0]);
     usage();
     return 2;
 }

@@ -10,6 +10,9 @@
  *              worker, or --in-flight N
  *   pool     = S x slot                       (partition memory, by construction)
  *   keys     = gpud x key points + synthd x key coefficients
+ *              + the key stores resident beside this machine's pool
+ *              ($ZKSLOT_POOL, else the default path; zk/keystore.h),
+ *              when RAM is this machine's (not --ram)
  *   overhead = daemons x 256 MiB + pool table + 3 witness copies per gpud
  *              (what prove_finalize keeps after the slot is released)
  *   witness  = synth workers x (--witness-memory + the witness file on tmpfs
@@ -32,6 +35,7 @@
 #include "pool/layout.h"
 #include "zk/binfile.h"
 #include "zk/error.h"
+#include "zk/keystore.h"
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
 #include "zk/util.h"
@@ -66,6 +70,7 @@ struct plan {
     uint64_t partition, witness;           /* partition bytes; its witness region */
     const char *partition_src;
     uint64_t key_gpud, key_synthd;
+    uint64_t stores;                       /* resident key stores, bytes */
     const char *key_src;
     uint64_t ngpud, nsynthd, workers, threads, slots, slot;
     int in_flight_given;
@@ -327,7 +332,7 @@ static void compute(struct plan *p)
         p->threads = 1;
     p->pool = p->slots * p->slot;
     p->table = table_bytes(p->slots, p->hpage.v);
-    p->keys = p->ngpud * p->key_gpud + p->nsynthd * p->key_synthd;
+    p->keys = p->ngpud * p->key_gpud + p->nsynthd * p->key_synthd + p->stores;
     p->daemons = (p->ngpud + p->nsynthd) * PLAN_DAEMON_OVERHEAD;
     p->finalize = p->ngpud * PLAN_PENDING_PER_GPUD * p->witness;
     p->overhead = p->daemons + p->table + p->finalize;
@@ -557,10 +562,14 @@ static void print_text(const struct plan *p)
     printf("memory bound:\n");
     printf("  pool     = S x slot = %llu x %s = %s\n", (unsigned long long)p->slots,
            human(p->slot, a, sizeof a), human(p->pool, b, sizeof b));
-    printf("  keys     = gpud x points + synthd x coefficients = %llu x %s + %llu x %s = %s\n",
+    char e[32] = "";
+    if (p->stores)
+        human(p->stores, e, sizeof e);
+    printf("  keys     = gpud x points + synthd x coefficients%s = %llu x %s + %llu x %s%s%s"
+           " = %s\n", p->stores ? " + resident key stores" : "",
            (unsigned long long)p->ngpud, human(p->key_gpud, a, sizeof a),
            (unsigned long long)p->nsynthd, human(p->key_synthd, b, sizeof b),
-           human(p->keys, c, sizeof c));
+           p->stores ? " + " : "", e, human(p->keys, c, sizeof c));
     printf("  overhead = daemons x 256 MiB + pool table + gpud x 3 witness copies"
            " = %s + %s + %s = %s\n",
            human(p->daemons, a, sizeof a), human(p->table, b, sizeof b),
@@ -777,6 +786,9 @@ int cmd_plan(int argc, char **argv)
         }
     }
     detect(&p);
+    const char *pool = getenv("ZKSLOT_POOL");
+    if (p.ram.src && !strcmp(p.ram.src, "detected"))   /* this machine's stores, for its RAM */
+        p.stores = zk_keystore_resident_bytes(pool && *pool ? pool : zk_pool_default_path());
     if (!p.ram.v) {
         fprintf(stderr, "zkslot plan: /proc/meminfo: no MemTotal; give --ram SIZE\n");
         return 2;

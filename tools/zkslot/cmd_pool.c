@@ -10,8 +10,9 @@
  * lacks, or a dir that contradicts hugepages, is refused naming the flag or
  * option: create_precheck); with --exist-ok (or as
  * `ensure`) an existing pool of the same geometry is success, one of
- * another geometry an error.  Exit codes: 0 ok, 1 check found violations,
- * 2 error.
+ * another geometry an error.  `destroy` also removes the key stores
+ * beside the pool (zk/keystore.h).  Exit codes: 0 ok, 1 check found
+ * violations, 2 error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include "pool/layout.h"
 #include "zk/config.h"
 #include "zk/error.h"
+#include "zk/keystore.h"
 #include "zk/pool.h"
 #include "zk/util.h"
 
@@ -559,6 +561,9 @@ static int do_destroy(int argc, char **argv)
                         " stop them or use --force\n", path, live, live == 1 ? "" : "es");
         return 2;
     }
+    unsigned stores = zk_keystore_remove_all(path);   /* they go with their pool */
+    if (stores)
+        printf("removed %u key store%s beside the pool\n", stores, stores == 1 ? "" : "s");
     if (r < 0) {
         fprintf(stderr, "zkslot pool destroy: %s: %s\n", path, zk_strerror(r));
         return 2;

@@ -9,6 +9,10 @@
  * directory removed afterwards.  A rejected input prints the generator's
  * own message.
  *
+ * The key's points come from its resident store beside the pool when
+ * there is one (`zkslot key load`, found by the file's content hash:
+ * docs/keystore.md); --verbose says where they came from.
+ *
  * --precompute none|h|all [--table-factor F]: builds the key's MSM tables
  * (zk_groth16_key_precompute) before proving, unless the key already has
  * them; in a one-shot process their build costs more than it saves: they
@@ -68,7 +72,8 @@ int cmd_prove(int argc, char **argv)
     const char *pos[4], *input = NULL, *gen = NULL;
     unsigned npos = 0, nthreads = 0, factor = ZK_G16_TABLE_FACTOR_DEFAULT;
     enum zk_groth16_precompute pre = ZK_G16_PRECOMPUTE_NONE;
-    int gen_is_cmd = 0;
+    int gen_is_cmd = 0, verbose = 0;
+    char from[4200];
     char tmpdir[4096] = "", wtns[4200] = "";
     struct zk_groth16_key *k = NULL;
     struct zk_groth16_proof proof;
@@ -102,6 +107,8 @@ int cmd_prove(int argc, char **argv)
             }
             gen_is_cmd = !strcmp(argv[i], "--witness-cmd");
             gen = argv[++i];
+        } else if (!strcmp(argv[i], "--verbose")) {
+            verbose = 1;
         } else if (!strcmp(argv[i], "--help")) {
             npos = 99;
             break;
@@ -116,7 +123,7 @@ int cmd_prove(int argc, char **argv)
     }
     if (npos != (input ? 3u : 4u) || !input != !gen) {
         fprintf(stderr, "usage: zkslot prove KEY.zkey WITNESS.wtns PROOF.json PUBLIC.json "
-                        "[--threads T]\n"
+                        "[--threads T] [--verbose]\n"
                         "       zkslot prove KEY.zkey --input INPUT.json --witness-gen PATH "
                         "PROOF.json PUBLIC.json [--threads T]\n"
                         "  --precompute none|h|all [--table-factor F]  MSM tables first\n"
@@ -129,8 +136,10 @@ int cmd_prove(int argc, char **argv)
         pos[2] = pos[1];
         pos[1] = wtns;
     }
-    if (g16_cli_load_key("prove", pos[0], nthreads, &k))
+    if (g16_cli_load_key_resident("prove", pos[0], nthreads, &k, from, sizeof from))
         goto out;
+    if (verbose)
+        fprintf(stderr, "zkslot prove: %s: the key's points from %s\n", pos[0], from);
     if (pre != ZK_G16_PRECOMPUTE_NONE && !zk_groth16_key_table(k, ZK_G16_MSM_H) &&
         (rc = zk_groth16_key_precompute(k, pre, factor, nthreads))) {
         fprintf(stderr, "zkslot prove: %s: --precompute: %s\n", pos[0], zk_strerror(rc));

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "g16_cli.h"
+#include "zk/config.h"
 #include "zk/error.h"
+#include "zk/keystore.h"
 #include "zk/util.h"
 #include "zk/wtns.h"
 
@@ -38,6 +40,39 @@ int g16_cli_load_key(const char *cmd, const char *path, unsigned nthreads,
     if (rc)
         report(cmd, path, rc, &d);
     zk_zkey_done(&z);
+    return rc;
+}
+
+int g16_cli_load_key_resident(const char *cmd, const char *path, unsigned nthreads,
+                              struct zk_groth16_key **ret, char *from, size_t fn)
+{
+    struct zk_config cfg;
+    struct zk_zkey z;
+    struct zk_diag d = { { 0 } };
+    struct zk_groth16_load_opts o = { .what = ZK_G16_LOAD_COEFS, .threads = nthreads };
+    struct zk_groth16_key *k = NULL;
+    zk_keystore *s = NULL;
+    int rc;
+
+    snprintf(from, fn, "its file");
+    if (zk_config_resolve(&cfg, NULL, &d) < 0 ||
+        (rc = zk_keystore_find(cfg.pool, path, ZK_KEYSTORE_POPULATE, &s, &d)) == -ENOENT)
+        return g16_cli_load_key(cmd, path, nthreads, ret);
+    if (rc < 0) {   /* a store that is there but refused: say so, use the file */
+        fprintf(stderr, "zkslot %s: warning: %s: loading the key from its file\n", cmd, d.msg);
+        return g16_cli_load_key(cmd, path, nthreads, ret);
+    }
+    memset(&z, 0, sizeof z);
+    if ((rc = zk_zkey_open(&z, path, &d)) == 0)
+        rc = zk_groth16_key_load_opts(&z, &o, &d, &k);
+    zk_zkey_done(&z);
+    if (rc == 0 && (rc = zk_keystore_key(s, k, ret, &d)) == 0)
+        snprintf(from, fn, "its store %s", zk_keystore_info(s)->path);
+    if (rc) {
+        report(cmd, path, rc, &d);
+        zk_keystore_close(s);
+        zk_groth16_key_free(k);
+    }
     return rc;
 }
 

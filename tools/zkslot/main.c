@@ -25,7 +25,7 @@ static const struct command commands[] = {
     { "inspect", cmd_inspect, "FILE", 0 },
     { "bench", cmd_bench, "field|ntt|msm|prove|pool|pipeline|inplace ...", 0 },
     { "pool", cmd_pool, "create|ensure|status|check|reap|destroy ...", 0 },
-    { "key", cmd_key, "add NAME FILE | list", 0 },
+    { "key", cmd_key, "add NAME FILE | list | load NAME | status | unload NAME", 0 },
     { "submit", cmd_submit, "--key NAME [--out DIR] WITNESS.wtns...", 0 },
     { "status", cmd_status, "[JOB] [--json]", 0 },
     { "wait", cmd_wait, "JOB [--timeout S]", 0 },

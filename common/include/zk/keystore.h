@@ -143,6 +143,16 @@ zk_keystore *zk_keystore_close(zk_keystore *s);
 int zk_keystore_list(const char *pool_path,
                      int (*fn)(void *ctx, const char *path, const char *hash), void *ctx);
 
+/*
+ * The store of the .zkey at zkey_path beside the pool, opened (flags as
+ * zk_keystore_open): the file is hashed (XXH3-128, as `zkslot key add`
+ * does) only when there is a store beside the pool at all.  -ENOENT when
+ * there is none for it; the other errors of zk_keystore_open (a store
+ * that is there but refused) and of reading the file.
+ */
+int zk_keystore_find(const char *pool_path, const char *zkey_path, unsigned flags,
+                     zk_keystore **ret, struct zk_diag *diag);
+
 /* Bytes of every store beside the pool (zkslot plan's bound); 0 when none. */
 uint64_t zk_keystore_resident_bytes(const char *pool_path);
 
@@ -151,6 +161,9 @@ uint64_t zk_keystore_resident_bytes(const char *pool_path);
  * memory is freed with the last one).  -ENOENT when there is none.
  */
 int zk_keystore_remove(const char *path, struct zk_diag *diag);
+
+/* Removes every store beside the pool (`zkslot pool destroy`); how many. */
+unsigned zk_keystore_remove_all(const char *pool_path);
 
 #ifdef __cplusplus
 }

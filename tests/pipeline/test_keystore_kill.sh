@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# test_keystore_kill.sh -- kill -9 during a key store's creation leaves no
+# usable half store (docs/keystore.md): `zkslot key load` is held with half
+# the points written (test hook ZK_KEYSTORE_TEST_PAUSE: the file it names
+# appears then) and killed.  Then: only the temporary file is there, the
+# key is not resident, the one-shot prove uses the key's file, and the
+# next loader (gpud) builds the store again, removes the dead creator's
+# temporary file, and proves from the store (snarkjs checks the proofs).
+set -euo pipefail
+. "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
+pl_init keystore_kill || exit 77
+pl_pool 2
+pl_circuit bn128 600 2 || { pl_bad circuit; exit 1; }
+hash=$("$ZKSLOT" key list --json | python3 -c '
+import json, sys
+print([k["hash"] for k in json.load(sys.stdin) if k["name"] == sys.argv[1]][0])' "$PL_KEYNAME")
+store=$ZKSLOT_POOL.key-$hash
+
+ZK_KEYSTORE_TEST_PAUSE=$PL_W/paused "$ZKSLOT" key load "$PL_KEYNAME" >"$PL_W/load.log" 2>&1 &
+loader=$!
+for ((i = 0; i < 300; i++)); do [ -e "$PL_W/paused" ] && break; sleep 0.1; done
+[ -e "$PL_W/paused" ] || { pl_bad "key load never reached the pause"; exit 1; }
+tmp=$store.tmp.$loader
+[ -f "$tmp" ] && [ ! -e "$store" ] || pl_bad "while held: temporary file or store not as expected"
+kill -9 "$loader"; wait "$loader" 2>/dev/null || true
+[ -f "$tmp" ] && [ ! -e "$store" ] || pl_bad "after kill -9: a store at $store, or no temporary file"
+"$ZKSLOT" key status | awk -v k="$PL_KEYNAME" '$1 == k { print $2 }' | grep -qx no ||
+    pl_bad "key status counts the half-written store"
+"$ZKSLOT" prove "$PL_KEY" "${PL_WTNS[0]}" "$PL_W/proof.json" "$PL_W/public.json" --verbose \
+    2>"$PL_W/prove.err" || pl_bad "zkslot prove: $(cat "$PL_W/prove.err")"
+grep -q "the key's points from its file" "$PL_W/prove.err" ||
+    pl_bad "zkslot prove with a half-written store: $(cat "$PL_W/prove.err")"
+
+pl_start_synthd
+pl_start_gpud
+pl_wait_log gpud "$PL_GPUD" "key $PL_KEYNAME: ready in .*store $store built" 60 || exit 1
+[ ! -e "$tmp" ] || pl_bad "the dead creator's temporary file is still there"
+job=$(pl_submit 2)
+pl_wait "$job" 120 && pl_check_job "$job" 2
+pl_done
