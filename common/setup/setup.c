@@ -97,8 +97,9 @@ static void setup_coefs_done(struct setup_coefs *c)
 /* ---- the zkey writer: buffered, errors sticky, section sizes patched -------- */
 
 struct setup_writer {
-    FILE *f;
-    char *path, *tmp;
+    FILE *f;                  /* buffered, over a dup of file.fd */
+    struct zk_atomic_file file;
+    const char *path;
     long sec_start;           /* offset of the current section's size field */
     int err;
 };
@@ -106,14 +107,17 @@ struct setup_writer {
 static int setup_writer_open(struct setup_writer *w, const char *path, struct zk_diag *diag)
 {
     memset(w, 0, sizeof *w);
-    w->path = strdup(path);
-    if (!w->path || asprintf(&w->tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
-        w->tmp = NULL;
-        return zk_diag_set(diag, path, -ENOMEM, "out of memory");
+    w->path = path;
+    w->file.fd = w->file.dirfd = -1;
+    int r = zk_atomic_begin(&w->file, path, 0666);
+    int fd = r < 0 ? -1 : fcntl(w->file.fd, F_DUPFD_CLOEXEC, 0);
+    if (r == 0 && (fd < 0 || !(w->f = fdopen(fd, "wb"))))
+        r = -errno;
+    if (r < 0) {
+        if (fd >= 0)
+            close(fd);
+        return zk_diag_set(diag, path, r, "cannot create the key: %s", zk_strerror(r));
     }
-    w->f = fopen(w->tmp, "wb");
-    if (!w->f)
-        return zk_diag_set(diag, path, -errno, "cannot create %s: %s", w->tmp, strerror(errno));
     static const uint8_t head[12] = { 'z', 'k', 'e', 'y', 1, 0, 0, 0, 10, 0, 0, 0 };
     if (fwrite(head, 1, sizeof head, w->f) != sizeof head)
         w->err = -EIO;
@@ -166,35 +170,31 @@ static void setup_end_section(struct setup_writer *w)
         w->err = -errno;
 }
 
-/* Flush, fsync and rename into place.  On failure nothing is left behind. */
+/* Flush, then zk_atomic_commit (fsync, rename into place).  On failure
+ * nothing is left behind. */
 static int setup_writer_commit(struct setup_writer *w, struct zk_diag *diag)
 {
     int r = w->err;
-    if (!r && fflush(w->f) != 0)
-        r = -errno;
-    if (!r && fsync(fileno(w->f)) != 0)
-        r = -errno;
     if (fclose(w->f) != 0 && !r)
         r = -errno;
     w->f = NULL;
-    if (!r && rename(w->tmp, w->path) != 0)
-        r = -errno;
+    if (r)
+        zk_atomic_abort(&w->file);
+    else
+        r = zk_atomic_commit(&w->file);
     if (r)
         return zk_diag_set(diag, w->path, r, "cannot write the key: %s", zk_strerror(r));
-    free(w->tmp);
-    w->tmp = NULL;
     return 0;
 }
 
 /* Discards an uncommitted key (the temporary file); harmless after commit. */
 static void setup_writer_abort(struct setup_writer *w)
 {
+    if (!w->path)             /* never opened (zeroed) */
+        return;
     if (w->f)
         fclose(w->f);
-    if (w->tmp)
-        unlink(w->tmp);
-    free(w->tmp);
-    free(w->path);
+    zk_atomic_abort(&w->file);
     memset(w, 0, sizeof *w);
 }
 

@@ -3,7 +3,8 @@
  *
  * Every atomic write of the project goes through here: gpud's proofs (in
  * directories the submitters may write too), the CLI's proof and public
- * files, the metrics textfile.  Through a directory fd, never following a
+ * files, the metrics textfile, the keys `zkslot setup` streams out
+ * (zk_atomic_begin/commit).  Through a directory fd, never following a
  * symlink at the temporary name; the data and the directory are fsynced,
  * so the rename is durable once it returns.
  */
@@ -18,15 +19,11 @@
 
 #include "zk/util.h"
 
-int zk_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
-                       mode_t mode, int *ret_existed)
+/* The temporary file of `name` in dirfd, created; its fd, or -errno. */
+static int create_tmp(int dirfd, const char *name, mode_t mode, char *tmp, size_t tmplen)
 {
-    char tmp[NAME_MAX + 1];
-    const char *p = buf;
-    struct stat st;
-    int fd = -1, r = 0;
-
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", name, (int)getpid()) >= (int)sizeof tmp)
+    int fd = -1;
+    if (snprintf(tmp, tmplen, "%s.tmp.%d", name, (int)getpid()) >= (int)tmplen)
         return -ENAMETOOLONG;
     /* O_EXCL|O_NOFOLLOW: whoever may write the directory (the submitter,
      * the group) may have planted tmp as a symlink to a file this process
@@ -39,8 +36,37 @@ int zk_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
         if (fd < 0 && (errno != EEXIST || (tries == 0 && unlinkat(dirfd, tmp, 0))))
             break;
     }
+    return fd < 0 ? -errno : fd;
+}
+
+/* fsync and close fd, then rename tmp over name and fsync the directory;
+ * tmp removed on failure. */
+static int publish(int dirfd, int fd, const char *tmp, const char *name, int *ret_existed)
+{
+    struct stat st;
+    int r = fsync(fd) ? -errno : 0;
+    if (close(fd) && !r)
+        r = -errno;
+    if (!r && ret_existed)
+        *ret_existed = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    /* renameat replaces `name` itself, a symlink planted there included */
+    if (!r && renameat(dirfd, tmp, dirfd, name))
+        r = -errno;
+    if (r) {
+        unlinkat(dirfd, tmp, 0);
+        return r;
+    }
+    return fsync(dirfd) ? -errno : 0;
+}
+
+int zk_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
+                       mode_t mode, int *ret_existed)
+{
+    char tmp[NAME_MAX + 1];
+    const char *p = buf;
+    int r = 0, fd = create_tmp(dirfd, name, mode, tmp, sizeof tmp);
     if (fd < 0)
-        return -errno;
+        return fd;
     while (len) {
         ssize_t n = write(fd, p, len);
         if (n < 0) {
@@ -52,39 +78,71 @@ int zk_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
         p += n;
         len -= (size_t)n;
     }
-    if (!r && fsync(fd))
-        r = -errno;
-    if (close(fd) && !r)
-        r = -errno;
     if (r) {
+        close(fd);
         unlinkat(dirfd, tmp, 0);
         return r;
     }
-    if (ret_existed)
-        *ret_existed = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-    /* renameat replaces `name` itself, a symlink planted there included */
-    if (renameat(dirfd, tmp, dirfd, name)) {
-        r = -errno;
-        unlinkat(dirfd, tmp, 0);
+    return publish(dirfd, fd, tmp, name, ret_existed);
+}
+
+/* The directory of path opened, and its last component into name. */
+static int open_dir_of(const char *path, char *name, size_t namelen)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    int r;
+    if (!*base)
+        return -EISDIR;
+    if (snprintf(name, namelen, "%s", base) >= (int)namelen)
+        return -ENAMETOOLONG;
+    if ((r = zk_path_dir(path, dir, sizeof dir)) < 0)
         return r;
-    }
-    return fsync(dirfd) ? -errno : 0;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return dfd < 0 ? -errno : dfd;
 }
 
 int zk_write_atomic(const char *path, const void *buf, size_t len, mode_t mode)
 {
-    char dir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    const char *name = slash ? slash + 1 : path;
-    int r;
-    if (!*name)
-        return -EISDIR;
-    if ((r = zk_path_dir(path, dir, sizeof dir)) < 0)
-        return r;
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    char name[NAME_MAX + 1];
+    int dfd = open_dir_of(path, name, sizeof name);
     if (dfd < 0)
-        return -errno;
-    r = zk_write_atomic_at(dfd, name, buf, len, mode, NULL);
+        return dfd;
+    int r = zk_write_atomic_at(dfd, name, buf, len, mode, NULL);
     close(dfd);
     return r;
+}
+
+int zk_atomic_begin(struct zk_atomic_file *a, const char *path, mode_t mode)
+{
+    a->fd = -1;
+    if ((a->dirfd = open_dir_of(path, a->name, sizeof a->name)) < 0)
+        return a->dirfd;
+    if ((a->fd = create_tmp(a->dirfd, a->name, mode, a->tmp, sizeof a->tmp)) < 0) {
+        int r = a->fd;
+        close(a->dirfd);
+        a->dirfd = -1;
+        return r;
+    }
+    return 0;
+}
+
+int zk_atomic_commit(struct zk_atomic_file *a)
+{
+    int r = publish(a->dirfd, a->fd, a->tmp, a->name, NULL);
+    close(a->dirfd);
+    a->dirfd = a->fd = -1;
+    return r;
+}
+
+void zk_atomic_abort(struct zk_atomic_file *a)
+{
+    if (a->fd >= 0) {
+        close(a->fd);
+        unlinkat(a->dirfd, a->tmp, 0);
+    }
+    if (a->dirfd >= 0)
+        close(a->dirfd);
+    a->dirfd = a->fd = -1;
 }

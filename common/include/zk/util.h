@@ -46,6 +46,22 @@ int zk_path_dir(const char *path, char *buf, size_t len);
 /* zk_write_atomic_at in the directory of `path`. */
 int zk_write_atomic(const char *path, const void *buf, size_t len, mode_t mode);
 
+/*
+ * The same write, streamed: zk_atomic_begin creates the temporary file
+ * beside `path` (as zk_write_atomic_at does) and leaves its descriptor in
+ * a->fd for the caller to write (pwrite, or fdopen of a dup); then
+ * zk_atomic_commit fsyncs and closes it, renames it over `path` and
+ * fsyncs the directory, or zk_atomic_abort removes it.  Both end the
+ * handle (commit removes the temporary file when it fails).  0 or -errno.
+ */
+struct zk_atomic_file {
+    int dirfd, fd;
+    char name[256], tmp[256];
+};
+int zk_atomic_begin(struct zk_atomic_file *a, const char *path, mode_t mode);
+int zk_atomic_commit(struct zk_atomic_file *a);
+void zk_atomic_abort(struct zk_atomic_file *a);
+
 /* b bytes as "512 B", "1.5 KiB", "16.0 GiB" (binary units, one decimal) into
  * buf; returns buf.  zk_size_human_prec: `digits` decimals ("16.00 GiB",
  * as `zkslot plan` prints its arithmetic); whole bytes have none. */
