@@ -579,7 +579,8 @@ static void T(check_glv)(const char *name, unsigned rbits)
  * dlog reference and the MSM without one, for several n and factors, both
  * bucket methods, 1-3 threads, caller scratch and no points argument, on
  * random scalars and the edges 0, 1, r-1, r, 2^bits(r) - 1 (all ones below
- * r's length), 2^256 - 1 (reduced mod r first), infinity points, P and -P.
+ * r's length), 2^256 - 1 (reduced mod r first), infinity points, P and -P,
+ * and on short scalars (below 2^40, 2^130: only the table's first blocks).
  * The table's bytes do not depend on the build's thread count; a table of
  * another n or group, or with a damaged header, is refused.
  */
@@ -622,9 +623,20 @@ static void T(check_table)(const char *name, unsigned rbits)
     memcpy(kbig, k, N * 4 * sizeof *k);
     for (size_t i = 6; i < N; i += 50)
         memset(kbig + 4 * i, 0xff, 32);
+    /* short scalars: a witness of bits and small words (the table's block 0
+     * alone, or its first blocks) */
+    limb_t *k40 = malloc(N * 4 * sizeof *k40), *k130 = malloc(N * 4 * sizeof *k130);
+    for (size_t i = 0; i < N; i++) {
+        rand_scalar(k40 + 4 * i, i % 3 ? 1 : 40);
+        rand_scalar(k130 + 4 * i, i % 5 ? 64 : 130);
+    }
+    const limb_t *kinds[4] = { k, kbig, k40, k130 };
+    static const char *const kind_names[4] = { "", " 2^256-1", " <2^40", " <2^130" };
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         size_t n = cases[ci].n;
         unsigned f = cases[ci].factor;
+        if (ASAN && n * f > 1000)      /* the sanitizer tree: the small cases */
+            continue;
         size_t tb = T(msm_table_size)(n, f);
         struct zk_msm_table *tab = aligned_alloc(64, (tb + 63) & ~(size_t)63);
         struct zk_msm_table *tab3 = aligned_alloc(64, (tb + 63) & ~(size_t)63);
@@ -636,8 +648,8 @@ static void T(check_table)(const char *name, unsigned rbits)
                  (uint64_t)tab->rounds * tab->window * f >= rbits + 1,
                  "%s table n=%zu factor=%u: header (window %u rounds %u)", name, n, f,
                  tab->window, tab->rounds);
-        for (int big = 0; big < 2; big++) {
-            const limb_t *kk = big ? kbig : k;
+        for (int kind = 0; kind < 4; kind++) {
+            const limb_t *kk = kinds[kind];
             TG want, plain, got;
             T(ref_dlog)(&want, kk, dl, n);
             r = T(msm)(&plain, pts, kk, n, 2, NULL, NULL);
@@ -648,7 +660,7 @@ static void T(check_table)(const char *name, unsigned rbits)
                     r = T(msm)(&got, th == 2 ? NULL : pts, kk, n, th, NULL, &o);
                     ZT_CHECK(r == 0 && T(eq)(&got, &want),
                              "%s table n=%zu factor=%u method=%u threads=%u%s: %s", name, n,
-                             f, m, th, big ? " 2^256-1" : "", zk_strerror(r));
+                             f, m, th, kind_names[kind], zk_strerror(r));
                 }
             }
             struct zk_msm_opts o = { .table = tab, .chunks = 3, .batch = 7 };
@@ -656,7 +668,8 @@ static void T(check_table)(const char *name, unsigned rbits)
             void *scr = aligned_alloc(64, (ss + 64) & ~(size_t)63);
             r = T(msm)(&got, NULL, kk, n, 2, scr, &o);
             ZT_CHECK(ss > 0 && r == 0 && T(eq)(&got, &want),
-                     "%s table n=%zu factor=%u caller scratch, 3 chunks", name, n, f);
+                     "%s table n=%zu factor=%u caller scratch, 3 chunks%s", name, n, f,
+                     kind_names[kind]);
             free(scr);
         }
         /* refused: another n, a damaged header, no table of this group */
@@ -684,6 +697,8 @@ static void T(check_table)(const char *name, unsigned rbits)
     free(pts);
     free(k);
     free(kbig);
+    free(k40);
+    free(k130);
 }
 
 static void T(test)(void)

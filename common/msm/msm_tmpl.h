@@ -362,16 +362,18 @@ static int GROUP_FN(msm_plan)(struct msm_plan *pl, size_t npts, unsigned bits,
     return 0;
 }
 
-/* Pippenger over npts entries (n scalars of at most bits_max bits; see
- * struct msm_job for a table's entries), scratch of the plan's size. */
+/* Pippenger over npts entries (n scalars of at most bits_max bits; with a
+ * table its first nblocks blocks: struct msm_job), scratch of the plan's
+ * size. */
 static int GROUP_FN(msm_core)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scalars,
                                size_t n, unsigned bits_max, unsigned nthreads, void *scratch,
-                               const struct zk_msm_opts *opts, const struct zk_msm_table *tab)
+                               const struct zk_msm_opts *opts, const struct zk_msm_table *tab,
+                               unsigned nblocks)
 {
     struct GROUP_FN(msm_job) jb;
     void *mem = NULL;
     int r;
-    jb.npts = tab ? n * tab->factor : n;
+    jb.npts = tab ? n * nblocks : n;
     r = GROUP_FN(msm_plan)(&jb.pl, jb.npts, bits_max, nthreads, opts, tab);
     if (r)
         return r;
@@ -481,7 +483,7 @@ static int GROUP_FN(msm_glv)(GROUP_T *ret, const GROUP_AFFINE_T *points, const l
                                         (limb_t *)(s + msm_align(2 * n * sizeof(GROUP_AFFINE_T))) };
     zk_parallel_for(pl.threads, n, 4096, GROUP_FN(msm_glv_range), &a);
     r = GROUP_FN(msm_core)(ret, a.out, a.ko, 2 * n, MSM_GLV_BITS, nthreads,
-                            s + GROUP_FN(msm_glv_head)(n), opts, NULL);
+                            s + GROUP_FN(msm_glv_head)(n), opts, NULL, 1);
     zk_big_free(mem);
     return r;
 }
@@ -517,21 +519,56 @@ static size_t GROUP_FN(msm_table_head)(size_t n)
     return msm_align(n * 4 * sizeof(limb_t));
 }
 
-/* The MSM with a table (checked); scratch as msm_scratch_size says. */
+/* opts for block 0 of a table alone: the points themselves, no table. */
+static struct zk_msm_opts GROUP_FN(msm_block0_opts)(const struct zk_msm_opts *opts)
+{
+    struct zk_msm_opts o = *opts;
+    o.window = 0;                  /* ignored with a table: so here too */
+    o.table = NULL;
+    o.glv = ZK_MSM_GLV_OFF;
+    return o;
+}
+
+/* Scratch of a table MSM's inner Pippenger: the largest over what
+ * msm_table_run may run (block 0 alone, or the first 2 .. factor blocks);
+ * 0 for options it refuses. */
+static size_t GROUP_FN(msm_table_inner)(const struct zk_msm_table *t, size_t n,
+                                        unsigned nthreads, const struct zk_msm_opts *opts)
+{
+    struct msm_plan pl;
+    struct zk_msm_opts o0 = GROUP_FN(msm_block0_opts)(opts);
+    if (GROUP_FN(msm_plan)(&pl, n, t->window * t->rounds, nthreads, &o0, NULL))
+        return 0;
+    size_t m = pl.total_bytes;
+    for (unsigned nb = 2; nb <= t->factor; nb++) {
+        if (GROUP_FN(msm_plan)(&pl, n * nb, t->bits, nthreads, opts, t))
+            return 0;
+        m = pl.total_bytes > m ? pl.total_bytes : m;
+    }
+    return m;
+}
+
+/*
+ * The MSM with a table (checked); scratch as msm_scratch_size says.  Only
+ * the blocks the largest scalar reaches are used: with b bits, windows 0 ..
+ * b / c hold digits, that is ceil((b / c + 1) / rounds) blocks; when that
+ * is block 0 alone (b < window * rounds: a witness of bits and small
+ * words), the table is not needed and the points (block 0) are run with
+ * the window chosen for b bits.
+ */
 static int GROUP_FN(msm_table_run)(GROUP_T *ret, const limb_t *scalars, size_t n,
                                     unsigned nthreads, void *scratch,
                                     const struct zk_msm_opts *opts)
 {
     const struct zk_msm_table *t = opts->table;
-    struct msm_plan pl;
     void *mem = NULL;
     if (!GROUP_FN(msm_table_ok)(t, n))
         return ZK_EBADPARAMS;
-    int r = GROUP_FN(msm_plan)(&pl, n * t->factor, t->bits, nthreads, opts, t);
-    if (r)
-        return r;
+    size_t inner = GROUP_FN(msm_table_inner)(t, n, nthreads, opts);
+    if (!inner)
+        return ZK_EBADPARAMS;
     if (!scratch) {
-        mem = zk_big_alloc(GROUP_FN(msm_table_head)(n) + pl.total_bytes);
+        mem = zk_big_alloc(GROUP_FN(msm_table_head)(n) + inner);
         if (!mem)
             return -ENOMEM;
         scratch = mem;
@@ -546,8 +583,18 @@ static int GROUP_FN(msm_table_run)(GROUP_T *ret, const limb_t *scalars, size_t n
         }
         k = kr;
     }
-    r = GROUP_FN(msm_core)(ret, GROUP_FN(msm_table_points)(t), k, n, t->bits, nthreads,
-                            (uint8_t *)scratch + GROUP_FN(msm_table_head)(n), opts, t);
+    unsigned c = t->window, bits = msm_max_bits(k, n);
+    unsigned nb = ((bits + c) / c + t->rounds - 1) / t->rounds;    /* blocks in use */
+    uint8_t *inner_scratch = (uint8_t *)scratch + GROUP_FN(msm_table_head)(n);
+    int r;
+    if (nb <= 1) {
+        struct zk_msm_opts o0 = GROUP_FN(msm_block0_opts)(opts);
+        r = GROUP_FN(msm_core)(ret, GROUP_FN(msm_table_points)(t), k, n, c * t->rounds,
+                               nthreads, inner_scratch, &o0, NULL, 1);
+    } else {
+        r = GROUP_FN(msm_core)(ret, GROUP_FN(msm_table_points)(t), k, n, t->bits, nthreads,
+                               inner_scratch, opts, t, nb);
+    }
     zk_big_free(mem);
     return r;
 }
@@ -646,10 +693,9 @@ size_t GROUP_FN(msm_scratch_size)(size_t n, unsigned nthreads, const struct zk_m
     struct msm_plan pl;
     const struct zk_msm_table *t = opts ? opts->table : NULL;
     if (t) {
-        if (!GROUP_FN(msm_table_ok)(t, n) ||
-            GROUP_FN(msm_plan)(&pl, n * t->factor, t->bits, nthreads, opts, t))
-            return 0;
-        return GROUP_FN(msm_table_head)(n) + pl.total_bytes;
+        size_t inner = GROUP_FN(msm_table_ok)(t, n)
+                           ? GROUP_FN(msm_table_inner)(t, n, nthreads, opts) : 0;
+        return inner ? GROUP_FN(msm_table_head)(n) + inner : 0;
     }
     if (GROUP_FN(msm_uses_glv)(n, opts)) {
         if (GROUP_FN(msm_plan)(&pl, 2 * n, MSM_GLV_BITS, nthreads, opts, NULL))
@@ -673,7 +719,7 @@ int GROUP_FN(msm)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scal
         return GROUP_FN(msm_table_run)(ret, scalars, n, nthreads, scratch, opts);
     if (GROUP_FN(msm_uses_glv)(n, opts))
         return GROUP_FN(msm_glv)(ret, points, scalars, n, nthreads, scratch, opts);
-    return GROUP_FN(msm_core)(ret, points, scalars, n, 256, nthreads, scratch, opts, NULL);
+    return GROUP_FN(msm_core)(ret, points, scalars, n, 256, nthreads, scratch, opts, NULL, 1);
 }
 
 #undef MSM_GLV_BITS

@@ -4,8 +4,9 @@
  * witness once, not timed) and prints the median wall time of every stage
  * (synthesis of a/b/c, the odd-coset NTTs, h, each MSM, finalize) and of
  * the whole proof, plus the key load time; "cpu" is the median process CPU
- * time of a proof (all threads; steadier than wall time on a loaded machine).  Every proof is verified against
- * the key's own verification key, so a fast wrong answer cannot pass.
+ * time of a proof (all threads; steadier than wall time on a loaded
+ * machine).  Every proof is verified against the key's own verification
+ * key, so a fast wrong answer cannot pass.
  * --backend cuda [--device N] runs prove_start on the GPU (zkcuda.h, the
  * key's points uploaded once, untimed; every MSM, B2's on G2 included) and
  * finalize (blinding, assembly) on the CPU threads, as gpud does; the stage
