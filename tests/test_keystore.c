@@ -5,10 +5,14 @@
  *     (loaded the usual way), the header and vk too, and a key over the
  *     store (with the file's coefficients) proves exactly what the file's
  *     key proves with the same blinding;
+ *   - tables: a store with every MSM's precomputed table (zk/msm.h) gives
+ *     a key whose tables are the ones built in memory, byte for byte, and
+ *     whose proof equals the proof without tables; a descriptor that names
+ *     other tables than the file holds is refused;
  *   - refusals, each one line naming the file and the mismatch: another
  *     key's hash, another format version, a bad magic (a half-written
  *     file), a truncated file, a file others may write, a second store at
- *     the same path, tables (not available yet), a directory on disk;
+ *     the same path, tables the key does not hold, a directory on disk;
  *   - names: the listing skips temporary files; creation removes a dead
  *     creator's temporary file and leaves a live one's; remove.
  * The kill -9 during creation is tests/pipeline/test_keystore_kill.sh.
@@ -16,6 +20,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +29,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "keystore/format.h"   /* the header layout, to forge a descriptor */
 #include "zk/error.h"
 #include "zk/keystore.h"
+#include "zk/msm.h"
 #include "zk/util.h"
 #include "zkexample.h"
 #include "zktest.h"
@@ -82,10 +89,8 @@ static void check_points(const struct zk_groth16_key *store_key, const struct zk
     zk_groth16_vk_done(&v2);
 }
 
-/* A key of the file's coefficients over the store's points proves what the
- * file's key proves (same r, s). */
-static void check_proof(const char *curve_dir, const struct zt_example *ex, const char *path,
-                        const char *hash)
+/* A key of the file's coefficients over the store at path (and its tables). */
+static struct zk_groth16_key *store_key_with_coefs(const char *curve_dir, const char *path)
 {
     char zpath[4096];
     struct zk_zkey z;
@@ -96,11 +101,25 @@ static void check_proof(const char *curve_dir, const struct zt_example *ex, cons
     snprintf(zpath, sizeof zpath, "%s/examples/groth16/%s/key.zkey", getenv("ZK_SOURCE_DIR"),
              curve_dir);
     memset(&z, 0, sizeof z);
-    ZT_REQUIRE(zk_zkey_open(&z, zpath, &d) == 0, , "%s", d.msg);
-    ZT_REQUIRE(zk_groth16_key_load_opts(&z, &o, &d, &coefs) == 0, , "%s", d.msg);
+    ZT_REQUIRE(zk_zkey_open(&z, zpath, &d) == 0, NULL, "%s", d.msg);
+    ZT_REQUIRE(zk_groth16_key_load_opts(&z, &o, &d, &coefs) == 0, NULL, "%s", d.msg);
     zk_zkey_done(&z);
-    ZT_REQUIRE(zk_keystore_open(path, hash, 0, &s, &d) == 0, , "%s", d.msg);
-    ZT_REQUIRE(zk_keystore_key(s, coefs, &k, &d) == 0 && k == coefs, , "%s", d.msg);
+    ZT_REQUIRE(zk_keystore_open(path, NULL, 0, &s, &d) == 0, NULL, "%s", d.msg);
+    if (zk_keystore_key(s, coefs, &k, &d) < 0) {
+        ZT_CHECK(0, "%s", d.msg);
+        zk_keystore_close(s);
+        zk_groth16_key_free(coefs);
+        return NULL;
+    }
+    return k;
+}
+
+/* A key of the file's coefficients over the store's points proves what the
+ * file's key proves (same r, s). */
+static void check_proof(const char *curve_dir, const struct zt_example *ex, const char *path)
+{
+    struct zk_groth16_key *k = store_key_with_coefs(curve_dir, path);
+    ZT_REQUIRE(k, );
     struct zt_example ex2 = *ex;
     ex2.k = k;
     size_t n = ex->h->domain_size;
@@ -172,7 +191,7 @@ static void check_stale(const char *pool, const struct zk_groth16_key *k)
     ZT_CHECK(access(live, F_OK) == 0, "a live creator's file was removed");
     n = 0;
     ZT_CHECK(zk_keystore_list(pool, count_store, &n) == 0 && n == 2, "%d stores", n);
-    ZT_CHECK(zk_keystore_resident_bytes(pool) == 2 * zk_keystore_size(k, 4096));
+    ZT_CHECK(zk_keystore_resident_bytes(pool) == 2 * zk_keystore_size(k, 0, 4096));
     unlink(live);
     ZT_CHECK(zk_keystore_remove(path, &d) == 0);
     ZT_CHECK(zk_keystore_remove(path, &d) == -ENOENT && diag_says(&d, path, "no key store"));
@@ -193,6 +212,52 @@ static void check_disk(const struct zk_groth16_key *k, const char *hash)
     ZT_CHECK(access(path, F_OK) != 0);
 }
 
+/* Every MSM's table in a store: the same bytes, the same proof. */
+static void check_tables(const struct zt_example *ex, const char *pool)
+{
+    const char *curve_dir = ex->h->curve == ZK_CURVE_BN254 ? "bn128" : "bls12381";
+    char path[256], bad[256];
+    struct zk_diag d = { "" };
+    struct zk_keystore_info in;
+    zk_scalar r = { { 5, 6, 7, 8 } }, sc = { { 9, 10, 11, 12 } };
+    struct zk_groth16_proof p1, p2;
+    size_t n = ex->h->domain_size;
+    zk_scalar *abc = malloc(3 * n * sizeof *abc);
+    uint32_t h_only = ZK_KEYSTORE_TABLES_H;
+    ZT_REQUIRE(abc, );
+    ZT_REQUIRE(zk_keystore_path(pool, OTHER_HASH, path, sizeof path) == 0, );
+    ZT_CHECK(zt_example_cpu_proof(ex, ex->w, abc, &r, &sc, &p1) == 0);   /* no tables */
+    ZT_REQUIRE(zk_groth16_key_precompute(ex->k, ZK_G16_PRECOMPUTE_ALL, 3, 0) == 0, );
+    ZT_REQUIRE(zk_keystore_create(path, OTHER_HASH, ex->k, ZK_KEYSTORE_TABLES_ALL, &d) == 0, ,
+               "%s", d.msg);
+    ZT_CHECK(zk_keystore_stat(path, OTHER_HASH, &in, &d) == 0 &&
+             in.tables == ZK_KEYSTORE_TABLES_ALL && in.table_factor == 3 &&
+             in.tables_bytes == zk_groth16_tables_size(ex->h, ZK_G16_PRECOMPUTE_ALL, 3) &&
+             in.file_size == zk_keystore_size(ex->k, ZK_KEYSTORE_TABLES_ALL, 4096), "%s", d.msg);
+    struct zk_groth16_key *k = store_key_with_coefs(curve_dir, path);
+    ZT_REQUIRE(k, );
+    for (unsigned m = 0; m < ZK_G16_MSM_COUNT; m++) {
+        const struct zk_msm_table *a = zk_groth16_key_table(k, (enum zk_groth16_msm)m);
+        const struct zk_msm_table *b = zk_groth16_key_table(ex->k, (enum zk_groth16_msm)m);
+        size_t bytes = zk_groth16_table_size(ex->h, (enum zk_groth16_msm)m, 3);
+        ZT_CHECK(a && b && a != b && bytes && !memcmp(a, b, bytes), "table %u", m);
+    }
+    struct zt_example ex2 = *ex;
+    ex2.k = k;
+    ZT_CHECK(zt_example_cpu_proof(&ex2, ex->w, abc, &r, &sc, &p2) == 0);
+    ZT_CHECK(zt_proof_eq(&p1, &p2), "%s: the store's tables prove another proof", curve_dir);
+    zk_groth16_key_free(k);
+    /* the descriptor says H only, the file holds all five */
+    snprintf(bad, sizeof bad, "%s/tables", dir);
+    copy_patched(path, bad, offsetof(struct ks_hdr, tables), &h_only,
+                 sizeof h_only, 0);
+    ZT_CHECK(zk_keystore_stat(bad, NULL, &in, &d) == ZK_EFORMAT &&
+             diag_says(&d, bad, "disagrees with its descriptor"), "%s", d.msg);
+    ZT_CHECK(zk_keystore_remove(path, &d) == 0);
+    zk_groth16_key_precompute(ex->k, ZK_G16_PRECOMPUTE_NONE, 0, 0);
+    free(abc);
+}
+
 static void test_curve(const char *curve_dir)
 {
     struct zt_example ex;
@@ -207,8 +272,8 @@ static void test_curve(const char *curve_dir)
     ZT_REQUIRE(zk_hash128_files(NULL, 0, &zp, 1, hash, NULL, NULL, NULL, &d) == 0, , "%s", d.msg);
     snprintf(pool, sizeof pool, "%s/%s.pool", dir, curve_dir);
     ZT_REQUIRE(zk_keystore_path(pool, hash, path, sizeof path) == 0, );
-    ZT_CHECK(zk_keystore_create(path, hash, ex.k, ZK_KEYSTORE_TABLES_H, &d) == ZK_EBADPARAMS &&
-             diag_says(&d, path, "not available yet"), "%s", d.msg);
+    ZT_CHECK(zk_keystore_create(path, hash, ex.k, ZK_KEYSTORE_TABLES_H, &d) == ZK_ESTATE &&
+             diag_says(&d, path, "does not hold the MSM tables 'h'"), "%s", d.msg);
     ZT_REQUIRE(zk_keystore_create(path, hash, ex.k, ZK_KEYSTORE_TABLES_NONE, &d) == 0, , "%s",
                d.msg);
     ZT_CHECK(zk_keystore_create(path, hash, ex.k, 0, &d) == -EEXIST &&
@@ -217,17 +282,18 @@ static void test_curve(const char *curve_dir)
     const struct zk_keystore_info *in = zk_keystore_info(s);
     struct stat st;
     ZT_CHECK(stat(path, &st) == 0 && (uint64_t)st.st_size == in->file_size &&
-             in->file_size == zk_keystore_size(ex.k, 4096) && !(st.st_mode & 022));
+             in->file_size == zk_keystore_size(ex.k, 0, 4096) && !(st.st_mode & 022));
     ZT_CHECK(!strcmp(in->key_hash, hash) && in->version == ZK_KEYSTORE_VERSION &&
              in->tables == ZK_KEYSTORE_TABLES_NONE && in->zh.curve == ex.h->curve &&
              in->zh.n_vars == ex.h->n_vars && in->points_bytes < in->file_size);
     ZT_REQUIRE(zk_keystore_key(s, NULL, &sk, &d) == 0, , "%s", d.msg);
     check_points(sk, ex.k);
     zk_groth16_key_free(sk);
-    check_proof(curve_dir, &ex, path, hash);
+    check_proof(curve_dir, &ex, path);
     check_refusals(path, hash);
     check_stale(pool, ex.k);
     check_disk(ex.k, hash);
+    check_tables(&ex, pool);
     int n = 0;
     ZT_CHECK(zk_keystore_list(pool, count_store, &n) == 0 && n == 1, "%d stores", n);
     ZT_CHECK(zk_keystore_remove(path, &d) == 0, "%s", d.msg);

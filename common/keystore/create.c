@@ -21,6 +21,7 @@
 #include "keystore/format.h"
 #include "pool/atomics.h"
 #include "zk/error.h"
+#include "zk/msm.h"
 #include "zk/util.h"
 
 #define KS_HUGETLBFS_MAGIC 0x958458f6L
@@ -32,9 +33,27 @@ static uint64_t align_up(uint64_t x, uint64_t a)
     return (x + a - 1) / a * a;
 }
 
-/* The header of k's store (sections laid out, magic not set) on pages of
- * page_size; returns the file size. */
-static uint64_t layout(const struct zk_groth16_key *k, uint64_t page_size, struct ks_hdr *h)
+/* The factor of the tables `tables` selects, all held by k and of one
+ * factor; 0 when one is missing or they differ. */
+static uint32_t table_factor(const struct zk_groth16_key *k, unsigned tables)
+{
+    uint32_t f = 0;
+    for (unsigned m = 0; m < KS_NTABLES; m++) {
+        const struct zk_msm_table *t = zk_groth16_key_table(k, (enum zk_groth16_msm)m);
+        if (!ks_table_selected(tables, m))
+            continue;
+        if (!t || (f && t->factor != f))
+            return 0;
+        f = t->factor;
+    }
+    return f;
+}
+
+/* The header of k's store with the tables `tables` selects (sections laid
+ * out, magic not set) on pages of page_size; returns the file size, 0 when
+ * k lacks one of the tables. */
+static uint64_t layout(const struct zk_groth16_key *k, unsigned tables, uint64_t page_size,
+                       struct ks_hdr *h)
 {
     uint64_t off = KS_HDR_SIZE;
     memset(h, 0, sizeof *h);
@@ -48,13 +67,24 @@ static uint64_t layout(const struct zk_groth16_key *k, uint64_t page_size, struc
         h->set[i].bytes = n * pb;
         off = align_up(off + h->set[i].bytes, KS_ALIGN);
     }
+    h->tables = tables;
+    if (tables != ZK_KEYSTORE_TABLES_NONE && !(h->table_factor = table_factor(k, tables)))
+        return 0;
+    for (unsigned m = 0; m < KS_NTABLES; m++) {
+        if (!ks_table_selected(tables, m))
+            continue;
+        h->table[m].off = off;
+        h->table[m].bytes = zk_groth16_table_size(zk_groth16_key_header(k),
+                                                  (enum zk_groth16_msm)m, h->table_factor);
+        off = align_up(off + h->table[m].bytes, KS_ALIGN);
+    }
     return align_up(off, page_size);
 }
 
-uint64_t zk_keystore_size(const struct zk_groth16_key *k, uint64_t page_size)
+uint64_t zk_keystore_size(const struct zk_groth16_key *k, unsigned tables, uint64_t page_size)
 {
     struct ks_hdr h;
-    return layout(k, page_size ? page_size : KS_ALIGN, &h);
+    return layout(k, tables, page_size ? page_size : KS_ALIGN, &h);
 }
 
 /* The page size of the directory's file system: KS_ALIGN on tmpfs, the
@@ -134,6 +164,11 @@ static int fill(unsigned char *map, const struct ks_hdr *h, const struct zk_grot
         if (i == KS_NSETS / 2)
             test_pause();
     }
+    for (unsigned m = 0; m < KS_NTABLES; m++) {
+        if (h->table[m].bytes)
+            memcpy(map + h->table[m].off, zk_groth16_key_table(k, (enum zk_groth16_msm)m),
+                   h->table[m].bytes);
+    }
     struct ks_hdr *dst = (struct ks_hdr *)map;
     memcpy(dst, h, sizeof *h);
     memcpy(map + KS_ZH_OFF, zk_groth16_key_header(k), sizeof(struct zk_zkey_header));
@@ -204,17 +239,18 @@ int zk_keystore_create(const char *path, const char *key_hash, const struct zk_g
         !ks_hash_valid(key_hash))
         return zk_diag_set(diag, path ? path : "key store", ZK_EBADPARAMS,
                            "a key store needs a key with its points and a 32-digit hash");
-    if (tables != ZK_KEYSTORE_TABLES_NONE)
-        return zk_diag_set(diag, path, ZK_EBADPARAMS,
-                           "precomputed tables (%s): not available yet",
-                           zk_keystore_tables_name(tables));
+    if (tables > ZK_KEYSTORE_TABLES_ALL)
+        return zk_diag_set(diag, path, ZK_EBADPARAMS, "bad table descriptor %u", tables);
     if (lstat(path, &st) == 0)
         return zk_diag_set(diag, path, -EEXIST, "a key store is already there");
     if ((r = dir_page_size(path, &page, diag)) < 0)
         return r;
     remove_stale(path);
-    h.file_size = 0;
-    uint64_t size = layout(k, page, &h);
+    uint64_t size = layout(k, tables, page, &h);
+    if (!size)
+        return zk_diag_set(diag, path, ZK_ESTATE,
+                           "the key does not hold the MSM tables '%s' asks for (one factor)",
+                           zk_keystore_tables_name(tables));
     h.version = ZK_KEYSTORE_VERSION;
     h.hdr_size = KS_HDR_SIZE;
     memcpy(h.key_hash, key_hash, 32);
@@ -224,7 +260,6 @@ int zk_keystore_create(const char *path, const char *key_hash, const struct zk_g
     h.page_size = page;
     clock_gettime(CLOCK_REALTIME, &now);
     h.created_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-    h.tables = ZK_KEYSTORE_TABLES_NONE;
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
         return zk_diag_set(diag, path, -ENAMETOOLONG, "path too long");
     if ((r = build(tmp, &h, k, diag)) < 0)

@@ -16,7 +16,7 @@
 #define KS_ALIGN 4096u                   /* each section starts on a page */
 #define KS_ZH_OFF 1024u                  /* the key's section 2 in the header */
 #define KS_NSETS 6                       /* IC, A, B1, B2, C, H */
-#define KS_NTABLES 5                     /* per MSM: A, B1, B2, C, H */
+#define KS_NTABLES ZK_G16_MSM_COUNT       /* per MSM, indexed by enum zk_groth16_msm */
 
 /* One section of the file. */
 struct ks_sec {
@@ -41,8 +41,8 @@ struct ks_hdr {
     struct ks_sec set[KS_NSETS];         /* IC, A, B1, B2, C, H */
     /* table descriptor */
     uint32_t tables;                     /* enum zk_keystore_tables */
-    uint32_t table_factor;
-    struct ks_sec table[KS_NTABLES];     /* A, B1, B2, C, H (bytes 0: none) */
+    uint32_t table_factor;               /* multiples per point; 0 without tables */
+    struct ks_sec table[KS_NTABLES];     /* [enum zk_groth16_msm] (bytes 0: none) */
 };
 
 _Static_assert(sizeof(struct ks_hdr) <= KS_ZH_OFF, "header fields fit before the key header");
@@ -64,6 +64,13 @@ static inline int ks_hash_valid(const char *h)
             return 0;
     }
     return h[32] == 0;
+}
+
+/* 1 when the descriptor `tables` gives MSM m a table. */
+static inline int ks_table_selected(unsigned tables, unsigned m)
+{
+    return tables == ZK_KEYSTORE_TABLES_ALL ||
+           (tables == ZK_KEYSTORE_TABLES_H && m == ZK_G16_MSM_H);
 }
 
 /* An opened store. */

@@ -16,6 +16,7 @@
 
 #include "keystore/format.h"
 #include "zk/error.h"
+#include "zk/msm.h"
 #include "zk/util.h"
 
 /*
@@ -48,13 +49,11 @@ static int trusted(const char *path, const struct stat *st, struct zk_diag *diag
     return 0;
 }
 
-/* One section inside the file, aligned, of count x point_bytes bytes. */
+/* One section inside the file, after the header, page-aligned. */
 static int sec_ok(const struct ks_sec *s, uint64_t file_size)
 {
     return s->off >= KS_HDR_SIZE && s->off % KS_ALIGN == 0 && s->off <= file_size &&
-           s->bytes <= file_size - s->off &&
-           (!s->point_bytes || s->bytes / s->point_bytes == s->count) &&
-           s->bytes == s->count * s->point_bytes;
+           s->bytes <= file_size - s->off;
 }
 
 /* Point counts of the six sets of a key with header zh (zk_groth16_key_points). */
@@ -67,6 +66,31 @@ static void set_counts(const struct zk_zkey_header *zh, uint64_t cnt[KS_NSETS],
     cnt[5] = zh->domain_size;
     for (int i = 0; i < KS_NSETS; i++)
         pb[i] = i == 3 ? zh->g2_bytes : zh->g1_bytes;
+}
+
+/* The table descriptor: each table the descriptor selects is there, of
+ * the size its MSM and factor give, inside the file; no other.  Their
+ * bytes into *ret_bytes. */
+static int check_tables(const char *path, const struct ks_hdr *h,
+                        const struct zk_zkey_header *zh, uint64_t size, uint64_t *ret_bytes,
+                        struct zk_diag *diag)
+{
+    *ret_bytes = 0;
+    if (h->tables > ZK_KEYSTORE_TABLES_ALL ||
+        (h->tables != ZK_KEYSTORE_TABLES_NONE) != (h->table_factor != 0))
+        return zk_diag_set(diag, path, ZK_EFORMAT, "key store with a bad table descriptor");
+    for (unsigned m = 0; m < KS_NTABLES; m++) {
+        const struct ks_sec *t = &h->table[m];
+        uint64_t want = ks_table_selected(h->tables, m)
+                            ? zk_groth16_table_size(zh, (enum zk_groth16_msm)m, h->table_factor)
+                            : 0;
+        if (t->bytes != want || (ks_table_selected(h->tables, m) && !want) ||
+            (t->bytes && !sec_ok(t, size)))
+            return zk_diag_set(diag, path, ZK_EFORMAT,
+                               "key store: table %u disagrees with its descriptor", m);
+        *ret_bytes += t->bytes;
+    }
+    return 0;
 }
 
 /* The checks of a header read from a file of `size` bytes, info filled. */
@@ -97,24 +121,25 @@ static int check_hdr(const char *path, const unsigned char *page, uint64_t size,
                            (unsigned long long)size, (unsigned long long)h.file_size);
     memcpy(&info->zh, page + KS_ZH_OFF, sizeof info->zh);
     if ((uint32_t)info->zh.curve != h.curve || !zk_curve_name(info->zh.curve) ||
-        info->zh.n_vars < info->zh.n_public + 1 || h.tables != ZK_KEYSTORE_TABLES_NONE)
+        info->zh.n_vars < info->zh.n_public + 1)
         return zk_diag_set(diag, path, ZK_EFORMAT, "key store with an inconsistent header");
     set_counts(&info->zh, cnt, pb);
     info->points_bytes = 0;
     for (int i = 0; i < KS_NSETS; i++) {
         if (!sec_ok(&h.set[i], size) || h.set[i].count != cnt[i] ||
-            h.set[i].point_bytes != pb[i])
+            h.set[i].point_bytes != pb[i] || h.set[i].bytes != cnt[i] * pb[i])
             return zk_diag_set(diag, path, ZK_EFORMAT,
                                "key store: point set %d disagrees with its key header", i);
         info->points_bytes += h.set[i].bytes;
     }
+    if (check_tables(path, &h, &info->zh, size, &info->tables_bytes, diag) < 0)
+        return ZK_EFORMAT;
     memcpy(info->key_hash, h.key_hash, 33);
     info->version = h.version;
     info->file_size = h.file_size;
     info->page_size = h.page_size;
     info->tables = h.tables;
     info->table_factor = h.table_factor;
-    info->tables_bytes = 0;
     info->created_ns = h.created_ns;
     return 0;
 }
@@ -235,7 +260,7 @@ int zk_keystore_key(zk_keystore *s, struct zk_groth16_key *base, struct zk_groth
     const struct ks_hdr *h = (const struct ks_hdr *)s->map;
     const void *pts[KS_NSETS];
     struct zk_groth16_key *k = base;
-    int r;
+    int r = 0;
     for (int i = 0; i < KS_NSETS; i++)
         pts[i] = s->map + h->set[i].off;
     if (base && !same_key(zk_groth16_key_header(base), &s->info.zh))
@@ -243,10 +268,25 @@ int zk_keystore_key(zk_keystore *s, struct zk_groth16_key *base, struct zk_groth
                            "the key store holds another key than the one loaded");
     if (!base && (r = zk_groth16_key_new(&s->info.zh, &k)) < 0)
         return zk_diag_set(diag, s->info.path, r, "%s", zk_strerror(r));
-    if ((r = zk_groth16_key_use_points(k, pts, release_store, s)) < 0) {
+    for (unsigned m = 0; m < KS_NTABLES && !r; m++) {
+        const struct zk_msm_table *t = (const struct zk_msm_table *)(s->map + h->table[m].off);
+        if (!h->table[m].bytes)
+            continue;
+        if (t->factor != h->table_factor ||
+            (r = zk_groth16_key_use_table(k, (enum zk_groth16_msm)m, t)) < 0)
+            r = zk_diag_set(diag, s->info.path, ZK_EFORMAT,
+                            "key store: table %u is not a table of its MSM's points", m);
+    }
+    if (!r && (r = zk_groth16_key_use_points(k, pts, release_store, s)) < 0)
+        zk_diag_set(diag, s->info.path, r, "the key already has its points");
+    if (r) {
+        for (unsigned m = 0; m < KS_NTABLES; m++) {
+            if (h->table[m].bytes)
+                zk_groth16_key_use_table(k, (enum zk_groth16_msm)m, NULL);
+        }
         if (!base)
             zk_groth16_key_free(k);
-        return zk_diag_set(diag, s->info.path, r, "the key already has its points");
+        return r;
     }
     *ret = k;
     return 0;

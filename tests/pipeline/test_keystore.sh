@@ -12,16 +12,16 @@
 #      `key load` refuses it the same way, `key status` says refused,
 #      `key unload` removes it and `key load` builds it again, which
 #      `zkslot plan` adds to its bound;
-#   5. `zkslot pool destroy` removes the stores beside the pool.
+#   5. `key load --precompute all` over a store without tables is refused
+#      (unload first); after unload it builds the store with every MSM's
+#      table, which a restarted gpud and `zkslot prove` use;
+#   6. `zkslot pool destroy` removes the stores beside the pool.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
+. "$ZK_SOURCE_DIR/tests/pipeline/lib_keystore.sh"
 pl_init keystore || exit 77
-pl_pool 2
-pl_circuit bn128 600 2 || { pl_bad circuit; exit 1; }
-hash=$("$ZKSLOT" key list --json | python3 -c '
-import json, sys
-print([k["hash"] for k in json.load(sys.stdin) if k["name"] == sys.argv[1]][0])' "$PL_KEYNAME")
-store=$ZKSLOT_POOL.key-$hash
+ks_setup || exit 1
+store=$KS_STORE
 # status_of: the RESIDENT column of the key's row in `zkslot key status`
 status_of() { "$ZKSLOT" key status | awk -v k="$PL_KEYNAME" '$1 == k { print $2 }'; }
 [ "$(status_of)" = no ] || pl_bad "key status before any load: '$(status_of)', expected no"
@@ -43,12 +43,7 @@ job=$(pl_submit 2)
 pl_wait "$job" 120 && pl_check_job "$job" 2
 
 pl_log "3. the one-shot prove uses it"
-"$ZKSLOT" prove "$PL_KEY" "${PL_WTNS[0]}" "$PL_W/proof.json" "$PL_W/public.json" --verbose \
-    2>"$PL_W/prove.err" || pl_bad "zkslot prove: $(cat "$PL_W/prove.err")"
-grep -q "the key's points from its store $store" "$PL_W/prove.err" ||
-    pl_bad "zkslot prove did not use the store: $(cat "$PL_W/prove.err")"
-zk_snarkjs groth16 verify "$PL_VK" "$PL_W/public.json" "$PL_W/proof.json" 2>&1 | grep -q "OK!" ||
-    pl_bad "snarkjs refused the proof made over the store"
+ks_prove "${PL_WTNS[0]}" "its store $store"
 
 pl_log "4. a store of another format version is refused"
 pl_stop "$PL_GPUD"
@@ -76,10 +71,24 @@ k1=$(plan_keys)
 [ "$((k1 - k0))" = "$(stat -c %s "$store")" ] ||
     pl_bad "zkslot plan's keys: $k0 without the store, $k1 with it: not the store's $(stat -c %s "$store") bytes"
 "$ZKSLOT" key load "$PL_KEYNAME" | grep -q "already resident in $store" || pl_bad "key load again"
-rc=0; "$ZKSLOT" key load "$PL_KEYNAME" --precompute all 2>"$PL_W/load.err" || rc=$?
-[ "$rc" = 2 ] && grep -q "not available yet" "$PL_W/load.err" || pl_bad "--precompute all: exit $rc"
 
-pl_log "5. pool destroy removes the stores beside the pool"
+pl_log "5. a store with every MSM's precomputed table"
+rc=0; "$ZKSLOT" key load "$PL_KEYNAME" --precompute h 2>"$PL_W/load.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "is resident with tables none (factor 0) in $store: unload it first" "$PL_W/load.err" ||
+    pl_bad "key load --precompute h over a store without tables: exit $rc, $(cat "$PL_W/load.err")"
+"$ZKSLOT" key unload "$PL_KEYNAME" >/dev/null
+"$ZKSLOT" key load "$PL_KEYNAME" --precompute all --table-factor 2 |
+    grep -q "key $PL_KEYNAME: loaded into $store (.*, tables all, factor 2)" || pl_bad "key load --precompute all"
+tables=$("$ZKSLOT" key status | awk -v k="$PL_KEYNAME" '$1 == k { print $5 }')
+[ "$tables" = all ] || pl_bad "key status: tables '$tables', expected all"
+pl_stop "$PL_GPUD"
+pl_start_gpud
+pl_wait_log gpud "$PL_GPUD" "key $PL_KEYNAME: ready in .*from its store $store\)" 30 || exit 1
+job=$(pl_submit 2)
+pl_wait "$job" 120 && pl_check_job "$job" 2
+ks_prove "${PL_WTNS[1]}" "its store $store"
+
+pl_log "6. pool destroy removes the stores beside the pool"
 pl_stop "$PL_GPUD"
 pl_stop "$PL_SYNTHD"
 "$ZKSLOT" pool destroy | grep -q "removed 1 key store beside the pool" || pl_bad "pool destroy"

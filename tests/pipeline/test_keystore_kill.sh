@@ -8,13 +8,10 @@
 # temporary file, and proves from the store (snarkjs checks the proofs).
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
+. "$ZK_SOURCE_DIR/tests/pipeline/lib_keystore.sh"
 pl_init keystore_kill || exit 77
-pl_pool 2
-pl_circuit bn128 600 2 || { pl_bad circuit; exit 1; }
-hash=$("$ZKSLOT" key list --json | python3 -c '
-import json, sys
-print([k["hash"] for k in json.load(sys.stdin) if k["name"] == sys.argv[1]][0])' "$PL_KEYNAME")
-store=$ZKSLOT_POOL.key-$hash
+ks_setup || exit 1
+store=$KS_STORE
 
 ZK_KEYSTORE_TEST_PAUSE=$PL_W/paused "$ZKSLOT" key load "$PL_KEYNAME" >"$PL_W/load.log" 2>&1 &
 loader=$!
@@ -26,10 +23,7 @@ kill -9 "$loader"; wait "$loader" 2>/dev/null || true
 [ -f "$tmp" ] && [ ! -e "$store" ] || pl_bad "after kill -9: a store at $store, or no temporary file"
 "$ZKSLOT" key status | awk -v k="$PL_KEYNAME" '$1 == k { print $2 }' | grep -qx no ||
     pl_bad "key status counts the half-written store"
-"$ZKSLOT" prove "$PL_KEY" "${PL_WTNS[0]}" "$PL_W/proof.json" "$PL_W/public.json" --verbose \
-    2>"$PL_W/prove.err" || pl_bad "zkslot prove: $(cat "$PL_W/prove.err")"
-grep -q "the key's points from its file" "$PL_W/prove.err" ||
-    pl_bad "zkslot prove with a half-written store: $(cat "$PL_W/prove.err")"
+ks_prove "${PL_WTNS[0]}" "its file"
 
 pl_start_synthd
 pl_start_gpud

@@ -10,8 +10,11 @@
  * makes jobs from circuit inputs (`zkslot submit --input`): checked that it
  * can run, hashed (zk/witgen.h), recorded.
  *
- * `key load NAME [--precompute none|h|all]` puts the key's decoded points
- * into its store beside the pool (zk/keystore.h, docs/keystore.md), where
+ * `key load NAME [--precompute none|h|all] [--table-factor F]` puts the
+ * key's decoded points, and the precomputed MSM tables asked for (zk/msm.h;
+ * refused, saying how much is missing, when building them would not fit in
+ * MemAvailable), into its store beside the pool (zk/keystore.h,
+ * docs/keystore.md), where
  * every gpud serving the key and the one-shot `zkslot prove` map them;
  * `key status` lists the registered keys with their stores (and stores
  * of no registered key); `key unload NAME` removes a key's store.
@@ -35,6 +38,7 @@
 #include "zk/error.h"
 #include "zk/keyfile.h"
 #include "zk/keystore.h"
+#include "zk/msm.h"
 #include "zk/util.h"
 #include "zk/witgen.h"
 #include "zk/zkey.h"
@@ -236,9 +240,50 @@ static int key_store_of(struct lcli *c, const char *name, struct zk_ledger_key *
     return 0;
 }
 
-/* Reads the key's points from its file and builds its store at path. */
+/* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
+static uint64_t mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "re");
+    char line[256];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    }
+    if (f)
+        fclose(f);
+    return (uint64_t)kb << 10;
+}
+
+/* Building the store holds the points and tables twice (this process's
+ * copy, then the store): refused, with how much is missing, when that is
+ * more than MemAvailable.  0, or -ENOMEM with d set. */
+static int fits(const struct zk_zkey *z, unsigned tables, unsigned factor, struct zk_diag *d)
+{
+    char a[32], b[32], c[32], e[32];
+    uint64_t points = 0, avail = mem_available();
+    static const enum zk_zkey_section secs[] = { ZK_ZKEY_SEC_IC, ZK_ZKEY_SEC_A, ZK_ZKEY_SEC_B1,
+                                                 ZK_ZKEY_SEC_B2, ZK_ZKEY_SEC_C, ZK_ZKEY_SEC_H };
+    for (size_t i = 0; i < sizeof secs / sizeof secs[0]; i++) {
+        size_t pb = 0;
+        points += zk_zkey_section_points(z, secs[i], &pb) * pb;
+    }
+    uint64_t tab = zk_groth16_tables_size(&z->hdr, (enum zk_groth16_precompute)tables, factor);
+    uint64_t need = 2 * (points + tab);
+    if (!avail || need <= avail)
+        return 0;
+    return zk_diag_set(d, z->bf.name, -ENOMEM,
+                       "its store (points %s + tables %s, held twice while it is built) needs "
+                       "%s, MemAvailable is %s: %s missing", zk_size_human(points, a, sizeof a),
+                       zk_size_human(tab, b, sizeof b), zk_size_human(need, c, sizeof c),
+                       zk_size_human(avail, e, sizeof e),
+                       zk_size_human(need - avail, a, sizeof a));
+}
+
+/* Reads the key's points from its file, builds the tables `tables`
+ * selects (factor multiples) and its store at path. */
 static int build_store(const struct zk_ledger_key *k, const char *path, unsigned tables,
-                       struct zk_diag *d)
+                       unsigned factor, struct zk_diag *d)
 {
     struct zk_zkey z = { 0 };
     struct zk_groth16_key *gk = NULL;
@@ -246,16 +291,22 @@ static int build_store(const struct zk_ledger_key *k, const char *path, unsigned
     int r = zk_zkey_open(&z, k->path, d);
     if (r < 0)
         return r;
-    r = zk_groth16_key_load_opts(&z, &o, d, &gk);
+    if ((r = fits(&z, tables, factor, d)) == 0)
+        r = zk_groth16_key_load_opts(&z, &o, d, &gk);
     zk_zkey_done(&z);
     if (r < 0)
         return r;
-    r = zk_keystore_create(path, k->hash, gk, tables, d);
+    if (tables != ZK_KEYSTORE_TABLES_NONE &&
+        (r = zk_groth16_key_precompute(gk, (enum zk_groth16_precompute)tables, factor, 0)) < 0)
+        zk_diag_set(d, k->path, r, "building the MSM tables (%s, factor %u): %s",
+                    zk_keystore_tables_name(tables), factor, zk_strerror(r));
+    if (r == 0)
+        r = zk_keystore_create(path, k->hash, gk, tables, d);
     zk_groth16_key_free(gk);
     return r;
 }
 
-static int key_load(struct lcli *c, const char *name, unsigned tables)
+static int key_load(struct lcli *c, const char *name, unsigned tables, unsigned factor)
 {
     struct zk_ledger_key k;
     struct zk_keystore_info in;
@@ -264,16 +315,18 @@ static int key_load(struct lcli *c, const char *name, unsigned tables)
     struct timespec t0, t1;
     int rc = 2, r;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (tables != ZK_KEYSTORE_TABLES_NONE) {
-        fprintf(stderr, "zkslot key load: --precompute %s: not available yet (precomputed MSM "
-                "bases; use --precompute none)\n", zk_keystore_tables_name(tables));
-        return 2;
-    }
     if (key_store_of(c, name, &k, path, sizeof path) < 0)
         goto out;
     if ((r = zk_keyfile_check(&k, NULL, &d)) < 0 ||
         ((r = zk_keystore_stat(path, k.hash, &in, &d)) < 0 && r != -ENOENT)) {
         fprintf(stderr, "zkslot key load: %s\n", d.msg);
+        goto out;
+    }
+    if (r == 0 && (in.tables != tables || (tables && in.table_factor != factor))) {
+        fprintf(stderr, "zkslot key load: key %s is resident with tables %s (factor %u) in %s: "
+                "unload it first (zkslot key unload %s) to load it with tables %s\n", name,
+                zk_keystore_tables_name(in.tables), in.table_factor, path, name,
+                zk_keystore_tables_name(tables));
         goto out;
     }
     if (r == 0) {
@@ -282,14 +335,15 @@ static int key_load(struct lcli *c, const char *name, unsigned tables)
         rc = 0;
         goto out;
     }
-    if (build_store(&k, path, tables, &d) < 0 || zk_keystore_stat(path, k.hash, &in, &d) < 0) {
+    if (build_store(&k, path, tables, factor, &d) < 0 ||
+        zk_keystore_stat(path, k.hash, &in, &d) < 0) {
         fprintf(stderr, "zkslot key load: %s\n", d.msg);
         goto out;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    printf("key %s: loaded into %s (%s, tables %s) in %.2f s\n", name, path,
+    printf("key %s: loaded into %s (%s, tables %s, factor %u) in %.2f s\n", name, path,
            zk_size_human(in.file_size, sz, sizeof sz), zk_keystore_tables_name(in.tables),
-           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+           in.table_factor, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
     rc = 0;
 out:
     lcli_close(c);
@@ -406,7 +460,8 @@ static void usage(void)
             "usage: zkslot key add NAME FILE.zkey [--witness-gen PATH | --witness-cmd CMD]\n"
             "                      [--config FILE] [--state-dir DIR]\n"
             "       zkslot key list [--json] [--config FILE] [--state-dir DIR]\n"
-            "       zkslot key load NAME [--precompute none|h|all]  (its store beside the pool)\n"
+            "       zkslot key load NAME [--precompute none|h|all] [--table-factor F]\n"
+            "                                                       (its store beside the pool)\n"
             "       zkslot key status                               (which keys are resident)\n"
             "       zkslot key unload NAME                          (remove its store)\n"
             "  --witness-gen PATH  circom's C++ witness generator (built from `circom --c`),\n"
@@ -421,6 +476,7 @@ int cmd_key(int argc, char **argv)
                                           { "witness-gen", required_argument, 0, 'g' },
                                           { "witness-cmd", required_argument, 0, 'x' },
                                           { "precompute", required_argument, 0, 'p' },
+                                          { "table-factor", required_argument, 0, 'f' },
                                           { "help", no_argument, 0, 'h' },
                                           { 0, 0, 0, 0 } };
     const char *gen = NULL;
@@ -435,7 +491,7 @@ int cmd_key(int argc, char **argv)
     static const char *const cmds[][2] = { { "add", "key add" }, { "list", "key list" },
                                            { "load", "key load" }, { "status", "key status" },
                                            { "unload", "key unload" } };
-    unsigned tables = ZK_KEYSTORE_TABLES_NONE;
+    unsigned tables = ZK_KEYSTORE_TABLES_NONE, factor = ZK_G16_TABLE_FACTOR_DEFAULT;
     c.cmd = "key list";
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         if (!strcmp(sub, cmds[i][0]))
@@ -459,6 +515,17 @@ int cmd_key(int argc, char **argv)
             gen_is_cmd = o == 'x';
             continue;
         }
+        if (o == 'f' && !strcmp(sub, "load")) {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*end || !*optarg || v < 1 || v > ZK_MSM_MAX_FACTOR) {
+                fprintf(stderr, "zkslot key load: --table-factor: expected 1 to %d, got '%s'\n",
+                        ZK_MSM_MAX_FACTOR, optarg);
+                return 2;
+            }
+            factor = (unsigned)v;
+            continue;
+        }
         if (o == 'p' && !strcmp(sub, "load")) {
             if (parse_tables(optarg, &tables) < 0)
                 return 2;
@@ -479,7 +546,7 @@ int cmd_key(int argc, char **argv)
     if (!strcmp(sub, "list") && npos == 0)
         return key_list(&c, json);
     if (!strcmp(sub, "load") && npos == 1)
-        return key_load(&c, pos[0], tables);
+        return key_load(&c, pos[0], tables, factor);
     if (!strcmp(sub, "status") && npos == 0)
         return key_status(&c);
     if (!strcmp(sub, "unload") && npos == 1)

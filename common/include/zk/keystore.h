@@ -10,9 +10,12 @@
  * tmpfs).  It holds a 4 KiB header (magic, format version, the key's
  * content hash, the curve, the key's decoded section 2, the offset, count
  * and point size of the six point sets IC, A, B1, B2, C, H, and a table
- * descriptor: which precomputed MSM tables follow, none in version 1), then
+ * descriptor: which precomputed MSM tables follow and their factor), then
  * the points exactly as zk_groth16_key_points gives them (affine,
- * Montgomery limbs, 64-byte aligned, each set starting on a 4 KiB page).
+ * Montgomery limbs, 64-byte aligned, each set starting on a 4 KiB page),
+ * then the precomputed MSM tables (struct zk_msm_table blocks, zk/msm.h)
+ * the descriptor names, each on its own page; a key built over the store
+ * uses them (zk_groth16_key_use_table).
  *
  * Creation is crash-safe: the file is built under `<store>.tmp.<pid>`,
  * msync'ed and fsync'ed, its magic written last, then linked to its name
@@ -46,11 +49,12 @@ extern "C" {
 #define ZK_KEYSTORE_VERSION 1u        /* the layout this build writes and reads */
 #define ZK_KEYSTORE_SUFFIX ".key-"    /* <pool path>.key-<hash> */
 
-/* The table descriptor: precomputed MSM bases a store holds. */
+/* The table descriptor: precomputed MSM bases a store holds (the values
+ * of enum zk_groth16_precompute). */
 enum zk_keystore_tables {
-    ZK_KEYSTORE_TABLES_NONE = 0,      /* points only */
-    ZK_KEYSTORE_TABLES_H = 1,         /* a table for H's MSM */
-    ZK_KEYSTORE_TABLES_ALL = 2,       /* tables for A, B1, B2, C and H */
+    ZK_KEYSTORE_TABLES_NONE = ZK_G16_PRECOMPUTE_NONE,   /* points only */
+    ZK_KEYSTORE_TABLES_H = ZK_G16_PRECOMPUTE_H,         /* a table for H's MSM */
+    ZK_KEYSTORE_TABLES_ALL = ZK_G16_PRECOMPUTE_ALL,     /* tables for all five MSMs */
 };
 
 /* "none", "h", "all"; "?" for anything else. */
@@ -78,13 +82,16 @@ struct zk_keystore_info {
  */
 int zk_keystore_path(const char *pool_path, const char *key_hash, char *buf, size_t n);
 
-/* Bytes the store of k (loaded with its points) takes on a page of `page_size`. */
-uint64_t zk_keystore_size(const struct zk_groth16_key *k, uint64_t page_size);
+/* Bytes the store of k (loaded with its points) with the tables `tables`
+ * selects takes on pages of `page_size` (0: 4 KiB); k must hold those
+ * tables (zk_groth16_key_precompute), else 0. */
+uint64_t zk_keystore_size(const struct zk_groth16_key *k, unsigned tables, uint64_t page_size);
 
 /*
  * Builds the store of k (which has its points) at `path` for content hash
- * key_hash.  tables must be ZK_KEYSTORE_TABLES_NONE (ZK_EBADPARAMS for
- * others until the precomputed MSM bases exist).  -EEXIST (diag says so)
+ * key_hash, with the tables `tables` selects, which k must hold, all of
+ * one factor (built by zk_groth16_key_precompute; ZK_ESTATE otherwise).
+ * -EEXIST (diag says so)
  * when a store is already there: it is left alone.  The directory must be
  * on tmpfs or hugetlbfs (ZK_EBADPARAMS: a store on disk would page).  On
  * failure nothing is left at path, and the temporary file is removed.
@@ -122,12 +129,14 @@ int zk_keystore_stat(const char *path, const char *key_hash, struct zk_keystore_
                      struct zk_diag *diag);
 
 /*
- * A key over the store's points, not copied.  base NULL: a new key with
+ * A key over the store's points and tables, not copied.  base NULL: a new key with
  * the store's header and points only (prove_start, finalize, vk); else
  * base (loaded without points, e.g. coefficients only, of the same key:
  * curve, sizes and header points equal, else ZK_ELENGTH) gets them and is
- * returned in *ret.  On success the key owns s (zk_groth16_key_free
- * unmaps it); on failure s is still the caller's and base is unchanged.
+ * returned in *ret (its own tables for the MSMs the store has tables for
+ * are replaced).  On success the key owns s (zk_groth16_key_free unmaps
+ * it); on failure s is still the caller's, base has no points and no
+ * tables for the MSMs the store has tables for.
  */
 int zk_keystore_key(zk_keystore *s, struct zk_groth16_key *base, struct zk_groth16_key **ret,
                     struct zk_diag *diag);
