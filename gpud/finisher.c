@@ -7,6 +7,7 @@
  * after-proof).  Partition N is finalized here while the starter runs
  * partition N+1's prove_start.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -99,8 +100,10 @@ void *finisher_main(void *arg)
                 goto next;
             }
         }
-        if ((r = zk_ledger_job_get(l, it->p.job_id, &job, &d))) {
-            part_failed(l, &it->p, d.msg);
+        if ((r = zk_ledger_job_get(l, it->p.job_id, &job, &d)) ||
+            (r = zk_ledger_job_resolve_out(&job, gpud.cfg.state_dir))) {
+            part_failed(l, &it->p, r == -ENAMETOOLONG ? "output directory name too long"
+                                                      : d.msg);
             goto next;
         }
         int dup = 0;

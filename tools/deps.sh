@@ -14,6 +14,8 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
 # circom's C++ witness generators (keys added with --witness-gen NAME_cpp):
 # built by the tests and the main job with make, g++, nasm, GMP and nlohmann-json
 pkgs+=(nasm nlohmann-json3-dev)
+# the ledger on PostgreSQL: libpq to build, a real server (initdb, pg_ctl) for the tests
+pkgs+=(libpq-dev postgresql)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -26,6 +26,7 @@ void zk_config_defaults(struct zk_config *c)
     c->max_attempts = 10;
     c->max_errors = 3;
     c->poll_ms = 100;
+    c->ledger_lease = 30;
     c->synthd_workers = 1;
     c->synthd_threads = 0;
     c->synthd_numa_node = -1;
@@ -66,6 +67,9 @@ static const struct option options[] = {
     O("zkslot", "max_attempts", K_UINT, max_attempts, 1, 1000),
     O("zkslot", "max_errors", K_UINT, max_errors, 1, 1000),
     O("zkslot", "poll_ms", K_UINT, poll_ms, 1, 60000),
+    O("zkslot", "machine", K_STR, machine, 0, 0),
+    O("ledger", "url", K_STR, ledger_url, 0, 0),
+    O("ledger", "lease", K_UINT, ledger_lease, 2, 3600),
     O("synthd", "workers", K_UINT, synthd_workers, 1, 1024),
     O("synthd", "threads", K_UINT, synthd_threads, 0, 4096),
     O("synthd", "numa_node", K_INT, synthd_numa_node, -1, 1023),
@@ -312,11 +316,16 @@ void zk_config_env(struct zk_config *c)
         snprintf(c->state_dir, sizeof c->state_dir, "%s", v);
     if ((v = getenv("ZKSLOT_POOL")) && *v && strlen(v) < sizeof c->pool)
         snprintf(c->pool, sizeof c->pool, "%s", v);
+    if ((v = getenv("ZKSLOT_LEDGER")) && *v && strlen(v) < sizeof c->ledger_url)
+        snprintf(c->ledger_url, sizeof c->ledger_url, "%s", v);
+    if ((v = getenv("ZKSLOT_MACHINE")) && *v && strlen(v) < sizeof c->machine)
+        snprintf(c->machine, sizeof c->machine, "%s", v);
 }
 
 int zk_config_ledger_path(const struct zk_config *c, char *buf, size_t n)
 {
-    int k = snprintf(buf, n, "%s/%s", c->state_dir, ZK_LEDGER_FILE);
+    int k = c->ledger_url[0] ? snprintf(buf, n, "%s", c->ledger_url)
+                             : snprintf(buf, n, "%s/%s", c->state_dir, ZK_LEDGER_FILE);
     return k < 0 || (size_t)k >= n ? -ENAMETOOLONG : 0;
 }
 

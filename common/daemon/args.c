@@ -12,6 +12,8 @@
 static const struct zkd_flag common_flags[] = {
     { "--pool", "pool", "path", "PATH", "the slot pool" },
     { "--state-dir", "zkslot", "state_dir", "DIR", "directory of the ledger" },
+    { "--ledger", "ledger", "url", "URL", "the ledger: an SQLite path or a postgresql:// URL" },
+    { "--machine", "zkslot", "machine", "NAME", "this machine's name in a shared ledger" },
     { "--max-attempts", "zkslot", "max_attempts", "N", "syntheses of a partition before it fails" },
     { "--max-errors", "zkslot", "max_errors", "N", "errors of a partition before it fails" },
     { "--poll-ms", "zkslot", "poll_ms", "MS", "idle poll interval of the ledger" },
@@ -120,6 +122,8 @@ void zkd_print_config(const struct zk_config *c, FILE *out)
             c->source);
     fprintf(out, "[zkslot]\nstate_dir = %s\nmax_attempts = %u\nmax_errors = %u\npoll_ms = %u\n",
             c->state_dir, c->max_attempts, c->max_errors, c->poll_ms);
+    fprintf(out, "machine = %s\n[ledger]\nurl = %s\nlease = %u\n", c->machine, c->ledger_url,
+            c->ledger_lease);
     fprintf(out, "[pool]\npath = %s\nslots = %u\nslot_size = %llu\ndir = %s\nnuma_nodes = %s\n"
                  "hugepages = %s\n",
             c->pool, c->pool_slots, (unsigned long long)c->pool_slot_size, c->pool_dir,

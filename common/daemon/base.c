@@ -38,8 +38,15 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
     /* SQLite says only "unable to open database file" or "attempt to write
      * a readonly database" when the ledger (or the directory, for -wal and
      * -shm) is not this user's to write: say whose it is */
+    if (!r && (r = zk_ledger_set_machine(*ret, cfg->machine)) < 0) {
+        zk_ledger_close(*ret);
+        *ret = NULL;
+        return zk_diag_set(diag, cfg->machine, r, "a machine name has at most 63 bytes");
+    }
     struct stat st;
-    const char *what = access(path, R_OK | W_OK) ? path
+    const char *file = zk_ledger_sqlite_path(path);
+    const char *what = !file ? NULL
+                       : access(file, R_OK | W_OK) ? file
                        : access(cfg->state_dir, W_OK | X_OK) ? cfg->state_dir : NULL;
     if (r && what && !stat(what, &st)) {
         /* the _r forms: the workers open their own ledger handles */

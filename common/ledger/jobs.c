@@ -111,12 +111,10 @@ int ledger_derive_job(zk_ledger *l, int64_t id, int to, struct zk_diag *diag)
         return 0;
     if ((r = job_counts(l, id, count, diag)) < 0)
         return r;
-    int next = state, finished = 0;
+    int finished, next = ledger_job_next(state, count, nparts, &finished);
     char error[600] = "";
     int64_t now = ledger_now_ns();
-    if (count[ZK_PART_FAILED]) {
-        next = ZK_JOB_FAILED;
-        finished = 1;
+    if (next == ZK_JOB_FAILED) {
         if (!(s = ledger_stmt(l, LS_JOB_FAILED_ERR, sql_job_failed_err, diag)))
             return ZK_ELEDGER;
         sqlite3_bind_int64(s, 1, id);
@@ -130,11 +128,6 @@ int ledger_derive_job(zk_ledger *l, int64_t id, int to, struct zk_diag *diag)
         }
         if ((r = job_cancel_parts(l, id, "canceled: the job failed", now, diag)) < 0)
             return r;
-    } else if (count[ZK_PART_DONE] == nparts) {
-        next = ZK_JOB_DONE;
-        finished = 1;
-    } else if (count[ZK_PART_QUEUED] < nparts) {
-        next = ZK_JOB_RUNNING;
     }
     if (next == state)
         return 0;
@@ -144,7 +137,7 @@ int ledger_derive_job(zk_ledger *l, int64_t id, int to, struct zk_diag *diag)
 
 /* A job of n partitions: witness[i] is the .wtns path, or with inputs the
  * name the input was read from, and input[i] (len[i] bytes) its text. */
-static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
+int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
                       const char *const *witness, const char *const *input, const size_t *len,
                       uint32_t n, int64_t *ret_id, struct zk_diag *diag)
 {
@@ -168,7 +161,7 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
     if (r)
         return r;
     sqlite3_stmt *s;
-    if ((r = zk_ledger_key_get_id(l, key_id, &key, diag)) < 0)
+    if ((r = lsq_key_get_id(l, key_id, &key, diag)) < 0)
         goto out;
     r = ZK_ELEDGER;
     if (!(s = ledger_stmt(l, LS_JOB_INSERT, sql_job_insert, diag)))
@@ -216,25 +209,6 @@ out:
     return r;
 }
 
-int zk_ledger_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
-                         const char *const *witness, uint32_t n, int64_t *ret_id,
-                         struct zk_diag *diag)
-{
-    return job_submit(l, key_id, out_dir, witness, NULL, NULL, n, ret_id, diag);
-}
-
-int zk_ledger_job_submit_inputs(zk_ledger *l, int64_t key_id, const char *out_dir,
-                                const char *const *name, const char *const *input,
-                                const size_t *len, uint32_t n, int64_t *ret_id,
-                                struct zk_diag *diag)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (len[i] > ZK_LEDGER_INPUT_MAX)
-            return zk_diag_set(diag, name[i], -E2BIG, "input of %zu bytes: at most %u",
-                               len[i], ZK_LEDGER_INPUT_MAX);
-    return job_submit(l, key_id, out_dir, name, input, len, n, ret_id, diag);
-}
-
 /* Row s (JOB_COLS) into *j, counts zeroed. */
 static void job_row(sqlite3_stmt *s, struct zk_ledger_job *j)
 {
@@ -274,7 +248,7 @@ static int job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret, struct z
     return 0;
 }
 
-int zk_ledger_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret,
+int lsq_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret,
                       struct zk_diag *diag)
 {
     int r = ledger_exec(l, "BEGIN", diag);
@@ -284,7 +258,7 @@ int zk_ledger_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret,
     return ledger_end(l, r, diag);
 }
 
-int zk_ledger_job_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_job *j),
+int lsq_job_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_job *j),
                        void *ctx, struct zk_diag *diag)
 {
     sqlite3_stmt *s;
@@ -319,7 +293,7 @@ int zk_ledger_job_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger
     return r;
 }
 
-int zk_ledger_job_cancel(zk_ledger *l, int64_t id, struct zk_diag *diag)
+int lsq_job_cancel(zk_ledger *l, int64_t id, struct zk_diag *diag)
 {
     struct zk_ledger_job j;
     int r = ledger_begin(l, diag);

@@ -55,22 +55,18 @@ static sqlite3_stmt *key_lookup(zk_ledger *l, const char *name, int64_t id,
     return s;
 }
 
-int zk_ledger_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
+int lsq_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
 {
-    size_t nl = strnlen(k->name, sizeof k->name);
-    if (nl == 0 || nl >= sizeof k->name || !memchr(k->path, 0, sizeof k->path) ||
-        !memchr(k->curve, 0, sizeof k->curve) || !memchr(k->hash, 0, sizeof k->hash) ||
-        !memchr(k->witgen, 0, sizeof k->witgen) ||
-        !memchr(k->witgen_hash, 0, sizeof k->witgen_hash) || k->witgen_kind < 0 ||
-        k->witgen_kind > ZK_WITGEN_CMD)
-        return zk_diag_set(diag, l->path, -EINVAL, "bad key record");
+    int r = ledger_key_check(l->path, k, diag);
+    if (r)
+        return r;
     int64_t now = ledger_now_ns();
     static const char sql_key_add[] =
         "INSERT INTO keys (name, path, curve, hash, file_size, n_vars, n_public,"
         " domain_size, added_ns, witgen_kind, witgen, witgen_hash, file_dev,"
         " file_ino, file_mtime_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *s = key_lookup(l, k->name, 0, diag);
-    int r = s ? ledger_begin(l, diag) : ZK_ELEDGER;
+    r = s ? ledger_begin(l, diag) : ZK_ELEDGER;
     if (r)
         return r;
     r = ledger_step(l, s, diag);
@@ -130,19 +126,19 @@ static int key_get(zk_ledger *l, const char *name, int64_t id, struct zk_ledger_
     return r;
 }
 
-int zk_ledger_key_get(zk_ledger *l, const char *name, struct zk_ledger_key *ret,
+int lsq_key_get(zk_ledger *l, const char *name, struct zk_ledger_key *ret,
                       struct zk_diag *diag)
 {
     return key_get(l, name, 0, ret, diag);
 }
 
-int zk_ledger_key_get_id(zk_ledger *l, int64_t id, struct zk_ledger_key *ret,
+int lsq_key_get_id(zk_ledger *l, int64_t id, struct zk_ledger_key *ret,
                          struct zk_diag *diag)
 {
     return key_get(l, NULL, id, ret, diag);
 }
 
-int zk_ledger_key_set_identity(zk_ledger *l, int64_t id, uint64_t dev, uint64_t ino,
+int lsq_key_set_identity(zk_ledger *l, int64_t id, uint64_t dev, uint64_t ino,
                                int64_t mtime_ns, struct zk_diag *diag)
 {
     sqlite3_stmt *s;
@@ -158,7 +154,7 @@ int zk_ledger_key_set_identity(zk_ledger *l, int64_t id, uint64_t dev, uint64_t 
     return r < 0 ? r : 0;
 }
 
-int zk_ledger_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *k),
+int lsq_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *k),
                        void *ctx, struct zk_diag *diag)
 {
     sqlite3_stmt *s;

@@ -1,16 +1,22 @@
 /*
  * ledger_internal.h -- what the ledger's files share (private to common/ledger/).
  *
- * The handle (struct zk_ledger), its cache of prepared statements and the
- * small SQLite helpers every file uses.  A cached statement is named by an
+ * The handle (struct zk_ledger) with its backend's table of operations
+ * (struct ledger_ops: backend.c selects the backend and dispatches every
+ * public function through it), the SQLite backend's cache of prepared
+ * statements and the small SQLite helpers its files use.  The PostgreSQL
+ * backend's own state and helpers are in pg/pg_internal.h.  A cached statement is named by an
  * enum ledger_stmt_id and its SQL text lives next to the one function that
  * binds it; ledger_stmt() prepares it once per handle
  * (SQLITE_PREPARE_PERSISTENT) the first time that function runs.
  *
- * The files: schema.c (migrations, open, close), db.c (these helpers),
+ * The files: backend.c (the URL -> backend choice, the public functions),
+ * rules.c (what does not depend on the backend),
+ * schema.c (migrations, open, close, the SQLite ops), db.c (these helpers),
  * states.c (state names), keys.c, jobs.c (submit, cancel, the job state
  * derived from its partitions), parts.c (partition reads and transitions),
- * reconcile.c, stats.c (counts, totals, daemon starts).
+ * reconcile.c, stats.c (counts, totals, daemon starts); pg/ the same
+ * concepts on PostgreSQL.
  */
 #ifndef ZK_LEDGER_INTERNAL_H
 #define ZK_LEDGER_INTERNAL_H
@@ -49,12 +55,143 @@ enum ledger_stmt_id {
     LS_COUNT
 };
 
+/*
+ * What a backend implements: the public functions of zk/ledger.h less the
+ * prefix, same contracts.  job_submit takes the inputs (NULL for a job of
+ * witnesses; backend.c checks their sizes); part_proving takes key_id < 0
+ * for the unchecked form, else the slot header's key (INT64_MAX for a
+ * header with none).  close frees the handle.
+ */
+struct ledger_ops {
+    const char *name;               /* "sqlite", "postgresql" */
+    void (*close)(zk_ledger *l);
+    /* a shared ledger's machine (NULL for a one-machine backend); name
+     * checked by backend.c: 1 .. 63 bytes */
+    void (*set_machine)(zk_ledger *l, const char *name);
+    const char *(*machine)(const zk_ledger *l);
+    int (*key_add)(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag);
+    int (*key_get)(zk_ledger *l, const char *name, struct zk_ledger_key *ret,
+                   struct zk_diag *diag);
+    int (*key_get_id)(zk_ledger *l, int64_t id, struct zk_ledger_key *ret,
+                      struct zk_diag *diag);
+    int (*key_set_identity)(zk_ledger *l, int64_t id, uint64_t dev, uint64_t ino,
+                            int64_t mtime_ns, struct zk_diag *diag);
+    int (*key_list)(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *k),
+                    void *ctx, struct zk_diag *diag);
+    int (*job_submit)(zk_ledger *l, int64_t key_id, const char *out_dir,
+                      const char *const *witness, const char *const *input,
+                      const size_t *len, uint32_t n, int64_t *ret_id, struct zk_diag *diag);
+    int (*part_input)(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
+                      struct zk_diag *diag);
+    int (*job_get)(zk_ledger *l, int64_t id, struct zk_ledger_job *ret, struct zk_diag *diag);
+    int (*job_list)(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_job *j),
+                    void *ctx, struct zk_diag *diag);
+    int (*part_list)(zk_ledger *l, int64_t job_id,
+                     int (*fn)(void *ctx, const struct zk_ledger_part *p), void *ctx,
+                     struct zk_diag *diag);
+    int (*part_get)(zk_ledger *l, int64_t id, struct zk_ledger_part *ret,
+                    struct zk_diag *diag);
+    int (*job_cancel)(zk_ledger *l, int64_t id, struct zk_diag *diag);
+    int (*counts)(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct zk_diag *diag);
+    int (*has_queued)(zk_ledger *l, struct zk_diag *diag);
+    int (*claim_queued)(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
+                        struct zk_ledger_part *ret, struct zk_diag *diag);
+    int (*part_ready)(zk_ledger *l, int64_t id, const struct zk_proc_id *me, double synth_s,
+                      double witness_s, struct zk_diag *diag);
+    int (*part_proving)(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
+                        int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
+    int (*part_done)(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                     const struct zk_ledger_timings *t, int duplicate, struct zk_diag *diag);
+    int (*part_error)(zk_ledger *l, int64_t id, const struct zk_proc_id *me, const char *error,
+                      uint32_t max_errors, uint32_t max_attempts, int *ret_failed,
+                      struct zk_diag *diag);
+    int (*part_requeue)(zk_ledger *l, int64_t id, enum zk_part_state expect,
+                        const struct zk_proc_id *owner, const char *note,
+                        struct zk_diag *diag);
+    int (*reconcile)(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id), void *ctx,
+                     int check_ready, uint32_t max_attempts, uint32_t *ret_changed,
+                     struct zk_diag *diag);
+    int (*daemon_started)(zk_ledger *l, const char *role, const char *instance, int32_t pid,
+                          struct zk_diag *diag);
+    int (*daemon_list)(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                       void *ctx, struct zk_diag *diag);
+    int (*totals)(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag);
+    int (*done_times)(zk_ledger *l, int64_t since_ns,
+                      int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,
+                      struct zk_diag *diag);
+};
+
+struct ledger_pg;                   /* pg/pg_internal.h */
+
 struct zk_ledger {
+    const struct ledger_ops *ops;   /* the backend */
+    char *path;                     /* the path or URL it was opened with */
+    /* SQLite */
     sqlite3 *db;
-    char *path;
     sqlite3_stmt *st[LS_COUNT];     /* prepared on first use, finalized by close */
     const char *st_sql[LS_COUNT];   /* the text st[i] was prepared from */
+    /* PostgreSQL */
+    struct ledger_pg *pg;
 };
+
+/* The SQLite backend's open (schema.c; zk_ledger_open's contract for a path). */
+int lsq_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret,
+             struct zk_diag *diag);
+
+/* The SQLite backend's operations (schema.c, keys.c, jobs.c, parts.c,
+ * reconcile.c, stats.c), the contracts of struct ledger_ops. */
+void lsq_close(zk_ledger *l);
+int lsq_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag);
+int lsq_key_get(zk_ledger *l, const char *name, struct zk_ledger_key *ret,
+                struct zk_diag *diag);
+int lsq_key_get_id(zk_ledger *l, int64_t id, struct zk_ledger_key *ret, struct zk_diag *diag);
+int lsq_key_set_identity(zk_ledger *l, int64_t id, uint64_t dev, uint64_t ino, int64_t mtime_ns,
+                         struct zk_diag *diag);
+int lsq_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *k), void *ctx,
+                 struct zk_diag *diag);
+int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
+                   const char *const *witness, const char *const *input, const size_t *len,
+                   uint32_t n, int64_t *ret_id, struct zk_diag *diag);
+int lsq_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len, struct zk_diag *diag);
+int lsq_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret, struct zk_diag *diag);
+int lsq_job_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_job *j), void *ctx,
+                 struct zk_diag *diag);
+int lsq_part_list(zk_ledger *l, int64_t job_id,
+                  int (*fn)(void *ctx, const struct zk_ledger_part *p), void *ctx,
+                  struct zk_diag *diag);
+int lsq_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret, struct zk_diag *diag);
+int lsq_job_cancel(zk_ledger *l, int64_t id, struct zk_diag *diag);
+int lsq_counts(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct zk_diag *diag);
+int lsq_has_queued(zk_ledger *l, struct zk_diag *diag);
+int lsq_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
+                     struct zk_ledger_part *ret, struct zk_diag *diag);
+int lsq_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me, double synth_s,
+                   double witness_s, struct zk_diag *diag);
+int lsq_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
+                     int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
+int lsq_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                  const struct zk_ledger_timings *t, int duplicate, struct zk_diag *diag);
+int lsq_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me, const char *error,
+                   uint32_t max_errors, uint32_t max_attempts, int *ret_failed,
+                   struct zk_diag *diag);
+int lsq_part_requeue(zk_ledger *l, int64_t id, enum zk_part_state expect,
+                     const struct zk_proc_id *owner, const char *note, struct zk_diag *diag);
+int lsq_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id), void *ctx,
+                  int check_ready, uint32_t max_attempts, uint32_t *ret_changed,
+                  struct zk_diag *diag);
+int lsq_daemon_started(zk_ledger *l, const char *role, const char *instance, int32_t pid,
+                       struct zk_diag *diag);
+int lsq_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                    void *ctx, struct zk_diag *diag);
+int lsq_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag);
+int lsq_done_times(zk_ledger *l, int64_t since_ns,
+                   int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,
+                   struct zk_diag *diag);
+
+/* The PostgreSQL backend's open (pg/schema.c): conninfo is a libpq URL or
+ * keyword string; flags and busy_ms as zk_ledger_open. */
+int lpg_open(const char *conninfo, unsigned flags, unsigned busy_ms, zk_ledger **ret,
+             struct zk_diag *diag);
 
 /* ZK_ELEDGER with "<path>: <sqlite message>" in diag.  Cannot fail. */
 int ledger_dberr(zk_ledger *l, struct zk_diag *diag);
@@ -88,6 +225,27 @@ int ledger_end(zk_ledger *l, int r, struct zk_diag *diag);
 
 /* CLOCK_REALTIME in nanoseconds. */
 int64_t ledger_now_ns(void);
+
+/* ---- rules.c: the same on every backend ---- */
+
+/* A key record's fields: 0, or -EINVAL "bad key record" (diag names `name`). */
+int ledger_key_check(const char *name, const struct zk_ledger_key *k, struct zk_diag *diag);
+
+/*
+ * The state a job in `state` (queued or running) moves to from its
+ * partition counts: failed when one failed, done when all are, running
+ * once one left queued, else `state`; *finished = 1 for done and failed.
+ */
+int ledger_job_next(int state, const uint32_t count[ZK_PART_STATE_COUNT], uint32_t nparts,
+                    int *finished);
+
+/*
+ * A slot header's word against the ledger's partition p (gpud's checked
+ * move to proving): the key, not queued, and for a synthesized partition
+ * the slot synthd recorded.  0, or ZK_ESTATE with diag naming what differs.
+ */
+int ledger_slot_check(const char *name, const struct zk_ledger_part *p, int64_t key_id,
+                      int32_t slot, struct zk_diag *diag);
 
 /*
  * Derives job id's state from its partitions (inside the caller's

@@ -52,7 +52,7 @@ static void part_row(sqlite3_stmt *s, struct zk_ledger_part *p)
     p->owner.boot = (uint64_t)sqlite3_column_int64(s, 24);
 }
 
-int zk_ledger_part_list(zk_ledger *l, int64_t job_id,
+int lsq_part_list(zk_ledger *l, int64_t job_id,
                         int (*fn)(void *ctx, const struct zk_ledger_part *p), void *ctx,
                         struct zk_diag *diag)
 {
@@ -107,7 +107,7 @@ static int part_begin(zk_ledger *l, int64_t id, struct zk_ledger_part *p, struct
     return 0;
 }
 
-int zk_ledger_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret,
+int lsq_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret,
                        struct zk_diag *diag)
 {
     struct zk_ledger_part p;
@@ -117,7 +117,7 @@ int zk_ledger_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret,
     return r;
 }
 
-int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
+int lsq_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
                          struct zk_diag *diag)
 {
     sqlite3_stmt *s;
@@ -148,7 +148,7 @@ int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
     return r;
 }
 
-int zk_ledger_has_queued(zk_ledger *l, struct zk_diag *diag)
+int lsq_has_queued(zk_ledger *l, struct zk_diag *diag)
 {
     static const char sql_has_queued[] =
         "SELECT 1 FROM partitions WHERE state = 'queued' LIMIT 1";
@@ -195,7 +195,7 @@ static int bad_state(zk_ledger *l, const struct zk_ledger_part *p, struct zk_dia
                        zk_part_state_name(p->state));
 }
 
-int zk_ledger_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
+int lsq_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
                            struct zk_ledger_part *ret, struct zk_diag *diag)
 {
     static const char sql_oldest_queued[] =
@@ -236,7 +236,7 @@ out:
     return r;
 }
 
-int zk_ledger_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+int lsq_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                          double synth_s, double witness_s, struct zk_diag *diag)
 {
     static const char sql_ready[] =
@@ -268,28 +268,8 @@ out:
     return ledger_end(l, r, diag);
 }
 
-/* The pool's word for a partition against the ledger's (gpud's checked
- * move): its key, and for a synthesized one the slot synthd recorded. */
-static int slot_matches(zk_ledger *l, const struct zk_ledger_part *p, int64_t key_id,
-                        int32_t slot, struct zk_diag *diag)
-{
-    if (p->key_id != key_id)
-        return zk_diag_set(diag, l->path, ZK_ESTATE,
-                           "partition %lld belongs to key %lld, the slot says key %lld",
-                           (long long)p->id, (long long)p->key_id, (long long)key_id);
-    if (p->state == ZK_PART_QUEUED)
-        return zk_diag_set(diag, l->path, ZK_ESTATE,
-                           "partition %lld is queued: no slot holds its synthesis",
-                           (long long)p->id);
-    if ((p->state == ZK_PART_SYNTHESIZING || p->state == ZK_PART_READY) && p->slot != slot)
-        return zk_diag_set(diag, l->path, ZK_ESTATE,
-                           "partition %lld was synthesized into slot %d, not slot %d",
-                           (long long)p->id, (int)p->slot, (int)slot);
-    return 0;
-}
-
-/* queued, synthesizing, ready -> proving; key_id >= 0: slot_matches first. */
-static int part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
+/* queued, synthesizing, ready -> proving; key_id >= 0: ledger_slot_check first. */
+int lsq_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
                         int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag)
 {
     static const char sql_proving[] =
@@ -300,7 +280,7 @@ static int part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct z
     if (r)
         return r;
     sqlite3_stmt *s;
-    if (key_id >= 0 && (r = slot_matches(l, &p, key_id, slot, diag)) < 0)
+    if (key_id >= 0 && (r = ledger_slot_check(l->path, &p, key_id, slot, diag)) < 0)
         goto out;
     switch (p.state) {
     case ZK_PART_QUEUED:
@@ -329,20 +309,7 @@ out:
     return r;
 }
 
-int zk_ledger_part_proving(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
-                           int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag)
-{
-    return part_proving(l, id, -1, me, slot, ret, diag);
-}
-
-int zk_ledger_part_proving_slot(zk_ledger *l, int64_t id, int64_t key_id,
-                                const struct zk_proc_id *me, int32_t slot,
-                                struct zk_ledger_part *ret, struct zk_diag *diag)
-{
-    return part_proving(l, id, key_id < 0 ? INT64_MAX : key_id, me, slot, ret, diag);
-}
-
-int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+int lsq_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                         const struct zk_ledger_timings *t, int duplicate,
                         struct zk_diag *diag)
 {
@@ -412,7 +379,7 @@ static int run_noted(zk_ledger *l, sqlite3_stmt *s, const char *note, int64_t id
     return ledger_run(l, s, diag);
 }
 
-int zk_ledger_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+int lsq_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                          const char *error, uint32_t max_errors, uint32_t max_attempts,
                          int *ret_failed, struct zk_diag *diag)
 {
@@ -450,7 +417,7 @@ out:
     return r;
 }
 
-int zk_ledger_part_requeue(zk_ledger *l, int64_t id, enum zk_part_state expect,
+int lsq_part_requeue(zk_ledger *l, int64_t id, enum zk_part_state expect,
                            const struct zk_proc_id *owner, const char *note,
                            struct zk_diag *diag)
 {

@@ -117,7 +117,7 @@ out:
     return ledger_end(l, r, diag);
 }
 
-int zk_ledger_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id),
+int lsq_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id),
                         void *ctx, int check_ready, uint32_t max_attempts,
                         uint32_t *ret_changed, struct zk_diag *diag)
 {

@@ -7,7 +7,8 @@
  * file as a zkslot ledger so that an unrelated database is refused instead
  * of being written to.  Every state change elsewhere is one BEGIN IMMEDIATE
  * transaction: the write lock is taken before the partition is read, so two
- * processes never both see it queued.
+ * processes never both see it queued.  The SQLite backend's table of
+ * operations (struct ledger_ops) is here, next to its open.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -197,7 +198,39 @@ static int set_wal(zk_ledger *l, unsigned busy_ms, struct zk_diag *diag)
     }
 }
 
-int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret,
+/* ---- the SQLite backend --------------------------------------------------- */
+
+static const struct ledger_ops sqlite_ops = {
+    .name = "sqlite",
+    .close = lsq_close,
+    .key_add = lsq_key_add,
+    .key_get = lsq_key_get,
+    .key_get_id = lsq_key_get_id,
+    .key_set_identity = lsq_key_set_identity,
+    .key_list = lsq_key_list,
+    .job_submit = lsq_job_submit,
+    .part_input = lsq_part_input,
+    .job_get = lsq_job_get,
+    .job_list = lsq_job_list,
+    .part_list = lsq_part_list,
+    .part_get = lsq_part_get,
+    .job_cancel = lsq_job_cancel,
+    .counts = lsq_counts,
+    .has_queued = lsq_has_queued,
+    .claim_queued = lsq_claim_queued,
+    .part_ready = lsq_part_ready,
+    .part_proving = lsq_part_proving,
+    .part_done = lsq_part_done,
+    .part_error = lsq_part_error,
+    .part_requeue = lsq_part_requeue,
+    .reconcile = lsq_reconcile,
+    .daemon_started = lsq_daemon_started,
+    .daemon_list = lsq_daemon_list,
+    .totals = lsq_totals,
+    .done_times = lsq_done_times,
+};
+
+int lsq_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret,
                    struct zk_diag *diag)
 {
     struct stat st;
@@ -227,6 +260,7 @@ int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger
         free(l);
         return zk_diag_set(diag, path, -ENOMEM, "out of memory");
     }
+    l->ops = &sqlite_ops;
     int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
                  ((flags & ZK_LEDGER_CREATE) ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &l->db, oflags, ledger_fault_vfs()) != SQLITE_OK) {
@@ -258,14 +292,14 @@ int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger
         r = migrate(l, diag);
 out:
     if (r < 0) {
-        zk_ledger_close(l);
+        lsq_close(l);
         return r;
     }
     *ret = l;
     return 0;
 }
 
-void zk_ledger_close(zk_ledger *l)
+void lsq_close(zk_ledger *l)
 {
     if (!l)
         return;
@@ -274,9 +308,4 @@ void zk_ledger_close(zk_ledger *l)
     sqlite3_close(l->db);
     free(l->path);
     free(l);
-}
-
-const char *zk_ledger_path(const zk_ledger *l)
-{
-    return l->path;
 }

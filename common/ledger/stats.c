@@ -9,7 +9,7 @@
 #include "ledger/ledger_internal.h"
 #include "zk/error.h"
 
-int zk_ledger_counts(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct zk_diag *diag)
+int lsq_counts(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct zk_diag *diag)
 {
     sqlite3_stmt *s;
     uint64_t c[ZK_PART_STATE_COUNT] = { 0 };
@@ -28,7 +28,7 @@ int zk_ledger_counts(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct z
     return r;
 }
 
-int zk_ledger_daemon_started(zk_ledger *l, const char *role, const char *instance, int32_t pid,
+int lsq_daemon_started(zk_ledger *l, const char *role, const char *instance, int32_t pid,
                              struct zk_diag *diag)
 {
     sqlite3_stmt *s;
@@ -53,7 +53,7 @@ int zk_ledger_daemon_started(zk_ledger *l, const char *role, const char *instanc
     return ledger_end(l, r < 0 ? r : 0, diag);
 }
 
-int zk_ledger_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+int lsq_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
                           void *ctx, struct zk_diag *diag)
 {
     sqlite3_stmt *s;
@@ -78,14 +78,14 @@ int zk_ledger_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_led
     return r;
 }
 
-int zk_ledger_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag)
+int lsq_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag)
 {
     struct zk_ledger_totals t;
     sqlite3_stmt *s;
     int r;
 
     memset(&t, 0, sizeof t);
-    if ((r = zk_ledger_counts(l, t.parts, diag)))
+    if ((r = lsq_counts(l, t.parts, diag)))
         return r;
     if (sqlite3_prepare_v2(l->db,
                            "SELECT coalesce(sum(proofs), 0), coalesce(sum(errors), 0),"
@@ -115,7 +115,7 @@ int zk_ledger_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag 
     return r;
 }
 
-int zk_ledger_done_times(zk_ledger *l, int64_t since_ns,
+int lsq_done_times(zk_ledger *l, int64_t since_ns,
                          int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,
                          struct zk_diag *diag)
 {

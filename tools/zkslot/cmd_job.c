@@ -98,7 +98,7 @@ static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struc
     return 0;
 }
 
-static const char *usage_common = "[--config FILE] [--state-dir DIR]";
+static const char *usage_common = "[--config FILE] [--state-dir DIR] [--ledger URL]";
 
 /* ---- submit ------------------------------------------------------------------ */
 
@@ -314,7 +314,8 @@ int cmd_submit(int argc, char **argv)
     else
         r = zk_ledger_job_submit(a.c.l, k.id, out, (const char *const *)abs, (uint32_t)a.npos,
                                  &id, &d);
-    if (r < 0 || (r = zk_ledger_job_get(a.c.l, id, &j, &d)) < 0) {
+    if (r < 0 || (r = zk_ledger_job_get(a.c.l, id, &j, &d)) < 0 ||
+        (r = zk_ledger_job_resolve_out(&j, a.c.cfg.state_dir)) < 0) {
         fprintf(stderr, "zkslot submit: %s\n", d.msg);
         goto out;
     }
@@ -440,6 +441,8 @@ static int show_job(struct args *a, int64_t id)
     struct zk_diag d = { "" };
     char age[32];
     int r = zk_ledger_job_get(a->c.l, id, &j, &d);
+    if (r == 0 && (r = zk_ledger_job_resolve_out(&j, a->c.cfg.state_dir)) < 0)
+        zk_diag_set(&d, a->c.cfg.state_dir, r, "output directory name too long");
     if (r < 0) {
         if (r == -ENOENT)
             fprintf(stderr, "zkslot status: no job %lld\n", (long long)id);
@@ -543,6 +546,8 @@ static int get_job(struct args *a, int64_t id, struct zk_ledger_job *j)
 {
     struct zk_diag d = { "" };
     int r = zk_ledger_job_get(a->c.l, id, j, &d);
+    if (r == 0 && (r = zk_ledger_job_resolve_out(j, a->c.cfg.state_dir)) < 0)
+        zk_diag_set(&d, a->c.cfg.state_dir, r, "output directory name too long");
     if (r == -ENOENT)
         fprintf(stderr, "zkslot %s: no job %lld\n", a->c.cmd, (long long)id);
     else if (r < 0)

@@ -25,6 +25,10 @@ int lcli_option(struct lcli *c, int opt, const char *arg)
         c->state_dir_flag = arg;
         return 1;
     }
+    if (opt == 'L') {
+        c->ledger_flag = arg;
+        return 1;
+    }
     return 0;
 }
 
@@ -95,6 +99,10 @@ int lcli_open(struct lcli *c, int create)
         fprintf(stderr, "zkslot %s: --state-dir: %s\n", c->cmd, d.msg);
         return -1;
     }
+    if (c->ledger_flag && zk_config_set(&c->cfg, "ledger", "url", c->ledger_flag, &d) < 0) {
+        fprintf(stderr, "zkslot %s: --ledger: %s\n", c->cmd, d.msg);
+        return -1;
+    }
     if (!c->cfg.state_dir[0]) {
         fprintf(stderr, "zkslot %s: the state directory is empty\n", c->cmd);
         return -1;
@@ -112,13 +120,20 @@ int lcli_open(struct lcli *c, int create)
         fprintf(stderr, "zkslot %s: state directory name too long\n", c->cmd);
         return -1;
     }
-    if (!create && access(c->ledger_path, F_OK) != 0 && errno == ENOENT) {
-        fprintf(stderr, "zkslot: no ledger at %s (nothing submitted yet?)\n", c->ledger_path);
+    const char *file = zk_ledger_sqlite_path(c->ledger_path);
+    if (!create && file && access(file, F_OK) != 0 && errno == ENOENT) {
+        fprintf(stderr, "zkslot: no ledger at %s (nothing submitted yet?)\n", file);
         return -1;
     }
     r = zk_ledger_open(c->ledger_path, create ? ZK_LEDGER_CREATE : 0, 0, &c->l, &d);
     if (r < 0) {
         fprintf(stderr, "zkslot %s: %s\n", c->cmd, d.msg);
+        return -1;
+    }
+    if (zk_ledger_set_machine(c->l, c->cfg.machine) < 0) {
+        fprintf(stderr, "zkslot %s: machine name '%s' longer than 63 bytes\n", c->cmd,
+                c->cfg.machine);
+        lcli_close(c);
         return -1;
     }
     return 0;

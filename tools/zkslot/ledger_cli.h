@@ -1,12 +1,16 @@
 /*
  * ledger_cli.h -- what the ledger subcommands (key, submit, status, wait,
- * result, cancel) share: the options --config FILE and --state-dir DIR,
+ * result, cancel) share: the options --config FILE, --state-dir DIR and
+ * --ledger URL,
  * finding and opening the ledger, job ids, ages.  Every function that
  * fails has already printed one line "zkslot CMD: problem" to stderr.
  *
  * Where the state directory comes from, lowest first: the built-in
  * default, the config file (--config FILE, else $ZKSLOT_CONFIG, else
  * /etc/zkslot/zkslot.conf if it exists), $ZKSLOT_STATE_DIR, --state-dir.
+ * The ledger: "<state dir>/ledger.db" unless [ledger] url, $ZKSLOT_LEDGER
+ * or --ledger (that order) names another (an SQLite path or a PostgreSQL
+ * URL, zk/ledger.h).
  */
 #ifndef ZK_TOOLS_LEDGER_CLI_H
 #define ZK_TOOLS_LEDGER_CLI_H
@@ -18,14 +22,16 @@
 #include "zk/config.h"
 #include "zk/ledger.h"
 
-/* getopt_long entries for the common options (values 'C' and 'S'). */
+/* getopt_long entries for the common options (values 'C', 'S' and 'L'). */
 #define LCLI_OPTIONS                                                              \
-    { "config", required_argument, 0, 'C' }, { "state-dir", required_argument, 0, 'S' }
+    { "config", required_argument, 0, 'C' }, { "state-dir", required_argument, 0, 'S' }, \
+    { "ledger", required_argument, 0, 'L' }
 
 struct lcli {
     const char *cmd;              /* "key add", "submit", ...: for messages */
     const char *config_flag;      /* --config, or NULL */
     const char *state_dir_flag;   /* --state-dir, or NULL */
+    const char *ledger_flag;      /* --ledger, or NULL */
     struct zk_config cfg;         /* after lcli_open */
     char ledger_path[2048];
     zk_ledger *l;

@@ -4,7 +4,8 @@
  * An INI file read with inih.  Sections and options (docs/configuration.md
  * documents each; flags of the daemons and the CLI override the file):
  *
- *   [zkslot]  state_dir, max_attempts, max_errors, poll_ms
+ *   [zkslot]  state_dir, max_attempts, max_errors, poll_ms, machine
+ *   [ledger]  url, lease
  *   [pool]    path, slots, slot_size, dir, numa_nodes, hugepages
  *   [synthd]  workers, threads, numa_node, witness_memory, witness_timeout,
  *             witness_output, witness_dir
@@ -44,6 +45,11 @@ enum zk_release_policy {
 struct zk_config {
     /* [zkslot] */
     char state_dir[1024];           /* ledger.db and default job outputs */
+    char machine[64];               /* this machine in a shared ledger; "" = the hostname */
+    /* [ledger] */
+    char ledger_url[1024];          /* "" = <state_dir>/ledger.db; a path, sqlite:PATH,
+                                       postgresql://... or libpq keywords (zk/ledger.h) */
+    unsigned ledger_lease;          /* seconds a machine's lease lasts unrenewed */
     char pool[1024];                /* [pool] path: the pool's path */
     /* [pool] geometry, for `zkslot pool create` (0 / "" = not set) */
     unsigned pool_slots;            /* slots, 1 .. ZK_POOL_MAX_SLOTS */
@@ -103,7 +109,8 @@ int zk_config_resolve(struct zk_config *c, const char *flag, struct zk_diag *dia
 int zk_config_load(struct zk_config *c, const char *path, int optional,
                    struct zk_diag *diag);
 
-/* Applies ZKSLOT_STATE_DIR and ZKSLOT_POOL when set. */
+/* Applies ZKSLOT_STATE_DIR, ZKSLOT_POOL, ZKSLOT_LEDGER ([ledger] url) and
+ * ZKSLOT_MACHINE ([zkslot] machine) when set. */
 void zk_config_env(struct zk_config *c);
 
 /*
@@ -112,7 +119,7 @@ void zk_config_env(struct zk_config *c);
  */
 int zk_config_parse_nodes(const char *s, int *nodes, unsigned max, unsigned *ret_n);
 
-/* Path of the ledger: "<state_dir>/ledger.db" into buf (size n). */
+/* The ledger's URL into buf (size n): [ledger] url, else "<state_dir>/ledger.db". */
 int zk_config_ledger_path(const struct zk_config *c, char *buf, size_t n);
 
 #ifdef __cplusplus

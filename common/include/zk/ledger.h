@@ -1,11 +1,19 @@
 /*
- * ledger.h -- the durable record of keys, jobs and partitions (SQLite).
+ * ledger.h -- the durable record of keys, jobs and partitions (SQLite or
+ * PostgreSQL).
  *
- * One SQLite database in WAL mode under the state directory, opened by every
- * process that submits or works (CLI, synthd, gpud) with a busy timeout.
- * Every state change is one IMMEDIATE transaction, so two processes never
- * claim the same partition.  The schema is versioned (PRAGMA user_version)
- * and migrated forward on open.
+ * Two backends behind one API, chosen by the URL given to zk_ledger_open:
+ * an SQLite file (the default: "<state_dir>/ledger.db", one machine) or a
+ * PostgreSQL database shared by many machines ("postgresql://...",
+ * "postgres://..." or libpq keywords such as "host=/run/postgresql
+ * dbname=zkslot"; docs/ledger.md).  The SQLite database is in WAL mode
+ * under the state directory, opened by every process that submits or works
+ * (CLI, synthd, gpud) with a busy timeout; every state change is one
+ * IMMEDIATE transaction, so two processes never claim the same partition.
+ * On PostgreSQL every change is one transaction that locks the rows it
+ * reads (claims: SELECT ... FOR UPDATE SKIP LOCKED).  Each backend's schema
+ * is versioned and migrated forward on open (PostgreSQL: under an advisory
+ * lock, so machines may start at once).
  *
  * Partition states and who moves them:
  *
@@ -143,7 +151,19 @@ struct zk_ledger_timings {
 typedef struct zk_ledger zk_ledger;
 
 /*
- * Opens (creating when absent, with ZK_LEDGER_CREATE) the database at
+ * Which backend `url` names: the SQLite file's path ("sqlite:PATH" -> PATH,
+ * any other text that is not a PostgreSQL URL or keyword string -> itself),
+ * or NULL for PostgreSQL.  Points into url.
+ */
+const char *zk_ledger_sqlite_path(const char *url);
+
+/*
+ * Opens the ledger `path` names (zk_ledger_sqlite_path).  PostgreSQL:
+ * connects (libpq; busy_ms bounds the connection and lock waits, 0 = 10 s),
+ * creates or migrates the schema under an advisory lock with
+ * ZK_LEDGER_CREATE, else refuses a database without it (ZK_EFORMAT);
+ * -ENOTSUP when built without libpq; an unreachable server is ZK_ELEDGER.
+ * SQLite: opens (creating when absent, with ZK_LEDGER_CREATE) the database at
  * `path`, sets WAL mode, foreign keys and a busy timeout of busy_ms (0 =
  * 10000), and migrates the schema to ZK_LEDGER_SCHEMA_VERSION.  A ledger
  * it creates is mode 0660 whatever the umask (the daemons' user and the
@@ -164,8 +184,21 @@ int zk_ledger_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger
 /* Closes; accepts NULL. */
 void zk_ledger_close(zk_ledger *l);
 
-/* The path given to zk_ledger_open. */
+/* The path given to zk_ledger_open (a PostgreSQL URL without its password). */
 const char *zk_ledger_path(const zk_ledger *l);
+
+/* The backend: "sqlite" or "postgresql". */
+const char *zk_ledger_backend(const zk_ledger *l);
+
+/*
+ * This process's machine in a shared ledger (PostgreSQL): the partitions
+ * its daemons hold are recorded with it, and only that machine judges
+ * their owners' pids.  The default is the hostname; name NULL or "" keeps
+ * it.  -EINVAL if longer than 63 bytes.  SQLite (one machine) ignores it.
+ */
+int zk_ledger_set_machine(zk_ledger *l, const char *name);
+/* The machine set or defaulted ("" on SQLite). */
+const char *zk_ledger_machine(const zk_ledger *l);
 
 /* ---- keys ------------------------------------------------------------------ */
 
@@ -190,7 +223,9 @@ int zk_ledger_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger
 /*
  * Creates a job for key_id with n partitions (witness paths, stored as
  * given: callers pass absolute paths), all queued, in one transaction.
- * out_dir NULL = "<dir of the ledger>/jobs/<id>".  *ret_id gets the job id.
+ * out_dir NULL = "<dir of the ledger>/jobs/<id>" on SQLite; on PostgreSQL
+ * "" (the job's out_dir reads ""): each proving machine's own
+ * "<state_dir>/jobs/<id>" (zk_ledger_job_resolve_out).  *ret_id gets the job id.
  */
 int zk_ledger_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
                          const char *const *witness, uint32_t n, int64_t *ret_id,
@@ -211,6 +246,10 @@ int zk_ledger_job_submit_inputs(zk_ledger *l, int64_t key_id, const char *out_di
  * length; -ENOENT if the partition is unknown or has no input. */
 int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
                          struct zk_diag *diag);
+/* Where partition proofs of job j go on this machine: j->out_dir stays,
+ * and "" (a PostgreSQL job submitted without one) becomes
+ * "<state_dir>/jobs/<id>".  -ENAMETOOLONG if that does not fit. */
+int zk_ledger_job_resolve_out(struct zk_ledger_job *j, const char *state_dir);
 /* One job with its partition counts; -ENOENT if unknown. */
 int zk_ledger_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret,
                       struct zk_diag *diag);

@@ -1,0 +1,174 @@
+/*
+ * db.c -- the PostgreSQL backend's helpers (pg_internal.h): the connection
+ * (and reconnection after the server went away), statements with their
+ * parameters, errors as ZK_ELEDGER naming the ledger and the server's
+ * message, transactions, and the retry of one that lost a deadlock.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger/pg/pg_internal.h"
+#include "zk/error.h"
+
+void lpg_arg_i64(struct lpg_args *a, int64_t v)
+{
+    int i = a->n++;
+    snprintf(a->buf[i], sizeof a->buf[i], "%" PRId64, v);
+    a->v[i] = a->buf[i];
+    a->len[i] = 0;
+    a->fmt[i] = 0;
+}
+
+void lpg_arg_f64(struct lpg_args *a, double v)
+{
+    int i = a->n++;
+    snprintf(a->buf[i], sizeof a->buf[i], "%.17g", v);
+    a->v[i] = a->buf[i];
+    a->len[i] = 0;
+    a->fmt[i] = 0;
+}
+
+void lpg_arg_str(struct lpg_args *a, const char *s)
+{
+    int i = a->n++;
+    a->v[i] = s;
+    a->len[i] = 0;
+    a->fmt[i] = 0;
+}
+
+void lpg_arg_bytes(struct lpg_args *a, const void *p, size_t n)
+{
+    int i = a->n++;
+    a->v[i] = p;
+    a->len[i] = (int)n;
+    a->fmt[i] = 1;
+}
+
+/* The server's or libpq's message, first line only. */
+static int pg_err(zk_ledger *l, const char *msg, struct zk_diag *diag)
+{
+    char m[200];
+    snprintf(m, sizeof m, "%s", msg && *msg ? msg : "unknown error");
+    m[strcspn(m, "\n")] = 0;
+    return zk_diag_set(diag, l->path, ZK_ELEDGER, "%s", m);
+}
+
+int lpg_connect(zk_ledger *l, struct zk_diag *diag)
+{
+    struct ledger_pg *pg = l->pg;
+    if (pg->c && PQstatus(pg->c) == CONNECTION_OK)
+        return 0;
+    if (pg->c)
+        PQfinish(pg->c);
+    pg->in_tx = 0;
+    /* the connect timeout from busy_ms; a URL or keywords plus our options */
+    char timeout[16];
+    snprintf(timeout, sizeof timeout, "%u", pg->busy_ms / 1000 ? pg->busy_ms / 1000 : 1);
+    /* the caller's settings last: they win over these defaults */
+    const char *keys[] = { "connect_timeout", "application_name", "dbname", NULL };
+    const char *vals[] = { timeout, "zkslot", pg->conninfo, NULL };
+    pg->c = PQconnectdbParams(keys, vals, 1);
+    if (!pg->c)
+        return zk_diag_set(diag, l->path, -ENOMEM, "out of memory");
+    if (PQstatus(pg->c) != CONNECTION_OK)
+        return pg_err(l, PQerrorMessage(pg->c), diag);
+    /* lock waits bounded like SQLite's busy timeout; quiet notices */
+    char q[96];
+    snprintf(q, sizeof q, "SET lock_timeout = %u; SET client_min_messages = warning",
+             pg->busy_ms);
+    PGresult *res = PQexec(pg->c, q);
+    int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+    PQclear(res);
+    return ok ? 0 : pg_err(l, PQerrorMessage(pg->c), diag);
+}
+
+PGresult *lpg_query(zk_ledger *l, const char *sql, const struct lpg_args *a, int binary,
+                    struct zk_diag *diag)
+{
+    struct ledger_pg *pg = l->pg;
+    pg->sqlstate[0] = 0;
+    /* a connection lost between transactions is made again; inside one,
+     * the transaction is lost with it and the caller's call fails */
+    if (!pg->in_tx && lpg_connect(l, diag) < 0)
+        return NULL;
+    /* without parameters: the simple protocol, which runs several statements */
+    PGresult *res = !a && !binary ? PQexec(pg->c, sql)
+                                  : PQexecParams(pg->c, sql, a ? a->n : 0, NULL,
+                                                 a ? a->v : NULL, a ? a->len : NULL,
+                                                 a ? a->fmt : NULL, binary);
+    ExecStatusType st = PQresultStatus(res);
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+        return res;
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    snprintf(pg->sqlstate, sizeof pg->sqlstate, "%s", state ? state : "");
+    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    pg_err(l, msg ? msg : PQerrorMessage(pg->c), diag);
+    PQclear(res);
+    return NULL;
+}
+
+int lpg_cmd(zk_ledger *l, const char *sql, const struct lpg_args *a, struct zk_diag *diag)
+{
+    PGresult *res = lpg_query(l, sql, a, 0, diag);
+    if (!res)
+        return ZK_ELEDGER;
+    const char *n = PQcmdTuples(res);
+    int r = n && *n ? atoi(n) : 0;
+    PQclear(res);
+    return r;
+}
+
+int lpg_begin(zk_ledger *l, struct zk_diag *diag)
+{
+    int r = lpg_cmd(l, "BEGIN", NULL, diag);
+    if (r < 0)
+        return r;
+    l->pg->in_tx = 1;
+    return 0;
+}
+
+int lpg_end(zk_ledger *l, int r, struct zk_diag *diag)
+{
+    struct ledger_pg *pg = l->pg;
+    if (!pg->in_tx)
+        return r;
+    if (r == 0) {
+        r = lpg_cmd(l, "COMMIT", NULL, diag);
+        pg->in_tx = 0;
+        return r < 0 ? r : 0;
+    }
+    char state[6];
+    memcpy(state, pg->sqlstate, sizeof state);
+    PGresult *res = PQexec(pg->c, "ROLLBACK");
+    PQclear(res);
+    pg->in_tx = 0;
+    memcpy(pg->sqlstate, state, sizeof state);   /* the failure's, for lpg_retry */
+    return r;
+}
+
+int lpg_retry(zk_ledger *l, int *tries)
+{
+    const char *s = l->pg->sqlstate;
+    if ((strcmp(s, "40P01") && strcmp(s, "40001")) || ++*tries > 5)
+        return 0;
+    l->pg->sqlstate[0] = 0;
+    return 1;
+}
+
+int64_t lpg_i64(const PGresult *res, int row, int col)
+{
+    return PQgetisnull(res, row, col) ? 0 : strtoll(PQgetvalue(res, row, col), NULL, 10);
+}
+
+double lpg_f64(const PGresult *res, int row, int col)
+{
+    return PQgetisnull(res, row, col) ? 0 : strtod(PQgetvalue(res, row, col), NULL);
+}
+
+void lpg_text(char *dst, size_t n, const PGresult *res, int row, int col)
+{
+    snprintf(dst, n, "%s", PQgetisnull(res, row, col) ? "" : PQgetvalue(res, row, col));
+}

@@ -1,0 +1,140 @@
+/*
+ * pg_internal.h -- what the PostgreSQL backend's files share (private to
+ * common/ledger/pg/).
+ *
+ * One libpq connection per handle (struct ledger_pg), its parameters built
+ * in a struct lpg_args (text values, bytea in binary), results read as
+ * text.  Every change is one transaction in READ COMMITTED that locks the
+ * rows it reads (SELECT ... FOR UPDATE, claims SKIP LOCKED) in one order:
+ * a partition, then its job.  A deadlock or serialization failure rolls
+ * back and the whole transaction is run again (LPG_RETRY).  A lost
+ * connection is re-established on the next call outside a transaction.
+ *
+ * The files: db.c (these helpers, the connection), schema.c (migrations,
+ * open, close, the ops table), keys.c, jobs.c, parts.c, reconcile.c,
+ * stats.c -- the concepts of the SQLite backend (../ledger_internal.h).
+ */
+#ifndef ZK_LEDGER_PG_INTERNAL_H
+#define ZK_LEDGER_PG_INTERNAL_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ledger/ledger_internal.h"
+
+struct ledger_pg {
+    PGconn *c;
+    char *conninfo;                 /* as given (with any password): for reconnects */
+    unsigned busy_ms;               /* lock_timeout and connect timeout */
+    int in_tx;                      /* BEGIN sent, no COMMIT/ROLLBACK yet */
+    char sqlstate[6];               /* of the last failed statement; "" none */
+    char machine[64];               /* this process's machine (owner of local pids) */
+};
+
+#define LPG_MAX_ARGS 16
+
+/* The parameters of one statement ($1 .. $n). */
+struct lpg_args {
+    int n;
+    const char *v[LPG_MAX_ARGS];
+    int len[LPG_MAX_ARGS];
+    int fmt[LPG_MAX_ARGS];          /* 0 text, 1 binary */
+    char buf[LPG_MAX_ARGS][32];     /* numbers as text */
+};
+
+void lpg_arg_i64(struct lpg_args *a, int64_t v);
+void lpg_arg_f64(struct lpg_args *a, double v);
+/* s NULL = SQL NULL; the text must outlive the statement. */
+void lpg_arg_str(struct lpg_args *a, const char *s);
+/* n bytes at p as bytea (binary); p NULL = SQL NULL. */
+void lpg_arg_bytes(struct lpg_args *a, const void *p, size_t n);
+
+/*
+ * Runs sql with a (NULL = no parameters: sql may be several statements);
+ * binary: results in binary.  The
+ * result (PQclear it) when the statement succeeded, else NULL with diag
+ * "<ledger>: <server message>" (ZK_ELEDGER) and sqlstate recorded.
+ */
+PGresult *lpg_query(zk_ledger *l, const char *sql, const struct lpg_args *a, int binary,
+                    struct zk_diag *diag);
+/* A statement without rows wanted: the rows it changed, or ZK_ELEDGER. */
+int lpg_cmd(zk_ledger *l, const char *sql, const struct lpg_args *a, struct zk_diag *diag);
+/* BEGIN (READ COMMITTED): 0 or ZK_ELEDGER. */
+int lpg_begin(zk_ledger *l, struct zk_diag *diag);
+/* COMMIT when r == 0, else ROLLBACK; returns r or the commit's error. */
+int lpg_end(zk_ledger *l, int r, struct zk_diag *diag);
+/* 1 (once per failure, at most a few times) when the last failure was a
+ * deadlock or a serialization failure: the caller runs its transaction again. */
+int lpg_retry(zk_ledger *l, int *tries);
+#define LPG_RETRY(l, r, call)                  \
+    do {                                       \
+        int lpg_tries_ = 0;                    \
+        do {                                   \
+            (r) = (call);                      \
+        } while ((r) < 0 && lpg_retry((l), &lpg_tries_)); \
+    } while (0)
+
+/* Column col of row as a number / text ("" for NULL, truncated into dst[n]). */
+int64_t lpg_i64(const PGresult *res, int row, int col);
+double lpg_f64(const PGresult *res, int row, int col);
+void lpg_text(char *dst, size_t n, const PGresult *res, int row, int col);
+
+/* Connects (or reconnects) l->pg->c; 0 or ZK_ELEDGER. */
+int lpg_connect(zk_ledger *l, struct zk_diag *diag);
+
+/* The job state derived again after one of its partitions moved to `to`
+ * (jobs.c; inside the caller's transaction, the partition locked). */
+int lpg_derive_job(zk_ledger *l, int64_t id, int to, struct zk_diag *diag);
+
+/* The backend's operations, the contracts of struct ledger_ops. */
+void lpg_set_machine(zk_ledger *l, const char *name);
+const char *lpg_machine(const zk_ledger *l);
+void lpg_close(zk_ledger *l);
+int lpg_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag);
+int lpg_key_get(zk_ledger *l, const char *name, struct zk_ledger_key *ret,
+                struct zk_diag *diag);
+int lpg_key_get_id(zk_ledger *l, int64_t id, struct zk_ledger_key *ret, struct zk_diag *diag);
+int lpg_key_set_identity(zk_ledger *l, int64_t id, uint64_t dev, uint64_t ino, int64_t mtime_ns,
+                         struct zk_diag *diag);
+int lpg_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *k), void *ctx,
+                 struct zk_diag *diag);
+int lpg_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
+                   const char *const *witness, const char *const *input, const size_t *len,
+                   uint32_t n, int64_t *ret_id, struct zk_diag *diag);
+int lpg_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len, struct zk_diag *diag);
+int lpg_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret, struct zk_diag *diag);
+int lpg_job_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_job *j), void *ctx,
+                 struct zk_diag *diag);
+int lpg_part_list(zk_ledger *l, int64_t job_id,
+                  int (*fn)(void *ctx, const struct zk_ledger_part *p), void *ctx,
+                  struct zk_diag *diag);
+int lpg_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret, struct zk_diag *diag);
+int lpg_job_cancel(zk_ledger *l, int64_t id, struct zk_diag *diag);
+int lpg_counts(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct zk_diag *diag);
+int lpg_has_queued(zk_ledger *l, struct zk_diag *diag);
+int lpg_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
+                     struct zk_ledger_part *ret, struct zk_diag *diag);
+int lpg_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me, double synth_s,
+                   double witness_s, struct zk_diag *diag);
+int lpg_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
+                     int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
+int lpg_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                  const struct zk_ledger_timings *t, int duplicate, struct zk_diag *diag);
+int lpg_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me, const char *error,
+                   uint32_t max_errors, uint32_t max_attempts, int *ret_failed,
+                   struct zk_diag *diag);
+int lpg_part_requeue(zk_ledger *l, int64_t id, enum zk_part_state expect,
+                     const struct zk_proc_id *owner, const char *note, struct zk_diag *diag);
+int lpg_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id), void *ctx,
+                  int check_ready, uint32_t max_attempts, uint32_t *ret_changed,
+                  struct zk_diag *diag);
+int lpg_daemon_started(zk_ledger *l, const char *role, const char *instance, int32_t pid,
+                       struct zk_diag *diag);
+int lpg_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                    void *ctx, struct zk_diag *diag);
+int lpg_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag);
+int lpg_done_times(zk_ledger *l, int64_t since_ns,
+                   int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,
+                   struct zk_diag *diag);
+#endif

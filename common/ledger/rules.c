@@ -1,0 +1,57 @@
+/*
+ * rules.c -- the ledger's rules that do not depend on the backend
+ * (ledger_internal.h): what a key record must hold, the state a job
+ * derives from its partitions, and the slot header's word checked against
+ * the ledger's before gpud proves it.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "ledger/ledger_internal.h"
+#include "zk/error.h"
+#include "zk/witgen.h"
+
+int ledger_key_check(const char *name, const struct zk_ledger_key *k, struct zk_diag *diag)
+{
+    size_t nl = strnlen(k->name, sizeof k->name);
+    if (nl == 0 || nl >= sizeof k->name || !memchr(k->path, 0, sizeof k->path) ||
+        !memchr(k->curve, 0, sizeof k->curve) || !memchr(k->hash, 0, sizeof k->hash) ||
+        !memchr(k->witgen, 0, sizeof k->witgen) ||
+        !memchr(k->witgen_hash, 0, sizeof k->witgen_hash) || k->witgen_kind < 0 ||
+        k->witgen_kind > ZK_WITGEN_CMD)
+        return zk_diag_set(diag, name, -EINVAL, "bad key record");
+    return 0;
+}
+
+int ledger_job_next(int state, const uint32_t count[ZK_PART_STATE_COUNT], uint32_t nparts,
+                    int *finished)
+{
+    *finished = 0;
+    if (count[ZK_PART_FAILED]) {
+        *finished = 1;
+        return ZK_JOB_FAILED;
+    }
+    if (count[ZK_PART_DONE] == nparts) {
+        *finished = 1;
+        return ZK_JOB_DONE;
+    }
+    return count[ZK_PART_QUEUED] < nparts ? ZK_JOB_RUNNING : state;
+}
+
+int ledger_slot_check(const char *name, const struct zk_ledger_part *p, int64_t key_id,
+                      int32_t slot, struct zk_diag *diag)
+{
+    if (p->key_id != key_id)
+        return zk_diag_set(diag, name, ZK_ESTATE,
+                           "partition %lld belongs to key %lld, the slot says key %lld",
+                           (long long)p->id, (long long)p->key_id, (long long)key_id);
+    if (p->state == ZK_PART_QUEUED)
+        return zk_diag_set(diag, name, ZK_ESTATE,
+                           "partition %lld is queued: no slot holds its synthesis",
+                           (long long)p->id);
+    if ((p->state == ZK_PART_SYNTHESIZING || p->state == ZK_PART_READY) && p->slot != slot)
+        return zk_diag_set(diag, name, ZK_ESTATE,
+                           "partition %lld was synthesized into slot %d, not slot %d",
+                           (long long)p->id, (int)p->slot, (int)slot);
+    return 0;
+}
