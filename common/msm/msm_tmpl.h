@@ -17,7 +17,7 @@
  * bn254_g1_msm_table_build, and the same for bn254_g2, bls381_g1 and
  * bls381_g2.  Everything else it defines is static, named G_msm_*.
  * msm.c defines the group-independent helpers (msm_digit, msm_plan_common,
- * msm_table_window, the scratch layout helpers).  Paste macros (ZK_CAT and
+ * zk_msm_table_window, the scratch layout helpers).  Paste macros (ZK_CAT and
  * ZK_ARG of ff/paste.h): GROUP_FN(name) is group_name, FIELD_FN(name)
  * field_name, GROUP_T the group's Jacobian type, GROUP_AFFINE_T its affine
  * type, FIELD_T the field's type.
@@ -659,7 +659,7 @@ int GROUP_FN(msm_table_build)(struct zk_msm_table *table, const GROUP_AFFINE_T *
     if (!table || (n && !points) || !GROUP_FN(msm_table_size)(n, factor))
         return ZK_EBADPARAMS;
     unsigned bits = GROUP_FN(msm_r_bits)();
-    unsigned c = msm_table_window(n, factor, bits, MSM_IS_G2);
+    unsigned c = zk_msm_table_window(n, factor, bits, MSM_IS_G2);
     memset(table, 0, sizeof *table);
     table->magic = ZK_MSM_TABLE_MAGIC;
     table->version = ZK_MSM_TABLE_VERSION;
