@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test-all.sh -- the README's test command: installs what the tests need,
-# builds zkslot twice (release with -Werror, and ASan+UBSan), and runs the
+# builds zkslot twice (release with gcc and -Werror, and ASan+UBSan with
+# clang), and runs the
 # whole suite of each through ctest; after the release suite, the mutation
 # check of the tests (tools/mutants.sh); then the fuzz targets in a clang
 # tree, a short run each (tools/fuzz.sh).  Idempotent; safe to rerun.
@@ -100,7 +101,14 @@ if [ "${ZK_SKIP_MUTANTS:-0}" != 1 ]; then
   echo "=== mutants ==="
   "$here/tools/mutants.sh" || fail+=(mutants)
 fi
-run_suite asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZK_SANITIZE=address,undefined || fail+=(asan)
+# The sanitizer tree is the clang tree of the suite (the release tree is
+# gcc's): a tree configured earlier with another compiler is made again.
+if [ -f build/asan/CMakeCache.txt ] &&
+   ! grep -q '^CMAKE_C_COMPILER:.*clang' build/asan/CMakeCache.txt; then
+  rm -rf build/asan
+fi
+CC=clang CXX=clang++ run_suite asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DZK_SANITIZE=address,undefined || fail+=(asan)
 # The clang tree (tools/fuzz.sh: clang 14, ASan+UBSan, coverage): every fuzz
 # target runs ZK_FUZZ_SECONDS (default 20; 0 leaves it out) from its corpus,
 # 2 at a time, the corpora left unchanged.
