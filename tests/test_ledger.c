@@ -966,6 +966,70 @@ static void test_concurrent(void)
                             " AND name IN ('keys', 'jobs', 'partitions')") == 3);
 }
 
+/* Machine leases: SQLite has none; on PostgreSQL a machine whose lease ran
+ * out (the database's clock) loses its partitions to another machine, and
+ * learns at its next renewal that it lost the lease. */
+static void test_leases(zk_ledger *l, int64_t key)
+{
+    int lost = 7;
+    uint32_t moved = 7;
+    struct zk_ledger_part p;
+    if (!pg_base) {
+        ZT_CHECK(zk_ledger_lease_renew(l, 30, &lost, NULL) == 0 && lost == 0);
+        ZT_CHECK(zk_ledger_lease_expire(l, &moved, NULL) == 0 && moved == 0);
+        ZT_CHECK(!strcmp(zk_ledger_machine(l), "") && zk_ledger_set_machine(l, "x") == 0);
+        return;
+    }
+    char url[512];
+    zk_ledger *a = NULL, *b = NULL;
+    url_of(url, sizeof url, ZK_LEDGER_FILE);
+    ZT_REQUIRE(zk_ledger_open(url, 0, 0, &a, NULL) == 0 && zk_ledger_open(url, 0, 0, &b, NULL) == 0, );
+    char longname[80];
+    memset(longname, 'm', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    ZT_CHECK(zk_ledger_set_machine(a, longname) == -EINVAL);
+    ZT_CHECK(zk_ledger_set_machine(a, "machine-a") == 0 && zk_ledger_set_machine(b, "machine-b") == 0);
+    ZT_CHECK(!strcmp(zk_ledger_machine(a), "machine-a"));
+    int64_t jid = submit(a, key, 2);
+    struct ids ids = parts_of(a, jid);
+    ZT_CHECK(zk_ledger_lease_renew(a, 1, &lost, NULL) == 0 && lost == 0);
+    ZT_CHECK(zk_ledger_lease_renew(b, 30, &lost, NULL) == 0 && lost == 0);
+    ZT_CHECK(zk_ledger_claim_queued(a, &me, 0, &p, NULL) == 0 && p.id == ids.v[0]);
+    ZT_CHECK(zk_ledger_claim_queued(a, &me, 1, &p, NULL) == 0 && p.id == ids.v[1]);
+    ZT_CHECK(zk_ledger_part_ready(a, ids.v[1], &me, 0.5, -1, NULL) == 0);
+    /* a live owner on another machine is not b's to judge: reconcile leaves it */
+    uint32_t changed = 7;
+    ZT_CHECK(zk_ledger_reconcile(b, NULL, NULL, 1, 10, &changed, NULL) == 0 && changed == 0);
+    ZT_CHECK(zk_ledger_lease_expire(b, &moved, NULL) == 0 && moved == 0, "a's lease holds");
+    usleep(1300 * 1000);
+    ZT_CHECK(zk_ledger_lease_expire(b, &moved, NULL) == 0 && moved == 2, "moved %u", moved);
+    p = part(b, ids.v[0]);
+    ZT_CHECK(p.state == ZK_PART_QUEUED && p.owner.pid == 0 && strstr(p.error, "machine-a"),
+             "%s: %s", zk_part_state_name(p.state), p.error);
+    ZT_CHECK(part(b, ids.v[1]).state == ZK_PART_QUEUED);
+    /* b takes one; a's late moves are refused, its late proof is no second done */
+    ZT_CHECK(zk_ledger_claim_queued(b, &me, 0, &p, NULL) == 0 && p.id == ids.v[0]);
+    struct zk_diag d = { "" };
+    ZT_CHECK(zk_ledger_part_ready(a, ids.v[0], &me, 1, -1, &d) == ZK_ESTATE);
+    ZT_CHECK(strstr(d.msg, "machine-b"), "%s", d.msg);
+    ZT_CHECK(zk_ledger_part_ready(b, ids.v[0], &me, 1, -1, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_proving_slot(a, ids.v[0], key, &me, 0, NULL, &d) == ZK_ESTATE);
+    ZT_CHECK(strstr(d.msg, "machine machine-b"), "%s", d.msg);
+    ZT_CHECK(zk_ledger_part_proving_slot(b, ids.v[0], key, &me, 0, NULL, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(b, ids.v[0], &me, NULL, 0, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(a, ids.v[0], &me, NULL, 0, NULL) == 0);
+    p = part(b, ids.v[0]);
+    ZT_CHECK(p.state == ZK_PART_DONE && p.proofs == 2, "%u proofs", p.proofs);
+    /* a learns it lost the lease, once; then it holds a new one */
+    ZT_CHECK(zk_ledger_lease_renew(a, 30, &lost, NULL) == 0 && lost == 1);
+    ZT_CHECK(zk_ledger_lease_renew(a, 30, &lost, NULL) == 0 && lost == 0);
+    ZT_CHECK(zk_ledger_lease_renew(a, 30, &lost, NULL) == 0 && lost == 0);
+    ZT_CHECK(zk_ledger_lease_expire(b, &moved, NULL) == 0 && moved == 0);
+    ZT_CHECK(zk_ledger_job_cancel(a, jid, NULL) == 0);
+    zk_ledger_close(a);
+    zk_ledger_close(b);
+}
+
 /* The cached statements: the same prepared statement on every call for an
  * id, and an id asked for with another SQL text refused in one line. */
 static void test_stmt_cache(zk_ledger *l, int64_t key_id)
@@ -1088,6 +1152,7 @@ int main(int argc, char **argv)
         test_reconcile_snapshot(l, k.id);
         test_cleared(l, k.id);
         test_counts_lists(l);
+        test_leases(l, k.id);
         if (!pg_base)
             test_stmt_cache(l, k.id);
         int n = 0;

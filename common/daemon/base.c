@@ -98,6 +98,7 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
     }
     if (zk_ledger_daemon_started(b->l, role, instance, b->me.pid, &d))
         zkd_log(ZKD_WARN, "recording the start: %s", d.msg);
+    zkd_base_lease(b);   /* the machine's lease before anything is claimed */
     if ((r = zkd_recover(b->pool, ZK_POOL_REAP_RESYNC, b->l, 1, cfg->max_attempts, &rec, &d))) {
         zkd_log(ZKD_ERR, "recovery: %s", d.msg);
         return r;
@@ -109,6 +110,26 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
             cfg->pool, pi.nslots, (unsigned long long)(pi.slot_size >> 20),
             rec.reap.filling_freed, rec.reap.claimed_requeued, rec.ledger_changed);
     return 0;
+}
+
+void zkd_base_lease(struct zkd_base *b)
+{
+    struct zk_diag d;
+    int lost = 0;
+    uint32_t moved = 0;
+    int r = zk_ledger_lease_renew(b->l, b->cfg->ledger_lease, &lost, &d);
+    if (!r && lost)
+        zkd_log(ZKD_WARN, "machine %s lost its lease (stopped or cut off for more than %u s): "
+                "its partitions went back to the queue, the slots still holding them are "
+                "dropped; lease taken again", zk_ledger_machine(b->l), b->cfg->ledger_lease);
+    if (!r)
+        r = zk_ledger_lease_expire(b->l, &moved, &d);
+    if (zkd_ledger_transient(r))
+        zkd_ledger_unwritable("the machine's lease", &d);   /* logged once */
+    else if (r)
+        zkd_log(ZKD_WARN, "lease: %s", d.msg);
+    else if (moved)
+        zkd_log(ZKD_NOTICE, "re-queued %u partition(s) of machine(s) whose lease expired", moved);
 }
 
 int zkd_base_tick(struct zkd_base *b)
@@ -123,6 +144,7 @@ int zkd_base_tick(struct zkd_base *b)
                 "hand and exiting (restart to attach the new pool)", b->cfg->pool);
         return ZKD_EXIT_POOL_GONE;
     }
+    zkd_base_lease(b);
     int r = zkd_recover(b->pool, 0, b->l, 1, b->cfg->max_attempts, &rec, &d);
     if (zkd_ledger_transient(r))
         zkd_ledger_unwritable("recovery", &d);   /* logged once, not every tick */

@@ -125,6 +125,14 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
                   const struct zk_config *cfg);
 
 /*
+ * A shared ledger (PostgreSQL): renews this machine's lease ([ledger]
+ * lease seconds, the database's clock), logs a lease found lost, and
+ * re-queues the partitions of machines whose lease expired.  Nothing on
+ * SQLite.  Run at start and by zkd_base_tick.
+ */
+void zkd_base_lease(struct zkd_base *b);
+
+/*
  * Once a second in the main loop: ZKD_EXIT_POOL_GONE if the pool file was
  * destroyed or replaced (logged), else runs the recovery pass (logging what
  * it moved) and returns 0.

@@ -87,6 +87,21 @@ const char *zk_ledger_machine(const zk_ledger *l)
     return l->ops->machine ? l->ops->machine(l) : "";
 }
 
+int zk_ledger_lease_renew(zk_ledger *l, unsigned lease_s, int *ret_lost, struct zk_diag *diag)
+{
+    *ret_lost = 0;
+    return l->ops->lease_renew ? l->ops->lease_renew(l, lease_s, ret_lost, diag) : 0;
+}
+
+int zk_ledger_lease_expire(zk_ledger *l, uint32_t *ret_changed, struct zk_diag *diag)
+{
+    uint32_t n = 0;
+    int r = l->ops->lease_expire ? l->ops->lease_expire(l, &n, diag) : 0;
+    if (!r && ret_changed)
+        *ret_changed = n;
+    return r;
+}
+
 int zk_ledger_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
 {
     return l->ops->key_add(l, k, diag);

@@ -69,6 +69,10 @@ struct ledger_ops {
      * checked by backend.c: 1 .. 63 bytes */
     void (*set_machine)(zk_ledger *l, const char *name);
     const char *(*machine)(const zk_ledger *l);
+    /* leases (NULL for a one-machine backend); *ret_lost / *ret_changed
+     * start at 0 */
+    int (*lease_renew)(zk_ledger *l, unsigned lease_s, int *ret_lost, struct zk_diag *diag);
+    int (*lease_expire)(zk_ledger *l, uint32_t *ret_changed, struct zk_diag *diag);
     int (*key_add)(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag);
     int (*key_get)(zk_ledger *l, const char *name, struct zk_ledger_key *ret,
                    struct zk_diag *diag);

@@ -200,6 +200,25 @@ int zk_ledger_set_machine(zk_ledger *l, const char *name);
 /* The machine set or defaulted ("" on SQLite). */
 const char *zk_ledger_machine(const zk_ledger *l);
 
+/*
+ * Machine leases (a shared ledger; SQLite: nothing to do, 0).  Every daemon
+ * renews its machine's lease once a second for lease_s seconds, judged by
+ * the database's clock (now()), never a local one.  *ret_lost = 1 when the
+ * lease this handle held was expired meanwhile by another machine (this
+ * one was stopped or cut off longer than the lease): its synthesizing,
+ * ready and proving partitions went back to the queue, the slots still
+ * holding them are stale (the ledger refuses them: ZK_ESTATE), and the
+ * lease is taken again on the next call.
+ */
+int zk_ledger_lease_renew(zk_ledger *l, unsigned lease_s, int *ret_lost, struct zk_diag *diag);
+/*
+ * Any daemon, once a second: the machines whose lease ran out (now() past
+ * it) lose their synthesizing, ready and proving partitions to `queued`
+ * (no error counted; note "machine M lost its lease").  *ret_changed (may
+ * be NULL) = partitions moved.
+ */
+int zk_ledger_lease_expire(zk_ledger *l, uint32_t *ret_changed, struct zk_diag *diag);
+
 /* ---- keys ------------------------------------------------------------------ */
 
 /* Registers k (id and added_ns are set here).  -EEXIST if the name is taken,

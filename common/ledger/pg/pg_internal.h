@@ -12,7 +12,7 @@
  *
  * The files: db.c (these helpers, the connection), schema.c (migrations,
  * open, close, the ops table), keys.c, jobs.c, parts.c, reconcile.c,
- * stats.c -- the concepts of the SQLite backend (../ledger_internal.h).
+ * stats.c, lease.c (machines and their leases) -- the concepts of the SQLite backend (../ledger_internal.h).
  */
 #ifndef ZK_LEDGER_PG_INTERNAL_H
 #define ZK_LEDGER_PG_INTERNAL_H
@@ -30,6 +30,7 @@ struct ledger_pg {
     int in_tx;                      /* BEGIN sent, no COMMIT/ROLLBACK yet */
     char sqlstate[6];               /* of the last failed statement; "" none */
     char machine[64];               /* this process's machine (owner of local pids) */
+    int64_t epoch;                  /* of the machine's lease this handle holds; 0 none */
 };
 
 #define LPG_MAX_ARGS 16
@@ -90,6 +91,8 @@ int lpg_derive_job(zk_ledger *l, int64_t id, int to, struct zk_diag *diag);
 /* The backend's operations, the contracts of struct ledger_ops. */
 void lpg_set_machine(zk_ledger *l, const char *name);
 const char *lpg_machine(const zk_ledger *l);
+int lpg_lease_renew(zk_ledger *l, unsigned lease_s, int *ret_lost, struct zk_diag *diag);
+int lpg_lease_expire(zk_ledger *l, uint32_t *ret_changed, struct zk_diag *diag);
 void lpg_close(zk_ledger *l);
 int lpg_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag);
 int lpg_key_get(zk_ledger *l, const char *name, struct zk_ledger_key *ret,

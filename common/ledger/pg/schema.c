@@ -86,6 +86,13 @@ static const char *const migrations[] = {
     "  last_pid INTEGER NOT NULL DEFAULT 0,"
     "  last_start_ns BIGINT NOT NULL DEFAULT 0,"
     "  PRIMARY KEY (machine, role, instance));",
+    /* 1 -> 2: machines and their leases (lease.c) */
+    "CREATE TABLE machines ("
+    "  name TEXT PRIMARY KEY,"
+    "  epoch BIGINT NOT NULL DEFAULT 1,"
+    "  lease_until TIMESTAMPTZ NOT NULL,"
+    "  expired BOOLEAN NOT NULL DEFAULT false);"
+    "CREATE INDEX partitions_machine ON partitions(machine, state);",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -94,6 +101,8 @@ static const struct ledger_ops pg_ops = {
     .close = lpg_close,
     .set_machine = lpg_set_machine,
     .machine = lpg_machine,
+    .lease_renew = lpg_lease_renew,
+    .lease_expire = lpg_lease_expire,
     .key_add = lpg_key_add,
     .key_get = lpg_key_get,
     .key_get_id = lpg_key_get_id,
