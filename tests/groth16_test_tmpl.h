@@ -381,7 +381,8 @@ static void CURVE_NAME(expected)(const struct CURVE_NAME(circ) *c, const FR_T *r
     CURVE_NAME(g1_of)((uint8_t *)e->pi_c, &pc);
 }
 
-static int CURVE_NAME(same_proof)(const struct zk_groth16_proof *a, const struct zk_groth16_proof *b)
+static int CURVE_NAME(same_proof)(const struct zk_groth16_proof *a,
+                                  const struct zk_groth16_proof *b)
 {
     return a->curve == b->curve && !memcmp(a->pi_a, b->pi_a, sizeof a->pi_a) &&
            !memcmp(a->pi_b, b->pi_b, sizeof a->pi_b) && !memcmp(a->pi_c, b->pi_c, sizeof a->pi_c);

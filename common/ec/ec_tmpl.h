@@ -204,8 +204,10 @@ ZK_INLINE void GROUP_FN(add_affine)(GROUP_T *r, const GROUP_T *p, const GROUP_AF
 
 /* Out-of-line copies of dbl / add / add_affine for the cold paths (see ZK_EC_OOL). */
 ZK_EC_OOL void GROUP_FN(dbl_ool)(GROUP_T *r, const GROUP_T *p) { GROUP_FN(dbl)(r, p); }
-ZK_EC_OOL void GROUP_FN(add_ool)(GROUP_T *r, const GROUP_T *p, const GROUP_T *q) { GROUP_FN(add)(r, p, q); }
-ZK_EC_OOL void GROUP_FN(add_affine_ool)(GROUP_T *r, const GROUP_T *p, const GROUP_AFFINE_T *q) { GROUP_FN(add_affine)(r, p, q); }
+ZK_EC_OOL void GROUP_FN(add_ool)(GROUP_T *r, const GROUP_T *p, const GROUP_T *q)
+{ GROUP_FN(add)(r, p, q); }
+ZK_EC_OOL void GROUP_FN(add_affine_ool)(GROUP_T *r, const GROUP_T *p, const GROUP_AFFINE_T *q)
+{ GROUP_FN(add_affine)(r, p, q); }
 
 /* 1 if p and q are the same point (projective comparison). */
 static inline int GROUP_FN(eq)(const GROUP_T *p, const GROUP_T *q)
@@ -247,7 +249,8 @@ static inline void GROUP_FN(to_affine)(GROUP_AFFINE_T *r, const GROUP_T *p)
  * Affine forms of n points with one inversion.  `scratch` holds 3n field
  * elements; r must not alias p or scratch.
  */
-static inline void GROUP_FN(batch_to_affine)(GROUP_AFFINE_T *r, const GROUP_T *p, size_t n, COORD_T *scratch)
+static inline void GROUP_FN(batch_to_affine)(GROUP_AFFINE_T *r, const GROUP_T *p, size_t n,
+                                             COORD_T *scratch)
 {
     COORD_T *z = scratch, *zi = scratch + n, zi2;
     for (size_t i = 0; i < n; i++)

@@ -72,8 +72,10 @@ static const FP2_T FP12_FN(FROB3_)[5] = FP12_CONST(FROB3);
 
 /* ---------------------------------------------------------------- Fp6 */
 
-static inline void FP6_FN(zero)(FP6_T *r) { FP2_FN(zero)(&r->c0); FP2_FN(zero)(&r->c1); FP2_FN(zero)(&r->c2); }
-static inline void FP6_FN(one)(FP6_T *r) { FP2_FN(one)(&r->c0); FP2_FN(zero)(&r->c1); FP2_FN(zero)(&r->c2); }
+static inline void FP6_FN(zero)(FP6_T *r)
+{ FP2_FN(zero)(&r->c0); FP2_FN(zero)(&r->c1); FP2_FN(zero)(&r->c2); }
+static inline void FP6_FN(one)(FP6_T *r)
+{ FP2_FN(one)(&r->c0); FP2_FN(zero)(&r->c1); FP2_FN(zero)(&r->c2); }
 static inline int FP6_FN(is_zero)(const FP6_T *a)
 { return FP2_FN(is_zero)(&a->c0) & FP2_FN(is_zero)(&a->c1) & FP2_FN(is_zero)(&a->c2); }
 static inline int FP6_FN(is_one)(const FP6_T *a)
@@ -82,9 +84,17 @@ static inline int FP6_FN(eq)(const FP6_T *a, const FP6_T *b)
 { return FP2_FN(eq)(&a->c0, &b->c0) & FP2_FN(eq)(&a->c1, &b->c1) & FP2_FN(eq)(&a->c2, &b->c2); }
 
 static inline void FP6_FN(add)(FP6_T *r, const FP6_T *a, const FP6_T *b)
-{ FP2_FN(add)(&r->c0, &a->c0, &b->c0); FP2_FN(add)(&r->c1, &a->c1, &b->c1); FP2_FN(add)(&r->c2, &a->c2, &b->c2); }
+{
+    FP2_FN(add)(&r->c0, &a->c0, &b->c0);
+    FP2_FN(add)(&r->c1, &a->c1, &b->c1);
+    FP2_FN(add)(&r->c2, &a->c2, &b->c2);
+}
 static inline void FP6_FN(sub)(FP6_T *r, const FP6_T *a, const FP6_T *b)
-{ FP2_FN(sub)(&r->c0, &a->c0, &b->c0); FP2_FN(sub)(&r->c1, &a->c1, &b->c1); FP2_FN(sub)(&r->c2, &a->c2, &b->c2); }
+{
+    FP2_FN(sub)(&r->c0, &a->c0, &b->c0);
+    FP2_FN(sub)(&r->c1, &a->c1, &b->c1);
+    FP2_FN(sub)(&r->c2, &a->c2, &b->c2);
+}
 static inline void FP6_FN(dbl)(FP6_T *r, const FP6_T *a)
 { FP2_FN(dbl)(&r->c0, &a->c0); FP2_FN(dbl)(&r->c1, &a->c1); FP2_FN(dbl)(&r->c2, &a->c2); }
 static inline void FP6_FN(neg)(FP6_T *r, const FP6_T *a)
@@ -233,8 +243,10 @@ static inline void FP6_FN(inv)(FP6_T *r, const FP6_T *a)
 
 static inline void FP12_FN(zero)(FP12_T *r) { FP6_FN(zero)(&r->c0); FP6_FN(zero)(&r->c1); }
 static inline void FP12_FN(one)(FP12_T *r) { FP6_FN(one)(&r->c0); FP6_FN(zero)(&r->c1); }
-static inline int FP12_FN(is_one)(const FP12_T *a) { return FP6_FN(is_one)(&a->c0) & FP6_FN(is_zero)(&a->c1); }
-static inline int FP12_FN(is_zero)(const FP12_T *a) { return FP6_FN(is_zero)(&a->c0) & FP6_FN(is_zero)(&a->c1); }
+static inline int FP12_FN(is_one)(const FP12_T *a)
+{ return FP6_FN(is_one)(&a->c0) & FP6_FN(is_zero)(&a->c1); }
+static inline int FP12_FN(is_zero)(const FP12_T *a)
+{ return FP6_FN(is_zero)(&a->c0) & FP6_FN(is_zero)(&a->c1); }
 static inline int FP12_FN(eq)(const FP12_T *a, const FP12_T *b)
 { return FP6_FN(eq)(&a->c0, &b->c0) & FP6_FN(eq)(&a->c1, &b->c1); }
 
@@ -430,7 +442,8 @@ static inline void FP12_FN(pow)(FP12_T *r, const FP12_T *a, const limb_t *e, siz
 }
 
 /* r = a^e for a in the cyclotomic subgroup (cyclotomic squarings). */
-static inline void FP12_FN(cyclotomic_pow)(FP12_T *r, const FP12_T *a, const limb_t *e, size_t nbits)
+static inline void FP12_FN(cyclotomic_pow)(FP12_T *r, const FP12_T *a, const limb_t *e,
+                                           size_t nbits)
 {
     FP12_T acc, base = *a;
     FP12_FN(one)(&acc);

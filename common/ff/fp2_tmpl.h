@@ -37,7 +37,8 @@
 
 ZK_HD void FP2_FN(zero)(FP2_T *r) { FP_FN(zero)(&r->c0); FP_FN(zero)(&r->c1); }
 ZK_HD void FP2_FN(one)(FP2_T *r) { FP_FN(one)(&r->c0); FP_FN(zero)(&r->c1); }
-ZK_HD int FP2_FN(is_zero)(const FP2_T *a) { return FP_FN(is_zero)(&a->c0) & FP_FN(is_zero)(&a->c1); }
+ZK_HD int FP2_FN(is_zero)(const FP2_T *a)
+{ return FP_FN(is_zero)(&a->c0) & FP_FN(is_zero)(&a->c1); }
 ZK_HD int FP2_FN(is_one)(const FP2_T *a) { return FP_FN(is_one)(&a->c0) & FP_FN(is_zero)(&a->c1); }
 ZK_HD int FP2_FN(eq)(const FP2_T *a, const FP2_T *b)
 { return FP_FN(eq)(&a->c0, &b->c0) & FP_FN(eq)(&a->c1, &b->c1); }

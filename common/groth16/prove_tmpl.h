@@ -34,7 +34,8 @@
  */
 #define CURVE_NAME(name) ZK_CAT(ZK_ARG(1, ZK_PROVE_TMPL), name)  /* CURVE_NAME(fr): bn254_fr */
 #define CURVE_ID       ZK_ARG(2, ZK_PROVE_TMPL)               /* ZK_CURVE_BN254 */
-#define G16_FN(name)   ZK_CAT(ZK_CAT(g16, ZK_ARG(1, ZK_PROVE_TMPL)), name) /* G16_FN(h): g16_bn254_h */
+/* G16_FN(h): g16_bn254_h, this file's statics */
+#define G16_FN(name)   ZK_CAT(ZK_CAT(g16, ZK_ARG(1, ZK_PROVE_TMPL)), name)
 #include "ff/curve_names.h"     /* FR_T, G1_T, G1_AFFINE_T, FR_FN, G1_FN, ... */
 
 _Static_assert(sizeof(FR_T) == sizeof(zk_scalar), "Fr is 4 limbs");
@@ -125,8 +126,8 @@ static int G16_FN(msm_g1)(uint64_t *ret_jac, const void *points, const zk_scalar
 {
     G1_T r;
     struct zk_msm_opts o = G16_FN(msm_opts)(table);
-    int rc = G1_FN(msm)(&r, (const G1_AFFINE_T *)points, (const limb_t *)scalars, n, nthreads, scratch,
-                      &o);
+    int rc = G1_FN(msm)(&r, (const G1_AFFINE_T *)points, (const limb_t *)scalars, n, nthreads,
+                        scratch, &o);
     if (rc == 0)
         memcpy(ret_jac, &r, sizeof r);
     return rc;
@@ -138,8 +139,8 @@ static int G16_FN(msm_g2)(uint64_t *ret_jac, const void *points, const zk_scalar
 {
     G2_T r;
     struct zk_msm_opts o = G16_FN(msm_opts)(table);
-    int rc = G2_FN(msm)(&r, (const G2_AFFINE_T *)points, (const limb_t *)scalars, n, nthreads, scratch,
-                      &o);
+    int rc = G2_FN(msm)(&r, (const G2_AFFINE_T *)points, (const limb_t *)scalars, n, nthreads,
+                        scratch, &o);
     if (rc == 0)
         memcpy(ret_jac, &r, sizeof r);
     return rc;
