@@ -56,6 +56,13 @@ static int pg_err(zk_ledger *l, const char *msg, struct zk_diag *diag)
     return zk_diag_set(diag, l->path, ZK_ELEDGER, "%s", m);
 }
 
+void lpg_forget_prepared(struct ledger_pg *pg)
+{
+    for (int i = 0; i < pg->nprep; i++)
+        free(pg->prep_sql[i]);
+    pg->nprep = 0;
+}
+
 int lpg_connect(zk_ledger *l, struct zk_diag *diag)
 {
     struct ledger_pg *pg = l->pg;
@@ -64,6 +71,7 @@ int lpg_connect(zk_ledger *l, struct zk_diag *diag)
     if (pg->c)
         PQfinish(pg->c);
     pg->in_tx = 0;
+    lpg_forget_prepared(pg);   /* they belonged to the old connection */
     /* the connect timeout from busy_ms; a URL or keywords plus our options */
     char timeout[16];
     snprintf(timeout, sizeof timeout, "%u", pg->busy_ms / 1000 ? pg->busy_ms / 1000 : 1);
@@ -85,6 +93,30 @@ int lpg_connect(zk_ledger *l, struct zk_diag *diag)
     return ok ? 0 : pg_err(l, PQerrorMessage(pg->c), diag);
 }
 
+/* The index of sql's prepared statement, prepared now if new; -1 when the
+ * cache is full (the caller runs it unprepared); -2 when PREPARE failed,
+ * with *err its result (the caller reports it: inside a transaction the
+ * transaction is now aborted). */
+static int prepared(zk_ledger *l, const char *sql, int nparams, PGresult **err)
+{
+    struct ledger_pg *pg = l->pg;
+    for (int i = 0; i < pg->nprep; i++)
+        if (!strcmp(pg->prep_sql[i], sql))
+            return i;
+    if (pg->nprep == LPG_MAX_PREPARED || !(pg->prep_sql[pg->nprep] = strdup(sql)))
+        return -1;
+    char name[16];
+    snprintf(name, sizeof name, "zk%d", pg->nprep);
+    PGresult *res = PQprepare(pg->c, name, sql, nparams, NULL);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+        free(pg->prep_sql[pg->nprep]);
+        *err = res;
+        return -2;
+    }
+    PQclear(res);
+    return pg->nprep++;
+}
+
 PGresult *lpg_query(zk_ledger *l, const char *sql, const struct lpg_args *a, int binary,
                     struct zk_diag *diag)
 {
@@ -94,11 +126,24 @@ PGresult *lpg_query(zk_ledger *l, const char *sql, const struct lpg_args *a, int
      * the transaction is lost with it and the caller's call fails */
     if (!pg->in_tx && lpg_connect(l, diag) < 0)
         return NULL;
-    /* without parameters: the simple protocol, which runs several statements */
-    PGresult *res = !a && !binary ? PQexec(pg->c, sql)
-                                  : PQexecParams(pg->c, sql, a ? a->n : 0, NULL,
-                                                 a ? a->v : NULL, a ? a->len : NULL,
-                                                 a ? a->fmt : NULL, binary);
+    /* without parameters: the simple protocol, which runs several
+     * statements; with: the statement prepared once (parsed and planned
+     * once per connection), when there is room in the cache */
+    PGresult *res = NULL;
+    int i = 0;
+    if (!a && !binary) {
+        res = PQexec(pg->c, sql);
+    } else if ((i = prepared(l, sql, a ? a->n : 0, &res)) >= 0) {
+        char name[16];
+        snprintf(name, sizeof name, "zk%d", i);
+        res = PQexecPrepared(pg->c, name, a ? a->n : 0, a ? a->v : NULL, a ? a->len : NULL,
+                             a ? a->fmt : NULL, binary);
+    } else if (i == -2) {
+        /* res: the failed PREPARE's result, reported below */
+    } else {
+        res = PQexecParams(pg->c, sql, a ? a->n : 0, NULL, a ? a->v : NULL,
+                           a ? a->len : NULL, a ? a->fmt : NULL, binary);
+    }
     ExecStatusType st = PQresultStatus(res);
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
         return res;

@@ -3,8 +3,8 @@
  * common/ledger/pg/).
  *
  * One libpq connection per handle (struct ledger_pg), its parameters built
- * in a struct lpg_args (text values, bytea in binary), results read as
- * text.  Every change is one transaction in READ COMMITTED that locks the
+ * in a struct lpg_args (text values, bytea in binary), statements with
+ * parameters prepared once per connection, results read as text.  Every change is one transaction in READ COMMITTED that locks the
  * rows it reads (SELECT ... FOR UPDATE, claims SKIP LOCKED) in one order:
  * a partition, then its job.  A deadlock or serialization failure rolls
  * back and the whole transaction is run again (LPG_RETRY).  A lost
@@ -23,6 +23,8 @@
 
 #include "ledger/ledger_internal.h"
 
+#define LPG_MAX_PREPARED 64
+
 struct ledger_pg {
     PGconn *c;
     char *conninfo;                 /* as given (with any password): for reconnects */
@@ -31,6 +33,10 @@ struct ledger_pg {
     char sqlstate[6];               /* of the last failed statement; "" none */
     char machine[64];               /* this process's machine (owner of local pids) */
     int64_t epoch;                  /* of the machine's lease this handle holds; 0 none */
+    /* statements with parameters, prepared once per connection (db.c):
+     * prep_sql[i] is the text of the statement named "zk<i>" */
+    char *prep_sql[LPG_MAX_PREPARED];
+    int nprep;
 };
 
 #define LPG_MAX_ARGS 16
@@ -80,6 +86,9 @@ int lpg_retry(zk_ledger *l, int *tries);
 int64_t lpg_i64(const PGresult *res, int row, int col);
 double lpg_f64(const PGresult *res, int row, int col);
 void lpg_text(char *dst, size_t n, const PGresult *res, int row, int col);
+
+/* Frees the cache of prepared statements (their connection is gone). */
+void lpg_forget_prepared(struct ledger_pg *pg);
 
 /* Connects (or reconnects) l->pg->c; 0 or ZK_ELEDGER. */
 int lpg_connect(zk_ledger *l, struct zk_diag *diag);

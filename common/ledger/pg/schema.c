@@ -263,6 +263,7 @@ void lpg_close(zk_ledger *l)
     if (l->pg) {
         if (l->pg->c)
             PQfinish(l->pg->c);
+        lpg_forget_prepared(l->pg);
         free(l->pg->conninfo);
         free(l->pg);
     }
