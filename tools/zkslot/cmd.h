@@ -45,5 +45,6 @@ ZK_CMD(bench_prove);
 ZK_CMD(bench_pool);
 ZK_CMD(bench_pipeline);
 ZK_CMD(bench_inplace);
+ZK_CMD(bench_ledger);
 
 #endif /* ZK_TOOLS_CMD_H */

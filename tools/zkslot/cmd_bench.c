@@ -15,6 +15,7 @@
 #pragma weak cmd_bench_pool
 #pragma weak cmd_bench_pipeline
 #pragma weak cmd_bench_inplace
+#pragma weak cmd_bench_ledger
 
 int cmd_bench(int argc, char **argv)
 {
@@ -25,7 +26,7 @@ int cmd_bench(int argc, char **argv)
         { "field", cmd_bench_field }, { "ntt", cmd_bench_ntt },
         { "msm", cmd_bench_msm },     { "prove", cmd_bench_prove },
         { "pool", cmd_bench_pool },   { "pipeline", cmd_bench_pipeline },
-        { "inplace", cmd_bench_inplace },
+        { "inplace", cmd_bench_inplace }, { "ledger", cmd_bench_ledger },
     };
     if (argc >= 2) {
         for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {
