@@ -168,7 +168,7 @@ enum zk_groth16_precompute {
 };
 
 /* The table factor used when none is configured (docs/arithmetic.md, MSM tables). */
-#define ZK_G16_TABLE_FACTOR_DEFAULT 8
+#define ZK_G16_TABLE_FACTOR_DEFAULT 16
 
 /*
  * Bytes of the table of MSM m of a key with header h and `factor`
