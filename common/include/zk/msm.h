@@ -42,6 +42,7 @@
 #define ZK_COMMON_MSM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "zk/types.h"
 
