@@ -169,6 +169,10 @@ int lpg_cmd(zk_ledger *l, const char *sql, const struct lpg_args *a, struct zk_d
 int lpg_begin(zk_ledger *l, struct zk_diag *diag)
 {
     int r = lpg_cmd(l, "BEGIN", NULL, diag);
+    /* a connection cut while idle (a server restart) shows only when used:
+     * BEGIN changed nothing, so it is sent again on a new connection */
+    if (r < 0 && PQstatus(l->pg->c) == CONNECTION_BAD)
+        r = lpg_cmd(l, "BEGIN", NULL, diag);
     if (r < 0)
         return r;
     l->pg->in_tx = 1;
