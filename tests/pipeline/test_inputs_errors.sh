@@ -25,9 +25,11 @@ pli_circuit bn128
 g="$PL_W/gen"
 mkdir -p "$g"
 # each script takes INPUT OUTPUT; the marker word in its name finds leftovers
-cat >"$g/zkslow-gen.sh" <<'EOF'
+cat >"$g/zkslow-gen.sh" <<EOF
 #!/bin/sh
-sleep 30
+sleep 30 &
+echo "\$\$ \$!" >>"$g/slow.pids"   # the script and its sleep: none may be left
+wait
 EOF
 cat >"$g/zksegv-gen.sh" <<'EOF'
 #!/bin/sh
@@ -96,8 +98,15 @@ for p in "$PL_SYNTHD" "$PL_GPUD"; do
     kill -0 "$p" 2>/dev/null || pl_bad "daemon $p exited by itself"
 done
 sleep 0.5
-if pgrep -f 'zk(slo[w]|seg[v]|floo[d]|shor[t]|curv[e])-gen' >/dev/null || pgrep -f 'slee[p] 30$' >/dev/null; then
-    pl_bad "a generator process is left: $(pgrep -af 'zk(slo[w]|seg[v]|floo[d])-gen|slee[p] 30$' | head -3)"
+# (the sleeps by their recorded pids: other processes on the machine may
+# sleep 30 too)
+left=
+for p in $(cat "$g/slow.pids" 2>/dev/null); do
+    if kill -0 "$p" 2>/dev/null; then left="$left $(ps -o pid=,args= -p "$p" || true)"; fi
+done
+[ -s "$g/slow.pids" ] || pl_bad "the slow generator never ran"
+if pgrep -f 'zk(slo[w]|seg[v]|floo[d]|shor[t]|curv[e])-gen' >/dev/null || [ -n "$left" ]; then
+    pl_bad "a generator process is left: $(pgrep -af 'zk(slo[w]|seg[v]|floo[d])-gen' | head -3) $left"
 fi
 pl_stop "$PL_GPUD"; [ "$PL_RC" = 0 ] || pl_bad "gpud exit $PL_RC after SIGTERM"
 pl_stop "$PL_SYNTHD"; [ "$PL_RC" = 0 ] || pl_bad "synthd exit $PL_RC after SIGTERM"
