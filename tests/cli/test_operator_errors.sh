@@ -125,18 +125,18 @@ printf '[keys]\nprecompute = all\ntable_factor = 3\n' >"$tmp/keys.conf"
 ZKSLOT_CONFIG=$tmp/keys.conf "$ZKSLOT_GPUD" --check-config >"$tmp/out" 2>&1 &&
     ok "[keys] precompute = all, table_factor = 3 accepted" ||
     fail "[keys] precompute = all refused: $(cat "$tmp/out")"
-printf '[keys]\nprecompute = sometimes\n' >"$tmp/keys.conf"
-ZKSLOT_CONFIG=$tmp/keys.conf "$ZKSLOT_GPUD" --check-config >"$tmp/out" 2>&1
-rc=$?
-[ "$rc" = 2 ] && grep -q "keys.conf.*\[keys\] precompute: 'sometimes' is not none, h or all" "$tmp/out" &&
-    ok "[keys] precompute refused: $(tail -1 "$tmp/out")" ||
-    fail "[keys] precompute = sometimes: exit $rc: $(cat "$tmp/out")"
-printf '[keys]\ntable_factor = 65\n' >"$tmp/keys.conf"
-ZKSLOT_CONFIG=$tmp/keys.conf "$ZKSLOT_GPUD" --check-config >"$tmp/out" 2>&1
-rc=$?
-[ "$rc" = 2 ] && grep -q "table_factor" "$tmp/out" &&
-    ok "[keys] table_factor = 65 refused: $(tail -1 "$tmp/out")" ||
-    fail "[keys] table_factor = 65: exit $rc: $(cat "$tmp/out")"
+# keys_refused TEXT PATTERN: gpud --check-config on a config of TEXT exits 2
+# with PATTERN in its message
+keys_refused() {
+    printf '%b' "$1" >"$tmp/keys.conf"
+    ZKSLOT_CONFIG=$tmp/keys.conf "$ZKSLOT_GPUD" --check-config >"$tmp/out" 2>&1
+    local rc=$?
+    [ "$rc" = 2 ] && grep -q "$2" "$tmp/out" && ok "refused: $(tail -1 "$tmp/out")" ||
+        fail "$1: exit $rc: $(cat "$tmp/out")"
+}
+keys_refused '[keys]\nprecompute = sometimes\n' \
+    "keys.conf.*\\[keys\\] precompute: 'sometimes' is not none, h or all"
+keys_refused '[keys]\ntable_factor = 65\n' "keys.conf.*\\[keys\\] table_factor: '65'"
 
 [ "$fails" = 0 ] && echo "all operator error checks passed" || echo "$fails check(s) failed"
 [ "$fails" = 0 ]
