@@ -122,6 +122,7 @@ struct worker {
     unsigned no;
     atomic_ullong heartbeat_ms;         /* last time around the loop */
     atomic_int busy;                    /* a partition in hand */
+    struct zkd_claim_keys claim;        /* the keys this machine claims (shared ledger) */
 };
 
 static uint64_t now_ms(void)
@@ -235,6 +236,7 @@ static void *worker_main(void *arg)
     }
     while (!atomic_load(&stop_flag)) {
         atomic_store(&wk->heartbeat_ms, now_ms());
+        zkd_claim_keys(l, &cfg, &wk->claim);
         r = zk_ledger_has_queued(l, &d);
         if (r <= 0) {
             if (r < 0)

@@ -1030,6 +1030,33 @@ static void test_leases(zk_ledger *l, int64_t key)
     zk_ledger_close(b);
 }
 
+/* Claims of the keys a handle serves (zk_ledger_set_claim_keys): on
+ * PostgreSQL only those keys' partitions, oldest job first among them;
+ * SQLite (one machine) claims every key. */
+static void test_claim_keys(zk_ledger *l, int64_t key)
+{
+    struct zk_ledger_part p;
+    int64_t other = add_key(l, "claimkeys-other");
+    int64_t j1 = submit(l, key, 1), j2 = submit(l, other, 1);
+    int64_t none = 999999;
+    ZT_CHECK(zk_ledger_set_claim_keys(l, &other, 1) == 0);
+    if (pg_base) {
+        ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == j2,
+                 "job %lld claimed, the other key's wanted", (long long)p.job_id);
+        ZT_CHECK(zk_ledger_has_queued(l, NULL) == 0, "key %lld's partition not counted",
+                 (long long)key);
+        ZT_CHECK(zk_ledger_set_claim_keys(l, &none, 1) == 0);
+        ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == -ENOENT);
+        ZT_CHECK(zk_ledger_set_claim_keys(l, NULL, 0) == 0);
+        ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == j1);
+    } else {
+        ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == j1,
+                 "SQLite claims every key");
+        ZT_CHECK(zk_ledger_set_claim_keys(l, NULL, 0) == 0);
+    }
+    ZT_CHECK(zk_ledger_job_cancel(l, j1, NULL) == 0 && zk_ledger_job_cancel(l, j2, NULL) == 0);
+}
+
 /* The cached statements: the same prepared statement on every call for an
  * id, and an id asked for with another SQL text refused in one line. */
 static void test_stmt_cache(zk_ledger *l, int64_t key_id)
@@ -1153,6 +1180,7 @@ int main(int argc, char **argv)
         test_cleared(l, k.id);
         test_counts_lists(l);
         test_leases(l, k.id);
+        test_claim_keys(l, k.id);
         if (!pg_base)
             test_stmt_cache(l, k.id);
         int n = 0;

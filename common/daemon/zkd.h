@@ -125,6 +125,21 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
                   const struct zk_config *cfg);
 
 /*
+ * A shared ledger (PostgreSQL): the keys this machine claims partitions
+ * of, set on handle l (zk_ledger_set_claim_keys) at most every 2 s: those
+ * [gpud] keys names (every key when empty) whose .zkey file is here with
+ * the registered size.  A key left out, or back, is logged once (per
+ * state, owned by the caller).  Nothing on SQLite (one machine: every key).
+ */
+#define ZKD_CLAIM_KEYS_MAX 256
+struct zkd_claim_keys {
+    double refreshed_s;              /* 0 = never */
+    int64_t skipped[ZKD_CLAIM_KEYS_MAX];
+    unsigned nskipped;
+};
+void zkd_claim_keys(zk_ledger *l, const struct zk_config *cfg, struct zkd_claim_keys *st);
+
+/*
  * A shared ledger (PostgreSQL): renews this machine's lease ([ledger]
  * lease seconds, the database's clock), logs a lease found lost, and
  * re-queues the partitions of machines whose lease expired.  Nothing on

@@ -10,7 +10,9 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ledger/ledger_internal.h"
@@ -58,8 +60,27 @@ int zk_ledger_open(const char *url, unsigned flags, unsigned busy_ms, zk_ledger 
 
 void zk_ledger_close(zk_ledger *l)
 {
-    if (l)
-        l->ops->close(l);
+    if (!l)
+        return;
+    free(l->claim_keys);
+    l->ops->close(l);
+}
+
+int zk_ledger_set_claim_keys(zk_ledger *l, const int64_t *ids, unsigned n)
+{
+    char *s = NULL;
+    if (ids) {
+        size_t cap = 3 + (size_t)n * 21, k = 0;
+        if (!(s = malloc(cap)))
+            return -ENOMEM;
+        s[k++] = '{';
+        for (unsigned i = 0; i < n; i++)
+            k += (size_t)snprintf(s + k, cap - k, "%s%" PRId64, i ? "," : "", ids[i]);
+        snprintf(s + k, cap - k, "}");
+    }
+    free(l->claim_keys);
+    l->claim_keys = s;
+    return 0;
 }
 
 const char *zk_ledger_path(const zk_ledger *l)

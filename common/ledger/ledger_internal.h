@@ -136,6 +136,8 @@ struct zk_ledger {
     const char *st_sql[LS_COUNT];   /* the text st[i] was prepared from */
     /* PostgreSQL */
     struct ledger_pg *pg;
+    /* zk_ledger_set_claim_keys: "{1,2}" (a bigint[] literal), NULL = every key */
+    char *claim_keys;
 };
 
 /* The SQLite backend's open (schema.c; zk_ledger_open's contract for a path). */

@@ -297,6 +297,15 @@ int zk_ledger_counts(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct z
 int zk_ledger_has_queued(zk_ledger *l, struct zk_diag *diag);
 
 /*
+ * The keys this handle's claims take: ids[0..n), or every key with ids
+ * NULL (the default).  On a shared ledger (PostgreSQL) a machine claims
+ * only the keys it serves ([gpud] keys, the key file present here:
+ * zkd_claim_keys); SQLite (one machine) claims every key whatever is set.
+ * The list is copied.  0 or -ENOMEM.
+ */
+int zk_ledger_set_claim_keys(zk_ledger *l, const int64_t *ids, unsigned n);
+
+/*
  * synthd: claims the oldest queued partition (of a job not canceled):
  * queued -> synthesizing, owner = *me, role "synthd", slot, attempts + 1,
  * job queued -> running.  -ENOENT when nothing is queued.

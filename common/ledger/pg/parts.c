@@ -134,8 +134,11 @@ int lpg_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len, struct
 
 int lpg_has_queued(zk_ledger *l, struct zk_diag *diag)
 {
-    PGresult *res = lpg_query(l, "SELECT 1 FROM partitions WHERE state = 'queued' LIMIT 1",
-                              NULL, 0, diag);
+    struct lpg_args a = { 0 };
+    lpg_arg_str(&a, l->claim_keys);   /* only what this handle would claim */
+    PGresult *res = lpg_query(l, "SELECT 1 FROM partitions p JOIN jobs j ON j.id = p.job_id"
+                                 " WHERE p.state = 'queued' AND ($1::bigint[] IS NULL OR"
+                                 " j.key_id = ANY($1::bigint[])) LIMIT 1", &a, 0, diag);
     if (!res)
         return ZK_ELEDGER;
     int n = PQntuples(res);
@@ -175,8 +178,8 @@ static int bad_state(zk_ledger *l, const struct zk_ledger_part *p, const char *m
                        zk_part_state_name(p->state));
 }
 
-/* One statement: the oldest job's first queued partition that no other
- * claimer holds, locked (SKIP LOCKED) and claimed; its job's state (before)
+/* One statement: the oldest job's first queued partition of a key this
+ * handle claims that no other claimer holds, locked (SKIP LOCKED) and claimed; its job's state (before)
  * after the partition's columns.  A job still queued then becomes running
  * in a transaction of its own (a monotone move: a claim that dies between
  * the two leaves it for the partition's next move to make). */
@@ -190,9 +193,11 @@ static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
     lpg_arg_i64(&a, (int64_t)me->pidns);
     lpg_arg_i64(&a, (int64_t)me->boot);
     lpg_arg_str(&a, l->pg->machine);
+    lpg_arg_str(&a, l->claim_keys);   /* NULL: every key */
     PGresult *res = lpg_query(l, "WITH c AS (SELECT p.id FROM partitions p JOIN jobs j ON"
                                  " j.id = p.job_id WHERE p.state = 'queued' AND j.state IN"
-                                 " ('queued', 'running') ORDER BY p.job_id, p.id LIMIT 1"
+                                 " ('queued', 'running') AND ($7::bigint[] IS NULL OR"
+                                 " j.key_id = ANY($7::bigint[])) ORDER BY p.job_id, p.id LIMIT 1"
                                  " FOR UPDATE OF p SKIP LOCKED)"
                                  " UPDATE partitions p SET state = 'synthesizing', owner_pid = $1,"
                                  " owner_start = $2, owner_role = 'synthd', slot = $3,"
