@@ -9,7 +9,8 @@
 #   ... ; pg_stop                  # also run by the EXIT trap pg_start sets
 #
 # After pl_init (tests/pipeline/lib.sh, whose EXIT trap pl_cleanup must
-# stay last): pg_start, then `pg_trap_before pl_cleanup`.
+# stay last): pg_start, then `pg_trap_before pl_cleanup`
+# (tests/pipeline/lib_pg.sh does both).
 #
 # PostgreSQL refuses to run as root: under root the server runs as the
 # `postgres` user of Debian's package (`nobody` without it), and the data
@@ -57,11 +58,15 @@ pg_start() {
     fi
 }
 
-# pg_trap_before FUNC: the EXIT trap becomes pg_stop, then FUNC with the
-# exit status the script had.
+# pg_trap_before CODE: the EXIT trap becomes pg_stop, then CODE (shell
+# code), with $? the exit status the script had and $pg__rc holding it
+# (code that runs commands before a function reading $? restores it with
+# `(exit $pg__rc)`).
 pg_trap_before() {
     # shellcheck disable=SC2064
-    trap "pg__rc=\$?; pg_stop; (exit \$pg__rc); $1" EXIT
+    # no ERR trap or errexit in here: a failing step must not stop the
+    # cleanup, and restoring a status (77 included) is not a failure
+    trap "pg__rc=\$?; trap - ERR; set +e; pg_stop; (exit \$pg__rc); $1" EXIT
 }
 
 # pg_url DB: the libpq keyword string of database DB on the private server.

@@ -6,16 +6,10 @@
 # file present) starts and proves it; snarkjs accepts every proof.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
-. "$ZK_SOURCE_DIR/tests/lib/pg.sh"
+. "$ZK_SOURCE_DIR/tests/pipeline/lib_pg.sh"
 pl_init claim_keys_pg || exit 77
 POOL_B=/dev/shm/zkslot-test-claim_keys_pg-b-$$.pool
-r=0
-pg_start || r=$?
-pg_trap_before 'ZKSLOT_POOL=$POOL_B "$ZKSLOT" pool destroy --force >/dev/null 2>&1; rm -f "$POOL_B"; pl_cleanup'
-[ "$r" != 77 ] || pl_skip "no PostgreSQL server binaries"
-[ "$r" = 0 ] || { pl_bad "pg_start"; pl_done; }
-pg_createdb zk
-export ZKSLOT_LEDGER="host=$PG_DIR user=zkslot dbname=zk"
+pl_pg_init 'ZKSLOT_POOL=$POOL_B "$ZKSLOT" pool destroy --force >/dev/null 2>&1; rm -f "$POOL_B"'
 
 pl_circuit bn128 600 3 || exit 1
 pl_pool 2 || exit 1

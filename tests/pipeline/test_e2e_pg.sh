@@ -8,15 +8,10 @@
 # ledger in the state directory.  Skips without PostgreSQL's binaries.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
-. "$ZK_SOURCE_DIR/tests/lib/pg.sh"
+. "$ZK_SOURCE_DIR/tests/pipeline/lib_pg.sh"
 pl_init e2e_pg || exit 77
-r=0
-pg_start || r=$?
-pg_trap_before pl_cleanup
-[ "$r" != 77 ] || pl_skip "no PostgreSQL server binaries"
-[ "$r" = 0 ] || { pl_bad "pg_start"; pl_done; }
-pg_createdb zk
-export ZKSLOT_LEDGER="postgresql:///zk?host=$PG_DIR&user=zkslot"
+pl_pg_init
+export ZKSLOT_LEDGER="postgresql:///zk?host=$PG_DIR&user=zkslot"   # the URL form
 
 pl_pool 3 || exit 1
 pl_start_synthd --workers 2

@@ -12,7 +12,7 @@
 # once, every proof accepted by snarkjs.  Skips without PostgreSQL.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
-. "$ZK_SOURCE_DIR/tests/lib/pg.sh"
+. "$ZK_SOURCE_DIR/tests/pipeline/lib_pg.sh"
 pl_init lease_pg || exit 77
 POOL_B=/dev/shm/zkslot-test-lease_pg-b-$$.pool
 cleanup_b() {
@@ -20,13 +20,7 @@ cleanup_b() {
     ZKSLOT_POOL=$POOL_B "$ZKSLOT" pool destroy --force >/dev/null 2>&1 || true
     rm -f "$POOL_B"
 }
-r=0
-pg_start || r=$?
-pg_trap_before 'cleanup_b; pl_cleanup'
-[ "$r" != 77 ] || pl_skip "no PostgreSQL server binaries"
-[ "$r" = 0 ] || { pl_bad "pg_start"; pl_done; }
-pg_createdb zk
-export ZKSLOT_LEDGER="host=$PG_DIR user=zkslot dbname=zk"
+pl_pg_init cleanup_b
 printf '[ledger]\nlease = 3\n' >"$ZKSLOT_CONFIG"
 
 pl_circuit bn128 600 6 || exit 1

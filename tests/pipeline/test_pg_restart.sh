@@ -9,15 +9,9 @@
 # with exactly one proof.  Skips without PostgreSQL's binaries.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
-. "$ZK_SOURCE_DIR/tests/lib/pg.sh"
+. "$ZK_SOURCE_DIR/tests/pipeline/lib_pg.sh"
 pl_init pg_restart || exit 77
-r=0
-pg_start || r=$?
-pg_trap_before pl_cleanup
-[ "$r" != 77 ] || pl_skip "no PostgreSQL server binaries"
-[ "$r" = 0 ] || { pl_bad "pg_start"; pl_done; }
-pg_createdb zk
-export ZKSLOT_LEDGER="host=$PG_DIR user=zkslot dbname=zk"
+pl_pg_init
 
 pl_circuit bn128 600 6 || exit 1
 pl_pool 2 || exit 1
