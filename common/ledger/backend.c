@@ -53,8 +53,8 @@ int zk_ledger_open(const char *url, unsigned flags, unsigned busy_ms, zk_ledger 
 #if ZK_HAVE_LIBPQ
     return lpg_open(url, flags, busy_ms, ret, diag);
 #else
-    return zk_diag_set(diag, NULL, -ENOTSUP,
-                       "a PostgreSQL ledger, but this zkslot was built without libpq");
+    return zk_diag_set(diag, "ledger", -ENOTSUP,
+                       "a PostgreSQL URL, but this zkslot was built without libpq (libpq-dev)");
 #endif
 }
 
