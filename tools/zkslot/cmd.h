@@ -1,7 +1,7 @@
 /*
  * cmd.h -- the subcommands of the `zkslot` CLI.
  *
- * Each subcommand lives in its own tools/zkslot/cmd_<name>.c and defines
+ * Each subcommand lives in its own tools/zkslot/cmd/cmd_<name>.c and defines
  * `int cmd_<name>(int argc, char **argv)` (argv[0] is the subcommand name);
  * main.c's table lists them.  Exit codes: 0 success, 1 a negative verdict
  * (invalid proof, failed check), 2 an error.
