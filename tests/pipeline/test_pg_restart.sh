@@ -6,7 +6,8 @@
 # that the job spans the outage) prove a job of 6 partitions; the server
 # is stopped (pg_ctl -m fast: every connection cut) once the first
 # partition is done.  Every proof accepted by snarkjs, each partition done
-# with exactly one proof.  Skips without PostgreSQL's binaries.
+# with exactly one proof; `zkslot status` meanwhile says in one line that
+# the ledger is unreachable and exits 4.  Skips without PostgreSQL's binaries.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 . "$ZK_SOURCE_DIR/tests/pipeline/lib_pg.sh"
@@ -25,8 +26,12 @@ done
 pg_server_stop
 pl_log "PostgreSQL stopped"
 sleep 10
-"$ZKSLOT" status "$job" >"$PL_W/down.out" 2>&1 && pl_bad "zkslot status worked without the server"
-grep -q "$PG_DIR" "$PL_W/down.out" || pl_bad "zkslot status did not name the ledger: $(cat "$PL_W/down.out")"
+rc=0
+"$ZKSLOT" status "$job" >"$PL_W/down.out" 2>&1 || rc=$?
+[ "$rc" = 4 ] || pl_bad "zkslot status without the server: exit $rc, not 4 (unreachable)"
+grep -q "the ledger's database is unreachable: .*$PG_DIR" "$PL_W/down.out" ||
+    pl_bad "zkslot status did not say the ledger is unreachable: $(cat "$PL_W/down.out")"
+[ "$(wc -l <"$PL_W/down.out")" = 1 ] || pl_bad "zkslot status said more than one line"
 pg_server_start
 pl_log "PostgreSQL started again"
 pl_wait "$job" 120 && pl_check_job "$job"

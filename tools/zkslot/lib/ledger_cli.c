@@ -126,6 +126,10 @@ int lcli_open(struct lcli *c, int create)
         return -1;
     }
     r = zk_ledger_open(c->ledger_path, create ? ZK_LEDGER_CREATE : 0, 0, &c->l, &d);
+    if (r == ZK_ELEDGER && !file) {
+        fprintf(stderr, "zkslot %s: the ledger's database is unreachable: %s\n", c->cmd, d.msg);
+        exit(LCLI_EXIT_UNREACHABLE);
+    }
     if (r < 0) {
         fprintf(stderr, "zkslot %s: %s\n", c->cmd, d.msg);
         return -1;

@@ -45,7 +45,11 @@ int lcli_option(struct lcli *c, int opt, const char *arg);
  * the ledger.  `create`: make the directory (mkdir -p) and the ledger when
  * absent; otherwise a missing ledger is "no ledger at PATH (nothing
  * submitted yet?)".  0, or -1 with the message printed (exit code 2).
+ * A PostgreSQL ledger whose server cannot be reached ends the command here:
+ * one line "zkslot CMD: the ledger's database is unreachable: ..." and exit
+ * status LCLI_EXIT_UNREACHABLE, so that scripts can tell it from a refusal.
  */
+#define LCLI_EXIT_UNREACHABLE 4
 int lcli_open(struct lcli *c, int create);
 
 /* Closes the ledger; accepts an unopened struct. */
