@@ -458,8 +458,8 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: zkslot key add NAME FILE.zkey [--witness-gen PATH | --witness-cmd CMD]\n"
-            "                      [--config FILE] [--state-dir DIR]\n"
-            "       zkslot key list [--json] [--config FILE] [--state-dir DIR]\n"
+            "                      [--config FILE] [--state-dir DIR] [--ledger URL]\n"
+            "       zkslot key list [--json] [--config FILE] [--state-dir DIR] [--ledger URL]\n"
             "       zkslot key load NAME [--precompute none|h|all] [--table-factor F]\n"
             "                                                       (its store beside the pool)\n"
             "       zkslot key status                               (which keys are resident)\n"
