@@ -83,10 +83,18 @@ int lpg_connect(zk_ledger *l, struct zk_diag *diag)
         return zk_diag_set(diag, l->path, -ENOMEM, "out of memory");
     if (PQstatus(pg->c) != CONNECTION_OK)
         return pg_err(l, PQerrorMessage(pg->c), diag);
-    /* lock waits bounded like SQLite's busy timeout; quiet notices */
-    char q[96];
-    snprintf(q, sizeof q, "SET lock_timeout = %u; SET client_min_messages = warning",
-             pg->busy_ms);
+    /* lock waits bounded like SQLite's busy timeout; quiet notices; and a
+     * session left idle inside a transaction (its process stopped, frozen
+     * or cut off while it held row locks: our transactions are a few
+     * statements with nothing between them) is ended by the server, so
+     * its locks cannot stall the other machines' claims and lease checks
+     * (the stopped process finds its connection gone and reconnects) */
+    char q[192];
+    unsigned idle_ms = pg->busy_ms / 2 > 1000 ? pg->busy_ms / 2 : 1000;
+    snprintf(q, sizeof q,
+             "SET lock_timeout = %u; SET idle_in_transaction_session_timeout = %u;"
+             " SET client_min_messages = warning",
+             pg->busy_ms, idle_ms);
     PGresult *res = PQexec(pg->c, q);
     int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
     PQclear(res);
