@@ -78,9 +78,9 @@ m_no_checksum() {
 }
 m_b2_not_negated() {
     sub common/msm/msm_tmpl.h '(uint32_t)(d < 0 ? -d : d) - 1, d < 0 };' \
-        '(uint32_t)(d < 0 ? -d : d) - 1, d < 0 && !ZK_MSM_G2 };'
-    sub common/msm/msm_tmpl.h $'        if (d < 0) {\n            MN(affine_neg)(&q, p);' \
-        $'        if (d < 0 && !ZK_MSM_G2) {\n            MN(affine_neg)(&q, p);'
+        '(uint32_t)(d < 0 ? -d : d) - 1, d < 0 && !MSM_IS_G2 };'
+    sub common/msm/msm_tmpl.h $'        if (d < 0) {\n            GROUP_FN(affine_neg)(&q, p);' \
+        $'        if (d < 0 && !MSM_IS_G2) {\n            GROUP_FN(affine_neg)(&q, p);'
 }
 
 # ---- machinery ----------------------------------------------------------
