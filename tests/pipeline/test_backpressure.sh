@@ -43,6 +43,9 @@ priv() { awk '/^RssAnon|^RssFile/ {s += $2} END {print s * 1024}' "/proc/$1/stat
 shm() { awk '/^RssShmem/ {print $2 * 1024}' "/proc/$1/status"; }
 base_s=$(priv "$PL_SYNTHD"); base_g=$(priv "$PL_GPUD")
 margin=$((16 << 20))
+# under ASan each daemon may also hold its whole quarantine (4 MiB, above),
+# which the warm RSS need not include yet
+[ -z "${ZK_SANITIZE:-}" ] || margin=$((margin + (4 << 20)))
 bound=$((pool_bytes + base_s + base_g + 2 * margin))
 echo "pool $((pool_bytes >> 20)) MiB; warm private RSS: synthd $((base_s >> 20)) MiB, gpud $((base_g >> 20)) MiB; bound $((bound >> 20)) MiB"
 
