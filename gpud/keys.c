@@ -151,29 +151,6 @@ static void key_free(void *ctx, struct zkd_key *e)
     zk_groth16_key_free(e->k);
 }
 
-/* Is `name` in the comma-separated list (empty list = every key)? */
-static int key_served(const char *name)
-{
-    const char *p = gpud.cfg.gpud_keys;
-    size_t n = strlen(name);
-    if (!*p)
-        return 1;
-    while (*p) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        while (len && *p == ' ')
-            p++, len--;
-        while (len && p[len - 1] == ' ')
-            len--;
-        if (len == n && !memcmp(p, name, n))
-            return 1;
-        if (!e)
-            break;
-        p = e + 1;
-    }
-    return 0;
-}
-
 struct preload_ctx {
     int err;
     unsigned loaded;
@@ -184,7 +161,7 @@ static int preload_one(void *ctx, const struct zk_ledger_key *lk)
 {
     struct preload_ctx *pc = ctx;
     struct zkd_key *e;
-    if (!key_served(lk->name) || atomic_load(&gpud.stop_flag))
+    if (!zkd_key_served(gpud.cfg.gpud_keys, lk->name) || atomic_load(&gpud.stop_flag))
         return 0;
     int r = zkd_keycache_load(&gpud.keys, lk, &e, &pc->diag);
     if (r)

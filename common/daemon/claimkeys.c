@@ -11,10 +11,11 @@
 
 #include "daemon/zkd.h"
 
-/* Is `name` one of the comma-separated names (spaces around them ignored)? */
-static int listed(const char *list, const char *name)
+int zkd_key_served(const char *list, const char *name)
 {
     size_t n = strlen(name);
+    if (!*list)
+        return 1;
     for (const char *p = list; *p;) {
         p += strspn(p, " ");
         size_t len = strcspn(p, ",");
@@ -41,7 +42,7 @@ static int collect_key(void *ctx, const struct zk_ledger_key *k)
     struct collect *c = ctx;
     struct stat sb;
     char why[4400] = "";
-    if (c->cfg->gpud_keys[0] && !listed(c->cfg->gpud_keys, k->name))
+    if (!zkd_key_served(c->cfg->gpud_keys, k->name))
         snprintf(why, sizeof why, "not in [gpud] keys");
     else if (stat(k->path, &sb) != 0)
         snprintf(why, sizeof why, "no key file at %s here", k->path);

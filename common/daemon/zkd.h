@@ -138,6 +138,10 @@ struct zkd_claim_keys {
     unsigned nskipped;
 };
 void zkd_claim_keys(zk_ledger *l, const struct zk_config *cfg, struct zkd_claim_keys *st);
+/* Is `name` one of [gpud] keys' comma-separated names (spaces around them
+ * ignored; an empty list serves every key)?  gpud's preload and the claims
+ * above both ask it. */
+int zkd_key_served(const char *list, const char *name);
 
 /*
  * A shared ledger (PostgreSQL): renews this machine's lease ([ledger]
