@@ -363,11 +363,14 @@ static void on_stop(void *ctx, int how)
     atomic_store(&stop_flag, 1);
 }
 
+/* The sweep: every tick for the first three seconds and after a pass that
+ * killed something (see synthd_witness_sweep), else every ten seconds. */
 static void tick(void *ctx, unsigned n)
 {
     (void)ctx;
-    if (n % 10 == 0)
-        synthd_witness_sweep();
+    static unsigned last_killed;
+    if (n <= 3 || n % 10 == 0 || last_killed)
+        last_killed = synthd_witness_sweep();
 }
 
 static void status(void *ctx, char *buf, size_t n)

@@ -87,19 +87,21 @@ static void rm_tree(int dfd, const char *name)
 }
 
 /* Test hook: ZKSLOT_TEST_NO_WITGEN_SWEEP turns the sweep off, the control
- * of the test that checks it (tests/pipeline/test_inputs_kill.sh). */
-void synthd_witness_sweep(void)
+ * of the test that checks it (tests/pipeline/test_inputs_kill.sh).
+ * Returns the number of processes killed. */
+unsigned synthd_witness_sweep(void)
 {
     static int off = -1;
     if (off < 0 && (off = getenv("ZKSLOT_TEST_NO_WITGEN_SWEEP") != NULL))
         zkd_log(ZKD_WARN, "test hook: no sweep of dead synthds' generators "
                 "(ZKSLOT_TEST_NO_WITGEN_SWEEP)");
     if (off)
-        return;
+        return 0;
     unsigned killed = 0;
     if (zk_witgen_sweep(owner_alive, NULL, &killed) == 0 && killed)
         zkd_log(ZKD_NOTICE, "witness: killed %u process(es) left by the generators of a dead "
                 "synthd", killed);
+    return killed;
 }
 
 int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *me)

@@ -42,8 +42,14 @@ struct synthd_witgen_seen {
  */
 int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *me);
 
-/* The periodic part of setup: leftovers of dead synthds' generators. */
-void synthd_witness_sweep(void);
+/*
+ * The periodic part of setup: kills the leftovers of dead synthds'
+ * generators; returns how many.  One pass can miss a process: one in the
+ * middle of an execve() shows an empty environment, and one that forked
+ * between the scan and the kill leaves its child behind.  Callers run it
+ * again soon after start and after any pass that killed something.
+ */
+unsigned synthd_witness_sweep(void);
 
 /* Removes this process's directory. */
 void synthd_witness_teardown(void);
