@@ -14,13 +14,7 @@ set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 . "$ZK_SOURCE_DIR/tests/pipeline/lib_pg.sh"
 pl_init lease_pg || exit 77
-POOL_B=/dev/shm/zkslot-test-lease_pg-b-$$.pool
-cleanup_b() {
-    kill -CONT "${PL_SYNTHD_PIDS[@]}" "${PL_GPUD_PIDS[@]}" 2>/dev/null || true
-    ZKSLOT_POOL=$POOL_B "$ZKSLOT" pool destroy --force >/dev/null 2>&1 || true
-    rm -f "$POOL_B"
-}
-pl_pg_init cleanup_b
+pl_pg_init
 printf '[ledger]\nlease = 3\n' >"$ZKSLOT_CONFIG"
 
 pl_circuit bn128 600 6 || exit 1
@@ -38,11 +32,10 @@ held=$(pg_psql zk "SELECT count(*) FROM partitions WHERE machine = 'a' AND state
 [ "$held" -ge 1 ] || pl_bad "machine a held no partition when stopped"
 pl_log "machine a stopped holding $held partition(s)"
 
-ZKSLOT_POOL=$POOL_B "$ZKSLOT" pool create --slots 2 --slot-size 4M --tmpfs >/dev/null
-mkdir -p "$PL_W/b"
-ZKSLOT_POOL=$POOL_B ZKSLOT_STATE_DIR=$PL_W/b pl_start_synthd --machine b
+pl_pg_machine b 2
+pl_pg_on b pl_start_synthd --machine b
 SB=$PL_SYNTHD
-ZKSLOT_POOL=$POOL_B ZKSLOT_STATE_DIR=$PL_W/b pl_start_gpud --machine b --threads 1
+pl_pg_on b pl_start_gpud --machine b --threads 1
 GB=$PL_GPUD
 pl_wait "$job" 120 || true
 a_done=$(pg_psql zk "SELECT count(*) FROM partitions WHERE job_id = $job AND machine = 'a'")
@@ -62,7 +55,7 @@ read -r ndone nproofs < <(pg_psql zk "SELECT count(*) FILTER (WHERE state = 'don
 [ "$(pg_psql zk "SELECT state FROM jobs WHERE id = $job")" = done ] || pl_bad "job $job not done"
 pl_log "6 partitions done once, $((nproofs - 6)) late proof(s) of machine a counted as duplicates"
 pl_pool_clean
-ZKSLOT_POOL=$POOL_B pl_pool_clean
+pl_pg_on b pl_pool_clean
 for p in "$GA" "$SA" "$GB" "$SB"; do
     pl_stop "$p"; [ "$PL_RC" = 0 ] || pl_bad "daemon $p exit $PL_RC after SIGTERM"
 done
