@@ -1,7 +1,9 @@
 /*
  * keys.c -- gpud's side of the key cache (daemon/keycache.h): what a key's
- * load makes (its points for the backend, checked against the ledger's
- * record and the file's content hash, and its verification key for
+ * load makes (its points for the backend, from this machine's file of the
+ * key (daemon/keylocal.h: the registered path, else [keys] dir, the file
+ * synthd's claims matched) checked against the ledger's record and the
+ * file's content hash, and its verification key for
  * self-verify; the points come from the key's resident store, built by
  * the first daemon that loads the key: docs/keystore.md), and the keys
  * loaded at start ([gpud] keys, default all
@@ -12,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/keylocal.h"
 #include "gpud.h"
 #include "zk/error.h"
-#include "zk/keyfile.h"
 #include "zk/keystore.h"
 #include "zk/zkey.h"
 
@@ -112,10 +114,11 @@ static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
     int r;
 
     (void)ctx;
+    /* this machine's file of the key, the one synthd's claims matched */
+    if ((r = zkd_key_local_check(gpud.cfg.keys_dir, &e->lk, diag)))
+        return r;
     zkd_log(ZKD_INFO, "key %s: loading %s (%llu MiB)", lk->name, lk->path,
             (unsigned long long)(lk->file_size >> 20));
-    if ((r = zk_keyfile_check(lk, NULL, diag)))
-        return r;
     if ((r = key_points(lk, &k, how, sizeof how, diag)))
         return r;
     if (!(x = calloc(1, sizeof *x))) {

@@ -35,11 +35,11 @@
 #endif
 
 #include "daemon/keycache.h"
+#include "daemon/keylocal.h"
 #include "daemon/ledgerretry.h"
 #include "daemon/zkd.h"
 #include "zk/error.h"
 #include "zk/groth16.h"
-#include "zk/keyfile.h"
 #include "zk/parallel.h"
 #include "zk/slotfmt.h"
 #include "zk/wtns.h"
@@ -56,8 +56,10 @@ struct key_ext {
     struct synthd_witgen_seen seen;     /* the generator's last content check */
 };
 
+/* ctx: the configuration ([keys] dir: where this machine's file of the key is) */
 static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
 {
+    const struct zk_config *c = ctx;
     struct zk_zkey z;
     struct zk_groth16_load_opts o = { ZK_G16_LOAD_COEFS, NULL, NULL, 0 };
     const struct zk_ledger_key *lk = &e->lk;
@@ -65,10 +67,9 @@ static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
     double t0 = zkd_now();
     int r;
 
-    (void)ctx;
     if (!x)
         return zk_diag_set(diag, lk->name, -ENOMEM, "out of memory");
-    if ((r = zk_keyfile_check(lk, NULL, diag))) {
+    if ((r = zkd_key_local_check(c->keys_dir, &e->lk, diag))) {
         free(x);
         return r;
     }
@@ -373,16 +374,20 @@ static void tick(void *ctx, unsigned n)
         last_killed = synthd_witness_sweep();
 }
 
+/* The slots, the counts, and the keys a shared ledger's claims leave out
+ * ("; not claiming keys: k2 (hash differs), ...", at most 160 bytes). */
 static void status(void *ctx, char *buf, size_t n)
 {
     struct zk_pool_info pi;
+    char skipped[160];
     (void)ctx;
     zk_pool_info(pool, &pi);
+    zkd_claim_keys_status(skipped, sizeof skipped);
     snprintf(buf, n, "slots free %u filling %u ready %u claimed %u; synthesized %llu, "
-             "errors %llu", pi.count[ZK_SLOT_FREE], pi.count[ZK_SLOT_FILLING],
+             "errors %llu%s%s", pi.count[ZK_SLOT_FREE], pi.count[ZK_SLOT_FILLING],
              pi.count[ZK_SLOT_READY], pi.count[ZK_SLOT_CLAIMED],
              (unsigned long long)atomic_load(&n_synthesized),
-             (unsigned long long)atomic_load(&n_errors));
+             (unsigned long long)atomic_load(&n_errors), skipped[0] ? "; " : "", skipped);
 }
 
 /* alive = every worker came around its loop recently, or is busy */
@@ -424,7 +429,7 @@ int main(int argc, char **argv)
     int check = 0, r, sfd, rc = 1;
 
     zkd_log_init("synthd");
-    zkd_keycache_init(&keys, key_load, key_free, NULL);
+    zkd_keycache_init(&keys, key_load, key_free, &cfg);
     r = zkd_parse_args(argc, argv, PROG, flags, sizeof flags / sizeof flags[0], &cfg, &check);
     if (r)
         return r > 0 ? 0 : 2;

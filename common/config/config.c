@@ -85,6 +85,7 @@ static const struct option options[] = {
     O("gpud", "keys", K_STR, gpud_keys, 0, 0),
     O("keys", "precompute", K_PRECOMPUTE, keys_precompute, 0, 0),
     O("keys", "table_factor", K_UINT, keys_table_factor, 1, ZK_MSM_MAX_FACTOR),
+    O("keys", "dir", K_STR, keys_dir, 0, 0),
 };
 
 int zk_config_parse_nodes(const char *s, int *nodes, unsigned max, unsigned *ret_n)

@@ -1,14 +1,17 @@
 /*
  * claimkeys.c -- zkd_claim_keys (zkd.h): on a ledger shared by several
  * machines, the keys this machine's synthd claims partitions of: those
- * named by [gpud] keys (every key when empty) whose .zkey file is here
- * with the size registered.  A key left out is logged once, with why, and
- * its partitions wait for a machine that has it (they are not failed).
+ * named by [gpud] keys (every key when empty) whose file is here with the
+ * registered content (keylocal.h: the registered path or [keys] dir, its
+ * hash checked once per file identity, in the background).  A key left
+ * out is logged once per reason, listed in STATUS (zkd_claim_keys_status),
+ * and its partitions wait for a machine that has it (they are not failed).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "daemon/keylocal.h"
 #include "daemon/zkd.h"
 
 int zkd_key_served(const char *list, const char *name)
@@ -29,41 +32,86 @@ int zkd_key_served(const char *list, const char *name)
     return 0;
 }
 
+/* The keys left out, process-wide (synthd's workers each refresh their own
+ * handle's claims; what they log and STATUS shows is the process's). */
+struct skipped {
+    int64_t id;
+    char name[64];
+    const char *reason;           /* short, keylocal.h's or "not in [gpud] keys" */
+    int logged;                   /* its refusal was logged (so its return is too) */
+};
+static pthread_mutex_t skip_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct skipped skip[ZKD_CLAIM_KEYS_MAX];
+static unsigned nskip;
+
 struct collect {
     const struct zk_config *cfg;
-    struct zkd_claim_keys *st;
     int64_t ids[ZKD_CLAIM_KEYS_MAX];
     unsigned n;
+    struct skipped now[ZKD_CLAIM_KEYS_MAX];
+    unsigned nnow;
 };
 
-/* Whether this machine claims key k; why not (logged once per key). */
+/* Caller holds skip_lock.  The entry of key id in the last refresh, or NULL. */
+static struct skipped *skipped_before(int64_t id)
+{
+    for (unsigned i = 0; i < nskip; i++)
+        if (skip[i].id == id)
+            return &skip[i];
+    return NULL;
+}
+
+/* Records key k as left out now; logs the refusal when it is new or its
+ * reason changed (a key being hashed is not logged: keylocal logs that). */
+static void left_out(struct collect *c, const struct zk_ledger_key *k, const char *reason,
+                     const char *detail)
+{
+    if (c->nnow == ZKD_CLAIM_KEYS_MAX)
+        return;
+    struct skipped *s = &c->now[c->nnow++];
+    s->id = k->id;
+    snprintf(s->name, sizeof s->name, "%s", k->name);
+    s->reason = reason;
+    pthread_mutex_lock(&skip_lock);
+    const struct skipped *b = skipped_before(k->id);
+    s->logged = b && b->logged;
+    int tell = strcmp(reason, "hashing") && (!b || strcmp(b->reason, reason) || !b->logged);
+    pthread_mutex_unlock(&skip_lock);
+    if (tell) {
+        s->logged = 1;
+        zkd_log(ZKD_NOTICE, "key %s: its partitions are not claimed on this machine: %s "
+                "(another machine can take them)", k->name, detail);
+    }
+}
+
+/* Records key k as claimed now; logs it when it was left out before. */
+static void claimed(struct collect *c, const struct zk_ledger_key *k, const char *path)
+{
+    pthread_mutex_lock(&skip_lock);
+    const struct skipped *b = skipped_before(k->id);
+    int logged = b && b->logged, hashed = b && !strcmp(b->reason, "hashing");
+    pthread_mutex_unlock(&skip_lock);
+    if (logged)
+        zkd_log(ZKD_NOTICE, "key %s: its partitions are claimed on this machine again (%s)",
+                k->name, path);
+    else if (hashed)
+        zkd_log(ZKD_INFO, "key %s: %s has the registered content; its partitions are claimed "
+                "on this machine", k->name, path);
+    if (c->n < ZKD_CLAIM_KEYS_MAX)
+        c->ids[c->n++] = k->id;
+}
+
+/* Whether this machine claims key k (zk_ledger_key_list's callback). */
 static int collect_key(void *ctx, const struct zk_ledger_key *k)
 {
     struct collect *c = ctx;
-    struct stat sb;
-    char why[4400] = "";
+    struct zkd_key_local loc;
     if (!zkd_key_served(c->cfg->gpud_keys, k->name))
-        snprintf(why, sizeof why, "not in [gpud] keys");
-    else if (stat(k->path, &sb) != 0)
-        snprintf(why, sizeof why, "no key file at %s here", k->path);
-    else if ((uint64_t)sb.st_size != k->file_size)
-        snprintf(why, sizeof why, "%s has %lld bytes, the registered key %llu (another file)",
-                 k->path, (long long)sb.st_size, (unsigned long long)k->file_size);
-    unsigned i;
-    for (i = 0; i < c->st->nskipped && c->st->skipped[i] != k->id; i++)
-        ;
-    int was_skipped = i < c->st->nskipped;
-    if (why[0] && !was_skipped && c->st->nskipped < ZKD_CLAIM_KEYS_MAX) {
-        c->st->skipped[c->st->nskipped++] = k->id;
-        zkd_log(ZKD_NOTICE, "key %s: its partitions are not claimed on this machine: %s "
-                "(another machine can take them)", k->name, why);
-    } else if (!why[0] && was_skipped) {
-        c->st->skipped[i] = c->st->skipped[--c->st->nskipped];
-        zkd_log(ZKD_NOTICE, "key %s: its partitions are claimed on this machine again",
-                k->name);
-    }
-    if (!why[0] && c->n < ZKD_CLAIM_KEYS_MAX)
-        c->ids[c->n++] = k->id;
+        left_out(c, k, "not in [gpud] keys", "not in [gpud] keys");
+    else if (zkd_key_local_find(c->cfg->keys_dir, k, &loc) == ZKD_KEY_LOCAL_FOUND)
+        claimed(c, k, loc.path);
+    else
+        left_out(c, k, loc.reason, loc.detail);
     return 0;
 }
 
@@ -79,9 +127,36 @@ void zkd_claim_keys(zk_ledger *l, const struct zk_config *cfg, struct zkd_claim_
     if (!c)
         return;
     c->cfg = cfg;
-    c->st = st;
     /* a key list that cannot be read keeps the last choice */
-    if (zk_ledger_key_list(l, collect_key, c, NULL) == 0)
+    if (zk_ledger_key_list(l, collect_key, c, NULL) == 0) {
         zk_ledger_set_claim_keys(l, c->ids, c->n);
+        pthread_mutex_lock(&skip_lock);
+        memcpy(skip, c->now, c->nnow * sizeof *skip);
+        nskip = c->nnow;
+        pthread_mutex_unlock(&skip_lock);
+    }
     free(c);
+}
+
+void zkd_claim_keys_status(char *buf, size_t n)
+{
+    const size_t more_room = sizeof ", +999 more";
+    size_t len = 0;
+    if (!n)
+        return;
+    buf[0] = 0;
+    pthread_mutex_lock(&skip_lock);
+    for (unsigned i = 0; i < nskip; i++) {
+        const char *sep = i ? ", " : "not claiming keys: ";
+        char item[160];
+        int w = snprintf(item, sizeof item, "%s%s (%s)", sep, skip[i].name, skip[i].reason);
+        if (w < 0 || len + (size_t)w + (i + 1 < nskip ? more_room : 0) >= n) {
+            /* what does not fit is counted, never cut in the middle */
+            snprintf(buf + len, n - len, "%s+%u more", sep, nskip - i);
+            break;
+        }
+        memcpy(buf + len, item, (size_t)w + 1);
+        len += (size_t)w;
+    }
+    pthread_mutex_unlock(&skip_lock);
 }

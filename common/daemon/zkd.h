@@ -127,17 +127,23 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
 /*
  * A shared ledger (PostgreSQL): the keys this machine claims partitions
  * of, set on handle l (zk_ledger_set_claim_keys) at most every 2 s: those
- * [gpud] keys names (every key when empty) whose .zkey file is here with
- * the registered size.  A key left out, or back, is logged once (per
- * state, owned by the caller).  Nothing on SQLite (one machine: every key).
+ * [gpud] keys names (every key when empty) with a file here whose content
+ * is the registered key's (daemon/keylocal.h: the registered path, else
+ * [keys] dir; a file is hashed once per identity, in the background, so a
+ * new or changed file is claimed a refresh or two after its hash is done).
+ * A key left out, or back, is logged once per reason, process-wide; st is
+ * the caller's (one per ledger handle).  Nothing on SQLite (one machine:
+ * every key).
  */
 #define ZKD_CLAIM_KEYS_MAX 256
 struct zkd_claim_keys {
     double refreshed_s;              /* 0 = never */
-    int64_t skipped[ZKD_CLAIM_KEYS_MAX];
-    unsigned nskipped;
 };
 void zkd_claim_keys(zk_ledger *l, const struct zk_config *cfg, struct zkd_claim_keys *st);
+/* The keys the last refresh left out, for STATUS, into buf (n bytes, at
+ * least 32 to say anything): "not claiming keys: k2 (hash differs), k3 (no
+ * file)", the names that do not fit counted ("+N more"); "" when none. */
+void zkd_claim_keys_status(char *buf, size_t n);
 /* Is `name` one of [gpud] keys' comma-separated names (spaces around them
  * ignored; an empty list serves every key)?  gpud's preload and the claims
  * above both ask it. */

@@ -78,6 +78,8 @@ struct zk_config {
     /* [keys] */
     int keys_precompute;            /* enum zk_groth16_precompute: MSM tables of a key */
     unsigned keys_table_factor;     /* multiples per point in those tables */
+    char keys_dir[1024];            /* a key's file here: its registered path, else this
+                                       dir + its basename; "" = the registered path only */
     /* where the values came from, for messages */
     char source[1024];              /* the file read, or "" */
 };
