@@ -728,10 +728,85 @@ static void T(check_table)(const char *name, unsigned rbits)
     free(k130);
 }
 
+/*
+ * Witness-like scalars (the 0/1 split of G_msm): mostly 0 and 1 with a
+ * few others, against the discrete-log reference: threads 1 and 2, the
+ * caller's scratch, a table, every point a 1, ones on P and -P and on
+ * infinity, and ones just above and below the split's threshold (1 in 8).
+ */
+static void T(check_ones)(const char *name, unsigned rbits)
+{
+    enum { N = 1500, KINDS = 6 };
+    static const char *const kind_names[KINDS] = {
+        "witness (58% 0, 40% 1)", "all ones", "ones and one 2^256-1", "1 in 7 ones",
+        "1 in 9 ones", "ones and zeros only",
+    };
+    TA *pts = malloc(N * sizeof *pts);
+    limb_t *k = malloc(N * 4 * sizeof *k);
+    mpz_t dl[N];
+    for (size_t i = 0; i < N; i++)
+        mpz_init(dl[i]);
+    T(make_points)(pts, dl, N);
+    memset(&pts[3], 0, sizeof pts[3]);                              /* infinity */
+    mpz_set_ui(dl[3], 0);
+    T(affine_neg)(&pts[5], &pts[4]);                                /* P and -P */
+    mpz_sub(dl[5], g_r, dl[4]);
+    pts[7] = pts[6];                                                /* P and P */
+    mpz_set(dl[7], dl[6]);
+    size_t tb = T(msm_table_size)(N, 2);
+    struct zk_msm_table *tab = aligned_alloc(64, (tb + 63) & ~(size_t)63);
+    ZT_CHECK(T(msm_table_build)(tab, pts, N, 2, 2) == 0, "%s ones: table", name);
+    for (int kind = 0; kind < KINDS; kind++) {
+        for (size_t i = 0; i < N; i++) {
+            unsigned sel = (unsigned)(zt_rand64() % 100);
+            limb_t *ki = k + 4 * i;
+            memset(ki, 0, 32);
+            if (kind == 0 && sel < 2)
+                rand_scalar(ki, rbits);
+            else if (kind == 0 || kind == 5)
+                ki[0] = sel < 40 || i < 8;
+            else if (kind == 1 || kind == 2)
+                ki[0] = 1;
+            else
+                rand_scalar(ki, i % (kind == 3 ? 7 : 9) ? rbits : 1);
+            if (kind == 3 || kind == 4)
+                ki[0] |= i % (kind == 3 ? 7 : 9) == 0;              /* 1 (or odd) */
+        }
+        if (kind == 2)
+            memset(k + 4 * 11, 0xff, 32);
+        TG want, got;
+        T(ref_dlog)(&want, k, dl, N);
+        for (unsigned th = 1; th <= 2; th++) {
+            int r = T(msm)(&got, pts, k, N, th, NULL, NULL);
+            ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s ones: %s, %u threads: %s", name,
+                     kind_names[kind], th, zk_strerror(r));
+        }
+        size_t ss = T(msm_scratch_size)(N, 2, NULL);
+        void *scr = aligned_alloc(64, (ss + 63) & ~(size_t)63);
+        int r = T(msm)(&got, pts, k, N, 2, scr, NULL);
+        ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s ones: %s, caller scratch", name,
+                 kind_names[kind]);
+        free(scr);
+        struct zk_msm_opts o = { .table = tab };
+        ss = T(msm_scratch_size)(N, 2, &o);
+        scr = aligned_alloc(64, (ss + 63) & ~(size_t)63);
+        r = T(msm)(&got, NULL, k, N, 2, scr, &o);
+        ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s ones: %s, table, caller scratch", name,
+                 kind_names[kind]);
+        free(scr);
+    }
+    free(tab);
+    for (size_t i = 0; i < N; i++)
+        mpz_clear(dl[i]);
+    free(pts);
+    free(k);
+}
+
 static void T(test)(void)
 {
     const char *name = STR(TG);
     unsigned rbits = (unsigned)mpz_sizeinbase(g_r, 2);
+    T(check_ones)(name, rbits);
     T(check_table)(name, rbits);
     T(check_glv)(name, rbits);
     T(check_edges)(name);

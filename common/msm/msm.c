@@ -69,6 +69,33 @@ static unsigned msm_max_bits(const limb_t *k, size_t n)
     return 0;
 }
 
+/* 1 if the scalar k (4 limbs) is exactly 1. */
+static inline int msm_is_one(const limb_t *k)
+{
+    return k[0] == 1 && (k[1] | k[2] | k[3]) == 0;
+}
+
+/* 1 if the scalar k (4 limbs) is neither 0 nor 1. */
+static inline int msm_is_other(const limb_t *k)
+{
+    return (k[0] >> 1 | k[1] | k[2] | k[3]) != 0;
+}
+
+/*
+ * The 1-scalars and the others (neither 0 nor 1) among n scalars, into
+ * *ret_ones and *ret_others.  Cannot fail.
+ */
+static void msm_count_small(const limb_t *k, size_t n, size_t *ret_ones, size_t *ret_others)
+{
+    size_t ones = 0, others = 0;
+    for (size_t i = 0; i < n; i++) {
+        ones += (size_t)msm_is_one(k + 4 * i);
+        others += (size_t)msm_is_other(k + 4 * i);
+    }
+    *ret_ones = ones;
+    *ret_others = others;
+}
+
 /*
  * Window size minimizing a cost model in field multiplications for scalars
  * of `bits` bits: ceil(bits/c) windows, each n bucket additions (affine

@@ -680,7 +680,7 @@ int GROUP_FN(msm_table_build)(struct zk_msm_table *table, const GROUP_AFFINE_T *
 
 #undef MSM_BUILD_BLOCK
 
-/* ---- the exported entry points (zk/msm.h) -------------------------------- */
+/* ---- the MSM without the 0/1 split: table, GLV or plain Pippenger -------- */
 
 /* 1 if the MSM of n points with opts takes the GLV path. */
 static int GROUP_FN(msm_uses_glv)(size_t n, const struct zk_msm_opts *opts)
@@ -688,7 +688,9 @@ static int GROUP_FN(msm_uses_glv)(size_t n, const struct zk_msm_opts *opts)
     return n >= MSM_GLV_MIN && !(opts && (opts->table || opts->glv == ZK_MSM_GLV_OFF));
 }
 
-size_t GROUP_FN(msm_scratch_size)(size_t n, unsigned nthreads, const struct zk_msm_opts *opts)
+/* Scratch bytes of msm_any (msm_scratch_size's contract). */
+static size_t GROUP_FN(msm_any_scratch)(size_t n, unsigned nthreads,
+                                        const struct zk_msm_opts *opts)
 {
     struct msm_plan pl;
     const struct zk_msm_table *t = opts ? opts->table : NULL;
@@ -707,6 +709,127 @@ size_t GROUP_FN(msm_scratch_size)(size_t n, unsigned nthreads, const struct zk_m
     return pl.total_bytes;
 }
 
+/* G_msm without the 0/1 split (arguments checked by the caller). */
+static int GROUP_FN(msm_any)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scalars,
+                              size_t n, unsigned nthreads, void *scratch,
+                              const struct zk_msm_opts *opts)
+{
+    if (opts && opts->table)
+        return GROUP_FN(msm_table_run)(ret, scalars, n, nthreads, scratch, opts);
+    if (GROUP_FN(msm_uses_glv)(n, opts))
+        return GROUP_FN(msm_glv)(ret, points, scalars, n, nthreads, scratch, opts);
+    return GROUP_FN(msm_core)(ret, points, scalars, n, 256, nthreads, scratch, opts, NULL, 1);
+}
+
+/* ---- 0/1 scalars: the points of 1-scalars added, 0-scalars dropped ------- */
+
+/*
+ * A witness of a bit-decomposed circuit (SHA-256: 58 % zeros, 42 % ones
+ * at 2^16) has few scalars other than 0 and 1.  In Pippenger every
+ * 1-scalar lands in bucket 0 of window 0: the affine batches then hold
+ * one addition per inversion, and the 2n GLV entries are scanned in every
+ * window for nothing.  With at least one scalar in MSM_ONES_MIN a 1, the
+ * 1-scalars' points are summed directly (MSM_ONES_PARTS parts of mixed
+ * additions over the threads), the others gathered and run as an MSM of
+ * their own, without the table (their count is what is left).
+ */
+#define MSM_ONES_MIN 8
+#define MSM_ONES_PARTS 64
+
+struct GROUP_FN(msm_ones_arg) {
+    const GROUP_AFFINE_T *points;
+    const limb_t *scalars;
+    size_t n;
+    GROUP_T part[MSM_ONES_PARTS];
+};
+
+/* part[c] = the sum of the points of 1-scalars in part c, for c in range. */
+static void GROUP_FN(msm_ones_range)(void *arg, size_t begin, size_t end)
+{
+    struct GROUP_FN(msm_ones_arg) *a = arg;
+    for (size_t c = begin; c < end; c++) {
+        size_t lo = a->n * c / MSM_ONES_PARTS, hi = a->n * (c + 1) / MSM_ONES_PARTS;
+        GROUP_T acc;
+        GROUP_FN(set_inf)(&acc);
+        for (size_t i = lo; i < hi; i++) {
+            if (msm_is_one(a->scalars + 4 * i))
+                GROUP_FN(msm_madd)(&acc, &acc, &a->points[i]);   /* infinity: no-op */
+        }
+        a->part[c] = acc;
+    }
+}
+
+/*
+ * G_msm by the 0/1 split, or 1 (nothing written) when it does not apply:
+ * fewer than n / MSM_ONES_MIN 1-scalars, options msm_any refuses, or a
+ * split that needs more scratch than msm_any_scratch(n) (the caller's
+ * scratch may hold no more).  The gathered points and scalars come first
+ * in the scratch, the inner MSM's scratch after them.  0 or -ENOMEM
+ * (scratch NULL) otherwise.
+ */
+static int GROUP_FN(msm_ones)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scalars,
+                               size_t n, unsigned nthreads, void *scratch,
+                               const struct zk_msm_opts *opts)
+{
+    const struct zk_msm_table *t = opts ? opts->table : NULL;
+    struct zk_msm_opts o = { 0, 0, 0, 0, 0, NULL };
+    size_t ones, m;
+    if (n < MSM_GLV_MIN || (t && !GROUP_FN(msm_table_ok)(t, n)))
+        return 1;
+    msm_count_small(scalars, n, &ones, &m);
+    if (ones == 0 || ones * MSM_ONES_MIN < n)
+        return 1;
+    if (opts)
+        o = *opts;
+    o.table = NULL;
+    size_t cap = GROUP_FN(msm_any_scratch)(n, nthreads, opts);
+    size_t inner = m ? GROUP_FN(msm_any_scratch)(m, nthreads, &o) : 0;
+    size_t pbytes = msm_align(m * sizeof(GROUP_AFFINE_T));
+    size_t need = pbytes + msm_align(m * 4 * sizeof(limb_t)) + inner;
+    if (!cap || (m && !inner) || (scratch && need > cap))
+        return 1;
+    void *mem = NULL;
+    if (!scratch && need && !(scratch = mem = zk_big_alloc(need)))
+        return -ENOMEM;
+    const GROUP_AFFINE_T *base = t ? GROUP_FN(msm_table_points)(t) : points;
+    GROUP_AFFINE_T *gp = scratch;
+    limb_t *gk = (limb_t *)(void *)((uint8_t *)scratch + pbytes);
+    for (size_t i = 0, j = 0; i < n && j < m; i++) {
+        if (msm_is_other(scalars + 4 * i)) {
+            gp[j] = base[i];
+            memcpy(gk + 4 * j++, scalars + 4 * i, 4 * sizeof(limb_t));
+        }
+    }
+    GROUP_T rest;
+    int r = 0;
+    GROUP_FN(set_inf)(&rest);
+    if (m)
+        r = GROUP_FN(msm_any)(&rest, gp, gk, m, nthreads,
+                              (uint8_t *)scratch + need - inner, &o);
+    if (r == 0) {
+        struct GROUP_FN(msm_ones_arg) a;
+        a.points = base;
+        a.scalars = scalars;
+        a.n = n;
+        zk_parallel_for(nthreads, MSM_ONES_PARTS, 1, GROUP_FN(msm_ones_range), &a);
+        for (unsigned c = 0; c < MSM_ONES_PARTS; c++)
+            GROUP_FN(msm_add)(&rest, &rest, &a.part[c]);
+        *ret = rest;
+    }
+    zk_big_free(mem);
+    return r;
+}
+
+#undef MSM_ONES_PARTS
+#undef MSM_ONES_MIN
+
+/* ---- the exported entry points (zk/msm.h) -------------------------------- */
+
+size_t GROUP_FN(msm_scratch_size)(size_t n, unsigned nthreads, const struct zk_msm_opts *opts)
+{
+    return GROUP_FN(msm_any_scratch)(n, nthreads, opts);
+}
+
 int GROUP_FN(msm)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scalars, size_t n,
                    unsigned nthreads, void *scratch, const struct zk_msm_opts *opts)
 {
@@ -715,11 +838,10 @@ int GROUP_FN(msm)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scal
         return ZK_EBADPARAMS;
     if (opts && opts->glv > ZK_MSM_GLV_OFF)
         return ZK_EBADPARAMS;
-    if (tab)
-        return GROUP_FN(msm_table_run)(ret, scalars, n, nthreads, scratch, opts);
-    if (GROUP_FN(msm_uses_glv)(n, opts))
-        return GROUP_FN(msm_glv)(ret, points, scalars, n, nthreads, scratch, opts);
-    return GROUP_FN(msm_core)(ret, points, scalars, n, 256, nthreads, scratch, opts, NULL, 1);
+    int r = GROUP_FN(msm_ones)(ret, points, scalars, n, nthreads, scratch, opts);
+    if (r != 1)
+        return r;
+    return GROUP_FN(msm_any)(ret, points, scalars, n, nthreads, scratch, opts);
 }
 
 #undef MSM_GLV_BITS
