@@ -21,13 +21,14 @@ struct done_op {
     zk_ledger *l;
     int64_t id;
     const struct zk_ledger_timings *t;
+    const struct zk_ledger_result *res;
     int dup;
 };
 
 static int done_op(void *ctx, struct zk_diag *diag)
 {
     const struct done_op *o = ctx;
-    return zk_ledger_part_done(o->l, o->id, &gpud.me, o->t, o->dup, diag);
+    return zk_ledger_part_done(o->l, o->id, &gpud.me, o->t, o->res, o->dup, diag);
 }
 
 void *finisher_main(void *arg)
@@ -107,7 +108,13 @@ void *finisher_main(void *arg)
             goto next;
         }
         int dup = 0;
-        if ((r = write_proof(&job, it, &proof, &dup, &d))) {
+        struct zk_ledger_result res = { 0 };
+        if ((r = proof_texts(it, &proof, &res))) {
+            part_failed(l, &it->p, "out of memory for the proof's JSON");
+            goto next;
+        }
+        if ((r = write_proof(&job, it, &res, &dup, &d))) {
+            zk_ledger_result_free(&res);
             part_failed(l, &it->p, d.msg);
             goto next;
         }
@@ -123,8 +130,16 @@ void *finisher_main(void *arg)
         /* retried while the ledger is unwritable (the proof is written;
          * with --release after-proof the slot stays held meanwhile): a
          * failed attempt was rolled back, so `done` is recorded once */
-        struct done_op dop = { l, it->p.id, &t, dup };
+        struct done_op dop = { l, it->p.id, &t, &res, dup };
         r = zkd_ledger_retry(done_op, &dop, "marking a partition done", &gpud.abort_flag, &d);
+        if (r == -EFBIG) {   /* done all the same: the files are written here */
+            zkd_log(ZKD_WARN, "partition %lld: result not kept in the ledger: %s",
+                    (long long)it->p.id, d.msg);
+            dop.res = NULL;
+            r = zkd_ledger_retry(done_op, &dop, "marking a partition done", &gpud.abort_flag,
+                                 &d);
+        }
+        zk_ledger_result_free(&res);
         if (r == ZK_ESTATE)
             zkd_log(ZKD_INFO, "partition %lld: proof written but the job was canceled",
                     (long long)it->p.id);

@@ -104,8 +104,13 @@ void queue_close(void);
 void *starter_main(void *arg);
 void *finisher_main(void *arg);
 
-/* output.c: out_dir/<index>/{public,proof}.json; *dup = a proof was there. */
+/* output.c: the texts of proof.json and public.json into *ret (free with
+ * zk_ledger_result_free); 0 or -ENOMEM. */
+int proof_texts(const struct item *it, const struct zk_groth16_proof *proof,
+                struct zk_ledger_result *ret);
+/* output.c: out_dir/<index>/{public,proof}.json from res; *dup = a proof
+ * was there. */
 int write_proof(const struct zk_ledger_job *j, const struct item *it,
-                const struct zk_groth16_proof *proof, int *dup, struct zk_diag *diag);
+                const struct zk_ledger_result *res, int *dup, struct zk_diag *diag);
 
 #endif /* ZK_GPUD_GPUD_H */

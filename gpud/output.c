@@ -45,6 +45,20 @@ static void remove_stale_tmp(int dfd, const char *dir)
     closedir(dp);
 }
 
+int proof_texts(const struct item *it, const struct zk_groth16_proof *proof,
+                struct zk_ledger_result *ret)
+{
+    ret->proof = zk_groth16_proof_to_json(proof);
+    ret->pub = zk_groth16_public_to_json(it->pub, zk_groth16_key_header(it->key->k)->n_public);
+    if (!ret->proof || !ret->pub) {
+        zk_ledger_result_free(ret);
+        return -ENOMEM;
+    }
+    ret->proof_len = strlen(ret->proof);
+    ret->pub_len = strlen(ret->pub);
+    return 0;
+}
+
 /*
  * Writes out_dir/<index>/{public,proof}.json; *dup = a proof was there.
  * The partition directory (made 02770 by `zkslot submit`, writable by the
@@ -53,10 +67,9 @@ static void remove_stale_tmp(int dfd, const char *dir)
  * write anywhere else.
  */
 int write_proof(const struct zk_ledger_job *j, const struct item *it,
-                       const struct zk_groth16_proof *proof, int *dup, struct zk_diag *diag)
+                const struct zk_ledger_result *res, int *dup, struct zk_diag *diag)
 {
     char dir[PATH_MAX + 16];
-    char *pj = NULL, *uj = NULL;
     int r, dfd;
 
     snprintf(dir, sizeof dir, "%s/%u", j->out_dir, it->p.index);
@@ -70,22 +83,10 @@ int write_proof(const struct zk_ledger_job *j, const struct item *it,
                            zk_strerror(r), r == -ELOOP || r == -ENOTDIR ? " (a symlink?)" : "");
     }
     remove_stale_tmp(dfd, dir);
-    pj = zk_groth16_proof_to_json(proof);
-    uj = zk_groth16_public_to_json(it->pub, zk_groth16_key_header(it->key->k)->n_public);
-    if (!pj || !uj) {
-        r = -ENOMEM;
-        goto out;
-    }
-    if ((r = zk_write_atomic_at(dfd, "public.json", uj, strlen(uj), 0644, NULL))) {
+    if ((r = zk_write_atomic_at(dfd, "public.json", res->pub, res->pub_len, 0644, NULL)))
         zk_diag_set(diag, dir, r, "cannot write public.json there: %s", zk_strerror(r));
-        goto out;
-    }
-    if ((r = zk_write_atomic_at(dfd, "proof.json", pj, strlen(pj), 0644, dup)))
+    else if ((r = zk_write_atomic_at(dfd, "proof.json", res->proof, res->proof_len, 0644, dup)))
         zk_diag_set(diag, dir, r, "cannot write proof.json there: %s", zk_strerror(r));
-out:
     close(dfd);
-    free(pj);
-    free(uj);
     return r;
 }
-

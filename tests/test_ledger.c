@@ -221,6 +221,8 @@ static void test_open_formats(void)
                          " ALTER TABLE partitions DROP COLUMN witness_s;"
                          " ALTER TABLE partitions DROP COLUMN owner_ns;"
                          " ALTER TABLE partitions DROP COLUMN owner_boot;"
+                         " ALTER TABLE partitions DROP COLUMN proof_json;"
+                         " ALTER TABLE partitions DROP COLUMN public_json;"
                          " INSERT INTO keys (name, path, curve, hash,"
                          " file_size, n_vars, n_public, domain_size, added_ns) VALUES"
                          " ('old', '/k', 'bn128', 'h', 1, 2, 1, 4, 5);"
@@ -453,12 +455,29 @@ static void test_states(zk_ledger *l, int64_t key)
              "proving by a live owner");
     ZT_CHECK(strstr(d.msg, "gpud"), "%s", d.msg);
     ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, -1, NULL) == ZK_ESTATE, "ready when proving");
-    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, 0, NULL) == 0);
+    /* the result is kept with done; a second proof's is not */
+    char proof1[] = "{\"pi_a\": [\"1\"]}\n", pub1[] = "[\n \"5\"\n]\n";
+    char proof2[] = "{\"pi_a\": [\"2\"]}\n", pub2[] = "[\"6\"]";
+    struct zk_ledger_result res1 = { proof1, sizeof proof1 - 1, pub1, sizeof pub1 - 1 };
+    struct zk_ledger_result res2 = { proof2, sizeof proof2 - 1, pub2, sizeof pub2 - 1 };
+    struct zk_ledger_result huge = { proof1, ZK_LEDGER_RESULT_MAX + 1u, pub1, 1 }, got;
+    ZT_CHECK(zk_ledger_part_result(l, p.id, &got, NULL) == -ENOENT, "result before done");
+    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, &huge, 0, &d) == -EFBIG, "result too big");
+    ZT_CHECK(strstr(d.msg, "more than the ledger keeps"), "%s", d.msg);
+    ZT_CHECK(part(l, p.id).state == ZK_PART_PROVING, "a refused done changes nothing");
+    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, &res1, 0, NULL) == 0);
     c = part(l, p.id);
     ZT_CHECK(c.state == ZK_PART_DONE && c.proofs == 1 && c.done_ns > 0 && c.slot == -1);
     ZT_CHECK(c.wait_s == 0.5 && c.start_s == 1.5 && c.finalize_s == 2.5 && c.synth_s == 1.25);
-    ZT_CHECK(zk_ledger_part_done(l, p.id, &parent, NULL, 1, NULL) == 0, "second proof");
+    ZT_CHECK(zk_ledger_part_done(l, p.id, &parent, NULL, &res2, 1, NULL) == 0, "second proof");
     ZT_CHECK(part(l, p.id).proofs == 3);
+    ZT_CHECK(zk_ledger_part_result(l, p.id, &got, NULL) == 0);
+    ZT_CHECK(got.proof_len == res1.proof_len && !strcmp(got.proof, proof1), "%s", got.proof);
+    ZT_CHECK(got.pub_len == res1.pub_len && !strcmp(got.pub, pub1), "%s", got.pub);
+    zk_ledger_result_free(&got);
+    ZT_CHECK(!got.proof && !got.pub);
+    ZT_CHECK(zk_ledger_part_result(l, INT64_C(1) << 40, &got, &d) == -ENOENT && !got.proof,
+             "result of no partition");
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 1, NULL, NULL) == ZK_ESTATE, "proving done");
     ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1.0, -1, NULL) == ZK_ESTATE, "ready done");
     ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_PROVING, &me, "x", NULL) == ZK_ESTATE,
@@ -470,16 +489,18 @@ static void test_states(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_claim_queued(l, &parent, 2, &p, NULL) == 0 && p.id == ids.v[1]);
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 2, &c, NULL) == 0 && c.state == ZK_PART_PROVING);
     ZT_CHECK(zk_ledger_part_ready(l, p.id, &parent, 1.0, -1, NULL) == ZK_ESTATE, "late ready");
-    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, 0, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, NULL, 0, NULL) == 0);
     c = part(l, p.id);
     ZT_CHECK(c.synth_s == 9.0, "synth_s from gpud when synthd could not record it: %g", c.synth_s);
+    ZT_CHECK(zk_ledger_part_result(l, p.id, &got, &d) == -ENOENT && strstr(d.msg, "no result"),
+             "done without a result: %s", d.msg);
     j = job(l, jid);
     ZT_CHECK(j.state == ZK_JOB_RUNNING && j.count[ZK_PART_DONE] == 2 && j.finished_ns == 0);
 
     /* partition 2: from queued (synthd died after publishing, before the ledger) */
     ZT_CHECK(zk_ledger_part_proving(l, ids.v[2], &me, 4, &c, NULL) == 0);
     ZT_CHECK(c.state == ZK_PART_PROVING && c.attempts == 0 && c.slot == 4);
-    ZT_CHECK(zk_ledger_part_done(l, ids.v[2], &me, &t, 0, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(l, ids.v[2], &me, &t, NULL, 0, NULL) == 0);
     j = job(l, jid);
     ZT_CHECK(j.state == ZK_JOB_DONE && j.count[ZK_PART_DONE] == 3 && j.finished_ns > 0);
     ZT_CHECK(zk_ledger_job_cancel(l, jid, &d) == ZK_ESTATE && strstr(d.msg, "done"), "%s", d.msg);
@@ -499,7 +520,7 @@ static void test_states(zk_ledger *l, int64_t key)
     ZT_CHECK(c.state == ZK_PART_QUEUED && c.errors == 0 && c.owner.pid == 0 && c.slot == -1);
     ZT_CHECK(!strcmp(c.error, "slot dropped: checksum"));
     ZT_CHECK(job(l, j2).state == ZK_JOB_RUNNING, "stays running once started");
-    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, 0, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, NULL, 0, NULL) == 0);
     ZT_CHECK(part(l, p.id).state == ZK_PART_DONE && job(l, j2).state == ZK_JOB_DONE);
     /* requeue from ready and from synthesizing */
     int64_t j3 = submit(l, key, 1);
@@ -525,7 +546,7 @@ static void test_cancel(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &p, NULL) == 0 && p.id == ids.v[1]);
     ZT_CHECK(zk_ledger_part_proving(l, ids.v[1], &me, 1, NULL, NULL) == 0);
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 2, &p, NULL) == 0 && p.id == ids.v[2]);
-    ZT_CHECK(zk_ledger_part_done(l, ids.v[1], &me, &t, 0, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(l, ids.v[1], &me, &t, NULL, 0, NULL) == 0);
     /* now: ready, done, synthesizing, queued */
     ZT_CHECK(zk_ledger_job_cancel(l, jid, NULL) == 0);
     j = job(l, jid);
@@ -539,7 +560,7 @@ static void test_cancel(zk_ledger *l, int64_t key)
     /* in-flight work on canceled partitions is refused, so the daemons drop it */
     ZT_CHECK(zk_ledger_part_ready(l, ids.v[2], &me, 1, -1, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_part_proving(l, ids.v[0], &me, 0, NULL, NULL) == ZK_ESTATE);
-    ZT_CHECK(zk_ledger_part_done(l, ids.v[0], &me, &t, 0, NULL) == ZK_ESTATE);
+    ZT_CHECK(zk_ledger_part_done(l, ids.v[0], &me, &t, NULL, 0, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_part_requeue(l, ids.v[3], ZK_PART_QUEUED, NULL, NULL, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_part_error(l, ids.v[2], &me, "e", 9, 9, NULL, NULL) == ZK_ESTATE);
     j = job(l, jid);
@@ -566,7 +587,7 @@ static void test_error_limits(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 1, &c, NULL) == 0 && c.id == ids.v[1]);
     ZT_CHECK(zk_ledger_part_ready(l, c.id, &me, 1, -1, NULL) == 0);
     ZT_CHECK(zk_ledger_part_proving(l, c.id, &me, 1, NULL, NULL) == 0);
-    ZT_CHECK(zk_ledger_part_done(l, c.id, &me, &t, 0, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(l, c.id, &me, &t, NULL, 0, NULL) == 0);
     ZT_CHECK(zk_ledger_part_error(l, p.id, &me, "bad witness again", 2, 10, &failed, NULL) == 0);
     c = part(l, p.id);
     ZT_CHECK(failed == 1 && c.state == ZK_PART_FAILED && c.errors == 2);
@@ -580,7 +601,7 @@ static void test_error_limits(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == -ENOENT);
     ZT_CHECK(zk_ledger_part_error(l, ids.v[0], &me, "e", 9, 9, NULL, NULL) == ZK_ESTATE,
              "error on failed");
-    ZT_CHECK(zk_ledger_part_done(l, ids.v[0], &me, &t, 0, NULL) == ZK_ESTATE, "done on failed");
+    ZT_CHECK(zk_ledger_part_done(l, ids.v[0], &me, &t, NULL, 0, NULL) == ZK_ESTATE, "done on failed");
     ZT_CHECK(zk_ledger_part_proving(l, ids.v[0], &me, 0, NULL, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_part_requeue(l, ids.v[0], ZK_PART_PROVING, &me, NULL, NULL) == ZK_ESTATE);
     ZT_CHECK(zk_ledger_job_cancel(l, jid, NULL) == ZK_ESTATE, "cancel failed job");
@@ -824,7 +845,7 @@ static void test_cleared(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.id == ids.v[0]);
     ZT_CHECK(zk_ledger_part_ready(l, p.id, &me, 1, -1, NULL) == 0);
     ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 0, NULL, NULL) == 0);
-    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, 0, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(l, p.id, &me, &t, NULL, 0, NULL) == 0);
     p = part(l, ids.v[0]);
     ZT_CHECK(p.state == ZK_PART_DONE && p.error[0] == 0, "done keeps the error '%s'", p.error);
     ZT_CHECK(p.wait_s == 0.25 && p.start_s == 1.5 && p.finalize_s == 0.125, "%g %g %g",
@@ -1016,8 +1037,8 @@ static void test_leases(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_part_proving_slot(a, ids.v[0], key, &me, 0, NULL, &d) == ZK_ESTATE);
     ZT_CHECK(strstr(d.msg, "machine machine-b"), "%s", d.msg);
     ZT_CHECK(zk_ledger_part_proving_slot(b, ids.v[0], key, &me, 0, NULL, NULL) == 0);
-    ZT_CHECK(zk_ledger_part_done(b, ids.v[0], &me, NULL, 0, NULL) == 0);
-    ZT_CHECK(zk_ledger_part_done(a, ids.v[0], &me, NULL, 0, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(b, ids.v[0], &me, NULL, NULL, 0, NULL) == 0);
+    ZT_CHECK(zk_ledger_part_done(a, ids.v[0], &me, NULL, NULL, 0, NULL) == 0);
     p = part(b, ids.v[0]);
     ZT_CHECK(p.state == ZK_PART_DONE && p.proofs == 2, "%u proofs", p.proofs);
     /* a learns it lost the lease, once; then it holds a new one */
@@ -1118,6 +1139,16 @@ static void test_pg_open(void)
     ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "%s", d.msg);
     zk_ledger_close(l);
     l = NULL;
+    /* a version 2 ledger (before results) is migrated */
+    ZT_CHECK(pg_exec("old.db", "ALTER TABLE partitions DROP COLUMN proof_json,"
+                               " DROP COLUMN public_json; UPDATE zkslot_schema SET version = 2")
+             == 0);
+    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 3: %s", d.msg);
+    zk_ledger_close(l);
+    l = NULL;
+    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 3") == 0 &&
+             pg_exec("old.db", "SELECT proof_json, public_json FROM partitions") == 0,
+             "migrated to 3");
     /* a newer schema is refused and left as it is */
     ZT_CHECK(pg_exec("old.db", "UPDATE zkslot_schema SET version = 99") == 0);
     ZT_CHECK(zk_ledger_open(u, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EVERSION && !l);

@@ -174,7 +174,13 @@ int zk_ledger_job_submit_inputs(zk_ledger *l, int64_t key_id, const char *out_di
 int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
                          struct zk_diag *diag)
 {
-    return l->ops->part_input(l, id, ret, ret_len, diag);
+    *ret = NULL;
+    int r = l->ops->part_blobs(l, id, "input", 1, "input (a .wtns one)", ret, ret_len, diag);
+    if (r) {
+        free(*ret);
+        *ret = NULL;
+    }
+    return r;
 }
 
 int zk_ledger_job_resolve_out(struct zk_ledger_job *j, const char *state_dir)
@@ -251,10 +257,34 @@ int zk_ledger_part_proving_slot(zk_ledger *l, int64_t id, int64_t key_id,
 }
 
 int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
-                        const struct zk_ledger_timings *t, int duplicate,
-                        struct zk_diag *diag)
+                        const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
+                        int duplicate, struct zk_diag *diag)
 {
-    return l->ops->part_done(l, id, me, t, duplicate, diag);
+    if (res && (res->proof_len > ZK_LEDGER_RESULT_MAX || res->pub_len > ZK_LEDGER_RESULT_MAX))
+        return zk_diag_set(diag, l->path, -EFBIG, "partition %lld: result of %zu + %zu bytes, "
+                           "more than the ledger keeps (%u MiB each)", (long long)id,
+                           res->proof_len, res->pub_len, ZK_LEDGER_RESULT_MAX >> 20);
+    return l->ops->part_done(l, id, me, t, res, duplicate, diag);
+}
+
+int zk_ledger_part_result(zk_ledger *l, int64_t id, struct zk_ledger_result *ret,
+                          struct zk_diag *diag)
+{
+    char *v[2] = { NULL, NULL };
+    size_t n[2] = { 0, 0 };
+    int r = l->ops->part_blobs(l, id, "proof_json, public_json", 2, "result (not done?)", v, n,
+                               diag);
+    *ret = (struct zk_ledger_result){ v[0], n[0], v[1], n[1] };
+    if (r)
+        zk_ledger_result_free(ret);
+    return r;
+}
+
+void zk_ledger_result_free(struct zk_ledger_result *r)
+{
+    free(r->proof);
+    free(r->pub);
+    memset(r, 0, sizeof *r);
 }
 
 int zk_ledger_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me,

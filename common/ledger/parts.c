@@ -7,6 +7,7 @@
  * job's state again (ledger_derive_job).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,33 +118,40 @@ int lsq_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret,
     return r;
 }
 
-int lsq_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
-                         struct zk_diag *diag)
+/* A NUL-terminated copy of column `col` of s's current row into *ret. */
+static int blob_copy(sqlite3_stmt *s, int col, char **ret, size_t *ret_len,
+                     struct zk_diag *diag)
 {
+    size_t n = (size_t)sqlite3_column_bytes(s, col);
+    char *buf = malloc(n + 1);
+    if (!buf)
+        return zk_diag_set(diag, NULL, -ENOMEM, "out of memory");
+    if (n)
+        memcpy(buf, sqlite3_column_blob(s, col), n);
+    buf[n] = 0;
+    *ret = buf;
+    *ret_len = n;
+    return 0;
+}
+
+/* struct ledger_ops.part_blobs */
+int lsq_part_blobs(zk_ledger *l, int64_t id, const char *cols, int n, const char *what,
+                   char **ret, size_t *ret_len, struct zk_diag *diag)
+{
+    char q[128];
     sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(l->db, "SELECT input FROM partitions WHERE id = ?", -1, &s, NULL))
+    snprintf(q, sizeof q, "SELECT %s FROM partitions WHERE id = ?", cols);
+    if (sqlite3_prepare_v2(l->db, q, -1, &s, NULL))
         return ledger_dberr(l, diag);
     sqlite3_bind_int64(s, 1, id);
     int r = ledger_step(l, s, diag);
     if (r == 0)
         r = zk_diag_set(diag, l->path, -ENOENT, "no partition %lld", (long long)id);
     else if (r > 0 && sqlite3_column_type(s, 0) == SQLITE_NULL)
-        r = zk_diag_set(diag, l->path, -ENOENT, "partition %lld has no input (a .wtns one)",
-                        (long long)id);
-    else if (r > 0) {
-        size_t n = (size_t)sqlite3_column_bytes(s, 0);
-        char *buf = malloc(n + 1);
-        if (!buf) {
-            r = zk_diag_set(diag, NULL, -ENOMEM, "out of memory");
-        } else {
-            if (n)
-                memcpy(buf, sqlite3_column_blob(s, 0), n);
-            buf[n] = 0;
-            *ret = buf;
-            *ret_len = n;
-            r = 0;
-        }
-    }
+        r = zk_diag_set(diag, l->path, -ENOENT, "partition %lld has no %s", (long long)id, what);
+    else if (r > 0)
+        for (int i = r = 0; i < n && !r; i++)
+            r = blob_copy(s, i, &ret[i], &ret_len[i], diag);
     sqlite3_finalize(s);
     return r;
 }
@@ -310,8 +318,8 @@ out:
 }
 
 int lsq_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
-                        const struct zk_ledger_timings *t, int duplicate,
-                        struct zk_diag *diag)
+                  const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
+                  int duplicate, struct zk_diag *diag)
 {
     /* done: an earlier attempt's error (a dead synthd, a requeue note) is
      * no longer the partition's; `errors` keeps the count */
@@ -321,7 +329,8 @@ int lsq_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
         " finalize_s = ?, done_ns = ?,"
         " synth_s = CASE WHEN ?6 >= 0 AND (synth_s IS NULL OR synth_s < 0)"
         " THEN ?6 ELSE synth_s END,"
-        " witness_s = CASE WHEN ?9 >= 0 AND witness_s < 0 THEN ?9 ELSE witness_s END"
+        " witness_s = CASE WHEN ?9 >= 0 AND witness_s < 0 THEN ?9 ELSE witness_s END,"
+        " proof_json = ?10, public_json = ?11"
         " WHERE id = ?8";
     static const char sql_done_again[] =
         "UPDATE partitions SET proofs = proofs + ? WHERE id = ?";
@@ -355,7 +364,16 @@ int lsq_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
     sqlite3_bind_double(s, 6, t ? t->synth_s : -1);
     sqlite3_bind_int64(s, 8, id);
     sqlite3_bind_double(s, 9, t ? t->witness_s : -1);
-    if ((r = ledger_run(l, s, diag)) < 0)
+    if (res) {
+        sqlite3_bind_blob64(s, 10, res->proof, res->proof_len, SQLITE_STATIC);
+        sqlite3_bind_blob64(s, 11, res->pub, res->pub_len, SQLITE_STATIC);
+    } else {
+        sqlite3_bind_null(s, 10);
+        sqlite3_bind_null(s, 11);
+    }
+    r = ledger_run(l, s, diag);
+    sqlite3_clear_bindings(s);   /* res is the caller's */
+    if (r < 0)
         goto out;
     r = ledger_derive_job(l, p.job_id, ZK_PART_DONE, diag);
 out:

@@ -92,6 +92,9 @@ static const char *const migrations[] = {
     /* 3 -> 4: an owner's PID namespace and boot (zk/proc.h; 0 = not recorded) */
     "ALTER TABLE partitions ADD COLUMN owner_ns INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE partitions ADD COLUMN owner_boot INTEGER NOT NULL DEFAULT 0;",
+    /* 4 -> 5: a done partition's result (zk_ledger_part_result) */
+    "ALTER TABLE partitions ADD COLUMN proof_json BLOB;"
+    "ALTER TABLE partitions ADD COLUMN public_json BLOB;",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == ZK_LEDGER_SCHEMA_VERSION, "one migration per schema version");
@@ -209,7 +212,7 @@ static const struct ledger_ops sqlite_ops = {
     .key_set_identity = lsq_key_set_identity,
     .key_list = lsq_key_list,
     .job_submit = lsq_job_submit,
-    .part_input = lsq_part_input,
+    .part_blobs = lsq_part_blobs,
     .job_get = lsq_job_get,
     .job_list = lsq_job_list,
     .part_list = lsq_part_list,

@@ -250,8 +250,12 @@ pl_wait() {
 #     signals 1..nPublic are read here, or a .json array of the expected
 #     decimal strings), so a partition or slot mix-up fails;
 #   - `zkslot verify` exits 0 for each proof (1 = invalid, 2 = error);
+#   - `zkslot result JOB --out DIR` writes each partition from the ledger
+#     (as on a machine that did not prove it): its public.json equals
+#     gpud's byte for byte;
 #   - snarkjs (one node process for the whole job: verify_many.cjs) prints
-#     "ok" for each proof file gpud wrote, and exits 0.
+#     "ok" for each proof file gpud wrote and each one the ledger gave,
+#     and exits 0.
 # PL_NPROOFS: the number of partitions listed.  Call it where its status is
 # seen (`pl_check_job "$j" 4 || ...`, or plainly under set -e), never
 # inside $(...).
@@ -338,11 +342,26 @@ PY
         pl_bad "job $job: no proofs listed"
         return 1
     fi
+    # the results kept in the ledger, written out as on another machine:
+    # the same public signals as gpud's files, and proofs snarkjs accepts
+    local fetched="$PL_W/fetched.$job" m=0 fproof fpub
+    rm -rf "$fetched"
+    if ! "$ZKSLOT" result "$job" --out "$fetched" >"$PL_W/fetched.$job.list" 2>"$PL_W/fetched.$job.err"; then
+        pl_bad "job $job: zkslot result --out: $(head -n 2 "$PL_W/fetched.$job.err")"
+        bad=1
+    fi
+    while read -r proof pub && read -r fproof fpub <&3; do
+        m=$((m + 1))
+        [ -f "$fproof" ] && [ -f "$fpub" ] || { pl_bad "job $job: zkslot result --out listed $fproof, not written"; bad=1; continue; }
+        cmp -s "$pub" "$fpub" || { pl_bad "job $job: $fpub (from the ledger) differs from $pub"; bad=1; }
+        args+=("$fpub" "$fproof")
+    done <"$PL_W/result.$job" 3<"$PL_W/fetched.$job.list"
+    [ "$m" = "$n" ] || { pl_bad "job $job: zkslot result --out wrote $m partitions, $n listed"; bad=1; }
     local rc=0 ok
     node "$ZK_SOURCE_DIR/tests/pipeline/verify_many.cjs" "$PL_VK" "${args[@]}" >"$PL_W/verify.out" 2>&1 || rc=$?
     ok=$(grep -c '^ok ' "$PL_W/verify.out" || true)
-    if [ "$rc" != 0 ] || [ "$ok" != "$n" ]; then
-        pl_bad "job $job: snarkjs: exit $rc, $ok of $n accepted: $(grep -v '^ok ' "$PL_W/verify.out" | head -n 3)"
+    if [ "$rc" != 0 ] || [ "$ok" != "$((n + m))" ]; then
+        pl_bad "job $job: snarkjs: exit $rc, $ok of $((n + m)) accepted (gpud's files and the ledger's): $(grep -v '^ok ' "$PL_W/verify.out" | head -n 3)"
         bad=1
     fi
     [ "$bad" = 0 ]

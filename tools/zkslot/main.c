@@ -29,7 +29,7 @@ static const struct command commands[] = {
     { "submit", cmd_submit, "--key NAME [--out DIR] WITNESS.wtns...", 0 },
     { "status", cmd_status, "[JOB] [--json]", 0 },
     { "wait", cmd_wait, "JOB [--timeout S]", 0 },
-    { "result", cmd_result, "JOB", 0 },
+    { "result", cmd_result, "JOB [--out DIR]", 0 },
     { "cancel", cmd_cancel, "JOB", 0 },
     { "plan", cmd_plan, "--key KEY.zkey | --partition-size SIZE [--ram SIZE] ...", 1 },
     { "metrics", cmd_metrics,

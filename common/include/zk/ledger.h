@@ -51,7 +51,7 @@
 extern "C" {
 #endif
 
-#define ZK_LEDGER_SCHEMA_VERSION 4
+#define ZK_LEDGER_SCHEMA_VERSION 5
 #define ZK_LEDGER_FILE "ledger.db"        /* name inside the state directory */
 
 enum zk_part_state {
@@ -147,6 +147,19 @@ struct zk_ledger_timings {
     double witness_s;                 /* of synth_s, the witness generator's run (slot
                                          header); < 0 = none; kept like synth_s */
 };
+
+/*
+ * A partition's result as gpud wrote it (proof.json and public.json), kept
+ * in the ledger with `done` so that `zkslot result JOB --out DIR` can write
+ * it on any machine.  Each text at most ZK_LEDGER_RESULT_MAX bytes.
+ */
+struct zk_ledger_result {
+    char *proof;                      /* proof.json, NUL-terminated */
+    size_t proof_len;
+    char *pub;                        /* public.json, NUL-terminated */
+    size_t pub_len;
+};
+#define ZK_LEDGER_RESULT_MAX (64u << 20)
 
 typedef struct zk_ledger zk_ledger;
 
@@ -348,14 +361,23 @@ int zk_ledger_part_proving_slot(zk_ledger *l, int64_t id, int64_t key_id,
 
 /*
  * gpud: proving(me) -> done, proofs + 1 (+ 1 more if `duplicate`, i.e. a
- * proof file was already there), timings recorded, job done when it was
- * the last one.  Also accepted when the partition is already done (a
- * second proof: proofs + 1) or was re-queued meanwhile (-> done).
- * ZK_ESTATE only for canceled/failed partitions.
+ * proof file was already there), timings recorded, the result `res` kept
+ * (NULL = none), job done when it was the last one; all one transaction.
+ * Also accepted when the partition is already done (a second proof:
+ * proofs + 1, the first result kept) or was re-queued meanwhile (-> done).
+ * ZK_ESTATE only for canceled/failed partitions; -EFBIG (nothing changed)
+ * for a result text above ZK_LEDGER_RESULT_MAX.
  */
 int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
-                        const struct zk_ledger_timings *t, int duplicate,
-                        struct zk_diag *diag);
+                        const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
+                        int duplicate, struct zk_diag *diag);
+
+/* The result kept with partition id's `done` into *ret (free it with
+ * zk_ledger_result_free); -ENOENT if the partition is unknown or has none
+ * (not done, or done by a zkslot that kept none). */
+int zk_ledger_part_result(zk_ledger *l, int64_t id, struct zk_ledger_result *ret,
+                          struct zk_diag *diag);
+void zk_ledger_result_free(struct zk_ledger_result *r);
 
 /*
  * Either daemon: partition id failed with `error` while owned by *me.

@@ -103,30 +103,31 @@ int lpg_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret, struct zk
     return part_read(l, id, 0, ret, NULL, diag);
 }
 
-int lpg_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len, struct zk_diag *diag)
+/* struct ledger_ops.part_blobs */
+int lpg_part_blobs(zk_ledger *l, int64_t id, const char *cols, int n, const char *what,
+                   char **ret, size_t *ret_len, struct zk_diag *diag)
 {
+    char q[128];
     struct lpg_args a = { 0 };
     lpg_arg_i64(&a, id);
-    PGresult *res = lpg_query(l, "SELECT input FROM partitions WHERE id = $1", &a, 1, diag);
+    snprintf(q, sizeof q, "SELECT %s FROM partitions WHERE id = $1", cols);
+    PGresult *res = lpg_query(l, q, &a, 1, diag);
     if (!res)
         return ZK_ELEDGER;
     int r = 0;
-    if (PQntuples(res) == 0) {
+    if (PQntuples(res) == 0)
         r = zk_diag_set(diag, l->path, -ENOENT, "no partition %lld", (long long)id);
-    } else if (PQgetisnull(res, 0, 0)) {
-        r = zk_diag_set(diag, l->path, -ENOENT, "partition %lld has no input (a .wtns one)",
-                        (long long)id);
-    } else {
-        size_t n = (size_t)PQgetlength(res, 0, 0);
-        char *buf = malloc(n + 1);
-        if (!buf) {
+    else if (PQgetisnull(res, 0, 0))
+        r = zk_diag_set(diag, l->path, -ENOENT, "partition %lld has no %s", (long long)id, what);
+    for (int i = 0; i < n && !r; i++) {
+        size_t len = (size_t)PQgetlength(res, 0, i);
+        if (!(ret[i] = malloc(len + 1))) {
             r = zk_diag_set(diag, NULL, -ENOMEM, "out of memory");
-        } else {
-            memcpy(buf, PQgetvalue(res, 0, 0), n);
-            buf[n] = 0;
-            *ret = buf;
-            *ret_len = n;
+            break;
         }
+        memcpy(ret[i], PQgetvalue(res, 0, i), len);
+        ret[i][len] = 0;
+        ret_len[i] = len;
     }
     PQclear(res);
     return r;
@@ -344,8 +345,15 @@ int lpg_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_p
     return r;
 }
 
+/* $9, $10: the result's texts (bytea, NULL without a result). */
+static void arg_result(struct lpg_args *a, const struct zk_ledger_result *res)
+{
+    lpg_arg_bytes(a, res ? res->proof : NULL, res ? res->proof_len : 0);
+    lpg_arg_bytes(a, res ? res->pub : NULL, res ? res->pub_len : 0);
+}
+
 static int part_done(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t,
-                     int duplicate, struct zk_diag *diag)
+                     const struct zk_ledger_result *res, int duplicate, struct zk_diag *diag)
 {
     struct zk_ledger_part p;
     char machine[64];
@@ -370,12 +378,13 @@ static int part_done(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
     lpg_arg_i64(&a, ledger_now_ns());
     lpg_arg_f64(&a, t ? t->synth_s : -1);
     lpg_arg_f64(&a, t ? t->witness_s : -1);
+    arg_result(&a, res);
     r = lpg_cmd(l, "UPDATE partitions SET state = 'done', proofs = proofs + $1, owner_pid = 0,"
                    " owner_start = 0, owner_role = '', error = '', slot = -1, wait_s = $3,"
                    " start_s = $4, finalize_s = $5, done_ns = $6,"
                    " synth_s = CASE WHEN $7::float8 >= 0 AND synth_s < 0 THEN $7::float8"
                    " ELSE synth_s END, witness_s = CASE WHEN $8::float8 >= 0 AND witness_s < 0"
-                   " THEN $8::float8 ELSE witness_s END"
+                   " THEN $8::float8 ELSE witness_s END, proof_json = $9, public_json = $10"
                    " WHERE id = $2", &a, diag);
     if (r >= 0)
         r = lpg_derive_job(l, p.job_id, ZK_PART_DONE, diag);
@@ -392,7 +401,7 @@ out:
  * (done, failed, canceled, unknown: part_done decides), < 0 error.
  */
 static int done_fast(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t,
-                     int duplicate, struct zk_diag *diag)
+                     const struct zk_ledger_result *res, int duplicate, struct zk_diag *diag)
 {
     struct lpg_args a = { 0 };
     int64_t now = ledger_now_ns();
@@ -404,20 +413,21 @@ static int done_fast(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
     lpg_arg_i64(&a, now);
     lpg_arg_f64(&a, t ? t->synth_s : -1);
     lpg_arg_f64(&a, t ? t->witness_s : -1);
-    PGresult *res = lpg_query(l, "UPDATE partitions SET state = 'done', proofs = proofs + $1,"
-                                 " owner_pid = 0, owner_start = 0, owner_role = '', error = '',"
-                                 " slot = -1, wait_s = $3, start_s = $4, finalize_s = $5,"
-                                 " done_ns = $6, synth_s = CASE WHEN $7::float8 >= 0 AND"
-                                 " synth_s < 0 THEN $7::float8 ELSE synth_s END, witness_s ="
-                                 " CASE WHEN $8::float8 >= 0 AND witness_s < 0 THEN $8::float8"
-                                 " ELSE witness_s END WHERE id = $2 AND state IN ('queued',"
-                                 " 'synthesizing', 'ready', 'proving') RETURNING job_id",
-                              &a, 0, diag);
-    if (!res)
+    arg_result(&a, res);
+    PGresult *q = lpg_query(l, "UPDATE partitions SET state = 'done', proofs = proofs + $1,"
+                               " owner_pid = 0, owner_start = 0, owner_role = '', error = '',"
+                               " slot = -1, wait_s = $3, start_s = $4, finalize_s = $5,"
+                               " done_ns = $6, synth_s = CASE WHEN $7::float8 >= 0 AND"
+                               " synth_s < 0 THEN $7::float8 ELSE synth_s END, witness_s ="
+                               " CASE WHEN $8::float8 >= 0 AND witness_s < 0 THEN $8::float8"
+                               " ELSE witness_s END, proof_json = $9, public_json = $10"
+                               " WHERE id = $2 AND state IN ('queued', 'synthesizing', 'ready',"
+                               " 'proving') RETURNING job_id", &a, 0, diag);
+    if (!q)
         return ZK_ELEDGER;
-    int n = PQntuples(res);
-    int64_t job = n ? lpg_i64(res, 0, 0) : 0;
-    PQclear(res);
+    int n = PQntuples(q);
+    int64_t job = n ? lpg_i64(q, 0, 0) : 0;
+    PQclear(q);
     if (!n)
         return 1;
     struct lpg_args b = { 0 };
@@ -433,13 +443,14 @@ static int done_fast(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
 }
 
 int lpg_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
-                  const struct zk_ledger_timings *t, int duplicate, struct zk_diag *diag)
+                  const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
+                  int duplicate, struct zk_diag *diag)
 {
     int r;
     (void)me;   /* any live state is accepted: the proof exists */
-    if ((r = done_fast(l, id, t, duplicate, diag)) <= 0)
+    if ((r = done_fast(l, id, t, res, duplicate, diag)) <= 0)
         return r;
-    LPG_RETRY(l, r, part_done(l, id, t, duplicate, diag));
+    LPG_RETRY(l, r, part_done(l, id, t, res, duplicate, diag));
     return r;
 }
 

@@ -114,7 +114,8 @@ int lpg_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *
 int lpg_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
                    const char *const *witness, const char *const *input, const size_t *len,
                    uint32_t n, int64_t *ret_id, struct zk_diag *diag);
-int lpg_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len, struct zk_diag *diag);
+int lpg_part_blobs(zk_ledger *l, int64_t id, const char *cols, int n, const char *what,
+                   char **ret, size_t *ret_len, struct zk_diag *diag);
 int lpg_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret, struct zk_diag *diag);
 int lpg_job_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_job *j), void *ctx,
                  struct zk_diag *diag);
@@ -132,7 +133,8 @@ int lpg_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me, double
 int lpg_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
                      int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
 int lpg_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
-                  const struct zk_ledger_timings *t, int duplicate, struct zk_diag *diag);
+                  const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
+                  int duplicate, struct zk_diag *diag);
 int lpg_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me, const char *error,
                    uint32_t max_errors, uint32_t max_attempts, int *ret_failed,
                    struct zk_diag *diag);

@@ -93,6 +93,8 @@ static const char *const migrations[] = {
     "  lease_until TIMESTAMPTZ NOT NULL,"
     "  expired BOOLEAN NOT NULL DEFAULT false);"
     "CREATE INDEX partitions_machine ON partitions(machine, state);",
+    /* 2 -> 3: a done partition's result (zk_ledger_part_result) */
+    "ALTER TABLE partitions ADD COLUMN proof_json BYTEA, ADD COLUMN public_json BYTEA;",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -109,7 +111,7 @@ static const struct ledger_ops pg_ops = {
     .key_set_identity = lpg_key_set_identity,
     .key_list = lpg_key_list,
     .job_submit = lpg_job_submit,
-    .part_input = lpg_part_input,
+    .part_blobs = lpg_part_blobs,
     .job_get = lpg_job_get,
     .job_list = lpg_job_list,
     .part_list = lpg_part_list,

@@ -48,7 +48,7 @@ static void claimer(const char *url, int go_fd)
     if (read(go_fd, &c, 1) < 0) /* released when the parent closes the pipe */
         _exit(1);
     while ((r = zk_ledger_claim_queued(l, &me, 0, &p, &d)) == 0) {
-        if ((r = zk_ledger_part_done(l, p.id, &me, NULL, 0, &d)) < 0)
+        if ((r = zk_ledger_part_done(l, p.id, &me, NULL, NULL, 0, &d)) < 0)
             break;
     }
     if (r != -ENOENT)

@@ -38,6 +38,7 @@
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
 #include "zk/error.h"
+#include "zk/util.h"
 #include "zk/keyfile.h"
 #include "zk/witgen.h"
 #include "zk/wtns.h"
@@ -609,16 +610,59 @@ int cmd_wait(int argc, char **argv)
 }
 
 struct result_ctx {
-    const char *out_dir;
+    zk_ledger *l;
+    const char *out_dir;              /* where the proving machine wrote them */
+    const char *to;                   /* --out: written here from the ledger */
+    unsigned written, missing;
 };
 
-/* One done partition's proof and public paths (others have no result). */
+/* Partition p's result from the ledger into rc->to/<index>/{proof,public}.json. */
+static int write_result(struct result_ctx *rc, const struct zk_ledger_part *p)
+{
+    char dir[4200], pf[4300], uf[4300];
+    struct zk_ledger_result res;
+    struct zk_diag d = { "" };
+    int r;
+    snprintf(dir, sizeof dir, "%s/%u", rc->to, p->index);
+    snprintf(pf, sizeof pf, "%s/proof.json", dir);
+    snprintf(uf, sizeof uf, "%s/public.json", dir);
+    if ((r = zk_ledger_part_result(rc->l, p->id, &res, &d)) == -ENOENT) {
+        fprintf(stderr, "zkslot result: partition %u: no result in the ledger (done by a zkslot "
+                "that kept none; the proving machine wrote it to %s/%u/)\n", p->index,
+                rc->out_dir, p->index);
+        rc->missing++;
+        return 0;
+    }
+    if (r < 0) {
+        fprintf(stderr, "zkslot result: %s\n", d.msg);
+        return r;
+    }
+    /* public.json first, as gpud does: a proof.json there means both are */
+    if ((r = lcli_mkdirs(dir)) < 0)
+        fprintf(stderr, "zkslot result: cannot create %s: %s\n", dir, zk_strerror(r));
+    else if ((r = zk_write_atomic(uf, res.pub, res.pub_len, 0644)) < 0)
+        fprintf(stderr, "zkslot result: cannot write %s: %s\n", uf, zk_strerror(r));
+    else if ((r = zk_write_atomic(pf, res.proof, res.proof_len, 0644)) < 0)
+        fprintf(stderr, "zkslot result: cannot write %s: %s\n", pf, zk_strerror(r));
+    else {
+        printf("%s %s\n", pf, uf);
+        rc->written++;
+    }
+    zk_ledger_result_free(&res);
+    return r;
+}
+
+/* One done partition's proof and public paths (others have no result);
+ * with --out, written there from the ledger first. */
 static int print_result(void *ctx, const struct zk_ledger_part *p)
 {
-    const struct result_ctx *rc = ctx;
+    struct result_ctx *rc = ctx;
     if (p->state != ZK_PART_DONE)
         return 0;
-    printf("%s/%u/proof.json %s/%u/public.json\n", rc->out_dir, p->index, rc->out_dir, p->index);
+    if (rc->to)
+        return write_result(rc, p);
+    printf("%s/%u/proof.json %s/%u/public.json\n", rc->out_dir, p->index, rc->out_dir,
+           p->index);
     return 0;
 }
 
@@ -628,18 +672,20 @@ int cmd_result(int argc, char **argv)
     struct zk_ledger_job j;
     struct zk_diag d = { "" };
     int64_t id;
-    int rc = open_job(argc, argv, "result", 0, &a, &id, "JOB");
+    int rc = open_job(argc, argv, "result", A_OUT, &a, &id, "JOB [--out DIR]");
     if (rc)
         return rc;
     rc = 2;
     if (get_job(&a, id, &j) < 0)
         goto out;
-    struct result_ctx ctx = { j.out_dir };
-    if (zk_ledger_part_list(a.c.l, id, print_result, &ctx, &d) < 0) {
-        fprintf(stderr, "zkslot result: %s\n", d.msg);
+    struct result_ctx ctx = { a.c.l, j.out_dir, a.out, 0, 0 };
+    int r = zk_ledger_part_list(a.c.l, id, print_result, &ctx, &d);
+    if (r < 0) {
+        if (d.msg[0])   /* else the partition's write said why */
+            fprintf(stderr, "zkslot result: %s\n", d.msg);
         goto out;
     }
-    rc = 0;
+    rc = ctx.missing ? 1 : 0;
     if (j.state != ZK_JOB_DONE) {
         fprintf(stderr, "zkslot result: job %lld is %s (%u/%u done): %s%s%s\n",
                 (long long)id, zk_job_state_name(j.state), j.count[ZK_PART_DONE], j.nparts,
