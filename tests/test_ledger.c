@@ -987,6 +987,14 @@ static void test_concurrent(void)
                             " AND name IN ('keys', 'jobs', 'partitions')") == 3);
 }
 
+/* zk_ledger_daemon_list callback: the gpud row into *ctx. */
+static int first_daemon(void *ctx, const struct zk_ledger_daemon *d)
+{
+    if (!strcmp(d->role, "gpud"))
+        *(struct zk_ledger_daemon *)ctx = *d;
+    return 0;
+}
+
 /* Machine leases: SQLite has none; on PostgreSQL a machine whose lease ran
  * out (the database's clock) loses its partitions to another machine, and
  * learns at its next renewal that it lost the lease. */
@@ -1047,6 +1055,18 @@ static void test_leases(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_lease_renew(a, 30, &lost, NULL) == 0 && lost == 0);
     ZT_CHECK(zk_ledger_lease_expire(b, &moved, NULL) == 0 && moved == 0);
     ZT_CHECK(zk_ledger_job_cancel(a, jid, NULL) == 0);
+    /* each machine lists its own daemons' starts: a pid is local */
+    ZT_CHECK(zk_ledger_daemon_started(a, "gpud", "0", 41, NULL) == 0);
+    ZT_CHECK(zk_ledger_daemon_started(a, "gpud", "0", 42, NULL) == 0);
+    ZT_CHECK(zk_ledger_daemon_started(b, "gpud", "0", 77, NULL) == 0);
+    struct zk_ledger_daemon dl[2];
+    memset(dl, 0, sizeof dl);
+    ZT_CHECK(zk_ledger_daemon_list(a, first_daemon, dl, NULL) == 0 &&
+             zk_ledger_daemon_list(b, first_daemon, dl + 1, NULL) == 0);
+    ZT_CHECK(dl[0].starts == 2 && dl[0].last_pid == 42, "a: %llu starts, pid %d",
+             (unsigned long long)dl[0].starts, (int)dl[0].last_pid);
+    ZT_CHECK(dl[1].starts == 1 && dl[1].last_pid == 77, "b: %llu starts, pid %d",
+             (unsigned long long)dl[1].starts, (int)dl[1].last_pid);
     zk_ledger_close(a);
     zk_ledger_close(b);
 }

@@ -438,7 +438,9 @@ struct zk_ledger_daemon {
 /* A daemon records each start (role, instance); one transaction. */
 int zk_ledger_daemon_started(zk_ledger *l, const char *role, const char *instance, int32_t pid,
                              struct zk_diag *diag);
-/* Every daemon instance ever started, by role and instance (fn as for key_list). */
+/* Every daemon instance ever started, by role and instance (fn as for
+ * key_list); on a shared ledger, those of this handle's machine
+ * (zk_ledger_set_machine), whose pids and restarts they are. */
 int zk_ledger_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
                           void *ctx, struct zk_diag *diag);
 

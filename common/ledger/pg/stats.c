@@ -2,7 +2,7 @@
  * stats.c -- what the metrics and `zkslot top` read from the ledger on
  * PostgreSQL (zk/ledger.h): partitions per state, totals, recent done
  * times, and the daemons' start counts (one row per machine, role and
- * instance).
+ * instance; a handle lists its own machine's).
  */
 #include <string.h>
 
@@ -52,12 +52,13 @@ int lpg_daemon_started(zk_ledger *l, const char *role, const char *instance, int
 int lpg_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
                     void *ctx, struct zk_diag *diag)
 {
-    /* per role and instance over every machine (struct zk_ledger_daemon has
-     * no machine): the starts summed, the latest start's pid */
-    PGresult *res = lpg_query(l, "SELECT role, instance, sum(starts),"
-                                 " (array_agg(last_pid ORDER BY last_start_ns DESC))[1],"
-                                 " max(last_start_ns) FROM daemons GROUP BY role, instance"
-                                 " ORDER BY role, instance", NULL, 0, diag);
+    /* this machine's: a pid means something only here (the callers match
+     * it against the local pool), and so does a restart count */
+    struct lpg_args a = { 0 };
+    lpg_arg_str(&a, l->pg->machine);
+    PGresult *res = lpg_query(l, "SELECT role, instance, starts, last_pid, last_start_ns"
+                                 " FROM daemons WHERE machine = $1 ORDER BY role, instance",
+                              &a, 0, diag);
     if (!res)
         return ZK_ELEDGER;
     int r = 0;
