@@ -5,7 +5,8 @@
  * synthd's claims matched) checked against the ledger's record and the
  * file's content hash, and its verification key for
  * self-verify; the points come from the key's resident store, built by
- * the first daemon that loads the key: docs/keystore.md), and the keys
+ * the first daemon that loads the key with the MSM tables of [keys]
+ * precompute and table_factor: docs/keystore.md), and the keys
  * loaded at start ([gpud] keys, default all
  * registered; a key registered later is loaded when its first partition
  * arrives).
@@ -66,6 +67,28 @@ static int key_from_store(const char *path, const char *hash, unsigned flags,
 }
 
 /*
+ * The tables of [keys] precompute (factor [keys] table_factor) built into
+ * k for the store about to be made from it: what the store is to hold.  A
+ * build that fails is logged and the store made without tables.
+ */
+static unsigned key_tables(const struct zk_ledger_key *lk, struct zk_groth16_key *k)
+{
+    unsigned tables = (unsigned)gpud.cfg.keys_precompute;
+    int r;
+    if (tables == ZK_KEYSTORE_TABLES_NONE)
+        return tables;
+    zkd_log(ZKD_INFO, "key %s: building its MSM tables (%s, factor %u) for its store", lk->name,
+            zk_keystore_tables_name(tables), gpud.cfg.keys_table_factor);
+    r = zk_groth16_key_precompute(k, (enum zk_groth16_precompute)tables,
+                                  gpud.cfg.keys_table_factor, gpud.nthreads);
+    if (r == 0)
+        return tables;
+    zkd_log(ZKD_WARN, "key %s: MSM tables (%s, factor %u): %s: its store has none", lk->name,
+            zk_keystore_tables_name(tables), gpud.cfg.keys_table_factor, zk_strerror(r));
+    return ZK_KEYSTORE_TABLES_NONE;
+}
+
+/*
  * The key with its points: over its resident store when there is one
  * (docs/keystore.md), else from its file; a daemon that finds no store
  * builds it and then uses it (a store refused, or one that cannot be
@@ -91,7 +114,7 @@ static int key_points(const struct zk_ledger_key *lk, struct zk_groth16_key **re
     snprintf(how, hn, "from its file");
     if (sr != -ENOENT)
         return 0;
-    r = zk_keystore_create(path, lk->hash, *ret, ZK_KEYSTORE_TABLES_NONE, &sd);
+    r = zk_keystore_create(path, lk->hash, *ret, key_tables(lk, *ret), &sd);
     if ((r && r != -EEXIST) || key_from_store(path, lk->hash, 0, &sk, &sd)) {
         zkd_log(ZKD_WARN, "key %s: no key store: %s", lk->name, sd.msg);
         return 0;

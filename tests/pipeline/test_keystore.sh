@@ -15,7 +15,10 @@
 #   5. `key load --precompute all` over a store without tables is refused
 #      (unload first); after unload it builds the store with every MSM's
 #      table, which a restarted gpud and `zkslot prove` use;
-#   6. `zkslot pool destroy` removes the stores beside the pool.
+#   6. a gpud with [keys] precompute = h, table_factor = 2 that finds no
+#      store builds it with H's table of factor 2 (`key status`: tables h;
+#      `key load` with another factor is refused naming factor 2), proves;
+#   7. `zkslot pool destroy` removes the stores beside the pool.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 . "$ZK_SOURCE_DIR/tests/pipeline/lib_keystore.sh"
@@ -88,7 +91,22 @@ job=$(pl_submit 2)
 pl_wait "$job" 120 && pl_check_job "$job" 2
 ks_prove "${PL_WTNS[1]}" "its store $store"
 
-pl_log "6. pool destroy removes the stores beside the pool"
+pl_log "6. gpud builds the store with the tables of [keys] precompute and table_factor"
+pl_stop "$PL_GPUD"
+"$ZKSLOT" key unload "$PL_KEYNAME" >/dev/null
+printf '[keys]\nprecompute = h\ntable_factor = 2\n' >"$ZKSLOT_CONFIG"
+pl_start_gpud
+pl_wait_log gpud "$PL_GPUD" "key $PL_KEYNAME: ready in .*store $store built" 60 || exit 1
+: >"$ZKSLOT_CONFIG"
+tables=$("$ZKSLOT" key status | awk -v k="$PL_KEYNAME" '$1 == k { print $5 }')
+[ "$tables" = h ] || pl_bad "key status after gpud built the store with [keys] precompute = h: tables '$tables'"
+rc=0; "$ZKSLOT" key load "$PL_KEYNAME" --precompute h --table-factor 3 2>"$PL_W/load.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "is resident with tables h (factor 2) in $store" "$PL_W/load.err" ||
+    pl_bad "key load --table-factor 3 over gpud's store: exit $rc, $(cat "$PL_W/load.err")"
+job=$(pl_submit 2)
+pl_wait "$job" 120 && pl_check_job "$job" 2
+
+pl_log "7. pool destroy removes the stores beside the pool"
 pl_stop "$PL_GPUD"
 pl_stop "$PL_SYNTHD"
 "$ZKSLOT" pool destroy | grep -q "removed 1 key store beside the pool" || pl_bad "pool destroy"
