@@ -260,7 +260,7 @@ static uint64_t mem_available(void)
  * more than MemAvailable.  0, or -ENOMEM with d set. */
 static int fits(const struct zk_zkey *z, unsigned tables, unsigned factor, struct zk_diag *d)
 {
-    char a[32], b[32], c[32], e[32];
+    char a[32], b[32], c[32], e[32], m[32];
     uint64_t points = 0, avail = mem_available();
     static const enum zk_zkey_section secs[] = { ZK_ZKEY_SEC_IC, ZK_ZKEY_SEC_A, ZK_ZKEY_SEC_B1,
                                                  ZK_ZKEY_SEC_B2, ZK_ZKEY_SEC_C, ZK_ZKEY_SEC_H };
@@ -277,7 +277,7 @@ static int fits(const struct zk_zkey *z, unsigned tables, unsigned factor, struc
                        "%s, MemAvailable is %s: %s missing", zk_size_human(points, a, sizeof a),
                        zk_size_human(tab, b, sizeof b), zk_size_human(need, c, sizeof c),
                        zk_size_human(avail, e, sizeof e),
-                       zk_size_human(need - avail, a, sizeof a));
+                       zk_size_human(need - avail, m, sizeof m));
 }
 
 /* Reads the key's points from its file, builds the tables `tables`
