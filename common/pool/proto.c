@@ -278,8 +278,9 @@ int zk_pool_publish(zk_pool *h, struct zk_slot *s, const struct zk_slot_desc *d)
      * consumer's acquire CAS that sees READY. */
     if (!zk_cas_release(&e->state, &w, word_make(ZK_SLOT_READY, s->partition_id)))
         return ZK_ESTATE;
+    sem_post(&h->hdr->sem_ready);   /* first: the CAS-to-post window is what a
+                                       take without a permit can race */
     count(h, ZK_PC_PUBLISHED);
-    sem_post(&h->hdr->sem_ready);
     s->word = word_make(ZK_SLOT_READY, s->partition_id);
     return 0;
 }

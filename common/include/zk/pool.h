@@ -349,7 +349,8 @@ int zk_pool_attach_info(const zk_pool *h, unsigned i, struct zk_pool_attach_info
 /*
  * Verifies the invariants: valid state words, no dead owner, checksums of
  * READY slots, semaphore values (exactly equal to the FREE/READY counts
- * when no other live process is attached, in range otherwise), no dead
+ * when no other live process is attached, in range otherwise, or above it
+ * by a surplus zk_pool_check_notes explains), no dead
  * attach entry.  Calls fn once per violation; returns how many (>= 0).
  */
 int zk_pool_check(const zk_pool *h, zk_pool_violation_fn fn, void *ctx);
@@ -359,7 +360,10 @@ int zk_pool_check(const zk_pool *h, zk_pool_violation_fn fn, void *ctx);
  * not a violation: a READY slot that fails its checksum after a consumer
  * held it since its publish (reaped from a dead consumer, or un-claimed),
  * as gpud's CPU backend leaves it, since it proves in place; its next claim
- * drops it and the partition is synthesized again.  Returns the violations.
+ * drops it and the partition is synthesized again; and, while other
+ * processes are attached, a semaphore above the slot count by at most
+ * ZK_POOL_MAX_ATTACH (a take without a permit that raced a publish or a
+ * release: the next takes absorb it).  Returns the violations.
  */
 int zk_pool_check_notes(const zk_pool *h, zk_pool_violation_fn fn, zk_pool_violation_fn note,
                         void *ctx);
