@@ -103,8 +103,8 @@ static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
     FIELD_FN(one)(&acc);
     for (size_t k = 0; k < nb; k++) {
         struct GROUP_FN(msm_ent) *e = &cx->batch[k];
-        if (k + 4 < nb)
-            __builtin_prefetch(&cx->bk[cx->batch[k + 4].b]);
+        if (k + 16 < nb)
+            __builtin_prefetch(&cx->bk[cx->batch[k + 16].b]);
         const GROUP_AFFINE_T *a = &cx->bk[e->b];
         FIELD_FN(sub)(&cx->den[k], &e->p->x, &a->x);
         if (FIELD_FN(is_zero)(&cx->den[k])) {        /* equal x: double or cancel */
@@ -124,6 +124,10 @@ static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
     for (size_t k = nb; k-- > 0;) {
         const struct GROUP_FN(msm_ent) *e = &cx->batch[k];
         GROUP_AFFINE_T *a = &cx->bk[e->b];
+        if (k >= 4) {
+            __builtin_prefetch(&cx->bk[cx->batch[k - 4].b], 1);
+            __builtin_prefetch(cx->batch[k - 4].p);
+        }
         if (e->neg & MSM_ENT_CANCEL) {         /* P + (-P) = O */
             cx->st[e->b] = MSM_EMPTY;
             continue;
