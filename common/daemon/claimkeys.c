@@ -50,6 +50,7 @@ struct collect {
     unsigned n;
     struct skipped now[ZKD_CLAIM_KEYS_MAX];
     unsigned nnow;
+    int hashing;                  /* a key waits for its file's hash */
 };
 
 /* Caller holds skip_lock.  The entry of key id in the last refresh, or NULL. */
@@ -110,8 +111,10 @@ static int collect_key(void *ctx, const struct zk_ledger_key *k)
         left_out(c, k, "not in [gpud] keys", "not in [gpud] keys");
     else if (zkd_key_local_find(c->cfg->keys_dir, k, &loc) == ZKD_KEY_LOCAL_FOUND)
         claimed(c, k, loc.path);
-    else
+    else {
+        c->hashing |= !strcmp(loc.reason, "hashing");
         left_out(c, k, loc.reason, loc.detail);
+    }
     return 0;
 }
 
@@ -120,7 +123,8 @@ void zkd_claim_keys(zk_ledger *l, const struct zk_config *cfg, struct zkd_claim_
     if (!strcmp(zk_ledger_backend(l), "sqlite"))
         return;   /* one machine: every key, as before */
     double now = zkd_now();
-    if (st->refreshed_s && now - st->refreshed_s < 2.0)
+    /* every 2 s; while a file is being hashed, soon after its hash is done */
+    if (st->refreshed_s && now - st->refreshed_s < (st->hashing ? 0.25 : 2.0))
         return;
     st->refreshed_s = now;
     struct collect *c = calloc(1, sizeof *c);
@@ -130,6 +134,7 @@ void zkd_claim_keys(zk_ledger *l, const struct zk_config *cfg, struct zkd_claim_
     /* a key list that cannot be read keeps the last choice */
     if (zk_ledger_key_list(l, collect_key, c, NULL) == 0) {
         zk_ledger_set_claim_keys(l, c->ids, c->n);
+        st->hashing = c->hashing;
         pthread_mutex_lock(&skip_lock);
         memcpy(skip, c->now, c->nnow * sizeof *skip);
         nskip = c->nnow;

@@ -126,11 +126,12 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
 
 /*
  * A shared ledger (PostgreSQL): the keys this machine claims partitions
- * of, set on handle l (zk_ledger_set_claim_keys) at most every 2 s: those
- * [gpud] keys names (every key when empty) with a file here whose content
- * is the registered key's (daemon/keylocal.h: the registered path, else
- * [keys] dir; a file is hashed once per identity, in the background, so a
- * new or changed file is claimed a refresh or two after its hash is done).
+ * of, set on handle l (zk_ledger_set_claim_keys) every 2 s (0.25 s while
+ * a key's file is being hashed): those [gpud] keys names (every key when
+ * empty) with a file here whose content is the registered key's
+ * (daemon/keylocal.h: the registered path, else [keys] dir; a file is
+ * hashed once per identity, in the background, so a changed file is
+ * noticed within 2 s and its key claimed, or not, soon after its hash).
  * A key left out, or back, is logged once per reason, process-wide; st is
  * the caller's (one per ledger handle).  Nothing on SQLite (one machine:
  * every key).
@@ -138,6 +139,8 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
 #define ZKD_CLAIM_KEYS_MAX 256
 struct zkd_claim_keys {
     double refreshed_s;              /* 0 = never */
+    int hashing;                     /* the last refresh waited for a hash: the next
+                                        one comes after 0.25 s, not 2 s */
 };
 void zkd_claim_keys(zk_ledger *l, const struct zk_config *cfg, struct zkd_claim_keys *st);
 /* The keys the last refresh left out, for STATUS, into buf (n bytes, at

@@ -90,7 +90,7 @@ NOTIFY_SOCKET=$SOCK ZKSLOT_POOL=$POOL_B ZKSLOT_STATE_DIR=$PL_W/b pl_start_synthd
 SB=$PL_SYNTHD
 pl_wait_log synthd "$SB" "key mine: its partitions are not claimed on this machine: $REG is another file of the same size" 20
 b_status_has "not claiming keys: mine \(hash differs\)" 10
-sleep 3
+sleep 2   # a claims refresh (2 s) and many claim polls later: still nothing claimed
 state=$(pg_psql zk "SELECT state FROM jobs WHERE id = $job")
 [ "$state" = queued ] || pl_bad "job $job is $state while only machine b (another file) runs"
 n=$(pg_psql zk "SELECT count(*) FROM partitions WHERE job_id = $job AND (attempts > 0 OR state <> 'queued')")
