@@ -55,8 +55,9 @@ static int parse_owner(const char *s, struct zk_proc_id *id)
     s += 8 + tl;
     if (sscanf(s, "%d:%" SCNu64 "%n", &pid, &start, &n) != 2 || s[n] || pid <= 0)
         return 0;
-    id->pid = pid;
-    id->start = start;
+    /* every field: a stray boot or PID namespace would judge a live synthd
+     * dead ("a previous boot's process") and its generators be killed */
+    *id = (struct zk_proc_id){ .pid = pid, .start = start };
     return 1;
 }
 

@@ -108,6 +108,10 @@ done
 if pgrep -f 'zk(slo[w]|seg[v]|floo[d]|shor[t]|curv[e])-gen' >/dev/null || [ -n "$left" ]; then
     pl_bad "a generator process is left: $(pgrep -af 'zk(slo[w]|seg[v]|floo[d])-gen' | head -3) $left"
 fi
+# no synthd died here: its sweep must never have judged its own generators
+# a dead synthd's (an uninitialized boot id once made it kill them)
+! grep "left by the generators of a dead synthd" "$PL_W/synthd.log" ||
+    pl_bad "synthd's sweep killed processes of a live synthd's generators"
 pl_stop "$PL_GPUD"; [ "$PL_RC" = 0 ] || pl_bad "gpud exit $PL_RC after SIGTERM"
 pl_stop "$PL_SYNTHD"; [ "$PL_RC" = 0 ] || pl_bad "synthd exit $PL_RC after SIGTERM"
 pl_pool_clean
