@@ -258,6 +258,31 @@ static void check_tables(const struct zt_example *ex, const char *pool)
     free(abc);
 }
 
+/*
+ * zk_keystore_find: the key file (hashed through its mapping) finds its
+ * store, whose recorded hash is zk_hash128_files's; a copy of the file
+ * with one byte changed finds none (-ENOENT), and so does an empty file.
+ */
+static void check_find(const char *pool, const char *zpath, const char *hash)
+{
+    char other[256];
+    struct zk_diag d = { "" };
+    zk_keystore *s = NULL;
+    int r = zk_keystore_find(pool, zpath, 0, &s, &d);
+    ZT_CHECK(r == 0 && !strcmp(zk_keystore_info(s)->key_hash, hash), "find: %s", d.msg);
+    zk_keystore_close(s);
+    s = NULL;
+    snprintf(other, sizeof other, "%s/other.zkey", dir);
+    copy_patched(zpath, other, 100, "\xa5", 1, 0);
+    r = zk_keystore_find(pool, other, 0, &s, &d);
+    ZT_CHECK(r == -ENOENT && !s, "find of a changed copy: %d %s", r, d.msg);
+    copy_patched(zpath, other, 0, NULL, 0, 0);
+    ZT_CHECK(truncate(other, 0) == 0);
+    r = zk_keystore_find(pool, other, 0, &s, &d);
+    ZT_CHECK(r == -ENOENT && !s, "find of an empty file: %d %s", r, d.msg);
+    unlink(other);
+}
+
 static void test_curve(const char *curve_dir)
 {
     struct zt_example ex;
@@ -290,6 +315,7 @@ static void test_curve(const char *curve_dir)
     check_points(sk, ex.k);
     zk_groth16_key_free(sk);
     check_proof(curve_dir, &ex, path);
+    check_find(pool, zpath, hash);
     check_refusals(path, hash);
     check_stale(pool, ex.k);
     check_disk(ex.k, hash);
