@@ -436,8 +436,9 @@ static int done_fast(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
     int r = lpg_cmd(l, "UPDATE jobs SET state = CASE WHEN u.n = 0 THEN 'done' ELSE 'running'"
                        " END, started_ns = CASE WHEN started_ns = 0 THEN $2 ELSE started_ns END,"
                        " finished_ns = CASE WHEN u.n = 0 THEN $2 ELSE finished_ns END FROM"
-                       " (SELECT count(*) AS n FROM partitions WHERE job_id = $1 AND"
-                       " state <> 'done') u WHERE id = $1 AND (state = 'queued' OR"
+                       " (SELECT count(*) AS n FROM (SELECT 1 FROM partitions WHERE job_id = $1"
+                       " AND state IN ('queued', 'synthesizing', 'ready', 'proving', 'failed',"
+                       " 'canceled') LIMIT 1) x) u WHERE id = $1 AND (state = 'queued' OR"
                        " (state = 'running' AND u.n = 0))", &b, diag);
     return r < 0 ? r : 0;
 }
