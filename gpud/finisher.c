@@ -23,12 +23,17 @@ struct done_op {
     const struct zk_ledger_timings *t;
     const struct zk_ledger_result *res;
     int dup;
+    unsigned calls;
 };
 
+/* A repeat follows a failure that may have committed unseen (a lost
+ * connection): ZK_LEDGER_DONE_RETRY, so our own done is not counted twice. */
 static int done_op(void *ctx, struct zk_diag *diag)
 {
-    const struct done_op *o = ctx;
-    return zk_ledger_part_done(o->l, o->id, &gpud.me, o->t, o->res, o->dup, diag);
+    struct done_op *o = ctx;
+    unsigned flags = (o->dup ? ZK_LEDGER_DONE_DUPLICATE : 0) |
+                     (o->calls++ ? ZK_LEDGER_DONE_RETRY : 0);
+    return zk_ledger_part_done(o->l, o->id, &gpud.me, o->t, o->res, flags, diag);
 }
 
 void *finisher_main(void *arg)
@@ -130,12 +135,13 @@ void *finisher_main(void *arg)
         /* retried while the ledger is unwritable (the proof is written;
          * with --release after-proof the slot stays held meanwhile): a
          * failed attempt was rolled back, so `done` is recorded once */
-        struct done_op dop = { l, it->p.id, &t, &res, dup };
+        struct done_op dop = { l, it->p.id, &t, &res, dup, 0 };
         r = zkd_ledger_retry(done_op, &dop, "marking a partition done", &gpud.abort_flag, &d);
         if (r == -EFBIG) {   /* done all the same: the files are written here */
             zkd_log(ZKD_WARN, "partition %lld: result not kept in the ledger: %s",
                     (long long)it->p.id, d.msg);
             dop.res = NULL;
+            dop.calls = 0;   /* refused whole: nothing committed */
             r = zkd_ledger_retry(done_op, &dop, "marking a partition done", &gpud.abort_flag,
                                  &d);
         }

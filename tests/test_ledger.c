@@ -1131,6 +1131,44 @@ static int pg_exec(const char *name, const char *q)
     return ok ? 0 : -1;
 }
 
+/*
+ * A done whose second statement (the job's state) never ran, as when gpud
+ * is killed or its connection cut between the two (pg/parts.c done_fast):
+ * the job is finished by the next reconcile pass of any machine, or by the
+ * retried done, which counts no second proof with ZK_LEDGER_DONE_RETRY.
+ * Made by running the first statement's effect by hand.
+ */
+static void test_done_unseen(zk_ledger *l, int64_t key)
+{
+    struct zk_proc_id me;
+    struct zk_ledger_part p;
+    char q[256];
+    uint32_t changed = 0;
+    ZT_REQUIRE(zk_proc_self(&me) == 0, );
+    for (int k = 0; k < 3; k++) {
+        int64_t jid = submit(l, key, 1);
+        struct ids ids = parts_of(l, jid);
+        ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.id == ids.v[0]);
+        ZT_CHECK(zk_ledger_part_proving(l, p.id, &me, 0, NULL, NULL) == 0);
+        snprintf(q, sizeof q, "UPDATE partitions SET state = 'done', proofs = 1, owner_pid = 0,"
+                              " slot = -1 WHERE id = %lld", (long long)p.id);
+        ZT_CHECK(pg_exec(ZK_LEDGER_FILE, q) == 0);
+        ZT_CHECK(job(l, jid).state == ZK_JOB_RUNNING, "the job is left running");
+        if (k == 0) {
+            ZT_CHECK(zk_ledger_reconcile(l, NULL, NULL, 1, 10, &changed, NULL) == 0);
+            ZT_CHECK(changed >= 1, "reconcile changed %u", changed);
+        } else {
+            unsigned fl = k == 1 ? ZK_LEDGER_DONE_RETRY : 0;
+            ZT_CHECK(zk_ledger_part_done(l, p.id, &me, NULL, NULL, fl, NULL) == 0);
+            ZT_CHECK(part(l, p.id).proofs == (k == 1 ? 1u : 2u), "%s: %u proofs",
+                     k == 1 ? "retry" : "a second proof", part(l, p.id).proofs);
+        }
+        struct zk_ledger_job j = job(l, jid);
+        ZT_CHECK(j.state == ZK_JOB_DONE && j.finished_ns > 0, "case %d: job %s", k,
+                 zk_job_state_name(j.state));
+    }
+}
+
 /* The ledger's URL forms, its schema version and what is refused. */
 static void test_pg_open(void)
 {
@@ -1161,8 +1199,8 @@ static void test_pg_open(void)
     l = NULL;
     /* a version 2 ledger (before results) is migrated */
     ZT_CHECK(pg_exec("old.db", "ALTER TABLE partitions DROP COLUMN proof_json,"
-                               " DROP COLUMN public_json; UPDATE zkslot_schema SET version = 2")
-             == 0);
+                               " DROP COLUMN public_json; DROP INDEX jobs_state;"
+                               " UPDATE zkslot_schema SET version = 2") == 0);
     ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 3: %s", d.msg);
     zk_ledger_close(l);
     l = NULL;
@@ -1232,6 +1270,10 @@ int main(int argc, char **argv)
         test_counts_lists(l);
         test_leases(l, k.id);
         test_claim_keys(l, k.id);
+#if ZK_HAVE_LIBPQ
+        if (pg_base)
+            test_done_unseen(l, k.id);
+#endif
         if (!pg_base)
             test_stmt_cache(l, k.id);
         int n = 0;

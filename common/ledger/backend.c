@@ -258,13 +258,13 @@ int zk_ledger_part_proving_slot(zk_ledger *l, int64_t id, int64_t key_id,
 
 int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                         const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
-                        int duplicate, struct zk_diag *diag)
+                        unsigned flags, struct zk_diag *diag)
 {
     if (res && (res->proof_len > ZK_LEDGER_RESULT_MAX || res->pub_len > ZK_LEDGER_RESULT_MAX))
         return zk_diag_set(diag, l->path, -EFBIG, "partition %lld: result of %zu + %zu bytes, "
                            "more than the ledger keeps (%u MiB each)", (long long)id,
                            res->proof_len, res->pub_len, ZK_LEDGER_RESULT_MAX >> 20);
-    return l->ops->part_done(l, id, me, t, res, duplicate, diag);
+    return l->ops->part_done(l, id, me, t, res, flags, diag);
 }
 
 int zk_ledger_part_result(zk_ledger *l, int64_t id, struct zk_ledger_result *ret,

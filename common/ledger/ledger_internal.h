@@ -110,7 +110,7 @@ struct ledger_ops {
                         int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
     int (*part_done)(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                      const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
-                     int duplicate, struct zk_diag *diag);
+                     unsigned flags, struct zk_diag *diag);
     int (*part_error)(zk_ledger *l, int64_t id, const struct zk_proc_id *me, const char *error,
                       uint32_t max_errors, uint32_t max_attempts, int *ret_failed,
                       struct zk_diag *diag);
@@ -183,7 +183,7 @@ int lsq_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_p
                      int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
 int lsq_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                   const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
-                  int duplicate, struct zk_diag *diag);
+                  unsigned flags, struct zk_diag *diag);
 int lsq_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me, const char *error,
                    uint32_t max_errors, uint32_t max_attempts, int *ret_failed,
                    struct zk_diag *diag);

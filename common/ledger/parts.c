@@ -319,7 +319,7 @@ out:
 
 int lsq_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                   const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
-                  int duplicate, struct zk_diag *diag)
+                  unsigned flags, struct zk_diag *diag)
 {
     /* done: an earlier attempt's error (a dead synthd, a requeue note) is
      * no longer the partition's; `errors` keeps the count */
@@ -340,7 +340,9 @@ int lsq_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
     if (r)
         return r;
     sqlite3_stmt *s;
-    int add = 1 + (duplicate ? 1 : 0);
+    /* ZK_LEDGER_DONE_RETRY is not needed here: a failed SQLite commit is
+     * rolled back, never committed unseen */
+    int add = 1 + ((flags & ZK_LEDGER_DONE_DUPLICATE) ? 1 : 0);
     if (p.state == ZK_PART_FAILED || p.state == ZK_PART_CANCELED) {
         r = bad_state(l, &p, diag);
         goto out;

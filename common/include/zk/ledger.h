@@ -360,17 +360,22 @@ int zk_ledger_part_proving_slot(zk_ledger *l, int64_t id, int64_t key_id,
                                 struct zk_ledger_part *ret, struct zk_diag *diag);
 
 /*
- * gpud: proving(me) -> done, proofs + 1 (+ 1 more if `duplicate`, i.e. a
- * proof file was already there), timings recorded, the result `res` kept
- * (NULL = none), job done when it was the last one; all one transaction.
- * Also accepted when the partition is already done (a second proof:
- * proofs + 1, the first result kept) or was re-queued meanwhile (-> done).
- * ZK_ESTATE only for canceled/failed partitions; -EFBIG (nothing changed)
- * for a result text above ZK_LEDGER_RESULT_MAX.
+ * gpud: proving(me) -> done, proofs + 1 (+ 1 more with
+ * ZK_LEDGER_DONE_DUPLICATE, i.e. a proof file was already there), timings
+ * recorded, the result `res` kept (NULL = none), job done when it was the
+ * last one.  Also accepted when the partition is already done (a second
+ * proof: proofs + 1, the first result kept; its job's state derived again)
+ * or was re-queued meanwhile (-> done).  ZK_LEDGER_DONE_RETRY: this call
+ * repeats one that failed on a lost connection, which may have committed
+ * (PostgreSQL): an already done partition then counts no proof.  ZK_ESTATE
+ * only for canceled/failed partitions; -EFBIG (nothing changed) for a
+ * result text above ZK_LEDGER_RESULT_MAX.
  */
+#define ZK_LEDGER_DONE_DUPLICATE 1u
+#define ZK_LEDGER_DONE_RETRY 2u
 int zk_ledger_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                         const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
-                        int duplicate, struct zk_diag *diag);
+                        unsigned flags, struct zk_diag *diag);
 
 /* The result kept with partition id's `done` into *ret (free it with
  * zk_ledger_result_free); -ENOENT if the partition is unknown or has none

@@ -353,7 +353,7 @@ static void arg_result(struct lpg_args *a, const struct zk_ledger_result *res)
 }
 
 static int part_done(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t,
-                     const struct zk_ledger_result *res, int duplicate, struct zk_diag *diag)
+                     const struct zk_ledger_result *res, unsigned flags, struct zk_diag *diag)
 {
     struct zk_ledger_part p;
     char machine[64];
@@ -361,15 +361,22 @@ static int part_done(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
     if (r)
         return r;
     struct lpg_args a = { 0 };
-    lpg_arg_i64(&a, 1 + (duplicate ? 1 : 0));
+    lpg_arg_i64(&a, 1 + ((flags & ZK_LEDGER_DONE_DUPLICATE) ? 1 : 0));
     lpg_arg_i64(&a, id);
     if (p.state == ZK_PART_FAILED || p.state == ZK_PART_CANCELED) {
         r = bad_state(l, &p, machine, diag);
         goto out;
     }
     if (p.state == ZK_PART_DONE) {
-        /* a second proof (a machine that lost its lease finished late) */
-        r = lpg_cmd(l, "UPDATE partitions SET proofs = proofs + $1 WHERE id = $2", &a, diag);
+        /* a second proof (a machine that lost its lease finished late), or,
+         * on a retry, most likely our own first done, committed unseen */
+        if (!(flags & ZK_LEDGER_DONE_RETRY) &&
+            (r = lpg_cmd(l, "UPDATE partitions SET proofs = proofs + $1 WHERE id = $2", &a,
+                         diag)) < 0)
+            goto out;
+        /* and the job: a done whose second statement never ran (done_fast)
+         * left it running */
+        r = lpg_derive_job(l, p.job_id, ZK_PART_DONE, diag);
         goto out;
     }
     lpg_arg_f64(&a, t ? t->wait_s : -1);
@@ -397,15 +404,17 @@ out:
  * partition -> done, then its job done when no partition is left undone
  * (or running when it was still queued).  The second runs after the first
  * committed, so of two machines finishing a job's last partitions at once
- * the later one sees both done.  0 done, 1 the partition was not live
- * (done, failed, canceled, unknown: part_done decides), < 0 error.
+ * the later one sees both done.  When the second never runs (the process
+ * dies, the connection is lost between them), the retry's part_done or any
+ * machine's reconcile pass finishes the job.  0 done, 1 the partition was
+ * not live (done, failed, canceled, unknown: part_done decides), < 0 error.
  */
 static int done_fast(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t,
-                     const struct zk_ledger_result *res, int duplicate, struct zk_diag *diag)
+                     const struct zk_ledger_result *res, unsigned flags, struct zk_diag *diag)
 {
     struct lpg_args a = { 0 };
     int64_t now = ledger_now_ns();
-    lpg_arg_i64(&a, 1 + (duplicate ? 1 : 0));
+    lpg_arg_i64(&a, 1 + ((flags & ZK_LEDGER_DONE_DUPLICATE) ? 1 : 0));
     lpg_arg_i64(&a, id);
     lpg_arg_f64(&a, t ? t->wait_s : -1);
     lpg_arg_f64(&a, t ? t->start_s : -1);
@@ -445,13 +454,13 @@ static int done_fast(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
 
 int lpg_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                   const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
-                  int duplicate, struct zk_diag *diag)
+                  unsigned flags, struct zk_diag *diag)
 {
     int r;
     (void)me;   /* any live state is accepted: the proof exists */
-    if ((r = done_fast(l, id, t, res, duplicate, diag)) <= 0)
+    if ((r = done_fast(l, id, t, res, flags, diag)) <= 0)
         return r;
-    LPG_RETRY(l, r, part_done(l, id, t, res, duplicate, diag));
+    LPG_RETRY(l, r, part_done(l, id, t, res, flags, diag));
     return r;
 }
 

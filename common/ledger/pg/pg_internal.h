@@ -134,7 +134,7 @@ int lpg_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_p
                      int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
 int lpg_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                   const struct zk_ledger_timings *t, const struct zk_ledger_result *res,
-                  int duplicate, struct zk_diag *diag);
+                  unsigned flags, struct zk_diag *diag);
 int lpg_part_error(zk_ledger *l, int64_t id, const struct zk_proc_id *me, const char *error,
                    uint32_t max_errors, uint32_t max_attempts, int *ret_failed,
                    struct zk_diag *diag);

@@ -5,7 +5,8 @@
  * back to ready (its slot still holds the synthesis), queued, or failed
  * after too many attempts; a ready partition whose slot was lost is
  * re-queued.  The candidates come from one statement; each move is its
- * own conditional update (state, owner and ready_ns unchanged).
+ * own conditional update (state, owner and ready_ns unchanged).  Then any
+ * machine's pass finishes a job left running with every partition done.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -106,6 +107,22 @@ int lpg_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id), v
         }
     }
     PQclear(c);
+    /* a job whose partitions are all done but whose own state a done did
+     * not move (its second statement never ran: pg/parts.c done_fast) */
+    if (!r) {
+        struct lpg_args b = { 0 };
+        lpg_arg_i64(&b, ledger_now_ns());
+        int f = lpg_cmd(l, "UPDATE jobs j SET state = 'done', finished_ns = $1, started_ns ="
+                           " CASE WHEN started_ns = 0 THEN $1 ELSE started_ns END"
+                           " WHERE j.state IN ('queued', 'running') AND NOT EXISTS (SELECT 1"
+                           " FROM partitions p WHERE p.job_id = j.id AND p.state IN ('queued',"
+                           " 'synthesizing', 'ready', 'proving', 'failed', 'canceled'))", &b,
+                        diag);
+        if (f < 0)
+            r = f;
+        else
+            changed += (uint32_t)f;
+    }
     if (!r && ret_changed)
         *ret_changed = changed;
     return r;

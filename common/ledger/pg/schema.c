@@ -93,8 +93,10 @@ static const char *const migrations[] = {
     "  lease_until TIMESTAMPTZ NOT NULL,"
     "  expired BOOLEAN NOT NULL DEFAULT false);"
     "CREATE INDEX partitions_machine ON partitions(machine, state);",
-    /* 2 -> 3: a done partition's result (zk_ledger_part_result) */
-    "ALTER TABLE partitions ADD COLUMN proof_json BYTEA, ADD COLUMN public_json BYTEA;",
+    /* 2 -> 3: a done partition's result (zk_ledger_part_result); the
+     * unfinished jobs found fast (reconcile.c) */
+    "ALTER TABLE partitions ADD COLUMN proof_json BYTEA, ADD COLUMN public_json BYTEA;"
+    "CREATE INDEX jobs_state ON jobs(state);",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
