@@ -797,7 +797,8 @@ static int GROUP_FN(msm_ones)(GROUP_T *ret, const GROUP_AFFINE_T *points, const 
         return -ENOMEM;
     const GROUP_AFFINE_T *base = t ? GROUP_FN(msm_table_points)(t) : points;
     GROUP_AFFINE_T *gp = scratch;
-    limb_t *gk = (limb_t *)(void *)((uint8_t *)scratch + pbytes);
+    /* no other scalar: no scratch either (NULL + 0 is undefined) */
+    limb_t *gk = m ? (limb_t *)(void *)((uint8_t *)scratch + pbytes) : NULL;
     for (size_t i = 0, j = 0; i < n && j < m; i++) {
         if (msm_is_other(scalars + 4 * i)) {
             gp[j] = base[i];
