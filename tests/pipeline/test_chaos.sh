@@ -106,7 +106,7 @@ pl_pool_clean || true
 left=$(for e in /proc/[0-9]*/environ; do
     p=${e#/proc/}; p=${p%/environ}
     [ "$p" != $$ ] || continue
-    tr '\0' '\n' <"$e" 2>/dev/null | grep -qx "ZKSLOT_POOL=$ZKSLOT_POOL" || continue
+    tr '\0' '\n' <"$e" 2>/dev/null | grep -x "ZKSLOT_POOL=$ZKSLOT_POOL" >/dev/null || continue
     x=$(readlink "/proc/$p/exe" 2>/dev/null) || continue
     case $x in "$ZKSLOT_SYNTHD" | "$ZKSLOT_GPUD") echo "$p" ;; esac
 done)

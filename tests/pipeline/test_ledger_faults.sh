@@ -64,8 +64,9 @@ refused() {
     sleep 2
     alive
 }
-logged() {   # logged REGEX: a daemon logged it
-    cat "$PL_W/synthd.log" "$PL_W/gpud.log" | grep -qE "$1"
+logged() {   # logged REGEX: a daemon logged it (no pipe: with pipefail, cat
+             # killed by SIGPIPE when grep -q stops at a match made it fail)
+    grep -qE "$1" "$PL_W/synthd.log" "$PL_W/gpud.log"
 }
 
 # ---- 1. disk full ----------------------------------------------------------------
