@@ -8,6 +8,7 @@
 
 #include "daemon/zkd.h"
 #include "zk/error.h"
+#include "zk/groth16.h"
 
 static const struct zkd_flag common_flags[] = {
     { "--pool", "pool", "path", "PATH", "the slot pool" },
@@ -142,8 +143,7 @@ void zkd_print_config(const struct zk_config *c, FILE *out)
             c->gpud_backend, c->gpud_device, c->gpud_threads,
             c->gpud_release == ZK_RELEASE_AFTER_PROOF ? "after-proof" : "after-start",
             c->gpud_self_verify ? "yes" : "no", c->gpud_keys);
-    static const char *const pre[] = { "none", "h", "all" };   /* enum zk_groth16_precompute */
     fprintf(out, "[keys]\nprecompute = %s\ntable_factor = %u\ndir = %s\n",
-            (unsigned)c->keys_precompute < 3 ? pre[c->keys_precompute] : "?",
+            zk_groth16_precompute_name((enum zk_groth16_precompute)c->keys_precompute),
             c->keys_table_factor, c->keys_dir);
 }

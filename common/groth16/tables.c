@@ -54,9 +54,16 @@ size_t zk_groth16_table_size(const struct zk_zkey_header *h, enum zk_groth16_msm
                               : ops->msm_g1_table_size(n, factor);
 }
 
+static const char *const precompute_names[] = { "none", "h", "all" };
+
+const char *zk_groth16_precompute_name(enum zk_groth16_precompute which)
+{
+    return (unsigned)which < 3 ? precompute_names[which] : "?";
+}
+
 int zk_groth16_precompute_parse(const char *s, enum zk_groth16_precompute *ret)
 {
-    static const char *const names[] = { "none", "h", "all" };
+    const char *const *names = precompute_names;
     for (unsigned i = 0; s && ret && i < 3; i++) {
         if (!strcmp(s, names[i])) {
             *ret = (enum zk_groth16_precompute)i;

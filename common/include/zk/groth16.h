@@ -184,6 +184,8 @@ size_t zk_groth16_tables_size(const struct zk_zkey_header *h,
 
 /* "none", "h" or "all" into *ret: 0, or ZK_EBADPARAMS (*ret unchanged). */
 int zk_groth16_precompute_parse(const char *s, enum zk_groth16_precompute *ret);
+/* The name zk_groth16_precompute_parse reads ("?" for no such value). */
+const char *zk_groth16_precompute_name(enum zk_groth16_precompute which);
 
 /*
  * Builds, in this process, the tables `which` selects with `factor`

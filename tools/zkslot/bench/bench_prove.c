@@ -175,7 +175,7 @@ int cmd_bench_prove(int argc, char **argv)
                repeats, load_s);
         if (pre != ZK_G16_PRECOMPUTE_NONE)
             printf("  MSM tables (%s, factor %u) built in %.3f s, untimed below\n",
-                   pre == ZK_G16_PRECOMPUTE_H ? "h" : "all", factor, tables_s);
+                   zk_groth16_precompute_name(pre), factor, tables_s);
         for (int s = 0; s < NSTAGE; s++)
             printf("  %-9s %10.3f ms%s\n", names[s], med[s] * 1e3,
                    s != 9 ? "" : cuda ? "  (assemble; B2 was on the GPU)" : "  (msm_b2 + assemble)");
