@@ -13,12 +13,11 @@
 #include <unistd.h>
 
 #include "daemon/zkd.h"
+#include "zk/util.h"
 
 double zkd_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return zk_now_s();
 }
 
 uint64_t zkd_realtime_ns(void)

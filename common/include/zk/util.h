@@ -28,6 +28,9 @@ void zk_memzero(void *p, size_t n);
 void *zk_big_alloc(size_t n);
 void zk_big_free(void *p);
 
+/* CLOCK_MONOTONIC in seconds (durations, not dates). */
+double zk_now_s(void);
+
 /*
  * Writes `len` bytes to `name` (no slash) in the directory dirfd
  * atomically: a temporary file there (created with `mode` less the umask),

@@ -11,7 +11,9 @@
  *
  * The key's points come from its resident store beside the pool when
  * there is one (`zkslot key load`, found by the file's content hash:
- * docs/keystore.md); --verbose says where they came from.
+ * docs/keystore.md).  --verbose says where they came from, then the
+ * seconds of each phase of the whole command (key, witness, proof,
+ * output): what a benchmark against another prover compares.
  *
  * --precompute none|h|all [--table-factor F]: builds the key's MSM tables
  * (zk_groth16_key_precompute) before proving, unless the key already has
@@ -30,6 +32,7 @@
 #include "cmd.h"
 #include "g16_cli.h"
 #include "zk/error.h"
+#include "zk/util.h"
 #include "zk/witgen.h"
 
 /* The witness of input `in` made by generator `gen` into a fresh temporary
@@ -80,6 +83,7 @@ int cmd_prove(int argc, char **argv)
     zk_scalar *w = NULL;
     char *pj = NULL, *uj = NULL;
     int rc, ret = 2;
+    double t0 = zk_now_s(), t_key, t_wit, t_prove;
 
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -138,6 +142,7 @@ int cmd_prove(int argc, char **argv)
     }
     if (g16_cli_load_key_resident("prove", pos[0], nthreads, &k, from, sizeof from))
         goto out;
+    t_key = zk_now_s();
     if (verbose)
         fprintf(stderr, "zkslot prove: %s: the key's points from %s\n", pos[0], from);
     if (pre != ZK_G16_PRECOMPUTE_NONE && !zk_groth16_key_table(k, ZK_G16_MSM_H) &&
@@ -149,10 +154,12 @@ int cmd_prove(int argc, char **argv)
         goto out;
     if (g16_cli_load_witness("prove", pos[1], k, &w))
         goto out;
+    t_wit = zk_now_s();
     if ((rc = zk_groth16_prove(k, w, nthreads, &proof))) {
         fprintf(stderr, "zkslot prove: %s: proving failed: %s\n", pos[0], zk_strerror(rc));
         goto out;
     }
+    t_prove = zk_now_s();
     pj = zk_groth16_proof_to_json(&proof);
     uj = zk_groth16_public_to_json(w + 1, zk_groth16_key_header(k)->n_public);
     if (!pj || !uj) {
@@ -161,6 +168,10 @@ int cmd_prove(int argc, char **argv)
     }
     if (g16_cli_write_text("prove", pos[2], pj) || g16_cli_write_text("prove", pos[3], uj))
         goto out;
+    if (verbose)
+        fprintf(stderr, "zkslot prove: seconds: key %.3f, witness %.3f, proof %.3f, "
+                        "output %.3f\n", t_key - t0, t_wit - t_key, t_prove - t_wit,
+                zk_now_s() - t_prove);
     ret = 0;
 out:
     if (tmpdir[0]) {

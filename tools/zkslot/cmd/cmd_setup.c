@@ -6,19 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd.h"
 #include "zk/binfile.h"
 #include "zk/error.h"
 #include "zk/setup.h"
-
-static double setup_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "zk/util.h"
 
 struct setup_progress {
     double t0;
@@ -27,7 +20,7 @@ struct setup_progress {
 static void setup_progress(void *ctx, const char *stage)
 {
     struct setup_progress *p = ctx;
-    fprintf(stderr, "setup: [%6.2f s] %s\n", setup_now() - p->t0, stage);
+    fprintf(stderr, "setup: [%6.2f s] %s\n", zk_now_s() - p->t0, stage);
 }
 
 /* "bn254", "bn128", "bls12-381", "bls12381" -> curve; -1 if unknown. */
@@ -79,7 +72,7 @@ int cmd_setup(int argc, char **argv)
     }
     fprintf(stderr, "setup: WARNING: INSECURE key -- its toxic waste was drawn on this machine; "
                     "use it only for tests and benchmarks\n");
-    struct setup_progress prog = { setup_now() };
+    struct setup_progress prog = { zk_now_s() };
     struct zk_setup_opts opts = { .nthreads = threads, .progress = setup_progress,
                                   .progress_ctx = &prog };
     struct zk_diag diag = { "" };
@@ -88,6 +81,6 @@ int cmd_setup(int argc, char **argv)
         fprintf(stderr, "zkslot setup: %s\n", diag.msg[0] ? diag.msg : zk_strerror(r));
         return 2;
     }
-    fprintf(stderr, "setup: [%6.2f s] wrote %s\n", setup_now() - prog.t0, argv[optind + 1]);
+    fprintf(stderr, "setup: [%6.2f s] wrote %s\n", zk_now_s() - prog.t0, argv[optind + 1]);
     return 0;
 }
