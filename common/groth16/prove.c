@@ -115,27 +115,74 @@ const struct zk_zkey_header *zk_groth16_key_header(const struct zk_groth16_key *
     return &k->hdr;
 }
 
-/* Read section 4 and regroup it by (matrix, row) with a counting sort. */
-static int load_coefs(struct zk_groth16_key *k, const struct zk_zkey *z, struct zk_diag *diag)
+/*
+ * Section 4 is read COEF_WINDOW coefficients at a time, each window decoded
+ * by the threads in tasks of COEF_TASK (zk_zkey_read_coefs checks every
+ * entry), then regrouped by (matrix, row) with a counting sort: pass 1
+ * counts the entries of each row, pass 2 places them.  A key of at most
+ * one window is decoded once and placed from memory; a larger one is read
+ * again in pass 2 (its transient memory stays one window: 96 MiB).
+ */
+#define COEF_WINDOW ((uint64_t)1 << 21)
+#define COEF_TASK ((uint64_t)1 << 16)
+
+struct coef_job {
+    const struct zk_zkey *z;
+    struct zk_zkey_coef *dst;         /* the window's entries */
+    uint64_t first, count;            /* the window in section 4 */
+    atomic_int rc;                    /* first error; its thread fills diag */
+    struct zk_diag *diag;
+};
+
+static void coef_range(void *arg, size_t begin, size_t end)
+{
+    struct coef_job *j = arg;
+    for (size_t t = begin; t < end; t++) {
+        uint64_t at = (uint64_t)t * COEF_TASK;
+        uint64_t n = j->count - at < COEF_TASK ? j->count - at : COEF_TASK;
+        struct zk_diag d;
+        int zero = 0;
+        if (atomic_load_explicit(&j->rc, memory_order_relaxed))
+            return;                   /* another task failed: stop early */
+        int rc = zk_zkey_read_coefs(j->z, j->first + at, n, j->dst + at, &d);
+        /* the one thread whose error wins writes the caller's diag; the
+         * join in zk_parallel_for publishes it */
+        if (rc && atomic_compare_exchange_strong(&j->rc, &zero, rc) && j->diag)
+            *j->diag = d;
+    }
+}
+
+/* Entries [first, first + count) of section 4 into dst, on nthreads. */
+static int coef_decode(const struct zk_zkey *z, uint64_t first, uint64_t count,
+                       struct zk_zkey_coef *dst, unsigned nthreads, struct zk_diag *diag)
+{
+    struct coef_job j = { z, dst, first, count, 0, diag };
+    zk_parallel_for(nthreads, (size_t)((count + COEF_TASK - 1) / COEF_TASK), 1, coef_range,
+                    &j);
+    return atomic_load_explicit(&j.rc, memory_order_relaxed);
+}
+
+static int load_coefs(struct zk_groth16_key *k, const struct zk_zkey *z, unsigned nthreads,
+                      struct zk_diag *diag)
 {
     const uint64_t nc = k->hdr.n_coef;
     const size_t n = k->hdr.domain_size;
-    const uint64_t chunk = 1u << 16;
+    const uint64_t win = nc < COEF_WINDOW ? (nc ? nc : 1) : COEF_WINDOW;
     struct zk_zkey_coef *tmp = NULL;
     uint64_t cnt[2] = { 0, 0 };
     int rc = -ENOMEM;
 
     if (nc > UINT32_MAX)
         return ZK_EFORMAT;
-    tmp = malloc((size_t)(nc < chunk ? (nc ? nc : 1) : chunk) * sizeof *tmp);
+    tmp = zk_big_alloc((size_t)win * sizeof *tmp);
     for (int m = 0; m < 2; m++)
         k->rowptr[m] = calloc(n + 1, sizeof(uint32_t));
     if (!tmp || !k->rowptr[0] || !k->rowptr[1])
         goto out;
     /* pass 1: count entries per row */
-    for (uint64_t f = 0; f < nc; f += chunk) {
-        uint64_t cn = nc - f < chunk ? nc - f : chunk;
-        if ((rc = zk_zkey_read_coefs(z, f, cn, tmp, diag)))
+    for (uint64_t f = 0; f < nc; f += win) {
+        uint64_t cn = nc - f < win ? nc - f : win;
+        if ((rc = coef_decode(z, f, cn, tmp, nthreads, diag)))
             goto out;
         for (uint64_t i = 0; i < cn; i++) {
             k->rowptr[tmp[i].matrix][tmp[i].constraint + 1]++;
@@ -153,9 +200,9 @@ static int load_coefs(struct zk_groth16_key *k, const struct zk_zkey *z, struct 
     }
     /* pass 2: place entries; rowptr[m][i] is used as the fill cursor of row i
      * and ends up as the start of row i + 1, so shift back afterwards */
-    for (uint64_t f = 0; f < nc; f += chunk) {
-        uint64_t cn = nc - f < chunk ? nc - f : chunk;
-        if ((rc = zk_zkey_read_coefs(z, f, cn, tmp, diag)))
+    for (uint64_t f = 0; f < nc; f += win) {
+        uint64_t cn = nc - f < win ? nc - f : win;
+        if (nc > win && (rc = coef_decode(z, f, cn, tmp, nthreads, diag)))
             goto out;
         for (uint64_t i = 0; i < cn; i++) {
             const struct zk_zkey_coef *e = &tmp[i];
@@ -170,9 +217,12 @@ static int load_coefs(struct zk_groth16_key *k, const struct zk_zkey *z, struct 
     }
     rc = 0;
 out:
-    free(tmp);
+    zk_big_free(tmp);
     return rc;
 }
+
+#undef COEF_TASK
+#undef COEF_WINDOW
 
 /* One chunk of point section reads, run on several threads. */
 struct load_job {
@@ -271,7 +321,8 @@ int zk_groth16_key_load_opts(const struct zk_zkey *z, const struct zk_groth16_lo
         }
     }
     if (what & ZK_G16_LOAD_COEFS) {
-        if ((rc = load_coefs(k, z, diag)))
+        if ((rc = load_coefs(k, z, o && o->threads ? o->threads : zk_nthreads_default(),
+                             diag)))
             goto fail;
         done += z->hdr.n_coef * 44;
         if (o && o->progress)
