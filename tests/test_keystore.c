@@ -14,7 +14,9 @@
  *     file), a truncated file, a file others may write, a second store at
  *     the same path, tables the key does not hold, a directory on disk;
  *   - names: the listing skips temporary files; creation removes a dead
- *     creator's temporary file and leaves a live one's; remove.
+ *     creator's temporary file and leaves a live one's; remove;
+ *   - find: by the file's hash, and by its identity record once it has
+ *     one (check_find: when a record is written, used and ignored).
  * The kill -9 during creation is tests/pipeline/test_keystore_kill.sh.
  */
 #define _GNU_SOURCE
@@ -258,21 +260,88 @@ static void check_tables(const struct zt_example *ex, const char *pool)
     free(abc);
 }
 
+/* Identity records beside the pool (zk_keystore_find's "<pool>.keyid-..."). */
+static int count_keyids(const char *pool)
+{
+    char cmd[512], out[32] = "";
+    snprintf(cmd, sizeof cmd, "ls -1 '%s'.keyid-* 2>/dev/null | wc -l", pool);
+    FILE *f = popen(cmd, "r");
+    ZT_REQUIRE(f, 0, "%s", cmd);
+    if (!fgets(out, sizeof out, f))
+        out[0] = 0;
+    pclose(f);
+    return atoi(out);
+}
+
+/* zk_keystore_find of zpath: 0 and the store of hash, found by the file's
+ * identity record when by_id, by hashing the file when not. */
+static void find_as(const char *pool, const char *zpath, const char *hash, int by_id)
+{
+    struct zk_diag d = { "" };
+    zk_keystore *s = NULL;
+    int r = zk_keystore_find(pool, zpath, 0, &s, &d);
+    ZT_CHECK(r == 0 && !strcmp(zk_keystore_info(s)->key_hash, hash) &&
+             zk_keystore_info(s)->found_by_identity == by_id,
+             "find %s: %d (%s), by identity %d, expected %d", zpath, r, d.msg,
+             s ? zk_keystore_info(s)->found_by_identity : -1, by_id);
+    zk_keystore_close(s);
+}
+
 /*
  * zk_keystore_find: the key file (hashed through its mapping) finds its
  * store, whose recorded hash is zk_hash128_files's; a copy of the file
  * with one byte changed finds none (-ENOENT), and so does an empty file.
+ * Identity records: the first find of a file unchanged for a second
+ * writes one, the next find uses it (the file not hashed); one that
+ * others may write, or that names a hash without a store, is not used;
+ * a file written within the last second gets none; a file changed in
+ * place after its record is hashed again (and found only if its content
+ * is the store's).
  */
 static void check_find(const char *pool, const char *zpath, const char *hash)
 {
-    char other[256];
+    char other[256], rec[300], cmd[700];
     struct zk_diag d = { "" };
     zk_keystore *s = NULL;
-    int r = zk_keystore_find(pool, zpath, 0, &s, &d);
-    ZT_CHECK(r == 0 && !strcmp(zk_keystore_info(s)->key_hash, hash), "find: %s", d.msg);
-    zk_keystore_close(s);
-    s = NULL;
-    snprintf(other, sizeof other, "%s/other.zkey", dir);
+    int r, before = count_keyids(pool);
+    snprintf(other, sizeof other, "%s/quiet.zkey", dir);
+    copy_patched(zpath, other, 0, NULL, 0, 0);   /* identity recorded once a second old */
+    find_as(pool, other, hash, 0);
+    ZT_CHECK(count_keyids(pool) == before, "a record for a file written just now");
+    usleep(1100 * 1000);
+    find_as(pool, other, hash, 0);
+    ZT_CHECK(count_keyids(pool) == before + 1, "no record after a hash that found a store");
+    find_as(pool, other, hash, 1);
+    snprintf(cmd, sizeof cmd, "chmod 0666 '%s'.keyid-*", pool);
+    ZT_REQUIRE(system(cmd) == 0, );
+    find_as(pool, other, hash, 0);          /* writable by others: ignored (and rewritten) */
+    find_as(pool, other, hash, 1);
+    struct stat st;
+    ZT_REQUIRE(stat(other, &st) == 0, );
+    snprintf(rec, sizeof rec, "%s.keyid-%llx-%llx", pool, (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino);
+    int fd = open(rec, O_WRONLY);
+    ZT_REQUIRE(fd >= 0, , "%s: %s", rec, strerror(errno));
+    ZT_CHECK(pwrite(fd, OTHER_HASH, 32, 48) == 32);   /* a hash with no store */
+    close(fd);
+    find_as(pool, other, hash, 0);
+    int wfd = open(other, O_WRONLY);                 /* in place, same size */
+    ZT_REQUIRE(wfd >= 0, );
+    ZT_CHECK(pwrite(wfd, "\xa5", 1, 100) == 1);
+    r = zk_keystore_find(pool, other, 0, &s, &d);
+    ZT_CHECK(r == -ENOENT && !s, "find of a file changed after its record: %d %s", r, d.msg);
+    unsigned char orig;
+    int zfd = open(zpath, O_RDONLY);
+    ZT_REQUIRE(zfd >= 0 && pread(zfd, &orig, 1, 100) == 1, );
+    close(zfd);
+    ZT_CHECK(pwrite(wfd, &orig, 1, 100) == 1);       /* the content again: found by hash */
+    close(wfd);
+    find_as(pool, other, hash, 0);
+    find_as(pool, other, hash, 0);                   /* changed just now: no record used */
+    unlink(other);
+
+    find_as(pool, zpath, hash, 0);                   /* the repository's file: quiet */
+    find_as(pool, zpath, hash, 1);
     copy_patched(zpath, other, 100, "\xa5", 1, 0);
     r = zk_keystore_find(pool, other, 0, &s, &d);
     ZT_CHECK(r == -ENOENT && !s, "find of a changed copy: %d %s", r, d.msg);
@@ -323,6 +392,8 @@ static void test_curve(const char *curve_dir)
     int n = 0;
     ZT_CHECK(zk_keystore_list(pool, count_store, &n) == 0 && n == 1, "%d stores", n);
     ZT_CHECK(zk_keystore_remove(path, &d) == 0, "%s", d.msg);
+    ZT_CHECK(count_keyids(pool) > 0 && zk_keystore_remove_all(pool) == 0 &&
+             count_keyids(pool) == 0, "identity records left by remove_all");
     zt_example_free(&ex);
 }
 

@@ -73,6 +73,26 @@ static inline int ks_table_selected(unsigned tables, unsigned m)
            (tables == ZK_KEYSTORE_TABLES_H && m == ZK_G16_MSM_H);
 }
 
+/* "<pool path>.keyid-<dev>-<ino>": a .zkey's identity and hash (keyid.c). */
+#define KS_KEYID_SUFFIX ".keyid-"
+
+struct stat;
+
+/* The pool's trust rule for a file at path of status st (open.c): 0, or
+ * ZK_EUNTRUSTED with diag (may be NULL) saying why. */
+int ks_trusted(const char *path, const struct stat *st, struct zk_diag *diag);
+
+/* The content hash recorded for the file of status st beside the pool:
+ * 0 (hash written), or -ENOENT when there is no trusted record of exactly
+ * that identity (keyid.c). */
+int ks_keyid_lookup(const char *pool_path, const struct stat *st, char hash[33]);
+
+/* Records hash for the file whose status was `before` when its hashing
+ * began and `after` when it ended, when they agree and the file has been
+ * unchanged for a second; best effort, silent (keyid.c). */
+void ks_keyid_record(const char *pool_path, const struct stat *before, const struct stat *after,
+                     const char *hash);
+
 /* An opened store. */
 struct zk_keystore {
     const unsigned char *map;            /* the whole file, PROT_READ */

@@ -95,9 +95,31 @@ static int remove_one(void *ctx, const char *path, const char *hash)
     return 0;
 }
 
+/* Removes the identity records beside the pool (keyid.c): without their
+ * stores they are of no use. */
+static void remove_keyids(const char *pool_path)
+{
+    char dir[PATH_MAX], pre[PATH_MAX];
+    const char *base = strrchr(pool_path, '/');
+    base = base ? base + 1 : pool_path;
+    int np = snprintf(pre, sizeof pre, "%s" KS_KEYID_SUFFIX, base);
+    if (zk_path_dir(pool_path, dir, sizeof dir) < 0 || np < 0 || (size_t)np >= sizeof pre)
+        return;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        if (!strncmp(e->d_name, pre, (size_t)np))
+            unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
 unsigned zk_keystore_remove_all(const char *pool_path)
 {
     unsigned n = 0;
     zk_keystore_list(pool_path, remove_one, &n);
+    remove_keyids(pool_path);
     return n;
 }

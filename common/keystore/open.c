@@ -25,7 +25,7 @@
  * directory others cannot write; writable by no one but its owner (a
  * store is written once, under a temporary name).
  */
-static int trusted(const char *path, const struct stat *st, struct zk_diag *diag)
+int ks_trusted(const char *path, const struct stat *st, struct zk_diag *diag)
 {
     char dir[PATH_MAX];
     struct stat ds;
@@ -159,7 +159,7 @@ static int open_checked(const char *path, const char *want, struct zk_keystore_i
         r = zk_diag_set(diag, path, -errno, "%s", strerror(errno));
         goto fail;
     }
-    if ((r = trusted(path, &st, diag)) < 0)
+    if ((r = ks_trusted(path, &st, diag)) < 0)
         goto fail;
     if ((uint64_t)st.st_size < KS_HDR_SIZE) {
         r = zk_diag_set(diag, path, ZK_ETRUNCATED, "key store of %lld bytes: truncated",

@@ -3,9 +3,11 @@
 #
 #   ks_setup                 a 2-slot pool, bn128 Chain(600) registered with
 #                            2 witnesses (pl_circuit); KS_STORE = its store's path
-#   ks_prove WTNS FROM       the one-shot `zkslot prove --verbose` of WTNS: the
+#   ks_prove WTNS FROM [HOW] the one-shot `zkslot prove --verbose` of WTNS: the
 #                            key's points must come from FROM ("its file", or
-#                            "its store $KS_STORE") and snarkjs must accept the
+#                            "its store $KS_STORE"), the store found by HOW when
+#                            given ("hash": the file hashed, "identity": its
+#                            identity record) and snarkjs must accept the
 #                            proof; pl_bad and 1 otherwise
 
 ks_setup() {
@@ -25,8 +27,15 @@ ks_prove() {
         pl_bad "zkslot prove: $(cat "$err")"
         return 1
     fi
-    grep -q "the key's points from $2\$" "$err" ||
+    # "... the key's points from FROM" or "FROM (found by the file's identity)"
+    local from how=hash sfx=" (found by the file's identity)"
+    from=$(sed -n "s/^.*the key's points from //p" "$err")
+    case "$from" in *"$sfx") how=identity ;; esac
+    from=${from%"$sfx"}
+    [ "$from" = "$2" ] ||
         { pl_bad "zkslot prove: points not from $2: $(cat "$err")"; return 1; }
+    [ -z "${3:-}" ] || [ "$how" = "$3" ] ||
+        { pl_bad "zkslot prove: store found by its $how, expected by its $3: $(cat "$err")"; return 1; }
     zk_snarkjs groth16 verify "$PL_VK" "$PL_W/public.json" "$PL_W/proof.json" 2>&1 | grep -q "OK!" ||
         { pl_bad "snarkjs refused the proof whose points came from $2"; return 1; }
 }

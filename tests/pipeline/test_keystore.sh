@@ -90,6 +90,8 @@ pl_wait_log gpud "$PL_GPUD" "key $PL_KEYNAME: ready in .*from its store $store\)
 job=$(pl_submit 2)
 pl_wait "$job" 120 && pl_check_job "$job" 2
 ks_prove "${PL_WTNS[1]}" "its store $store"
+# the second one-shot prove of the unchanged key file needs not read it
+ks_prove "${PL_WTNS[1]}" "its store $store" identity
 
 pl_log "6. gpud builds the store with the tables of [keys] precompute and table_factor"
 pl_stop "$PL_GPUD"

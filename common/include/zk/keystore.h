@@ -73,6 +73,8 @@ struct zk_keystore_info {
     uint32_t table_factor;            /* 0 without tables */
     uint64_t tables_bytes;
     uint64_t created_ns;              /* CLOCK_REALTIME */
+    int found_by_identity;            /* zk_keystore_find: through the file's recorded
+                                       * identity, the file not hashed again */
 };
 
 /*
@@ -155,9 +157,14 @@ int zk_keystore_list(const char *pool_path,
 /*
  * The store of the .zkey at zkey_path beside the pool, opened (flags as
  * zk_keystore_open): the file is hashed (XXH3-128, as `zkslot key add`
- * does) only when there is a store beside the pool at all.  -ENOENT when
- * there is none for it; the other errors of zk_keystore_open (a store
- * that is there but refused) and of reading the file.
+ * does) only when there is a store beside the pool at all, and not when
+ * a trusted record beside the stores says that this file (device, inode,
+ * size, mtime, ctime) has a hash whose store is there: after a hash that
+ * finds a store, such a record "<pool path>.keyid-<dev>-<ino>" is written
+ * (best effort) for a file unchanged while it was hashed and for a second
+ * before (info.found_by_identity says which way it was found).  -ENOENT
+ * when there is none for it; the other errors of zk_keystore_open (a
+ * store that is there but refused) and of reading the file.
  */
 int zk_keystore_find(const char *pool_path, const char *zkey_path, unsigned flags,
                      zk_keystore **ret, struct zk_diag *diag);
@@ -171,7 +178,8 @@ uint64_t zk_keystore_resident_bytes(const char *pool_path);
  */
 int zk_keystore_remove(const char *path, struct zk_diag *diag);
 
-/* Removes every store beside the pool (`zkslot pool destroy`); how many. */
+/* Removes every store beside the pool (`zkslot pool destroy`), and the
+ * identity records zk_keystore_find wrote; how many stores. */
 unsigned zk_keystore_remove_all(const char *pool_path);
 
 #ifdef __cplusplus

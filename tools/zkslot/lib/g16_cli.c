@@ -72,7 +72,9 @@ int g16_cli_load_key_resident(const char *cmd, const char *path, unsigned nthrea
         rc = zk_groth16_key_load_opts(&z, &o, &d, &k);
     zk_zkey_done(&z);
     if (rc == 0 && (rc = zk_keystore_key(s, k, ret, &d)) == 0)
-        snprintf(from, fn, "its store %s", zk_keystore_info(s)->path);
+        snprintf(from, fn, "its store %s%s", zk_keystore_info(s)->path,
+                 zk_keystore_info(s)->found_by_identity ? " (found by the file's identity)"
+                                                        : "");
     if (rc) {
         report(cmd, path, rc, &d);
         zk_keystore_close(s);
