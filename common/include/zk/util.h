@@ -28,6 +28,12 @@ void zk_memzero(void *p, size_t n);
 void *zk_big_alloc(size_t n);
 void zk_big_free(void *p);
 
+/* A shared library loaded when first needed (dlopen, RTLD_NOW): its
+ * handle, or NULL with dlerror's text in err.  Never closed. */
+void *zk_dl_open(const char *soname, char *err, size_t n);
+/* The symbol `name` of h, or NULL with "SONAME: no symbol NAME" in err. */
+void *zk_dl_sym(void *h, const char *soname, const char *name, char *err, size_t n);
+
 /* CLOCK_MONOTONIC in seconds (durations, not dates). */
 double zk_now_s(void);
 

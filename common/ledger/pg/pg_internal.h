@@ -10,7 +10,8 @@
  * back and the whole transaction is run again (LPG_RETRY).  A lost
  * connection is re-established on the next call outside a transaction.
  *
- * The files: db.c (these helpers, the connection), schema.c (migrations,
+ * The files: libpq.c (libpq loaded at the first open), db.c (these
+ * helpers, the connection), schema.c (migrations,
  * open, close, the ops table), keys.c, jobs.c, parts.c, reconcile.c,
  * stats.c, lease.c (machines and their leases) -- the concepts of the SQLite backend (../ledger_internal.h).
  */
@@ -22,6 +23,62 @@
 #include <stdint.h>
 
 #include "ledger/ledger_internal.h"
+
+/*
+ * libpq is loaded when the first PostgreSQL ledger is opened (libpq.c), not
+ * linked: a process that never opens one does not map it and the twenty
+ * libraries it pulls in (TLS, Kerberos, LDAP), 8 ms of every command's
+ * start.  The functions this backend calls, resolved into lpg_pq; below,
+ * each name stands for its pointer, so the files call them as usual.
+ * lpg_libpq_load must have succeeded (lpg_open calls it first).
+ */
+#define LPG_PQ_FUNCTIONS(X) \
+    X(PQclear) \
+    X(PQcmdTuples) \
+    X(PQconnectdbParams) \
+    X(PQerrorMessage) \
+    X(PQexec) \
+    X(PQexecParams) \
+    X(PQexecPrepared) \
+    X(PQfinish) \
+    X(PQgetisnull) \
+    X(PQgetlength) \
+    X(PQgetvalue) \
+    X(PQntuples) \
+    X(PQprepare) \
+    X(PQresultErrorField) \
+    X(PQresultStatus) \
+    X(PQstatus)
+
+struct lpg_pq_api {
+#define LPG_PQ_FIELD(f) __typeof__(f) *f;
+    LPG_PQ_FUNCTIONS(LPG_PQ_FIELD)
+#undef LPG_PQ_FIELD
+};
+extern struct lpg_pq_api lpg_pq;
+
+/* Loads libpq once per process (thread-safe): 0, or ZK_EBADPARAMS with one
+ * line naming the library and how to install it. */
+int lpg_libpq_load(struct zk_diag *diag);
+
+#ifndef LPG_PQ_LOADER
+#define PQclear (*lpg_pq.PQclear)
+#define PQcmdTuples (*lpg_pq.PQcmdTuples)
+#define PQconnectdbParams (*lpg_pq.PQconnectdbParams)
+#define PQerrorMessage (*lpg_pq.PQerrorMessage)
+#define PQexec (*lpg_pq.PQexec)
+#define PQexecParams (*lpg_pq.PQexecParams)
+#define PQexecPrepared (*lpg_pq.PQexecPrepared)
+#define PQfinish (*lpg_pq.PQfinish)
+#define PQgetisnull (*lpg_pq.PQgetisnull)
+#define PQgetlength (*lpg_pq.PQgetlength)
+#define PQgetvalue (*lpg_pq.PQgetvalue)
+#define PQntuples (*lpg_pq.PQntuples)
+#define PQprepare (*lpg_pq.PQprepare)
+#define PQresultErrorField (*lpg_pq.PQresultErrorField)
+#define PQresultStatus (*lpg_pq.PQresultStatus)
+#define PQstatus (*lpg_pq.PQstatus)
+#endif
 
 #define LPG_MAX_PREPARED 64
 

@@ -220,9 +220,11 @@ static char *redacted(const char *conninfo)
 int lpg_open(const char *conninfo, unsigned flags, unsigned busy_ms, zk_ledger **ret,
              struct zk_diag *diag)
 {
+    int r = lpg_libpq_load(diag);
+    if (r < 0)
+        return r;
     zk_ledger *l = calloc(1, sizeof *l);
     struct ledger_pg *pg = calloc(1, sizeof *pg);
-    int r;
     if (!l || !pg || !(l->path = redacted(conninfo)) || !(pg->conninfo = strdup(conninfo))) {
         if (l)
             free(l->path);

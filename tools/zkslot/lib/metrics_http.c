@@ -15,6 +15,40 @@
 #include <unistd.h>
 
 #include "metrics_http.h"
+#include "zk/util.h"
+
+/*
+ * libmicrohttpd is loaded when a server starts (mhd_load), not linked:
+ * every other zkslot command starts without mapping it and the TLS
+ * libraries it pulls in.  The functions used, called through mhd.
+ */
+#define MHD_SONAME "libmicrohttpd.so.12"
+#define MHD_FUNCTIONS(X) \
+    X(MHD_create_response_from_buffer) X(MHD_add_response_header) X(MHD_queue_response) \
+    X(MHD_destroy_response) X(MHD_start_daemon) X(MHD_stop_daemon)
+
+static struct {
+#define MHD_FIELD(f) __typeof__(f) *f;
+    MHD_FUNCTIONS(MHD_FIELD)
+#undef MHD_FIELD
+} mhd;
+
+/* 0, or -1 after one line on stderr naming the library and its package. */
+static int mhd_load(void)
+{
+    char err[512] = "";
+    void *h = zk_dl_open(MHD_SONAME, err, sizeof err);
+#define MHD_RESOLVE(f)                                                                 \
+    if (h && !err[0])                                                                  \
+        *(void **)&mhd.f = zk_dl_sym(h, MHD_SONAME, #f, err, sizeof err);
+    MHD_FUNCTIONS(MHD_RESOLVE)
+#undef MHD_RESOLVE
+    if (!err[0])
+        return 0;
+    fprintf(stderr, "zkslot metrics: cannot load the HTTP server library (Debian package "
+                    "libmicrohttpd12): %s\n", err);
+    return -1;
+}
 
 struct metrics_http {
     metrics_render_fn render;
@@ -157,18 +191,18 @@ static enum MHD_Result answer(struct MHD_Connection *conn, unsigned status, char
                               size_t len)
 {
     struct MHD_Response *r = body
-        ? MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE)
-        : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+        ? mhd.MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE)
+        : mhd.MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
     if (!r) {
         free(body);
         return MHD_NO;
     }
     if (status == MHD_HTTP_OK)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4");
+        mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; version=0.0.4");
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    enum MHD_Result q = MHD_queue_response(conn, status, r);
-    MHD_destroy_response(r);
+        mhd.MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    enum MHD_Result q = mhd.MHD_queue_response(conn, status, r);
+    mhd.MHD_destroy_response(r);
     return q;
 }
 
@@ -212,6 +246,8 @@ int metrics_serve(struct metrics_listen *l, const char *what, metrics_render_fn 
     sigaddset(&stop, SIGINT);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
+    if (mhd_load() < 0)
+        return -1;
     for (int i = 0; i < l->n; i++) {
         if (i && port_of(&l->sa[i]) == 0)   /* port 0: both loopbacks on one port */
             set_port(&l->sa[i], port_of(&l->sa[0]));
@@ -227,7 +263,7 @@ int metrics_serve(struct metrics_listen *l, const char *what, metrics_render_fn 
         }
         fd[n] = r;
         url_of(&l->sa[i], urls[n], sizeof urls[n]);
-        d[n] = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+        d[n] = mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
                                     (l->sa[i].ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
                                 0, NULL, NULL, on_request, &m, MHD_OPTION_LISTEN_SOCKET, r,
                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
@@ -248,7 +284,7 @@ int metrics_serve(struct metrics_listen *l, const char *what, metrics_render_fn 
 out:
     for (int i = 0; i < n; i++) {
         if (d[i])
-            MHD_stop_daemon(d[i]);   /* closes the socket it was given */
+            mhd.MHD_stop_daemon(d[i]);   /* closes the socket it was given */
         else
             close(fd[i]);
     }
