@@ -62,8 +62,11 @@ static void G16_FN(synth_range)(void *arg, size_t begin, size_t end)
             FR_FN(zero)(&acc[m]);
             for (uint32_t j = k->rowptr[m][i]; j < k->rowptr[m][i + 1]; j++) {
                 FR_T v, x, t;
+                const zk_scalar *wx = &s->w[k->sig[m][j]];
+                if ((wx->l[0] | wx->l[1] | wx->l[2] | wx->l[3]) == 0)
+                    continue;                     /* a bit-decomposed witness: most are 0 */
                 memcpy(&v, &k->val[m][j], sizeof v);
-                memcpy(&x, &s->w[k->sig[m][j]], sizeof x);
+                memcpy(&x, wx, sizeof x);
                 FR_FN(mul)(&t, &v, &x);           /* coef*R^2 * w * R^-1 = mont(coef*w) */
                 FR_FN(add)(&acc[m], &acc[m], &t);
             }
