@@ -733,10 +733,12 @@ static void T(check_table)(const char *name, unsigned rbits)
  * few others, against the discrete-log reference: threads 1 and 2, the
  * caller's scratch, a table, every point a 1, ones on P and -P and on
  * infinity, and ones just above and below the split's threshold (1 in 8).
+ * N is above the ones' block (MSM_ONES_BLOCK, 2048), so that the pairwise
+ * affine sum runs on full blocks and a partial one.
  */
 static void T(check_ones)(const char *name, unsigned rbits)
 {
-    enum { N = 1500, KINDS = 6 };
+    enum { N = 3000, KINDS = 6 };
     const size_t n = ASAN ? 200 : N;       /* the sanitizer tree: fewer points */
     static const char *const kind_names[KINDS] = {
         "witness (58% 0, 40% 1)", "all ones", "ones and one 2^256-1", "1 in 7 ones",
