@@ -57,7 +57,7 @@ static int cuda_prover(const struct zk_groth16_key *k, struct zk_cuda_prover **r
     }
     cuda_keys[cuda_nkeys++] = (struct cuda_key){ k, p };
     *ret = p;
-    char where[160];
+    char where[320];
     if (zk_cuda_prover_describe(p, where, sizeof where) == 0)
         zkd_log(ZKD_INFO, "GPU %d: key points %s", cuda_dev, where);
 out:

@@ -154,6 +154,9 @@ static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
         return zk_diag_set(diag, lk->path, r, "verification key: %s", zk_strerror(r));
     }
     if (gpud.backend->key_loaded && (r = gpud.backend->key_loaded(gpud.backend, k, diag))) {
+        char why[sizeof diag->msg];
+        snprintf(why, sizeof why, "%s", diag ? diag->msg : "");
+        zk_diag_set(diag, lk->name, r, "%s", why);   /* the backend knows no key name */
         zk_groth16_vk_done(&x->vk);
         free(x);
         zk_groth16_key_free(k);

@@ -29,7 +29,10 @@
  * for the largest of the five, the two input sets, the NTT plan) and the
  * jobs' page-locked buffers and events are allocated once and kept: a
  * proof allocates nothing (test_cuda_prover_emu counts).  The compute
- * stream runs one proof at a time, so one scratch serves all.
+ * stream runs one proof at a time, so one scratch serves all.  A key
+ * served from its store has its points in a read-only mapping: they are
+ * page-locked once (cudaHostRegisterReadOnly) for the upload and for the
+ * sections left in host memory, and unlocked when the prover is freed.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,6 +41,7 @@
 #include <string.h>
 
 #include "cu_ops.cuh"
+#include "zk/util.h"
 
 #define CU_SETS 2
 /* the MSMs, in the order they run: A, B1, C, H on G1, B2 on G2 */
@@ -77,6 +81,9 @@ struct zk_cuda_prover {
     struct zk_zkey_header h;
     void *pt[CU_MSMS];                 /* cu_secs as the device sees them */
     void *mapped[CU_MSMS];             /* non-NULL: pt[i] is this host memory, mapped */
+    void *locked[CU_MSMS];             /* non-NULL: the key's host copy, page-locked here */
+    cudaError_t lock_err;              /* why a read-only copy was uploaded from pageable
+                                          memory (cudaSuccess: none was) */
     uint64_t npt[CU_MSMS];
     size_t nparts[CU_MSMS];            /* cu_msm_parts of each MSM */
     size_t pj_bytes[CU_MSMS];          /* bytes of a Jacobian point of each */
@@ -201,9 +208,9 @@ extern "C" struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p)
         cu_job_destroy(j);
     }
     for (int i = 0; i < CU_MSMS; i++) {
-        if (p->mapped[i])
-            ZK_CUDA_IGNORE(cudaHostUnregister(p->mapped[i]));
-        else if (p->pt[i])
+        if (p->locked[i])
+            ZK_CUDA_IGNORE(cudaHostUnregister(p->locked[i]));
+        if (!p->mapped[i] && p->pt[i])
             ZK_CUDA_IGNORE(cudaFree(p->pt[i]));
     }
     if (p->scratch)
@@ -221,6 +228,46 @@ extern "C" struct zk_cuda_prover *zk_cuda_prover_free(struct zk_cuda_prover *p)
     pthread_mutex_destroy(&p->lock);
     free(p);
     return NULL;
+}
+
+/*
+ * Page-locks the key's host copy of section i (hp, bytes) for the prover's
+ * life when it is to be read from host memory (!fits: mapped for the GPU)
+ * or when it is read-only, i.e. a key store's mapping (docs/keystore.md):
+ * the upload is then a DMA from it, with no staging copy.  The runtime
+ * page-locks read-only memory only with cudaHostRegisterReadOnly (the GPU
+ * never writes the points).  A section that fits and cannot be locked
+ * (RLIMIT_MEMLOCK, a GPU without read-only registration) is uploaded from
+ * pageable memory instead, its error kept in p->lock_err for
+ * zk_cuda_prover_describe; for a section that does not fit that is the
+ * prover's error (ZK_EGPU, naming the section and why).  0 or ZK_EGPU.
+ */
+static int cu_lock_points(struct zk_cuda_prover *p, int i, const void *hp, size_t bytes,
+                          int fits)
+{
+    char what[160];
+    /* (unknown: taken as read-only; the flag is right for any memory the GPU only reads) */
+    int ro = zk_mem_writable(hp, bytes) != 1;
+    if (fits && !ro)
+        return 0;                               /* a heap copy: pageable, as it was */
+    unsigned flags = cudaHostRegisterPortable | (fits ? 0u : (unsigned)cudaHostRegisterMapped) |
+                     (ro ? (unsigned)cudaHostRegisterReadOnly : 0u);
+    cudaError_t e = cudaHostRegister((void *)hp, bytes ? bytes : 1, flags);
+    if (e == cudaSuccess) {
+        p->locked[i] = (void *)hp;
+        return 0;
+    }
+    cudaGetLastError();                         /* (not the next launch check's error) */
+    if (fits) {
+        if (p->lock_err == cudaSuccess)
+            p->lock_err = e;
+        return 0;
+    }
+    /* (short: gpud's diag holds 256 characters, the CUDA error last) */
+    snprintf(what, sizeof what, "cudaHostRegister(%s points, %zu bytes, %s, not fitting the GPU)",
+             cu_sec_names[i], bytes, ro ? "read-only store" : "writable");
+    zk_cuda_set_error(what, __FILE__, __LINE__, e);
+    return ZK_EGPU;
 }
 
 extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
@@ -286,13 +333,14 @@ extern "C" int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k,
     for (int i = 0; i < CU_MSMS; i++) {
         size_t bytes = p->npt[i] * pb[i], free_b = 0, total_b = 0;
         ZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        if (bytes + reserve <= free_b) {
+        int fits = bytes + reserve <= free_b;
+        if ((rc = cu_lock_points(p, i, hp[i], bytes, fits)))
+            goto out;
+        if (fits) {
             ZK_CUDA_CHECK(cudaMalloc(&p->pt[i], bytes ? bytes : 1));
             ZK_CUDA_CHECK(cudaMemcpy(p->pt[i], hp[i], bytes, cudaMemcpyHostToDevice));
             continue;
         }
-        ZK_CUDA_CHECK(cudaHostRegister((void *)hp[i], bytes ? bytes : 1,
-                                       cudaHostRegisterMapped | cudaHostRegisterPortable));
         p->mapped[i] = (void *)hp[i];
         ZK_CUDA_CHECK(cudaHostGetDevicePointer(&p->pt[i], (void *)hp[i], 0));
     }
@@ -423,6 +471,10 @@ extern "C" int zk_cuda_prover_describe(const struct zk_cuda_prover *p, char *buf
             at += (size_t)snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0, " %s",
                                    where ? "in page-locked host memory" : "in device memory");
     }
+    if (p->lock_err != cudaSuccess)
+        snprintf(at < len ? buf + at : NULL, at < len ? len - at : 0,
+                 " (uploaded from pageable memory: page-locking the read-only copy failed: %s)",
+                 cudaGetErrorName(p->lock_err));
     return 0;
 }
 

@@ -90,8 +90,12 @@ struct zk_cuda_prover;
 /*
  * Uploads the point sections of the MSMs (A, B1, C, H on G1 and B2 on G2)
  * of k (loaded with ZK_G16_LOAD_POINTS) to device dev, where they stay until
- * zk_cuda_prover_free.  0 and *ret, or ZK_ENODEV, ZK_EGPU (device memory
- * exhausted included), -ENOMEM.
+ * zk_cuda_prover_free.  Points in read-only memory (a key store's mapping)
+ * are page-locked with cudaHostRegisterReadOnly for as long (their upload a
+ * DMA); when that fails, the sections that fit are uploaded from pageable
+ * memory (zk_cuda_prover_describe says so) and a section that does not fit
+ * is ZK_EGPU, the error naming it.  0 and *ret, or ZK_ENODEV, ZK_EGPU
+ * (device memory exhausted included), -ENOMEM.
  */
 int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k, struct zk_cuda_prover **ret);
 
@@ -100,7 +104,9 @@ int zk_cuda_prover_new(int dev, const struct zk_groth16_key *k, struct zk_cuda_p
  * or with "...; H in page-locked host memory" for those that did not fit:
  * zk_cuda_prover_new puts a section in device memory while enough is left
  * for the MSMs' scratch, and otherwise page-locks and maps the key's own
- * host copy (read over PCIe: slower).  0 or ZK_EBADPARAMS.
+ * host copy (read over PCIe: slower).  Then " (uploaded from pageable
+ * memory: page-locking the read-only copy failed: cudaError...)" when a
+ * store's points could not be page-locked.  0 or ZK_EBADPARAMS.
  */
 int zk_cuda_prover_describe(const struct zk_cuda_prover *p, char *buf, size_t len);
 

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "cuda_runtime.h"
+#include "zk/util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 # define CUEMU_ASAN 1
@@ -206,6 +207,7 @@ const char *cudaGetErrorName(cudaError_t e)
     case cudaErrorHostMemoryAlreadyRegistered: return "cudaErrorHostMemoryAlreadyRegistered";
     case cudaErrorHostMemoryNotRegistered: return "cudaErrorHostMemoryNotRegistered";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    case cudaErrorNotSupported: return "cudaErrorNotSupported";
     }
     return "cudaErrorUnknown";
 }
@@ -225,6 +227,7 @@ const char *cudaGetErrorString(cudaError_t e)
         return "part or all of the requested memory range is already mapped";
     case cudaErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered memory region";
     case cudaErrorLaunchFailure: return "unspecified launch failure (cuemu)";
+    case cudaErrorNotSupported: return "operation not supported";
     }
     return "unknown error";
 }
@@ -608,12 +611,29 @@ void cuemu_submit(cudaStream_t st, std::function<void()> task)
     submit(st, std::move(task));
 }
 
+static std::atomic<bool> register_readonly{ true };   /* cuemu_set_register_readonly */
+
+extern "C" void cuemu_set_register_readonly(int supported)
+{
+    register_readonly = supported != 0;
+}
+
+/*
+ * The driver pins pages for the device to write unless told that they are
+ * read-only, so memory this process may not write (a PROT_READ mapping,
+ * such as a key store) is refused without cudaHostRegisterReadOnly; with
+ * it, a device without cudaDevAttrHostRegisterReadOnlySupported refuses
+ * (CUDA's cuda_runtime_api.h, cudaHostRegister).
+ */
 cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned flags)
 {
-    (void)flags;
     ENTER();
     uintptr_t a = (uintptr_t)p;
     if (!p || !bytes)
+        return fail(cudaErrorInvalidValue);
+    if ((flags & cudaHostRegisterReadOnly) && !register_readonly)
+        return fail(cudaErrorNotSupported);
+    if (!(flags & cudaHostRegisterReadOnly) && zk_mem_writable(p, bytes) != 1)
         return fail(cudaErrorInvalidValue);
     std::lock_guard<std::mutex> g(S().mu);
     for (auto &r : S().registered)

@@ -38,6 +38,15 @@ void *zk_dl_sym(void *h, const char *soname, const char *name, char *err, size_t
 double zk_now_s(void);
 
 /*
+ * 1 when every byte of [p, p+len) is in a mapping of this process that
+ * may be written (len 0: 1), 0 when some byte is in a read-only mapping or
+ * in none, -errno when /proc/self/maps cannot be read.  Read from the
+ * kernel's list of mappings, so a range another thread maps or protects
+ * meanwhile may be seen either way.
+ */
+int zk_mem_writable(const void *p, size_t len);
+
+/*
  * Writes `len` bytes to `name` (no slash) in the directory dirfd
  * atomically: a temporary file there (created with `mode` less the umask),
  * fsync, renameat, fsync of the directory.  The temporary file is opened

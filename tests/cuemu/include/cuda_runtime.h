@@ -54,6 +54,7 @@ typedef enum cudaError {
     cudaErrorHostMemoryAlreadyRegistered = 712,
     cudaErrorHostMemoryNotRegistered = 713,
     cudaErrorLaunchFailure = 719,
+    cudaErrorNotSupported = 801,
 } cudaError_t;
 
 enum cudaMemcpyKind {
@@ -68,6 +69,7 @@ enum cudaMemcpyKind {
 #define cudaEventDisableTiming 0x02
 #define cudaHostRegisterPortable 0x01
 #define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterReadOnly 0x08   /* (CUDA 11.1+) read-only host memory */
 #define cudaHostAllocPortable 0x01
 
 typedef struct CUstream_st *cudaStream_t;
@@ -153,6 +155,9 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t st);
 cudaError_t cudaMemsetAsync(void *dst, int v, size_t bytes, cudaStream_t st);
+/* refuses a range this process may not write unless flags has
+ * cudaHostRegisterReadOnly (cudaErrorInvalidValue), as the runtime does on
+ * a GPU without pageable-memory access (cuemu.h: cuemu_set_register_readonly) */
 cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned flags);
 cudaError_t cudaHostUnregister(void *p);
 cudaError_t cudaHostGetDevicePointer(void **dev, void *host, unsigned flags);

@@ -44,6 +44,11 @@ size_t cuemu_live_bytes(void);
 /* Host ranges registered (cudaHostRegister) and not yet unregistered. */
 size_t cuemu_registered(void);
 
+/* Whether the devices take cudaHostRegisterReadOnly (the attribute
+ * cudaDevAttrHostRegisterReadOnlySupported; default 1).  0: a registration
+ * with that flag fails with cudaErrorNotSupported, as on such a GPU. */
+void cuemu_set_register_readonly(int supported);
+
 /* The device memory of every device, in bytes (0: CUEMU_MEM_MB's, default
  * 16 GiB); allocations beyond it fail with cudaErrorMemoryAllocation. */
 void cuemu_set_device_memory(size_t bytes);
