@@ -11,7 +11,7 @@
 #      one-line refusal naming the file and proves from the key's file;
 #      `key load` refuses it the same way, `key status` says refused,
 #      `key unload` removes it and `key load` builds it again, which
-#      `zkslot plan` adds to its bound;
+#      `zkslot plan` adds to its bound in place of the gpuds' points;
 #   5. `key load --precompute all` over a store without tables is refused
 #      (unload first); after unload it builds the store with every MSM's
 #      table, which a restarted gpud and `zkslot prove` use;
@@ -66,13 +66,15 @@ rc=0; "$ZKSLOT" key load "$PL_KEYNAME" >/dev/null 2>"$PL_W/load.err" || rc=$?
 [ ! -e "$store" ] && [ "$(status_of)" = no ] || pl_bad "the store is still there after unload"
 rc=0; "$ZKSLOT" key unload "$PL_KEYNAME" 2>/dev/null || rc=$?
 [ "$rc" = 2 ] || pl_bad "a second unload: exit $rc, expected 2"
-# plan_keys: the keys term of `zkslot plan`'s bound for this key
-plan_keys() { { "$ZKSLOT" plan --key "$PL_KEY" --json || true; } | python3 -c 'import json, sys; print(json.load(sys.stdin)["keys"])'; }
-k0=$(plan_keys)
+# plan_keys FIELD: a term of `zkslot plan`'s bound for this key
+plan_keys() { { "$ZKSLOT" plan --key "$PL_KEY" --json || true; } | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+k0=$(plan_keys keys)
+gpud_points=$(( $(plan_keys gpud) * $(plan_keys key_memory_gpud) ))
 "$ZKSLOT" key load "$PL_KEYNAME" | grep -q "key $PL_KEYNAME: loaded into $store" || pl_bad "key load"
-k1=$(plan_keys)
-[ "$((k1 - k0))" = "$(stat -c %s "$store")" ] ||
-    pl_bad "zkslot plan's keys: $k0 without the store, $k1 with it: not the store's $(stat -c %s "$store") bytes"
+k1=$(plan_keys keys)
+# (the store counted once; the gpuds' points no longer, they map the store)
+[ "$((k1 - k0))" = "$(( $(stat -c %s "$store") - gpud_points ))" ] ||
+    pl_bad "zkslot plan's keys: $k0 without the store, $k1 with it: not the store's $(stat -c %s "$store") bytes less the gpuds' $gpud_points of points"
 "$ZKSLOT" key load "$PL_KEYNAME" | grep -q "already resident in $store" || pl_bad "key load again"
 
 pl_log "5. a store with every MSM's precomputed table"

@@ -12,7 +12,9 @@
  *   keys     = gpud x key points + synthd x key coefficients
  *              + the key stores resident beside this machine's pool
  *              ($ZKSLOT_POOL, else the default path; zk/keystore.h),
- *              when RAM is this machine's (not --ram)
+ *              when RAM is this machine's (not --ram); a --key resident
+ *              there has its points counted once, in its store: a gpud
+ *              serving it maps the store and holds no copy of its own
  *   overhead = daemons x 256 MiB + pool table + 3 witness copies per gpud
  *              (what prove_finalize keeps after the slot is released)
  *   witness  = synth workers x (--witness-memory + the witness file on tmpfs
@@ -71,6 +73,11 @@ struct plan {
     const char *partition_src;
     uint64_t key_gpud, key_synthd;
     uint64_t stores;                       /* resident key stores, bytes */
+    uint64_t key_points;                   /* --key: its points' bytes (sections 3, 5-9) */
+    uint64_t in_store;                     /* of key_gpud, what the --key's resident store
+                                              holds instead of each gpud (0: none) */
+    char store[4096];                      /* that store's path */
+    const char *key_path;                  /* --key, when in_store */
     const char *key_src;
     uint64_t ngpud, nsynthd, workers, threads, slots, slot;
     int in_flight_given;
@@ -269,6 +276,8 @@ static int from_key(struct plan *p, const char *path, int key_mem_given)
     struct zk_zkey z;
     struct zk_diag d = { "" };
     struct zk_slot_desc desc;
+    static const enum zk_zkey_section pts[] = { ZK_ZKEY_SEC_IC, ZK_ZKEY_SEC_A, ZK_ZKEY_SEC_B1,
+                                                ZK_ZKEY_SEC_B2, ZK_ZKEY_SEC_C, ZK_ZKEY_SEC_H };
     int r = zk_zkey_open(&z, path, &d);
 
     if (r) {
@@ -278,17 +287,14 @@ static int from_key(struct plan *p, const char *path, int key_mem_given)
     p->partition = zk_slotfmt_layout(z.hdr.n_vars, z.hdr.domain_size, &desc);
     p->witness = desc.region_bytes[ZK_SLOTFMT_W];
     p->partition_src = "key";
+    /* the points (--key-memory or not: what a resident store holds for the gpuds) */
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
+        size_t pb = 0;
+        uint64_t n = zk_zkey_section_points(&z, pts[i], &pb);
+        p->key_points += n * pb;
+    }
     if (!key_mem_given) {
-        static const enum zk_zkey_section pts[] = { ZK_ZKEY_SEC_IC, ZK_ZKEY_SEC_A,
-                                                    ZK_ZKEY_SEC_B1, ZK_ZKEY_SEC_B2,
-                                                    ZK_ZKEY_SEC_C, ZK_ZKEY_SEC_H };
-        uint64_t g = 0;
-        for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
-            size_t pb = 0;
-            uint64_t n = zk_zkey_section_points(&z, pts[i], &pb);
-            g += n * pb;
-        }
-        p->key_gpud = g;
+        p->key_gpud = p->key_points;
         p->key_synthd = z.hdr.n_coef * PLAN_COEF_BYTES +
                         2 * ((uint64_t)z.hdr.domain_size + 1) * sizeof(uint32_t);
         p->key_src = "key";
@@ -299,6 +305,23 @@ static int from_key(struct plan *p, const char *path, int key_mem_given)
         return 2;
     }
     return 0;
+}
+
+/*
+ * The --key's own store, when it is resident beside the pool: its points
+ * are counted in p->stores, once, and no longer in each gpud's share
+ * (p->in_store: the key's points, or all of a smaller --key-memory).  A
+ * store that is not there, or refused, changes nothing.
+ */
+static void key_store(struct plan *p, const char *pool, const char *key)
+{
+    zk_keystore *s = NULL;
+    if (zk_keystore_find(pool, key, 0, &s, NULL))
+        return;
+    snprintf(p->store, sizeof p->store, "%s", zk_keystore_info(s)->path);
+    p->in_store = p->key_points < p->key_gpud ? p->key_points : p->key_gpud;
+    p->key_path = key;
+    zk_keystore_close(s);
 }
 
 /* Pages the pool's header and slot table take (before the first slot). */
@@ -332,7 +355,7 @@ static void compute(struct plan *p)
         p->threads = 1;
     p->pool = p->slots * p->slot;
     p->table = table_bytes(p->slots, p->hpage.v);
-    p->keys = p->ngpud * p->key_gpud + p->nsynthd * p->key_synthd + p->stores;
+    p->keys = p->ngpud * (p->key_gpud - p->in_store) + p->nsynthd * p->key_synthd + p->stores;
     p->daemons = (p->ngpud + p->nsynthd) * PLAN_DAEMON_OVERHEAD;
     p->finalize = p->ngpud * PLAN_PENDING_PER_GPUD * p->witness;
     p->overhead = p->daemons + p->table + p->finalize;
@@ -455,7 +478,12 @@ static void print_json(const struct plan *p)
            (unsigned long long)p->partition, p->partition_src, (unsigned long long)p->witness);
     printf("  \"key_memory_gpud\": %llu,\n  \"key_memory_synthd\": %llu,\n"
            "  \"key_memory_source\": \"%s\",\n",
-           (unsigned long long)p->key_gpud, (unsigned long long)p->key_synthd, p->key_src);
+           (unsigned long long)(p->key_gpud - p->in_store), (unsigned long long)p->key_synthd,
+           p->key_src);
+    printf("  \"key_stores_resident\": %llu,\n  \"key_points_in_store\": %llu,\n"
+           "  \"key_store\": ", (unsigned long long)p->stores, (unsigned long long)p->in_store);
+    json_str(stdout, p->store);
+    printf(",\n");
     printf("  \"gpud\": %llu,\n  \"synthd\": %llu,\n  \"synth_workers_per_node\": %llu,\n"
            "  \"synth_threads_per_worker\": %llu,\n",
            (unsigned long long)p->ngpud, (unsigned long long)p->nsynthd,
@@ -531,6 +559,10 @@ static void print_text(const struct plan *p)
            !strcmp(p->key_src, "key") ? "from the key's sections"
            : !strcmp(p->key_src, "given") ? "--key-memory"
                                           : "ESTIMATED as 3 x partition: pass --key-memory");
+    if (p->in_store)
+        printf("  key store    %s resident in %s: its points (%s) counted once, in the store, "
+               "not per gpud (each maps it)\n", p->key_path, p->store,
+               human(p->in_store, a, sizeof a));
     printf("recommendation:\n");
     printf("  gpud         %llu (%s)\n", (unsigned long long)p->ngpud,
            p->gpus.v ? "one per GPU, backend cuda" : "no GPU: one gpud with backend cpu");
@@ -565,9 +597,10 @@ static void print_text(const struct plan *p)
     char e[32] = "";
     if (p->stores)
         human(p->stores, e, sizeof e);
-    printf("  keys     = gpud x points + synthd x coefficients%s = %llu x %s + %llu x %s%s%s"
-           " = %s\n", p->stores ? " + resident key stores" : "",
-           (unsigned long long)p->ngpud, human(p->key_gpud, a, sizeof a),
+    printf("  keys     = gpud x points%s + synthd x coefficients%s = %llu x %s + %llu x %s%s%s"
+           " = %s\n", p->in_store ? " outside the store" : "",
+           p->stores ? " + resident key stores" : "",
+           (unsigned long long)p->ngpud, human(p->key_gpud - p->in_store, a, sizeof a),
            (unsigned long long)p->nsynthd, human(p->key_synthd, b, sizeof b),
            p->stores ? " + " : "", e, human(p->keys, c, sizeof c));
     printf("  overhead = daemons x 256 MiB + pool table + gpud x 3 witness copies"
@@ -787,8 +820,12 @@ int cmd_plan(int argc, char **argv)
     }
     detect(&p);
     const char *pool = getenv("ZKSLOT_POOL");
-    if (p.ram.src && !strcmp(p.ram.src, "detected"))   /* this machine's stores, for its RAM */
-        p.stores = zk_keystore_resident_bytes(pool && *pool ? pool : zk_pool_default_path());
+    if (p.ram.src && !strcmp(p.ram.src, "detected")) { /* this machine's stores, for its RAM */
+        pool = pool && *pool ? pool : zk_pool_default_path();
+        p.stores = zk_keystore_resident_bytes(pool);
+        if (key && p.stores)
+            key_store(&p, pool, key);
+    }
     if (!p.ram.v) {
         fprintf(stderr, "zkslot plan: /proc/meminfo: no MemTotal; give --ram SIZE\n");
         return 2;
