@@ -743,7 +743,10 @@ static int GROUP_FN(msm_any)(GROUP_T *ret, const GROUP_AFFINE_T *points, const l
  * 11 for a mixed Jacobian one) until at most MSM_ONES_TAIL are left, which
  * are added to the part's Jacobian sum.  A part has at least
  * MSM_ONES_PART_MIN points, so that the levels' inversions stay a small
- * share; without memory for its blocks a part adds every point in Jacobian.
+ * share.  The parts' blocks are in the scratch (the whole of it is free
+ * once the others' MSM is done); a caller's scratch too small for them
+ * (msm_scratch_size does not count them) has every point added in
+ * Jacobian instead, so that a given scratch is still all the memory used.
  */
 #define MSM_ONES_MIN 8
 #define MSM_ONES_PARTS 64
@@ -751,20 +754,21 @@ static int GROUP_FN(msm_any)(GROUP_T *ret, const GROUP_AFFINE_T *points, const l
 #define MSM_ONES_BLOCK 2048
 #define MSM_ONES_TAIL 16
 
-struct GROUP_FN(msm_ones_arg) {
-    const GROUP_AFFINE_T *points;
-    const limb_t *scalars;
-    size_t n;
-    unsigned parts;
-    GROUP_T part[MSM_ONES_PARTS];
-};
-
-/* One thread's blocks: the level being added (a), the next (b). */
+/* One part's blocks: the level being added (a), the next (b). */
 struct GROUP_FN(msm_ones_tree) {
     GROUP_AFFINE_T a[MSM_ONES_BLOCK], b[MSM_ONES_BLOCK / 2 + 1];
     FIELD_T den[MSM_ONES_BLOCK / 2], pre[MSM_ONES_BLOCK / 2];
     struct GROUP_FN(msm_ent) batch[MSM_ONES_BLOCK / 2];
     uint8_t st[MSM_ONES_BLOCK / 2];
+};
+
+struct GROUP_FN(msm_ones_arg) {
+    const GROUP_AFFINE_T *points;
+    const limb_t *scalars;
+    size_t n;
+    unsigned parts;
+    struct GROUP_FN(msm_ones_tree) *trees;   /* one per part; NULL: Jacobian */
+    GROUP_T part[MSM_ONES_PARTS];
 };
 
 /* *acc += the sum of tr->a[0 .. cnt) (none at infinity); tr->a is used up. */
@@ -808,8 +812,8 @@ static void GROUP_FN(msm_ones_tree_sum)(GROUP_T *acc, struct GROUP_FN(msm_ones_t
 static void GROUP_FN(msm_ones_range)(void *arg, size_t begin, size_t end)
 {
     struct GROUP_FN(msm_ones_arg) *a = arg;
-    struct GROUP_FN(msm_ones_tree) *tr = malloc(sizeof *tr);
     for (size_t c = begin; c < end; c++) {
+        struct GROUP_FN(msm_ones_tree) *tr = a->trees ? &a->trees[c] : NULL;
         size_t lo = a->n * c / a->parts, hi = a->n * (c + 1) / a->parts, cnt = 0;
         GROUP_T acc;
         GROUP_FN(set_inf)(&acc);
@@ -832,7 +836,6 @@ static void GROUP_FN(msm_ones_range)(void *arg, size_t begin, size_t end)
             GROUP_FN(msm_ones_tree_sum)(&acc, tr, cnt);
         a->part[c] = acc;
     }
-    free(tr);
 }
 
 /*
@@ -864,8 +867,13 @@ static int GROUP_FN(msm_ones)(GROUP_T *ret, const GROUP_AFFINE_T *points, const 
     size_t need = pbytes + msm_align(m * 4 * sizeof(limb_t)) + inner;
     if (!cap || (m && !inner) || (scratch && need > cap))
         return 1;
+    struct GROUP_FN(msm_ones_arg) a;
+    a.parts = (unsigned)(n / MSM_ONES_PART_MIN < 1 ? 1
+                         : n / MSM_ONES_PART_MIN > MSM_ONES_PARTS ? MSM_ONES_PARTS
+                         : n / MSM_ONES_PART_MIN);
+    size_t tbytes = a.parts * sizeof(struct GROUP_FN(msm_ones_tree));
     void *mem = NULL;
-    if (!scratch && need && !(scratch = mem = zk_big_alloc(need)))
+    if (!scratch && !(scratch = mem = zk_big_alloc(need > tbytes ? need : tbytes)))
         return -ENOMEM;
     const GROUP_AFFINE_T *base = t ? GROUP_FN(msm_table_points)(t) : points;
     GROUP_AFFINE_T *gp = scratch;
@@ -884,13 +892,10 @@ static int GROUP_FN(msm_ones)(GROUP_T *ret, const GROUP_AFFINE_T *points, const 
         r = GROUP_FN(msm_any)(&rest, gp, gk, m, nthreads,
                               (uint8_t *)scratch + need - inner, &o);
     if (r == 0) {
-        struct GROUP_FN(msm_ones_arg) a;
         a.points = base;
         a.scalars = scalars;
         a.n = n;
-        a.parts = (unsigned)(n / MSM_ONES_PART_MIN < 1 ? 1
-                             : n / MSM_ONES_PART_MIN > MSM_ONES_PARTS ? MSM_ONES_PARTS
-                             : n / MSM_ONES_PART_MIN);
+        a.trees = mem || tbytes <= cap ? scratch : NULL;   /* all of it free now */
         zk_parallel_for(nthreads, a.parts, 1, GROUP_FN(msm_ones_range), &a);
         for (unsigned c = 0; c < a.parts; c++)
             GROUP_FN(msm_add)(&rest, &rest, &a.part[c]);
