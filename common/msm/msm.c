@@ -191,7 +191,19 @@ static unsigned msm_table_rounds(unsigned c, unsigned factor, unsigned bits)
  * it in two chunks).  (Counting factor * rounds windows of additions, as a
  * first version did, chose c = 8 for 2^16 G2 points with factor 16: 32
  * windows of additions where 17 suffice, 1.8x the MSM's time.)
+ *
+ * With the affine method, plus the top window's collisions: its digits
+ * have e = bits + 1 - (nwin - 1) c bits, so its block's n entries share
+ * about 2^e buckets, and an affine batch holds one entry per bucket: at
+ * most min(2^e, batch) of them per inversion (MSM_INV_MULS).  Without
+ * that term the model chose c = 15 for 255-bit scalars on G2 from 2^18
+ * points (BLS12-381's B2): a top window of 1 bit, nearly every entry of
+ * its block in one bucket, one addition per inversion; windows 12 and 14
+ * for 2^16 G1 points with factor 16 (top windows of 3 and 3 bits) measured
+ * 3x the time of 15.
  */
+#define MSM_INV_MULS 300.0
+
 unsigned zk_msm_table_window(size_t n, unsigned factor, unsigned bits, int g2)
 {
     size_t npts = n * factor;
@@ -199,9 +211,15 @@ unsigned zk_msm_table_window(size_t n, unsigned factor, unsigned bits, int g2)
     double add = affine ? 6.5 : 11.0, red = 27.0, best = 0;
     unsigned bc = 1, cmax = affine ? (g2 ? 15 : 16) : 16;
     for (unsigned c = 1; c <= cmax; c++) {
-        double nwin = (double)((bits + 1 + c - 1) / c);
+        unsigned nw = (bits + 1 + c - 1) / c, e = bits + 1 - (nw - 1) * c;
+        double nwin = (double)nw;
         double R = (double)msm_table_rounds(c, factor, bits), ch = R >= 2 ? 1 : 2;
         double cost = (double)n * nwin * add + R * ch * (double)((size_t)1 << (c - 1)) * red;
+        if (affine) {
+            size_t nbk = (size_t)1 << (c - 1), batch = nbk / 8 < 32 ? 32 : nbk / 8;
+            double room = (double)(batch > 1024 ? 1024 : batch), top = (double)((size_t)1 << e);
+            cost += (double)n * MSM_INV_MULS / (top < room ? top : room);
+        }
         if (c == 1 || cost < best) {
             best = cost;
             bc = c;
@@ -209,6 +227,8 @@ unsigned zk_msm_table_window(size_t n, unsigned factor, unsigned bits, int g2)
     }
     return bc;
 }
+
+#undef MSM_INV_MULS
 
 /* ---- GLV scalar splitting ------------------------------------------------ */
 
