@@ -33,15 +33,21 @@ int zk_keystore_path(const char *pool_path, const char *key_hash, char *buf, siz
     return m < 0 || (size_t)m >= n ? -ENAMETOOLONG : 0;
 }
 
-int zk_keystore_list(const char *pool_path,
-                     int (*fn)(void *ctx, const char *path, const char *hash), void *ctx)
+/*
+ * Calls fn(ctx, path, rest) for every file beside the pool at pool_path
+ * whose name is the pool's followed by `suffix` (rest: what comes after
+ * it), in directory order; a nonzero return of fn stops and is returned.
+ * 0, or -errno when the directory cannot be read.
+ */
+static int each_beside(const char *pool_path, const char *suffix,
+                       int (*fn)(void *ctx, const char *path, const char *rest), void *ctx)
 {
     char dir[PATH_MAX], pre[PATH_MAX], full[2 * PATH_MAX];
     const char *base = strrchr(pool_path, '/');
     base = base ? base + 1 : pool_path;
     if (zk_path_dir(pool_path, dir, sizeof dir) < 0)
         return -ENAMETOOLONG;
-    int np = snprintf(pre, sizeof pre, "%s" ZK_KEYSTORE_SUFFIX, base);
+    int np = snprintf(pre, sizeof pre, "%s%s", base, suffix);
     if (np < 0 || (size_t)np >= sizeof pre)
         return -ENAMETOOLONG;
     DIR *d = opendir(dir);
@@ -50,14 +56,32 @@ int zk_keystore_list(const char *pool_path,
     if (!d)
         return -errno;
     while (!r && (e = readdir(d))) {
-        /* the name and a 32-digit hash, nothing after it (".tmp.PID") */
-        if (strncmp(e->d_name, pre, (size_t)np) || !ks_hash_valid(e->d_name + np))
+        if (strncmp(e->d_name, pre, (size_t)np))
             continue;
         snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
         r = fn(ctx, full, e->d_name + np);
     }
     closedir(d);
     return r;
+}
+
+struct list_arg {
+    int (*fn)(void *ctx, const char *path, const char *hash);
+    void *ctx;
+};
+
+static int list_one(void *ctx, const char *path, const char *rest)
+{
+    const struct list_arg *a = ctx;
+    /* a 32-digit hash, nothing after it (".tmp.PID") */
+    return ks_hash_valid(rest) ? a->fn(a->ctx, path, rest) : 0;
+}
+
+int zk_keystore_list(const char *pool_path,
+                     int (*fn)(void *ctx, const char *path, const char *hash), void *ctx)
+{
+    struct list_arg a = { fn, ctx };
+    return each_beside(pool_path, ZK_KEYSTORE_SUFFIX, list_one, &a);
 }
 
 static int add_size(void *ctx, const char *path, const char *hash)
@@ -95,31 +119,19 @@ static int remove_one(void *ctx, const char *path, const char *hash)
     return 0;
 }
 
-/* Removes the identity records beside the pool (keyid.c): without their
- * stores they are of no use. */
-static void remove_keyids(const char *pool_path)
+static int unlink_one(void *ctx, const char *path, const char *rest)
 {
-    char dir[PATH_MAX], pre[PATH_MAX];
-    const char *base = strrchr(pool_path, '/');
-    base = base ? base + 1 : pool_path;
-    int np = snprintf(pre, sizeof pre, "%s" KS_KEYID_SUFFIX, base);
-    if (zk_path_dir(pool_path, dir, sizeof dir) < 0 || np < 0 || (size_t)np >= sizeof pre)
-        return;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    if (!d)
-        return;
-    while ((e = readdir(d))) {
-        if (!strncmp(e->d_name, pre, (size_t)np))
-            unlinkat(dirfd(d), e->d_name, 0);
-    }
-    closedir(d);
+    (void)ctx;
+    (void)rest;
+    unlink(path);
+    return 0;
 }
 
 unsigned zk_keystore_remove_all(const char *pool_path)
 {
     unsigned n = 0;
     zk_keystore_list(pool_path, remove_one, &n);
-    remove_keyids(pool_path);
+    /* the identity records (keyid.c): of no use without their stores */
+    each_beside(pool_path, KS_KEYID_SUFFIX, unlink_one, NULL);
     return n;
 }
