@@ -14,6 +14,8 @@
 #ifndef ZK_COMMON_PRIORITY_H
 #define ZK_COMMON_PRIORITY_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,6 +33,18 @@ enum zk_priority {
 const char *zk_priority_name(int prio);
 /* The class named s (exactly one of the names above), or -1. */
 int zk_priority_parse(const char *s);
+
+/*
+ * A job's deadline as `zkslot submit --deadline` (and the API) spells it,
+ * into *ret_ns (CLOCK_REALTIME ns): a duration from now_ns, one or more
+ * whole numbers each with a unit ms, s, m, h or d ("30s", "1h30m"; a bare
+ * number is seconds), at most 366 days; or a time, RFC 3339 with a zone
+ * ("2026-12-02T03:00:00Z", "...+01:00") or "@" and Unix seconds, after
+ * now_ns.  0, or -EINVAL (garbage, zero, negative, an invalid date),
+ * -ERANGE (too far), -ETIME (a time not after now_ns); *ret_ns untouched
+ * then.  Fuzzed: tests/fuzz/fuzz_deadline.c.
+ */
+int zk_deadline_parse(const char *s, int64_t now_ns, int64_t *ret_ns);
 
 #ifdef __cplusplus
 }
