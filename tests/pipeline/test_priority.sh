@@ -69,6 +69,12 @@ import json,sys
 j={x["id"]: x for x in json.load(sys.stdin)["jobs"]}
 assert j['"$crit"']["priority"] == "critical" and j['"$low"']["priority"] == "low", j
 assert j['"$soon"']["deadline_ns"] and j['"$norm"']["deadline_ns"] is None, j' || pl_bad "status --json classes"
+"$ZKSLOT" metrics | python3 -c '
+import sys
+q = {l.split("\"")[1]: float(l.split()[-1]) for l in sys.stdin if l.startswith("zkslot_queue_partitions{")}
+assert q == {"low": 1, "normal": 2, "high": 3, "critical": 1}, q' || pl_bad "zkslot_queue_partitions by class"
+"$ZKSLOT" top --once | grep -q "class  queued/in flight:  critical 1/0  high 3/0  normal 2/0  low 1/0" ||
+    pl_bad "top: no queue by class: $("$ZKSLOT" top --once | grep class)"
 pl_start_synthd --workers 1
 pl_start_gpud --threads 1
 for j in $low $norm $late $crit $soon $norm2 $rep; do pl_wait "$j" 120 || exit 1; done

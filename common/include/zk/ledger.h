@@ -545,6 +545,9 @@ struct zk_ledger_totals {
     uint64_t proofs;                  /* proofs written (duplicates included) */
     uint64_t errors;                  /* partition errors recorded */
     uint64_t attempts;                /* syntheses started */
+    /* unfinished partitions by their job's class (enum zk_priority):
+     * queued, and in flight (synthesizing, ready or proving) */
+    uint64_t queued_class[ZK_PRIO_COUNT], inflight_class[ZK_PRIO_COUNT];
 };
 
 /* Counts over the whole ledger. */
@@ -554,6 +557,7 @@ int zk_ledger_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag 
 struct zk_ledger_part_times {
     double synth_s, wait_s, start_s, finalize_s;
     int64_t done_ns, queued_ns;
+    int priority;                     /* its job's class */
 };
 
 /* Every partition done at or after since_ns (0 = all), oldest first. */
