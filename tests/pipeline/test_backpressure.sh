@@ -57,7 +57,7 @@ PL_SUBMIT_ARGS=(--priority low); j1=$(pl_submit 8)
 PL_SUBMIT_ARGS=(--priority critical); j2=$(pl_submit 8); PL_SUBMIT_ARGS=()
 max=0 maxheld=0 pressure=0 samples=0
 while :; do
-    s=$("$ZKSLOT" status "$j2" --json 2>/dev/null | python3 -c 'import json,sys; s=json.load(sys.stdin); print((s.get("job") or s)["state"])' 2>/dev/null) || s=
+    s=$("$ZKSLOT" status "$j1" --json 2>/dev/null | python3 -c 'import json,sys; s=json.load(sys.stdin); print((s.get("job") or s)["state"])' 2>/dev/null) || s=
     [ "$s" = done ] || [ "$s" = failed ] && break
     for _ in 1 2 3 4; do
         # (a daemon gone: empty, and said below)
