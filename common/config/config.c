@@ -70,6 +70,7 @@ static const struct option options[] = {
     O("zkslot", "machine", K_STR, machine, 0, 0),
     O("ledger", "url", K_STR, ledger_url, 0, 0),
     O("ledger", "lease", K_UINT, ledger_lease, 2, 3600),
+    O("ledger", "keep_inputs", K_UINT, ledger_keep_inputs, 0, 86400 * 366),
     O("synthd", "workers", K_UINT, synthd_workers, 1, 1024),
     O("synthd", "threads", K_UINT, synthd_threads, 0, 4096),
     O("synthd", "numa_node", K_INT, synthd_numa_node, -1, 1023),

@@ -156,6 +156,7 @@ int zkd_base_tick(struct zkd_base *b)
         zkd_log(ZKD_INFO, "recovery: freed %u filling slot(s), re-queued %u claimed, "
                 "moved %u partition(s)", rec.reap.filling_freed, rec.reap.claimed_requeued,
                 rec.ledger_changed);
+    zkd_purge_inputs(b);
     return 0;
 }
 

@@ -113,6 +113,12 @@ struct zkd_base {
 };
 
 /*
+ * Empties the inputs of ended jobs past [ledger] keep_inputs (purge.c), at
+ * most every few seconds; logs what it did.  Called by zkd_base_tick.
+ */
+void zkd_purge_inputs(struct zkd_base *b);
+
+/*
  * No core dump holds a witness (nodump.c): PR_SET_DUMPABLE 0 and the pool's
  * mapping MADV_DONTDUMP, unless ZKSLOT_DUMPABLE=1 (debugging; logged).
  * 0 or -errno (logged).  zkd_base_open calls it once the pool is attached.

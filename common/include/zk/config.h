@@ -5,7 +5,7 @@
  * documents each; flags of the daemons and the CLI override the file):
  *
  *   [zkslot]  state_dir, max_attempts, max_errors, poll_ms, machine
- *   [ledger]  url, lease
+ *   [ledger]  url, lease, keep_inputs
  *   [pool]    path, slots, slot_size, dir, numa_nodes, hugepages
  *   [synthd]  workers, threads, numa_node, witness_memory, witness_timeout,
  *             witness_output, witness_dir
@@ -50,6 +50,7 @@ struct zk_config {
     char ledger_url[1024];          /* "" = <state_dir>/ledger.db; a path, sqlite:PATH,
                                        postgresql://... or libpq keywords (zk/ledger.h) */
     unsigned ledger_lease;          /* seconds a machine's lease lasts unrenewed */
+    unsigned ledger_keep_inputs;    /* seconds an ended job's inputs are kept; 0 = none */
     char pool[1024];                /* [pool] path: the pool's path */
     /* [pool] geometry, for `zkslot pool create` (0 / "" = not set) */
     unsigned pool_slots;            /* slots, 1 .. ZK_POOL_MAX_SLOTS */
