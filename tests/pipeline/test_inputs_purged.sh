@@ -6,6 +6,7 @@
 # files hold the input (y's digits) and are over 2 MiB.  Once the job is
 # done, within the daemons' purge pass (every 5 s): neither ledger.db nor
 # its -wal holds y's digits or any private witness value (scan_witness.py),
+# nor does `zkslot status --json`, `result`, `metrics` or a daemon's log,
 # ledger.db is back under 1 MiB (the space given back: incremental vacuum)
 # and the -wal is empty; the pool file holds no witness value, synthd's
 # witness directory no file; the job's results are all there (proofs
@@ -49,12 +50,20 @@ size=$(stat -c %s "$L")
 wal=$(stat -c %s "$L-wal" 2>/dev/null || echo 0)
 [ "$wal" = 0 ] || pl_bad "ledger.db-wal is $wal bytes after the purge, expected emptied"
 scan "$L" "$L-wal" "$ZKSLOT_POOL" >"$PL_W/scan.out" 2>/dev/null || true
-awk '$1 != "values" && $2 != 0 && $2 != -1 { print }' "$PL_W/scan.out" | while read -r f n; do
-    pl_bad "$f holds $n private witness values after the job"
-done
 left=$(find "$PL_W/shm" -type f | head -3)
 [ -z "$left" ] || pl_bad "files left in the witness directory: $left"
 "$ZKSLOT" status "$j" --json >"$PL_W/status.json" || pl_bad "zkslot status $j --json after the purge"
+# what an operator sees besides the files: status, result, metrics, logs
+"$ZKSLOT" result "$j" >"$PL_W/result.txt" || pl_bad "zkslot result $j after the purge"
+"$ZKSLOT" metrics --textfile "$PL_W/metrics.prom" --once || pl_bad "zkslot metrics --once"
+for f in status.json result.txt metrics.prom synthd.log gpud.log; do
+    ! grep -q -F -- "$y" "$PL_W/$f" || pl_bad "$f shows the input's private y"
+done
+scan "$PL_W/status.json" "$PL_W/result.txt" "$PL_W/metrics.prom" >>"$PL_W/scan.out" 2>/dev/null || true
+grep -q '^values [1-9]' "$PL_W/scan.out" || pl_bad "the witness scan did not run: $(head -n 2 "$PL_W/scan.out")"
+awk '$1 != "values" && $2 != 0 && $2 != -1 { print }' "$PL_W/scan.out" | while read -r f n; do
+    pl_bad "$f holds $n private witness values after the job"
+done
 grep -q "deleted the inputs of 1 partition" "$PL_W/synthd.log" "$PL_W/gpud.log" ||
     pl_bad "no daemon logged the purge"
 [ "$(pl_failures)" != 0 ] ||
