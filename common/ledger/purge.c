@@ -73,23 +73,39 @@ static int give_back(zk_ledger *l, struct zk_diag *diag)
     return r;
 }
 
+/* The partitions to empty: those with an input, of jobs that ended at or
+ * before ?1.  Used as "SELECT EXISTS (...)" without the write lock first,
+ * so that a pass with nothing to do takes no lock. */
+#define PURGE_WHERE                                                                 \
+    " WHERE length(input) > 0 AND job_id IN"                                      \
+    " (SELECT id FROM jobs WHERE state IN ('done', 'failed', 'canceled')"         \
+    " AND finished_ns <= ?1)"
+
+/* Runs sql with ?1 = before_ns: the number it selects, or the rows it
+ * changed; < 0 an error. */
+static int run_bound(zk_ledger *l, const char *sql, int64_t before_ns, struct zk_diag *diag)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(l->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return ledger_dberr(l, diag);
+    sqlite3_bind_int64(s, 1, before_ns);
+    int r = ledger_step(l, s, diag);
+    if (r > 0)
+        r = sqlite3_column_int(s, 0);
+    else if (r == 0)
+        r = sqlite3_changes(l->db);
+    sqlite3_finalize(s);
+    return r;
+}
+
 int lsq_purge_inputs(zk_ledger *l, int64_t before_ns, uint32_t *ret_n, struct zk_diag *diag)
 {
-    static const char *const sql =
-        "UPDATE partitions SET input = X'' WHERE length(input) > 0 AND job_id IN"
-        " (SELECT id FROM jobs WHERE state IN ('done', 'failed', 'canceled')"
-        " AND finished_ns <= ?1)";
-    sqlite3_stmt *s = NULL;
-    int r = ledger_exec(l, "PRAGMA secure_delete = ON", diag);
-    if (!r)
-        r = ledger_begin(l, diag);
-    if (!r && sqlite3_prepare_v2(l->db, sql, -1, &s, NULL) != SQLITE_OK)
-        r = ledger_dberr(l, diag);
-    if (!r) {
-        sqlite3_bind_int64(s, 1, before_ns);
-        r = ledger_run(l, s, diag);
-    }
-    sqlite3_finalize(s);
+    int r = run_bound(l, "SELECT EXISTS (SELECT 1 FROM partitions" PURGE_WHERE ")", before_ns,
+                      diag);
+    if (r <= 0)
+        return r < 0 ? r : atomic_load(&wal_pending) ? give_back(l, diag) : 0;
+    if (!(r = ledger_exec(l, "PRAGMA secure_delete = ON", diag)) && !(r = ledger_begin(l, diag)))
+        r = run_bound(l, "UPDATE partitions SET input = X''" PURGE_WHERE, before_ns, diag);
     int n = r > 0 ? r : 0;
     r = ledger_end(l, r < 0 ? r : 0, diag);
     sqlite3_exec(l->db, "PRAGMA secure_delete = OFF", NULL, NULL, NULL);
