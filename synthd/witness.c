@@ -90,11 +90,11 @@ static int rm_tree(int dfd, const char *name)
 }
 
 /* 1 when st is a directory this process could have made as its own:
- * owned by our user and mode 0700 (mkdtemp's).  Anything else named like
+ * owned by our user and mode 0700 (mkdtemp's; setgid when the parent is).  Anything else named like
  * one was put there by someone else and is not ours to remove or use. */
 static int own_private_dir(const struct stat *st)
 {
-    return S_ISDIR(st->st_mode) && st->st_uid == geteuid() && (st->st_mode & 07777) == 0700;
+    return S_ISDIR(st->st_mode) && st->st_uid == geteuid() && (st->st_mode & 0777) == 0700;
 }
 
 /* Test hook: ZKSLOT_TEST_NO_WITGEN_SWEEP turns the sweep off, the control
@@ -172,16 +172,24 @@ static void sweep_dead_dirs(int dfd, const char *dir)
 }
 
 /* witness_dir may hold our private directory only if no one else can move
- * it away: writable by us alone, or sticky (like /dev/shm and /tmp). */
+ * it away and put one of theirs at its name: owned by us or root, and
+ * writable by no one else (group or others) unless sticky (like /dev/shm
+ * and /tmp, where only a file's owner may rename it). */
 static int check_parent(int dfd, const char *dir)
 {
     struct stat st;
     if (fstat(dfd, &st) != 0)
         return -errno;
-    if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
-        zkd_log(ZKD_ERR, "witness: [synthd] witness_dir %s: mode %04o, writable by every "
-                "user without the sticky bit (anyone could replace synthd's private directory "
-                "there): chmod o-w or +t", dir, (unsigned)(st.st_mode & 07777));
+    const char *why = NULL;
+    if (st.st_uid != geteuid() && st.st_uid != 0)
+        why = "owned by another user";
+    else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+        why = "writable by its group or every user without the sticky bit";
+    if (why) {
+        zkd_log(ZKD_ERR, "witness: [synthd] witness_dir %s: %s (uid %u, mode %04o): another "
+                "user could replace synthd's private directory there; use a directory of "
+                "synthd's user or root, writable by no one else, or sticky (/dev/shm)",
+                dir, why, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
         return -EPERM;
     }
     return 0;
@@ -216,8 +224,10 @@ int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *m
         err = ENAMETOOLONG;
     else if (!mkdtemp(wdir) || lstat(wdir, &st) != 0)
         err = errno;
-    else if (!own_private_dir(&st))
+    else if (!own_private_dir(&st)) {
+        rmdir(wdir);                      /* a umask that took the owner's bits */
         err = EPERM;
+    }
     if (err) {
         zkd_log(ZKD_ERR, "witness: cannot make a private directory %s: %s", wdir,
                 strerror(err));

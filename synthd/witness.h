@@ -36,8 +36,9 @@ struct synthd_witgen_seen {
  * Makes this process's private directory
  * <witness_dir>/zkslot-synthd-<pool tag>-<pid>-<start>-XXXXXX with mkdtemp
  * (created exclusively, mode 0700, a name no other user can guess: nothing
- * planted in witness_dir is ever used), refusing a witness_dir that others
- * may write without the sticky bit; removes the directories of dead synthds
+ * planted in witness_dir is ever used), refusing a witness_dir owned by
+ * another user than synthd's or root, or that its group or others may
+ * write without the sticky bit; removes the directories of dead synthds
  * of the same pool there (only those owned by this user with mode 0700:
  * anything else named like one is left alone and counted in one log line),
  * and kills what their generators left running (zk_witgen_sweep; owners are

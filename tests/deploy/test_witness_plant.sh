@@ -15,7 +15,9 @@
 # file X planted is still empty (nothing of the witness reached it); X's
 # directories hold only what X put there; synthd's own directory is D's,
 # mode 0700, not X's; synthd never says it removed a directory that is still
-# there, and says in one line that it left X's alone.
+# there, and says in one line that it left X's alone.  Then a synthd given
+# a witness_dir its group may write (the 2770 state directory) refuses it,
+# naming it, and makes nothing there.
 # Needs root, useradd/userdel and setpriv, node and the circom C++ generator
 # toolchain (lib_inputs.sh) (77 otherwise).
 set -u
@@ -151,4 +153,13 @@ grep -q "named like a synthd's directory.*left alone" "$W/synthd.log" ||
 [ $fail = 0 ] && echo "ok: planted directories and files never used; job ${j:-?} done; $(grep -o 'witness: [0-9]* entr[^(]*' "$W/synthd.log" | head -1)"
 
 for p in "$GPID" "$SPID"; do kill -TERM "$p"; wait "$p"; done
+
+# ---- a witness_dir others could write: refused, named --------------------------
+printf '[synthd]\nwitness_dir = %s\n' "$W/state" >"$ZKSLOT_CONFIG"   # 2770, group D
+start_d "$W/synthd3.log" "$ZKSLOT_SYNTHD" --workers 1
+wait_ready "$W/synthd3.log" "$DPID"
+grep -q "witness_dir $W/state: writable by its group" "$W/synthd3.log" ||
+    bad "synthd accepted a group-writable witness_dir: $(grep witness "$W/synthd3.log" | head -2)"
+ls -d "$W/state"/zkslot-synthd-* >/dev/null 2>&1 && bad "synthd made its directory in a group-writable witness_dir"
+kill -TERM "$DPID"; wait "$DPID"
 exit $fail
