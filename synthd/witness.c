@@ -89,9 +89,10 @@ static int rm_tree(int dfd, const char *name)
     return unlinkat(dfd, name, AT_REMOVEDIR) == 0 ? 0 : -errno;
 }
 
-/* 1 when st is a directory this process could have made as its own:
- * owned by our user and mode 0700 (mkdtemp's; setgid when the parent is).  Anything else named like
- * one was put there by someone else and is not ours to remove or use. */
+/* 1 when st is a directory this process could have made as its own: owned
+ * by our user, mode 0700 (mkdtemp's; setgid too when the parent is).
+ * Anything else named like one was put there by someone else and is not
+ * ours to remove or use. */
 static int own_private_dir(const struct stat *st)
 {
     return S_ISDIR(st->st_mode) && st->st_uid == geteuid() && (st->st_mode & 0777) == 0700;
@@ -129,7 +130,7 @@ static int parse_dir_name(const char *name, struct zk_proc_id *id)
         sscanf(name + pl + tl + 1, "%d-%" SCNu64 "%n", &pid, &start, &n) != 2)
         return 0;
     const char *rest = name + pl + tl + 1 + n;
-    if (*rest && (rest[0] != '-' || strlen(rest) != 7 || strchr(rest + 1, '/')))
+    if (*rest && (rest[0] != '-' || strlen(rest) != 7))
         return 0;
     snprintf(o, sizeof o, "synthd:%s:%d:%" PRIu64, pool_tag, pid, start);
     return parse_owner(o, id);
@@ -208,13 +209,12 @@ int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *m
         return -e;
     }
     int r = check_parent(dfd, cfg->witness_dir);
-    if (r) {
-        close(dfd);
-        return r;
-    }
-    sweep_dead_dirs(dfd, cfg->witness_dir);
+    if (!r)
+        sweep_dead_dirs(dfd, cfg->witness_dir);
     close(dfd);
-    synthd_witness_sweep();
+    synthd_witness_sweep();               /* dead synthds' generators, in any case */
+    if (r)
+        return r;
     /* made here, exclusively, mode 0700, under a name no one can guess
      * (mkdtemp): a directory planted at a predictable name is never used */
     struct stat st;
