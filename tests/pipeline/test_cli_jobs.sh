@@ -92,7 +92,7 @@ job2=$(cat "$OUT")
 
 # status
 check "status" 0 "$Z" status --state-dir "$S"
-expect "status line" "^$job1  *bn  *queued  *0/2"
+expect "status line" "^$job1  *bn  *queued  *normal  *0/2"
 check "status JOB" 0 "$Z" status "$job1" --state-dir "$S"
 expect "status job header" "job $job1: key bn, queued, 0/2 done"
 expect "status partition" "^    1 queued "
