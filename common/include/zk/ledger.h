@@ -170,12 +170,15 @@ typedef struct zk_ledger zk_ledger;
  */
 const char *zk_ledger_sqlite_path(const char *url);
 
+
 /*
  * Opens the ledger `path` names (zk_ledger_sqlite_path).  PostgreSQL:
  * connects (libpq; busy_ms bounds the connection and lock waits, 0 = 10 s),
  * creates or migrates the schema under an advisory lock with
  * ZK_LEDGER_CREATE, else refuses a database without it (ZK_EFORMAT);
- * -ENOTSUP when built without libpq; an unreachable server is ZK_ELEDGER.
+ * -ENOTSUP when built without libpq; an unreachable server is ZK_ELEDGER;
+ * a server that refuses (authentication, no such role or database, no
+ * privilege to read or make the schema) is -EACCES, its reason in diag.
  * SQLite: opens (creating when absent, with ZK_LEDGER_CREATE) the database at
  * `path`, sets WAL mode, foreign keys and a busy timeout of busy_ms (0 =
  * 10000), and migrates the schema to ZK_LEDGER_SCHEMA_VERSION.  A ledger

@@ -50,10 +50,31 @@ void lpg_arg_bytes(struct lpg_args *a, const void *p, size_t n)
 /* The server's or libpq's message, first line only. */
 static int pg_err(zk_ledger *l, const char *msg, struct zk_diag *diag)
 {
-    char m[200];
+    char m[300];
     snprintf(m, sizeof m, "%s", msg && *msg ? msg : "unknown error");
     m[strcspn(m, "\n")] = 0;
     return zk_diag_set(diag, l->path, ZK_ELEDGER, "%s", m);
+}
+
+/* Whether a failed connection's message says the server answered and
+ * refused us (authentication, pg_hba.conf, no such role or database, no
+ * CONNECT privilege), not that it could not be reached.  libpq gives no
+ * SQLSTATE for a failed connection: its text is all there is. */
+static int refused(const char *msg)
+{
+    static const char *const why[] = { "authentication failed", "pg_hba.conf",
+                                       "does not exist", "permission denied",
+                                       "no password supplied", NULL };
+    for (int i = 0; msg && why[i]; i++)
+        if (strstr(msg, why[i]))
+            return 1;
+    return 0;
+}
+
+int lpg_denied(const zk_ledger *l)
+{
+    const char *s = l->pg->sqlstate;
+    return !strcmp(s, "42501") || !strncmp(s, "28", 2);
 }
 
 void lpg_forget_prepared(struct ledger_pg *pg)
@@ -81,8 +102,12 @@ int lpg_connect(zk_ledger *l, struct zk_diag *diag)
     pg->c = PQconnectdbParams(keys, vals, 1);
     if (!pg->c)
         return zk_diag_set(diag, l->path, -ENOMEM, "out of memory");
-    if (PQstatus(pg->c) != CONNECTION_OK)
+    if (PQstatus(pg->c) != CONNECTION_OK) {
+        /* invalid_authorization_specification: lpg_denied tells it apart */
+        snprintf(pg->sqlstate, sizeof pg->sqlstate, "%s",
+                 refused(PQerrorMessage(pg->c)) ? "28000" : "08001");
         return pg_err(l, PQerrorMessage(pg->c), diag);
+    }
     /* lock waits bounded like SQLite's busy timeout; quiet notices; and a
      * session left idle inside a transaction (its process stopped, frozen
      * or cut off while it held row locks: our transactions are a few

@@ -23,7 +23,7 @@
     "p.id, p.job_id, j.key_id, p.idx, p.witness, p.state, p.attempts, p.errors, p.proofs," \
     " p.owner_pid, p.owner_start, p.owner_role, p.slot, p.synth_s, p.wait_s, p.start_s,"   \
     " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error,"                          \
-    " (p.input IS NOT NULL)::int, p.witness_s, p.owner_ns, p.owner_boot, p.machine"
+    " p.has_input::int, p.witness_s, p.owner_ns, p.owner_boot, p.machine"
 
 /* Row `row` of res (PART_COLS) into *p; the machine into machine[64] if not NULL. */
 static void part_row(const PGresult *res, int row, struct zk_ledger_part *p, char *machine)

@@ -97,6 +97,8 @@ static const char *const migrations[] = {
      * unfinished jobs found fast (reconcile.c) */
     "ALTER TABLE partitions ADD COLUMN proof_json BYTEA, ADD COLUMN public_json BYTEA;"
     "CREATE INDEX jobs_state ON jobs(state);",
+    /* 3 -> 4: jobs.submitter, partitions.has_input (roles.c) */
+    lpg_roles_migration,
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -185,6 +187,8 @@ static int migrate(zk_ledger *l, struct zk_diag *diag)
         goto out;
     for (r = 0; v < N_MIGRATIONS && r >= 0; v++)
         r = lpg_cmd(l, migrations[v], NULL, diag);
+    if (r >= 0)   /* the grants of these tables, every migration (roles.c) */
+        r = lpg_roles_apply(l, diag);
     if (r >= 0) {
         snprintf(q, sizeof q, "UPDATE zkslot_schema SET version = %d", v);
         r = lpg_cmd(l, q, NULL, diag);
@@ -255,6 +259,9 @@ int lpg_open(const char *conninfo, unsigned flags, unsigned busy_ms, zk_ledger *
     r = r < N_MIGRATIONS ? migrate(l, diag) : 0;
 out:
     if (r < 0) {
+        /* refused (authentication, privileges) is not unreachable */
+        if (r == ZK_ELEDGER && lpg_denied(l))
+            r = -EACCES;
         lpg_close(l);
         return r;
     }

@@ -47,7 +47,8 @@ int lcli_option(struct lcli *c, int opt, const char *arg);
  * submitted yet?)".  0, or -1 with the message printed (exit code 2).
  * A PostgreSQL ledger whose server cannot be reached ends the command here:
  * one line "zkslot CMD: the ledger's database is unreachable: ..." and exit
- * status LCLI_EXIT_UNREACHABLE, so that scripts can tell it from a refusal.
+ * status LCLI_EXIT_UNREACHABLE, so that scripts can tell it from a refusal
+ * (authentication failed, permission denied: the server's reason, exit 2).
  */
 #define LCLI_EXIT_UNREACHABLE 4
 int lcli_open(struct lcli *c, int create);
