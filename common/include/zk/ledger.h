@@ -172,6 +172,15 @@ const char *zk_ledger_sqlite_path(const char *url);
 
 
 /*
+ * `url` as it may be shown (a message, a log, a header, a configuration
+ * dump): a PostgreSQL URL or keyword string without its password (the
+ * user info's, ?password=, password=...), an SQLite path as it is.  Into
+ * buf (n bytes, truncated if need be); returns buf.  Every place that shows
+ * a ledger's URL goes through here.  Cannot fail.
+ */
+const char *zk_ledger_url_redact(const char *url, char *buf, size_t n);
+
+/*
  * Opens the ledger `path` names (zk_ledger_sqlite_path).  PostgreSQL:
  * connects (libpq; busy_ms bounds the connection and lock waits, 0 = 10 s),
  * creates or migrates the schema under an advisory lock with

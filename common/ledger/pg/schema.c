@@ -198,27 +198,12 @@ out:
     return lpg_end(l, r, diag);
 }
 
-/* conninfo for messages: a URL's or keywords' password left out. */
+/* conninfo for messages: zk_ledger_url_redact's, allocated (NULL: no memory). */
 static char *redacted(const char *conninfo)
 {
-    char *s = strdup(conninfo);
-    if (!s)
-        return NULL;
-    char *at = strchr(s, '@'), *scheme = strstr(s, "://");
-    if (scheme && at && at > scheme) {
-        char *colon = memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
-        if (colon)
-            memmove(colon, at, strlen(at) + 1);
-    }
-    char *pw = strstr(s, "password");
-    if (pw && (pw == s || pw[-1] == ' ' || pw[-1] == '?' || pw[-1] == '&')) {
-        char *v = pw + 8;
-        while (*v == ' ' || *v == '=')
-            v++;
-        size_t n = strcspn(v, " &");
-        memmove(v, v + n, strlen(v + n) + 1);
-    }
-    return s;
+    size_t n = strlen(conninfo) + 1;
+    char *s = malloc(n);
+    return s ? (char *)zk_ledger_url_redact(conninfo, s, n) : NULL;
 }
 
 int lpg_open(const char *conninfo, unsigned flags, unsigned busy_ms, zk_ledger **ret,

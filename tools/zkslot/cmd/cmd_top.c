@@ -60,7 +60,9 @@ static int frame(struct lcli *c, FILE *out)
         return -1;
     localtime_r(&now, &tm);
     strftime(when, sizeof when, "%H:%M:%S", &tm);
-    fprintf(out, "zkslot top  %s  ledger %s\n", when, c->ledger_path);
+    char url[sizeof c->ledger_path];   /* shown without its password */
+    fprintf(out, "zkslot top  %s  ledger %s\n", when,
+            zk_ledger_url_redact(c->ledger_path, url, sizeof url));
     if (o.have_pool) {
         char ssz[32];
         fprintf(out, "pool   %s: %u slots x %s, %s\n", o.pool_path, o.pool.nslots,
