@@ -239,8 +239,12 @@ static void *worker_main(void *arg)
         atomic_store(&wk->heartbeat_ms, now_ms());
         zkd_claim_keys(l, &cfg, &wk->claim);
         r = zk_ledger_has_queued(l, &d);
+        if (zkd_ledger_transient(r))   /* the database away: one line per process */
+            zkd_ledger_unwritable("looking for queued work", &d);
+        else if (r >= 0)
+            zkd_ledger_writable();
         if (r <= 0) {
-            if (r < 0)
+            if (r < 0 && !zkd_ledger_transient(r))
                 zkd_log(ZKD_WARN, "worker %u: %s", wk->no, d.msg);
             sleep_ms(cfg.poll_ms);
             continue;

@@ -126,7 +126,10 @@ void zkd_base_lease(struct zkd_base *b)
         r = zk_ledger_lease_expire(b->l, &moved, &d);
     if (zkd_ledger_transient(r))
         zkd_ledger_unwritable("the machine's lease", &d);   /* logged once */
-    else if (r)
+    else if (!r && strcmp(zk_ledger_backend(b->l), "sqlite"))
+        zkd_ledger_writable();   /* a lease written: said when it is back, not when
+                                  * work comes (SQLite has no lease: nothing written) */
+    if (r && !zkd_ledger_transient(r))
         zkd_log(ZKD_WARN, "lease: %s", d.msg);
     else if (moved)
         zkd_log(ZKD_NOTICE, "re-queued %u partition(s) of machine(s) whose lease expired", moved);

@@ -88,6 +88,8 @@ struct ledger_pg {
     unsigned busy_ms;               /* lock_timeout and connect timeout */
     int in_tx;                      /* BEGIN sent, no COMMIT/ROLLBACK yet */
     char sqlstate[6];               /* of the last failed statement; "" none */
+    int ended;                      /* the server ended the session (57P01...):
+                                     * the next statement reconnects (db.c) */
     char machine[64];               /* this process's machine (owner of local pids) */
     int64_t epoch;                  /* of the machine's lease this handle holds; 0 none */
     /* statements with parameters, prepared once per connection (db.c):
