@@ -135,6 +135,9 @@ struct zk_ledger_part {
     int64_t queued_ns, ready_ns, done_ns;            /* 0 = not yet */
     char error[512];
     double witness_s;                 /* of synth_s: the witness generator's run; < 0 = none */
+    char machine[64];                 /* PostgreSQL: the machine that holds or
+                                         held it last (a done partition's files
+                                         are there); "" on SQLite (this one) */
 };
 
 /* Per-stage timings reported by gpud with zk_ledger_part_done(). */

@@ -54,6 +54,7 @@ static void part_row(const PGresult *res, int row, struct zk_ledger_part *p, cha
     p->witness_s = lpg_f64(res, row, 22);
     p->owner.pidns = (uint64_t)lpg_i64(res, row, 23);
     p->owner.boot = (uint64_t)lpg_i64(res, row, 24);
+    lpg_text(p->machine, sizeof p->machine, res, row, 25);
     if (machine)
         lpg_text(machine, 64, res, row, 25);
 }

@@ -293,9 +293,9 @@ int cmd_submit(int argc, char **argv)
                                 : (a.npos > 1 ? "witnesses" : "witness"));
         goto out;
     }
-    struct stat sst;
+    struct stat sst = { .st_gid = (gid_t)-1 };   /* shared: no group to give */
     char failed[PATH_MAX], emsg[PATH_MAX + 200];
-    if (stat(a.c.cfg.state_dir, &sst)) {
+    if (!shared && stat(a.c.cfg.state_dir, &sst)) {
         fprintf(stderr, "zkslot submit: %s: %s\n", a.c.cfg.state_dir, strerror(errno));
         goto out;
     }
@@ -323,7 +323,9 @@ int cmd_submit(int argc, char **argv)
         fprintf(stderr, "zkslot submit: %s\n", d.msg);
         goto out;
     }
-    for (int i = 0; i < a.npos; i++) {
+    /* on a shared ledger without --out each proving machine makes its own
+     * <state_dir>/jobs/<id>: nothing to make here */
+    for (int i = 0; i < a.npos && (!shared || out); i++) {
         char dir[4200];
         snprintf(dir, sizeof dir, "%s/%d", j.out_dir, i);
         if ((r = mkdir_shared(dir, sst.st_gid, failed, sizeof failed)) < 0) {
@@ -616,6 +618,7 @@ struct result_ctx {
     zk_ledger *l;
     const char *out_dir;              /* where the proving machine wrote them */
     const char *to;                   /* --out: written here from the ledger */
+    const char *machine;              /* this machine's name */
     unsigned written, missing;
 };
 
@@ -664,8 +667,24 @@ static int print_result(void *ctx, const struct zk_ledger_part *p)
         return 0;
     if (rc->to)
         return write_result(rc, p);
-    printf("%s/%u/proof.json %s/%u/public.json\n", rc->out_dir, p->index, rc->out_dir,
-           p->index);
+    /* only paths that are here: a farm's proofs are on the machine that
+     * proved them (and in the ledger, which --out writes out) */
+    char pf[4300], uf[4300];
+    snprintf(pf, sizeof pf, "%s/%u/proof.json", rc->out_dir, p->index);
+    snprintf(uf, sizeof uf, "%s/%u/public.json", rc->out_dir, p->index);
+    if (!access(pf, R_OK) && !access(uf, R_OK)) {
+        printf("%s %s\n", pf, uf);
+        return 0;
+    }
+    if (p->machine[0] && strcmp(p->machine, rc->machine))
+        fprintf(stderr, "zkslot result: partition %u was proved on machine %s: its files are "
+                "there, not on this one (%s); `zkslot result JOB --out DIR` writes them here "
+                "from the ledger\n", p->index, p->machine, rc->machine);
+    else
+        fprintf(stderr, "zkslot result: partition %u: %s: %s; `zkslot result JOB --out DIR` "
+                "writes it again from the ledger\n", p->index, access(pf, R_OK) ? pf : uf,
+                strerror(errno));
+    rc->missing++;
     return 0;
 }
 
@@ -681,7 +700,7 @@ int cmd_result(int argc, char **argv)
     rc = 2;
     if (get_job(&a, id, &j) < 0)
         goto out;
-    struct result_ctx ctx = { a.c.l, j.out_dir, a.out, 0, 0 };
+    struct result_ctx ctx = { a.c.l, j.out_dir, a.out, zk_ledger_machine(a.c.l), 0, 0 };
     int r = zk_ledger_part_list(a.c.l, id, print_result, &ctx, &d);
     if (r < 0) {
         if (d.msg[0])   /* else the partition's write said why */

@@ -108,7 +108,11 @@ int lcli_open(struct lcli *c, int create)
         return -1;
     }
     int r;
-    if (create && (r = lcli_mkdirs(c->cfg.state_dir)) < 0) {
+    char url[sizeof c->ledger_path];   /* where the ledger is, before the directory */
+    int shared = zk_config_ledger_path(&c->cfg, url, sizeof url) == 0 &&
+                 !zk_ledger_sqlite_path(url);
+    /* a client of a shared ledger needs no state directory of its own */
+    if (create && !shared && (r = lcli_mkdirs(c->cfg.state_dir)) < 0) {
         fprintf(stderr, "zkslot %s: cannot create the state directory %s: %s\n", c->cmd,
                 c->cfg.state_dir, zk_strerror(r));
         return -1;
