@@ -45,6 +45,7 @@
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
+#include "stored.h"
 #include "witness.h"
 
 #define PROG "zkslot-synthd"
@@ -170,8 +171,12 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
     pthread_mutex_lock(&x->seen_lock);
     seen = x->seen;
     pthread_mutex_unlock(&x->seen_lock);
-    r = synthd_witness_fill(l, p, &e->lk, &seen, kh, s->data + d.region_off[ZK_SLOTFMT_W],
-                            &abort_flag, wo);
+    /* a witness stored in the ledger (a shared ledger's witness job), else
+     * the .wtns file or the generator's run */
+    r = synthd_stored_wtns(l, p, kh, s->data + d.region_off[ZK_SLOTFMT_W], wo);
+    if (r == 1)
+        r = synthd_witness_fill(l, p, &e->lk, &seen, kh, s->data + d.region_off[ZK_SLOTFMT_W],
+                                &abort_flag, wo);
     pthread_mutex_lock(&x->seen_lock);
     if (seen.checked)
         x->seen = seen;

@@ -5,7 +5,9 @@
 # exist (and that it could not make), on a machine of its own name.  One
 # machine (synthd, gpud) proves.  The client:
 #   - submits a witness job: accepted, no directory made anywhere on its
-#     side (it has none; the prover makes its own);
+#     side (it has none; the prover makes its own); the witnesses are
+#     stored in the ledger: the client's files are removed before the
+#     prover starts, and the job is proved all the same;
 #   - waits for them: done;
 #   - `zkslot result JOB`: prints no path that does not exist here; says
 #     which machine has the files and how to fetch them (exit 1);
@@ -24,8 +26,6 @@ useradd -M -d /nonexistent -s /usr/sbin/nologin "$CU"
 
 pl_circuit bn128 600 2 || exit 1
 pl_pool 2 || exit 1
-pl_start_synthd --machine prover
-pl_start_gpud --threads 1 --machine prover
 
 # the client's side: its own files, a config with the URL only
 C=$(mktemp -d /tmp/zk-client.XXXXXX)
@@ -43,6 +43,10 @@ w0=$C/$(basename "${PL_WTNS[0]}") w1=$C/$(basename "${PL_WTNS[1]}")
 job=$(client "$ZKSLOT" submit --key "$PL_KEYNAME" "$w0" "$w1" 2>"$C/submit.err") ||
     { pl_bad "the client's submit: $(cat "$C/submit.err")"; rm -rf "$C"; pl_done; }
 pl_expect "$job" "${PL_WTNS[0]}" "${PL_WTNS[1]}"
+# the witnesses exist only on the client, and only until it submitted
+rm -f "$w0" "$w1"
+pl_start_synthd --machine prover
+pl_start_gpud --threads 1 --machine prover
 client "$ZKSLOT" wait "$job" --timeout 60 >/dev/null 2>"$C/wait.err" ||
     pl_bad "the client's wait: $(cat "$C/wait.err")"
 [ ! -e "$absent" ] || pl_bad "the client made its state directory $absent"

@@ -293,6 +293,15 @@ int cmd_submit(int argc, char **argv)
                                 : (a.npos > 1 ? "witnesses" : "witness"));
         goto out;
     }
+    /* a shared ledger stores each witness like an input: the machine that
+     * proves it need not see this file (synthd/stored.c) */
+    for (int i = 0; i < a.npos && shared && !a.input; i++)
+        if (!(text[i] = g16_cli_read_file("submit", a.pos[i], ZK_LEDGER_INPUT_MAX, &len[i]))) {
+            fprintf(stderr, "zkslot submit: a shared ledger stores each witness (at most %u "
+                    "bytes; else submit its circuit input, --input); nothing submitted\n",
+                    ZK_LEDGER_INPUT_MAX);
+            goto out;
+        }
     struct stat sst = { .st_gid = (gid_t)-1 };   /* shared: no group to give */
     char failed[PATH_MAX], emsg[PATH_MAX + 200];
     if (!shared && stat(a.c.cfg.state_dir, &sst)) {
@@ -311,7 +320,7 @@ int cmd_submit(int argc, char **argv)
             goto out;
         }
     }
-    if (a.input)
+    if (a.input || shared)
         r = zk_ledger_job_submit_inputs(a.c.l, k.id, out, (const char *const *)abs,
                                         (const char *const *)text, len, (uint32_t)a.npos, &id,
                                         &d);
