@@ -453,6 +453,10 @@ struct zk_ledger_daemon {
     uint64_t starts;                  /* times started (restarts = starts - 1) */
     int32_t last_pid;
     int64_t last_start_ns;
+    char machine[64];                 /* zk_ledger_farm_daemons: its machine;
+                                         "" on SQLite (this one) */
+    int lease;                        /* zk_ledger_farm_daemons: 1 when that
+                                         machine's lease is current */
 };
 
 /* A daemon records each start (role, instance); one transaction. */
@@ -463,6 +467,11 @@ int zk_ledger_daemon_started(zk_ledger *l, const char *role, const char *instanc
  * (zk_ledger_set_machine), whose pids and restarts they are. */
 int zk_ledger_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
                           void *ctx, struct zk_diag *diag);
+/* The whole farm's daemons: on a shared ledger every machine's, by machine,
+ * role and instance, with machine and lease filled (a pid means something
+ * only on its own machine); on SQLite the same as zk_ledger_daemon_list. */
+int zk_ledger_farm_daemons(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                           void *ctx, struct zk_diag *diag);
 
 struct zk_ledger_totals {
     uint64_t parts[ZK_PART_STATE_COUNT]; /* partitions per enum zk_part_state */

@@ -220,6 +220,8 @@ int lpg_daemon_started(zk_ledger *l, const char *role, const char *instance, int
                        struct zk_diag *diag);
 int lpg_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
                     void *ctx, struct zk_diag *diag);
+int lpg_farm_daemons(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                     void *ctx, struct zk_diag *diag);
 int lpg_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag);
 int lpg_done_times(zk_ledger *l, int64_t since_ns,
                    int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,

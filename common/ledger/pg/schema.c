@@ -132,6 +132,7 @@ static const struct ledger_ops pg_ops = {
     .reconcile = lpg_reconcile,
     .daemon_started = lpg_daemon_started,
     .daemon_list = lpg_daemon_list,
+    .farm_daemons = lpg_farm_daemons,
     .totals = lpg_totals,
     .done_times = lpg_done_times,
 };

@@ -32,6 +32,7 @@ struct lcli {
     const char *config_flag;      /* --config, or NULL */
     const char *state_dir_flag;   /* --state-dir, or NULL */
     const char *ledger_flag;      /* --ledger, or NULL */
+    int local;                    /* top, metrics --local: this machine's daemons only */
     struct zk_config cfg;         /* after lcli_open */
     char ledger_path[2048];
     zk_ledger *l;
