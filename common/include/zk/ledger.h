@@ -184,6 +184,17 @@ const char *zk_ledger_sqlite_path(const char *url);
 const char *zk_ledger_url_redact(const char *url, char *buf, size_t n);
 
 /*
+ * Which of the SQLite ledger `file` (when it exists) and its directory
+ * `dir` (for the ledger, -wal and -shm) this process may not write: that
+ * path (file or dir), with "not writable by WHO (uid U): owner O:G, mode
+ * MMMM" in buf (n bytes); NULL when both are writable.  For messages that
+ * say whose the ledger is instead of SQLite's "unable to open database
+ * file".
+ */
+const char *zk_ledger_sqlite_access(const char *file, const char *dir, const char *who,
+                                    char *buf, size_t n);
+
+/*
  * Opens the ledger `path` names (zk_ledger_sqlite_path).  PostgreSQL:
  * connects (libpq; busy_ms bounds the connection and lock waits, 0 = 10 s),
  * creates or migrates the schema under an advisory lock with

@@ -134,6 +134,15 @@ int lcli_open(struct lcli *c, int create)
         fprintf(stderr, "zkslot %s: the ledger's database is unreachable: %s\n", c->cmd, d.msg);
         exit(LCLI_EXIT_UNREACHABLE);
     }
+    char why[200];
+    const char *what;
+    if (r < 0 && file &&
+        (what = zk_ledger_sqlite_access(file, c->cfg.state_dir, "this user", why, sizeof why))) {
+        /* SQLite says "unable to open database file": say whose it is */
+        fprintf(stderr, "zkslot %s: %s: %s (submitting and watching need membership in its "
+                "group: docs/operations.md)\n", c->cmd, what, why);
+        return -1;
+    }
     if (r < 0) {
         fprintf(stderr, "zkslot %s: %s\n", c->cmd, d.msg);
         return -1;
