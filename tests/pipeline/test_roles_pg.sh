@@ -75,6 +75,8 @@ export ZKSLOT_LEDGER=$(url alice)
 rc=0
 "$ZKSLOT" cancel "$bjob" >"$PL_W/cancel.out" 2>&1 || rc=$?
 [ "$rc" != 0 ] || pl_bad "alice canceled bob's job"
+grep -q "job $bjob is not yours to cancel" "$PL_W/cancel.out" ||
+    pl_bad "alice's cancel of bob's job did not say why: $(cat "$PL_W/cancel.out")"
 [ "$(super "SELECT state FROM jobs WHERE id = $bjob")" = queued ] || pl_bad "bob's job is not queued"
 [ "$(super "SELECT submitter FROM jobs WHERE id = $bjob")" = zk_bob ] || pl_bad "submitter not recorded"
 

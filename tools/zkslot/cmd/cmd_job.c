@@ -743,6 +743,12 @@ int cmd_cancel(int argc, char **argv)
         fprintf(stderr, "zkslot cancel: job %lld has finished already (%s)\n", (long long)id,
                 zk_job_state_name(j.state));
         rc = 1;
+    } else if (r == -ENOENT && zk_ledger_job_get(a.c.l, id, &j, NULL) == 0) {
+        /* there, but not this role's to change (a PostgreSQL submitter's
+         * row-level security: docs/ledger.md, "Roles and grants") */
+        fprintf(stderr, "zkslot cancel: job %lld is not yours to cancel (a submitter cancels "
+                "only its own jobs)\n", (long long)id);
+        rc = 2;
     } else if (r == -ENOENT) {
         fprintf(stderr, "zkslot cancel: no job %lld\n", (long long)id);
         rc = 2;
