@@ -78,6 +78,15 @@ rc=0
 grep -q "job $bjob is not yours to cancel" "$PL_W/cancel.out" ||
     pl_bad "alice's cancel of bob's job did not say why: $(cat "$PL_W/cancel.out")"
 [ "$(super "SELECT state FROM jobs WHERE id = $bjob")" = queued ] || pl_bad "bob's job is not queued"
+# a class is set at submit; changing it is the administrators' (alice's own
+# job or bob's alike): refused, the class unchanged
+for j in "$bjob"; do   # (bob's: hidden from alice and not hers to change)
+    rc=0
+    "$ZKSLOT" reprioritize "$j" critical >"$PL_W/reprio.out" 2>&1 || rc=$?
+    [ "$rc" = 2 ] && grep -q "permission denied" "$PL_W/reprio.out" ||
+        pl_bad "alice's reprioritize of job $j: exit $rc: $(cat "$PL_W/reprio.out")"
+    [ "$(super "SELECT priority FROM jobs WHERE id = $j")" = 1 ] || pl_bad "job $j changed class"
+done
 [ "$(super "SELECT submitter FROM jobs WHERE id = $bjob")" = zk_bob ] || pl_bad "submitter not recorded"
 
 # alice's own queued job, for the attacks on her own rows
