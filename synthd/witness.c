@@ -300,7 +300,7 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
         return r;
     snprintf(wt, sizeof wt, "%.*s.wtns", (int)(strlen(in) - 5), in);
     struct zk_witgen_limits lim = { wcfg->witness_memory, wcfg->witness_timeout * 1000u,
-                                    wcfg->witness_output, owner };
+                                    wcfg->witness_output, owner, wcfg->synthd_generators };
     struct zk_witgen_result res;
     struct zk_diag d = { "" };
     r = zk_witgen_run(&g, in, wt, &lim, cancel, &res, &d);

@@ -8,7 +8,7 @@
  *   [ledger]  url, lease
  *   [pool]    path, slots, slot_size, dir, numa_nodes, hugepages
  *   [synthd]  workers, threads, numa_node, witness_memory, witness_timeout,
- *             witness_output, witness_dir
+ *             witness_output, witness_dir, generators
  *   [gpud]    backend, device, threads, release, self_verify, keys
  *   [keys]    precompute, table_factor
  *
@@ -68,6 +68,8 @@ struct zk_config {
     unsigned witness_timeout;       /* seconds per generator run; 0 = none */
     uint64_t witness_output;        /* bytes of generator output before it is stopped */
     char witness_dir[1024];         /* tmpfs directory for inputs and witnesses in flight */
+    char synthd_generators[4096];   /* what synthd runs as witness generators: comma-
+                                       separated paths (zk_witgen_allowed); "" = none */
     /* [gpud] */
     char gpud_backend[16];          /* "cpu" or "cuda" */
     int gpud_device;
