@@ -186,20 +186,16 @@ static int open_common(struct zk_binfile *bf, const char *magic, struct zk_diag 
     memcpy(bf->magic, hdr, 4);
     bf->magic[4] = 0;
     if (magic && memcmp(hdr, magic, 4) != 0) {
-        char shown[17];
-        size_t k = 0;
-        for (int i = 0; i < 4; i++) {
-            if (hdr[i] >= 0x20 && hdr[i] < 0x7f && hdr[i] != '\\') {
-                shown[k++] = (char)hdr[i];
-            } else {
-                snprintf(shown + k, sizeof shown - k, "\\x%02x", hdr[i]);
-                k += 4;
-            }
-        }
-        shown[k] = 0;
+        /* the bytes are named only when they are another format's magic:
+         * the file may be one its reader could not read (a daemon reading
+         * a path a user gave), and the message goes back to that user */
+        static const char *const known[] = { "zkey", "wtns", "r1cs" };
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            if (!memcmp(hdr, known[i], 4))
+                return zk_diag_set(diag, bf->name, ZK_EBADMAGIC,
+                                   "a .%s file, expected a .%s file", known[i], magic);
         return zk_diag_set(diag, bf->name, ZK_EBADMAGIC,
-                           "wrong magic \"%s\", expected \"%s\" (not a .%s file)", shown,
-                           magic, magic);
+                           "wrong magic, expected \"%s\" (not a .%s file)", magic, magic);
     }
     if (bf->file_size < 12)
         return zk_diag_set(diag, bf->name, ZK_ETRUNCATED,
@@ -230,7 +226,8 @@ int zk_binfile_open(struct zk_binfile *bf, const char *path, const char *magic,
     rc = set_name(bf, path, diag);
     if (rc)
         goto out;
-    bf->fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* never blocks: a FIFO or a device is refused below, not waited on */
+    bf->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (bf->fd < 0) {
         rc = zk_diag_set(diag, path, -errno, "cannot open: %s", strerror(errno));
         goto out;
