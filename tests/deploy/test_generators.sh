@@ -18,48 +18,10 @@
 #   - the generator's environment is the fixed one: none of synthd's
 #     variables (a ZKSLOT_TEST_SECRET given to synthd) reaches it.
 # Needs root, useradd/userdel, setpriv and sqlite3 (77 otherwise).
-set -u
-: "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (useradd, setpriv)"; exit 77; }
-for c in useradd userdel groupdel setpriv sqlite3; do
-    command -v $c >/dev/null || { echo "SKIP: no $c"; exit 77; }
-done
-slow=1; [ -n "${ZK_SANITIZE:-}" ] && slow=3
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-
-DU=zkgen-d$$ OU=zkgen-o$$
-W=$(mktemp -d /tmp/zk-generators.XXXXXX)
-chmod 0755 "$W"
-export ZKSLOT_POOL=/dev/shm/zkslot-generators-$$.pool
-export ZKSLOT_STATE_DIR=$W/state
-export ZKSLOT_CONFIG=$W/zkslot.conf
-PIDS=()
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-    wait 2>/dev/null
-    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".key-*
-    for u in "$OU" "$DU"; do userdel "$u" >/dev/null 2>&1; done
-    groupdel "$DU" >/dev/null 2>&1
-    if [ $fail = 0 ]; then rm -rf "$W"; else
-        echo "(kept $W)"
-        for f in "$W"/*.log; do [ -f "$f" ] && { echo "==> $f (tail)"; tail -n 20 "$f"; }; done
-    fi
-}
-trap cleanup EXIT
-
-useradd --system -U -M -d /nonexistent -s /usr/sbin/nologin "$DU" || { bad "useradd $DU"; exit 1; }
-useradd -M -d /nonexistent -s /usr/sbin/nologin -G "$DU" "$OU" || { bad "useradd $OU"; exit 1; }
-as() {   # as USER UMASK CMD...
-    local u=$1 m=$2; shift 2
-    (umask "$m"; exec setpriv --reuid="$u" --regid="$u" --init-groups -- "$@")
-}
-start_daemon() {   # start_daemon LOG CMD...: as D, in the background
-    local log=$1; shift
-    (umask 0007; export ZKSLOT_TEST_SECRET=daemon-only
-     exec setpriv --reuid="$DU" --regid="$DU" --init-groups -- "$@") >"$log" 2>&1 &
-    PIDS+=("$!")
+. "$ZK_SOURCE_DIR/tests/deploy/lib_users.sh"
+zku_init gen sqlite3
+start_daemon() {   # start_daemon LOG CMD...: as D, with a variable only the daemons have
+    ZKSLOT_TEST_SECRET=daemon-only zku_daemon "$@"
 }
 
 mkdir -p "$W/in" && cp "$ZK_SOURCE_DIR"/examples/groth16/bn128/{key.zkey,vk.json,witness-1.wtns} "$W/in/"
@@ -114,11 +76,9 @@ done
 # ---- the daemons as D; the operator's jobs ---------------------------------------------
 start_daemon "$W/synthd.log" "$ZKSLOT_SYNTHD" --workers 1
 start_daemon "$W/gpud.log" "$ZKSLOT_GPUD" --backend cpu --threads 2 --max-errors 1
-for ((i = 0; i < 300 * slow; i++)); do
-    grep -q 'ready:' "$W/synthd.log" && grep -q 'ready:' "$W/gpud.log" && break
-    sleep 0.1
-done
-grep -q 'ready:' "$W/synthd.log" && grep -q 'ready:' "$W/gpud.log" || bad "the daemons did not start as $DU"
+zku_ready
+tr '\0' '\n' <"/proc/${PIDS[0]}/environ" | grep -q "^ZKSLOT_TEST_SECRET=daemon-only$" ||
+    bad "synthd (pid ${PIDS[0]}) does not have ZKSLOT_TEST_SECRET: the environment check would be vacuous"
 declare -A job
 for k in evil planted good; do
     job[$k]=$(as "$OU" 0022 "$ZKSLOT" submit --key "$k" --input "$W/in/input.json" 2>"$W/submit.log") ||
