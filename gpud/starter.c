@@ -142,7 +142,7 @@ void *starter_main(void *arg)
         }
         memcpy(it->pub, s.data + s.region_off[ZK_SLOTFMT_W] + 32, kh->n_public * 32);
         struct zk_slotfmt_header sh;
-        memcpy(&sh, s.data, sizeof sh);
+        zk_slotfmt_read(&s, &sh);   /* zk_slotfmt_check read it already */
         if (sh.partition_id != (uint64_t)it->p.id) {
             /* the checksummed data names another partition than the slot's
              * header word: a forged or stale header; synthesized again */

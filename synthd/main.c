@@ -202,6 +202,10 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
     h.domain_size = kh->domain_size;
     h.synth_ns = (uint64_t)((zkd_now() - t0) * 1e9);
     h.attempt = p->attempts;
+    h.priority = (uint32_t)p->priority;
+    h.deadline_ns = (uint64_t)p->deadline_ns;
+    d.priority = h.priority;             /* gpud's claim order */
+    d.deadline_ns = h.deadline_ns;
     if (wo->witness_s >= 0)
         h.witness_ms = wo->witness_s * 1e3 >= 1 ? (uint32_t)(wo->witness_s * 1e3) : 1;
     memcpy(s->data, &h, sizeof h);
@@ -238,15 +242,19 @@ static void *worker_main(void *arg)
     while (!atomic_load(&stop_flag)) {
         atomic_store(&wk->heartbeat_ms, now_ms());
         zkd_claim_keys(l, &cfg, &wk->claim);
-        r = zk_ledger_has_queued(l, &d);
-        if (r <= 0) {
+        /* the highest class queued decides which slots and partitions this
+         * worker may take: a reserved worker, or a slot of the reserve, only
+         * work of the reserve's class (docs/scheduling.md) */
+        r = zk_ledger_queued_top(l, &d);
+        int top = r - 1, reserved_worker = wk->no < cfg.synthd_reserve_workers;
+        if (r <= 0 || (reserved_worker && top < cfg.pool_reserve_class)) {
             if (r < 0)
                 zkd_log(ZKD_WARN, "worker %u: %s", wk->no, d.msg);
             sleep_ms(cfg.poll_ms);
             continue;
         }
         struct zk_slot s;
-        r = zk_pool_acquire(pool, ZK_POOL_NO_ID, ZK_POOL_NO_ID, 250, &stop_flag, &s);
+        r = zk_pool_acquire_class(pool, ZK_POOL_NO_ID, ZK_POOL_NO_ID, top, 250, &stop_flag, &s);
         if (r == ZK_ETIMEOUT || r == ZK_ECANCELED)
             continue;
         if (r) {
@@ -255,7 +263,10 @@ static void *worker_main(void *arg)
             continue;
         }
         struct zk_ledger_part p;
-        r = zk_ledger_claim_queued(l, &me, (int32_t)s.index, &p, &d);
+        int min_class = reserved_worker || zk_pool_slot_reserved(pool, s.index)
+                            ? cfg.pool_reserve_class
+                            : ZK_PRIO_LOW;
+        r = zk_ledger_claim_queued_class(l, &me, (int32_t)s.index, min_class, &p, &d);
         if (zkd_ledger_transient(r))
             zkd_ledger_unwritable("claiming a partition", &d);   /* logged once */
         else
@@ -270,6 +281,10 @@ static void *worker_main(void *arg)
                 sleep_ms(cfg.poll_ms);
             continue;
         }
+        if (min_class > ZK_PRIO_LOW)
+            zkd_log(ZKD_INFO, "partition %lld (job %lld #%u, %s): a reserved %s", (long long)p.id,
+                    (long long)p.job_id, p.index, zk_priority_name(p.priority),
+                    reserved_worker ? "worker" : "slot");
         atomic_store(&wk->busy, 1);
         zk_pool_set_ids(pool, &s, (uint64_t)p.id, (uint64_t)p.key_id);
         double t0 = zkd_now();
@@ -458,6 +473,19 @@ int main(int argc, char **argv)
     me = base.me;
     l = base.l;
     synthd_witness_setup(&cfg, &me);   /* a failure is logged; input partitions then fail */
+    if (cfg.pool_reserve) {
+        uint32_t n = zk_pool_set_reserve(pool, cfg.pool_reserve, cfg.pool_reserve_class);
+        if (n < cfg.pool_reserve)
+            zkd_log(ZKD_WARN, "[pool] reserve %u: the pool has %u slot(s), %u reserved (one "
+                    "is left for every class)", cfg.pool_reserve, n + 1, n);
+        zkd_log(ZKD_INFO, "reserve: %u slot(s) for %s work and above", n,
+                zk_priority_name(cfg.pool_reserve_class));
+    }
+    if (cfg.synthd_reserve_workers >= cfg.synthd_workers) {
+        zkd_log(ZKD_ERR, "[synthd] reserve_workers %u: at most workers - 1 (%u)",
+                cfg.synthd_reserve_workers, cfg.synthd_workers - 1);
+        goto out;
+    }
 
     wk = calloc(cfg.synthd_workers, sizeof *wk);
     if (!wk)

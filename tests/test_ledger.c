@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ledger/ledger_internal.h"
@@ -211,7 +212,12 @@ static void test_open_formats(void)
 
     /* a version 1 ledger (before the daemons table and the witness
      * generators) is migrated through every step, data kept */
-    ZT_CHECK(sql_exec(p, "DROP TABLE daemons; ALTER TABLE keys DROP COLUMN witgen_kind;"
+    ZT_CHECK(sql_exec(p, "DROP INDEX jobs_request; DROP INDEX jobs_state;"
+                         " ALTER TABLE keys DROP COLUMN priority;"
+                         " ALTER TABLE jobs DROP COLUMN priority;"
+                         " ALTER TABLE jobs DROP COLUMN deadline_ns;"
+                         " ALTER TABLE jobs DROP COLUMN request_id;"
+                         " DROP TABLE daemons; ALTER TABLE keys DROP COLUMN witgen_kind;"
                          " ALTER TABLE keys DROP COLUMN witgen;"
                          " ALTER TABLE keys DROP COLUMN witgen_hash;"
                          " ALTER TABLE keys DROP COLUMN file_dev;"
@@ -1081,25 +1087,235 @@ static void test_claim_keys(zk_ledger *l, int64_t key)
     int64_t j1 = submit(l, key, 1), j2 = submit(l, other, 1);
     int64_t none = 999999;
     ZT_CHECK(zk_ledger_set_claim_keys(l, &other, 1) == 0);
-    if (pg_base) {
-        ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == j2,
-                 "job %lld claimed, the other key's wanted", (long long)p.job_id);
-        ZT_CHECK(zk_ledger_has_queued(l, NULL) == 0, "key %lld's partition not counted",
-                 (long long)key);
-        ZT_CHECK(zk_ledger_set_claim_keys(l, &none, 1) == 0);
-        ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == -ENOENT);
-        ZT_CHECK(zk_ledger_set_claim_keys(l, NULL, 0) == 0);
-        ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == j1);
-    } else {
-        ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == j1,
-                 "SQLite claims every key");
-        ZT_CHECK(zk_ledger_set_claim_keys(l, NULL, 0) == 0);
-    }
+    /* both backends (SQLite too, since a machine may leave a key out by its
+     * own rules: docs/scheduling.md) */
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == j2,
+             "job %lld claimed, the other key's wanted", (long long)p.job_id);
+    ZT_CHECK(zk_ledger_has_queued(l, NULL) == 0, "key %lld's partition not counted",
+             (long long)key);
+    ZT_CHECK(zk_ledger_queued_top(l, NULL) == 0, "nor its class");
+    ZT_CHECK(zk_ledger_set_claim_keys(l, &none, 1) == 0);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == -ENOENT);
+    ZT_CHECK(zk_ledger_set_claim_keys(l, NULL, 0) == 0);
+    ZT_CHECK(zk_ledger_queued_top(l, NULL) == 1 + ZK_PRIO_LOW, "test keys' class: low");
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == j1);
     ZT_CHECK(zk_ledger_job_cancel(l, j1, NULL) == 0 && zk_ledger_job_cancel(l, j2, NULL) == 0);
 }
 
 /* The cached statements: the same prepared statement on every call for an
  * id, and an id asked for with another SQL text refused in one line. */
+/* ---- scheduling (docs/scheduling.md) ---- */
+
+/* Cancels every unfinished job (a clean queue for an order test). */
+static int cancel_open(void *ctx, const struct zk_ledger_job *j)
+{
+    if (j->state == ZK_JOB_QUEUED || j->state == ZK_JOB_RUNNING)
+        zk_ledger_job_cancel(ctx, j->id, NULL);
+    return 0;
+}
+
+static int64_t submit_sched(zk_ledger *l, int64_t key, uint32_t n, int prio, int64_t deadline,
+                            const char *rid, int *existing)
+{
+    const char *w[4] = { "/w/0.wtns", "/w/1.wtns", "/w/2.wtns", "/w/3.wtns" };
+    struct zk_ledger_submit_opts o = { prio, deadline, rid, -1 };
+    int64_t id = 0;
+    struct zk_diag d;
+    int r = zk_ledger_job_submit_opts(l, key, NULL, &o, w, NULL, NULL, n, &id, &d);
+    ZT_CHECK(r == 0 && id > 0, "submit (class %d): %s", prio, r ? d.msg : "");
+    if (existing)
+        *existing = o.existing;
+    return id;
+}
+
+/* Claims every queued partition (min_class) and returns their job ids in
+ * claim order into out[], the count. */
+static int claim_all(zk_ledger *l, int min_class, int64_t *out, int max)
+{
+    struct zk_ledger_part p;
+    int n = 0;
+    while (n < max && zk_ledger_claim_queued_class(l, &me, 0, min_class, &p, NULL) == 0)
+        out[n++] = p.job_id;
+    return n;
+}
+
+static void test_sched(zk_ledger *l)
+{
+    ZT_CHECK(zk_ledger_job_list(l, cancel_open, l, NULL) == 0);
+    int64_t key = add_key(l, "sched");
+    int64_t now = (int64_t)time(NULL) * 1000000000;
+
+    /* the order: class, then deadline (none last), then job, then index */
+    int64_t j1 = submit_sched(l, key, 1, ZK_PRIO_NORMAL, 0, NULL, NULL);
+    int64_t j2 = submit_sched(l, key, 1, ZK_PRIO_LOW, 0, NULL, NULL);
+    int64_t j3 = submit_sched(l, key, 1, ZK_PRIO_HIGH, 0, NULL, NULL);
+    int64_t j4 = submit_sched(l, key, 1, ZK_PRIO_CRITICAL, 0, NULL, NULL);
+    int64_t j5 = submit_sched(l, key, 1, ZK_PRIO_HIGH, now + 100000000000LL, NULL, NULL);
+    int64_t j6 = submit_sched(l, key, 1, ZK_PRIO_HIGH, now + 50000000000LL, NULL, NULL);
+    int64_t j7 = submit_sched(l, key, 2, ZK_PRIO_NORMAL, 0, NULL, NULL);
+    int64_t want[] = { j4, j6, j5, j3, j1, j7, j7, j2 }, got[16];
+    ZT_CHECK(zk_ledger_queued_top(l, NULL) == 1 + ZK_PRIO_CRITICAL);
+    struct zk_ledger_job j = job(l, j5);
+    ZT_CHECK(j.priority == ZK_PRIO_HIGH && j.deadline_ns == now + 100000000000LL &&
+             j.request_id[0] == 0);
+    /* a reserved slot takes high and critical only, in the same order */
+    int n = claim_all(l, ZK_PRIO_HIGH, got, 16);
+    ZT_CHECK(n == 4 && got[0] == j4 && got[1] == j6 && got[2] == j5 && got[3] == j3,
+             "%d claimed at high and above, first job %lld", n, (long long)got[0]);
+    ZT_CHECK(zk_ledger_queued_top(l, NULL) == 1 + ZK_PRIO_NORMAL);
+    n += claim_all(l, ZK_PRIO_LOW, got + n, 16 - n);
+    ZT_CHECK(n == 8, "%d claimed", n);
+    for (int i = 0; i < n && i < 8; i++)
+        ZT_CHECK(got[i] == want[i], "claim %d: job %lld, want %lld", i, (long long)got[i],
+                 (long long)want[i]);
+    struct ids ids = parts_of(l, j7);
+    ZT_CHECK(part(l, ids.v[0]).priority == ZK_PRIO_NORMAL && part(l, ids.v[0]).attempts == 1);
+    ZT_CHECK(zk_ledger_queued_top(l, NULL) == 0);
+    ZT_CHECK(zk_ledger_job_list(l, cancel_open, l, NULL) == 0);
+
+    /* a key's default class; bad options queue nothing */
+    struct zk_ledger_key k;
+    memset(&k, 0, sizeof k);
+    snprintf(k.name, sizeof k.name, "sched-high");
+    snprintf(k.path, sizeof k.path, "/keys/h.zkey");
+    snprintf(k.curve, sizeof k.curve, "bn128");
+    snprintf(k.hash, sizeof k.hash, "0123456789abcdef0123456789abcdef");
+    k.n_vars = 10;
+    k.domain_size = 16;
+    k.priority = ZK_PRIO_HIGH;
+    ZT_CHECK(zk_ledger_key_add(l, &k, NULL) == 0);
+    ZT_CHECK(zk_ledger_key_get(l, "sched-high", &k, NULL) == 0 && k.priority == ZK_PRIO_HIGH);
+    ZT_CHECK(job(l, submit_sched(l, k.id, 1, -1, 0, NULL, NULL)).priority == ZK_PRIO_HIGH);
+    k.priority = 7;
+    snprintf(k.name, sizeof k.name, "sched-bad");
+    ZT_CHECK(zk_ledger_key_add(l, &k, NULL) == -EINVAL);
+    const char *w1[] = { "/w" };
+    struct zk_ledger_submit_opts bad = { ZK_PRIO_COUNT, 0, NULL, 0 };
+    int64_t id = 0;
+    ZT_CHECK(zk_ledger_job_submit_opts(l, key, NULL, &bad, w1, NULL, NULL, 1, &id, NULL) ==
+             -EINVAL);
+    bad.priority = ZK_PRIO_LOW;
+    bad.deadline_ns = -1;
+    ZT_CHECK(zk_ledger_job_submit_opts(l, key, NULL, &bad, w1, NULL, NULL, 1, &id, NULL) ==
+             -EINVAL);
+    ZT_CHECK(zk_ledger_queued_top(l, NULL) == 1 + ZK_PRIO_HIGH, "only the key's job queued");
+
+    /* a request id: the same job again, nothing queued; another key's: refused */
+    int existing = -1, e2 = -1;
+    int64_t r1 = submit_sched(l, key, 2, ZK_PRIO_LOW, 0, "req-1", &existing);
+    ZT_CHECK(existing == 0);
+    ZT_CHECK(submit_sched(l, key, 2, ZK_PRIO_CRITICAL, 0, "req-1", &e2) == r1 && e2 == 1);
+    ZT_CHECK(!strcmp(job(l, r1).request_id, "req-1") && job(l, r1).priority == ZK_PRIO_LOW);
+    struct zk_ledger_submit_opts other = { -1, 0, "req-1", 0 };
+    ZT_CHECK(zk_ledger_job_submit_opts(l, k.id, NULL, &other, w1, NULL, NULL, 1, &id, NULL) ==
+             -EEXIST);
+    uint64_t c[ZK_PART_STATE_COUNT];
+    ZT_CHECK(zk_ledger_counts(l, c, NULL) == 0 && c[ZK_PART_QUEUED] == 3, "%llu queued",
+             (unsigned long long)c[ZK_PART_QUEUED]);
+
+    /* reprioritize: the low job goes first once critical */
+    ZT_CHECK(zk_ledger_job_reprioritize(l, r1, ZK_PRIO_CRITICAL, NULL) == 0);
+    ZT_CHECK(claim_all(l, ZK_PRIO_LOW, got, 1) == 1 && got[0] == r1);
+    ZT_CHECK(zk_ledger_job_reprioritize(l, 999999, ZK_PRIO_LOW, NULL) == -ENOENT);
+    ZT_CHECK(zk_ledger_job_reprioritize(l, r1, 9, NULL) == -EINVAL);
+    ZT_CHECK(zk_ledger_job_cancel(l, r1, NULL) == 0);
+    ZT_CHECK(zk_ledger_job_reprioritize(l, r1, ZK_PRIO_LOW, NULL) == ZK_ESTATE);
+    ZT_CHECK(zk_ledger_job_list(l, cancel_open, l, NULL) == 0);
+
+    /* deadlines: a job with a partition not started fails, its started one
+     * is canceled; a job whose partitions all started runs on */
+    int64_t late = submit_sched(l, key, 2, ZK_PRIO_NORMAL, now + 1000000000LL, NULL, NULL);
+    int64_t begun = submit_sched(l, key, 1, ZK_PRIO_LOW, now + 1000000000LL, NULL, NULL);
+    int64_t none = submit_sched(l, key, 1, ZK_PRIO_LOW, 0, NULL, NULL);
+    struct zk_ledger_part p;
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 3, &p, NULL) == 0 && p.job_id == late);
+    int64_t started = p.id;
+    ZT_CHECK(p.deadline_ns == now + 1000000000LL);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 4, &p, NULL) == 0 && p.job_id == late);
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &me, "back", NULL) == 0);
+    /* begun's only partition: claimed (late's queued one first: its class) */
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 5, &p, NULL) == 0 && p.job_id == late);
+    ZT_CHECK(zk_ledger_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &me, "back", NULL) == 0);
+    ZT_CHECK(zk_ledger_job_reprioritize(l, begun, ZK_PRIO_CRITICAL, NULL) == 0);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 5, &p, NULL) == 0 && p.job_id == begun);
+    uint32_t failed = 99;
+    ZT_CHECK(zk_ledger_expire_deadlines(l, now, &failed, NULL) == 0 && failed == 0,
+             "nothing late yet: %u", failed);
+    ZT_CHECK(zk_ledger_expire_deadlines(l, now + 2000000000LL, &failed, NULL) == 0 &&
+                 failed == 1,
+             "%u job(s) failed", failed);
+    j = job(l, late);
+    ZT_CHECK(j.state == ZK_JOB_FAILED && strstr(j.error, "deadline exceeded"), "%s: %s",
+             zk_job_state_name(j.state), j.error);
+    ZT_CHECK(part(l, started).state == ZK_PART_CANCELED, "its started partition is dropped");
+    ZT_CHECK(job(l, begun).state == ZK_JOB_RUNNING, "all its partitions started");
+    ZT_CHECK(job(l, none).state == ZK_JOB_QUEUED);
+    ZT_CHECK(zk_ledger_expire_deadlines(l, now + 2000000000LL, &failed, NULL) == 0 &&
+             failed == 0);
+
+    /* the estimate: what is ahead of a class, and the recorded times */
+    struct zk_ledger_estimate est;
+    ZT_CHECK(zk_ledger_estimate(l, ZK_PRIO_CRITICAL, &est, NULL) == 0 && est.ahead == 1 &&
+                 est.provers >= 1,
+             "%llu ahead of critical", (unsigned long long)est.ahead);
+    ZT_CHECK(zk_ledger_estimate(l, ZK_PRIO_LOW, &est, NULL) == 0 && est.ahead == 2);
+    ZT_CHECK(zk_ledger_job_list(l, cancel_open, l, NULL) == 0);
+
+    /* aging: a low job that waited one period goes before a normal job
+     * submitted after it (both normal then: the older first) */
+    zk_ledger_set_aging(l, 1);
+    int64_t old = submit_sched(l, key, 1, ZK_PRIO_LOW, 0, NULL, NULL);
+    usleep(1100000);
+    int64_t fresh = submit_sched(l, key, 1, ZK_PRIO_NORMAL, 0, NULL, NULL);
+    ZT_CHECK(claim_all(l, ZK_PRIO_LOW, got, 2) == 2 && got[0] == old && got[1] == fresh,
+             "aged: %lld first", (long long)got[0]);
+    zk_ledger_set_aging(l, 0);
+    int64_t low2 = submit_sched(l, key, 1, ZK_PRIO_LOW, 0, NULL, NULL);
+    int64_t norm2 = submit_sched(l, key, 1, ZK_PRIO_NORMAL, 0, NULL, NULL);
+    ZT_CHECK(claim_all(l, ZK_PRIO_LOW, got, 2) == 2 && got[0] == norm2 && got[1] == low2);
+    ZT_CHECK(zk_ledger_job_list(l, cancel_open, l, NULL) == 0);
+}
+
+static int count_request(void *ctx, const struct zk_ledger_job *j)
+{
+    *(int *)ctx += !strcmp(j->request_id, "race-1");
+    return 0;
+}
+
+/* Clients racing one request id: one job (processes, own handles). */
+static void test_request_race(int64_t key)
+{
+    char path[512];
+    url_of(path, sizeof path, ZK_LEDGER_FILE);
+    pid_t kids[8];
+    for (int i = 0; i < 8; i++) {
+        if ((kids[i] = fork()) == 0) {
+            zk_ledger *c = NULL;
+            int64_t id = 0;
+            const char *w[] = { "/w" };
+            struct zk_ledger_submit_opts o = { -1, 0, "race-1", 0 };
+            int r = zk_ledger_open(path, 0, 30000, &c, NULL);
+            if (!r)
+                r = zk_ledger_job_submit_opts(c, key, NULL, &o, w, NULL, NULL, 1, &id, NULL);
+            zk_ledger_close(c);
+            _exit(r ? 1 : 0);
+        }
+    }
+    int ok = 0;
+    for (int i = 0; i < 8; i++) {
+        int st = 0;
+        waitpid(kids[i], &st, 0);
+        ok += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    ZT_CHECK(ok == 8, "%d of 8 submits succeeded", ok);
+    zk_ledger *l = NULL;
+    ZT_CHECK(zk_ledger_open(path, 0, 0, &l, NULL) == 0);
+    int n = 0;
+    ZT_CHECK(zk_ledger_job_list(l, count_request, &n, NULL) == 0 && n == 1, "%d jobs", n);
+    zk_ledger_job_list(l, cancel_open, l, NULL);
+    zk_ledger_close(l);
+}
+
 static void test_stmt_cache(zk_ledger *l, int64_t key_id)
 {
     struct zk_ledger_key k;
@@ -1200,13 +1416,17 @@ static void test_pg_open(void)
     /* a version 2 ledger (before results) is migrated */
     ZT_CHECK(pg_exec("old.db", "ALTER TABLE partitions DROP COLUMN proof_json,"
                                " DROP COLUMN public_json; DROP INDEX jobs_state;"
+                               " ALTER TABLE keys DROP COLUMN priority;"
+                               " ALTER TABLE jobs DROP COLUMN priority, DROP COLUMN deadline_ns,"
+                               " DROP COLUMN request_id;"
                                " UPDATE zkslot_schema SET version = 2") == 0);
-    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 3: %s", d.msg);
+    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 4: %s", d.msg);
     zk_ledger_close(l);
     l = NULL;
-    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 3") == 0 &&
-             pg_exec("old.db", "SELECT proof_json, public_json FROM partitions") == 0,
-             "migrated to 3");
+    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 4") == 0 &&
+             pg_exec("old.db", "SELECT proof_json, public_json FROM partitions") == 0 &&
+             pg_exec("old.db", "SELECT priority, deadline_ns, request_id FROM jobs") == 0,
+             "migrated to 4");
     /* a newer schema is refused and left as it is */
     ZT_CHECK(pg_exec("old.db", "UPDATE zkslot_schema SET version = 99") == 0);
     ZT_CHECK(zk_ledger_open(u, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EVERSION && !l);
@@ -1270,6 +1490,8 @@ int main(int argc, char **argv)
         test_counts_lists(l);
         test_leases(l, k.id);
         test_claim_keys(l, k.id);
+        test_sched(l);
+        test_request_race(k.id);
 #if ZK_HAVE_LIBPQ
         if (pg_base)
             test_done_unseen(l, k.id);

@@ -41,10 +41,12 @@ void zk_config_defaults(struct zk_config *c)
     c->gpud_self_verify = 0;
     c->keys_precompute = ZK_G16_PRECOMPUTE_NONE;
     c->keys_table_factor = ZK_G16_TABLE_FACTOR_DEFAULT;
+    c->ledger_aging = 600;
+    c->pool_reserve_class = ZK_PRIO_HIGH;
 }
 
 enum kind { K_STR, K_UINT, K_INT, K_BOOL, K_RELEASE, K_BACKEND, K_SIZE, K_NODES, K_HUGEPAGES,
-            K_PRECOMPUTE };
+            K_PRECOMPUTE, K_PRIO };
 
 struct option {
     const char *section, *name;
@@ -70,6 +72,10 @@ static const struct option options[] = {
     O("zkslot", "machine", K_STR, machine, 0, 0),
     O("ledger", "url", K_STR, ledger_url, 0, 0),
     O("ledger", "lease", K_UINT, ledger_lease, 2, 3600),
+    O("ledger", "aging", K_UINT, ledger_aging, 0, 86400 * 30),
+    O("pool", "reserve", K_UINT, pool_reserve, 0, ZK_POOL_MAX_SLOTS),
+    O("pool", "reserve_class", K_PRIO, pool_reserve_class, 0, 0),
+    O("synthd", "reserve_workers", K_UINT, synthd_reserve_workers, 0, 1024),
     O("synthd", "workers", K_UINT, synthd_workers, 1, 1024),
     O("synthd", "threads", K_UINT, synthd_threads, 0, 4096),
     O("synthd", "numa_node", K_INT, synthd_numa_node, -1, 1023),
@@ -215,6 +221,13 @@ int zk_config_set(struct zk_config *c, const char *section, const char *name,
             *(int *)p = (int)w;
             return 0;
         }
+        case K_PRIO:
+            if ((x = zk_priority_parse(value)) < 0)
+                return zk_diag_set(diag, src, -EINVAL,
+                                   "[%s] %s: '%s' is not low, normal, high or critical", section,
+                                   name, value);
+            *(int *)p = (int)x;
+            return 0;
         case K_BACKEND:
             if (strcmp(value, "cpu") && strcmp(value, "cuda"))
                 return zk_diag_set(diag, src, -EINVAL, "[%s] %s: '%s' is not cpu or cuda",

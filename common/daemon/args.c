@@ -125,6 +125,7 @@ void zkd_print_config(const struct zk_config *c, FILE *out)
             c->state_dir, c->max_attempts, c->max_errors, c->poll_ms);
     fprintf(out, "machine = %s\n[ledger]\nurl = %s\nlease = %u\n", c->machine, c->ledger_url,
             c->ledger_lease);
+    fprintf(out, "aging = %u\n", c->ledger_aging);
     fprintf(out, "[pool]\npath = %s\nslots = %u\nslot_size = %llu\ndir = %s\nnuma_nodes = %s\n"
                  "hugepages = %s\n",
             c->pool, c->pool_slots, (unsigned long long)c->pool_slot_size, c->pool_dir,
@@ -132,8 +133,11 @@ void zkd_print_config(const struct zk_config *c, FILE *out)
             c->pool_hugepages == ZK_HUGEPAGES_YES  ? "yes"
             : c->pool_hugepages == ZK_HUGEPAGES_NO ? "no"
                                                    : "auto");
+    fprintf(out, "reserve = %u\nreserve_class = %s\n", c->pool_reserve,
+            zk_priority_name(c->pool_reserve_class));
     fprintf(out, "[synthd]\nworkers = %u\nthreads = %u\nnuma_node = %d\n", c->synthd_workers,
             c->synthd_threads, c->synthd_numa_node);
+    fprintf(out, "reserve_workers = %u\n", c->synthd_reserve_workers);
     fprintf(out, "witness_memory = %llu\nwitness_timeout = %u\nwitness_output = %llu\n"
                  "witness_dir = %s\n",
             (unsigned long long)c->witness_memory, c->witness_timeout,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/ledgerretry.h"
@@ -38,6 +39,8 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
     /* SQLite says only "unable to open database file" or "attempt to write
      * a readonly database" when the ledger (or the directory, for -wal and
      * -shm) is not this user's to write: say whose it is */
+    if (!r)
+        zk_ledger_set_aging(*ret, cfg->ledger_aging);
     if (!r && (r = zk_ledger_set_machine(*ret, cfg->machine)) < 0) {
         zk_ledger_close(*ret);
         *ret = NULL;
@@ -154,6 +157,15 @@ int zkd_base_tick(struct zkd_base *b)
         zkd_log(ZKD_INFO, "recovery: freed %u filling slot(s), re-queued %u claimed, "
                 "moved %u partition(s)", rec.reap.filling_freed, rec.reap.claimed_requeued,
                 rec.ledger_changed);
+    uint32_t late = 0;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (!r && zk_ledger_expire_deadlines(b->l, now.tv_sec * 1000000000LL + now.tv_nsec, &late,
+                                         &d))
+        zkd_log(ZKD_WARN, "deadlines: %s", d.msg);
+    else if (late)
+        zkd_log(ZKD_NOTICE, "%u job(s) failed: deadline exceeded before a partition started",
+                late);
     return 0;
 }
 

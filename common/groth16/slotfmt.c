@@ -31,22 +31,36 @@ uint64_t zk_slotfmt_layout(uint64_t n_vars, uint64_t domain_size, struct zk_slot
     return off;
 }
 
+int zk_slotfmt_read(const struct zk_slot *s, struct zk_slotfmt_header *ret)
+{
+    uint64_t hb = s->nregions >= 1 && s->region_off[ZK_SLOTFMT_HDR] == 0
+                      ? s->region_bytes[ZK_SLOTFMT_HDR]
+                      : 0;
+    memset(ret, 0, sizeof *ret);
+    if (hb != sizeof *ret && hb != ZK_SLOTFMT_V1_SIZE)
+        return ZK_EBADMAGIC;
+    memcpy(ret, s->data, hb);
+    if (ret->magic != ZK_SLOTFMT_MAGIC)
+        return ZK_EBADMAGIC;
+    if (ret->version != (hb == sizeof *ret ? ZK_SLOTFMT_VERSION : 1u))
+        return ZK_EVERSION;
+    return 0;
+}
+
 int zk_slotfmt_check(const struct zk_slot *s, const struct zk_slotfmt_header *expect)
 {
     struct zk_slotfmt_header h;
     struct zk_slot_desc d;
 
-    if (s->nregions != ZK_SLOTFMT_NREGIONS || s->region_off[ZK_SLOTFMT_HDR] != 0 ||
-        s->region_bytes[ZK_SLOTFMT_HDR] != sizeof h)
+    if (s->nregions != ZK_SLOTFMT_NREGIONS)
         return ZK_EBADMAGIC;
-    memcpy(&h, s->data, sizeof h);
-    if (h.magic != ZK_SLOTFMT_MAGIC)
-        return ZK_EBADMAGIC;
-    if (h.version != ZK_SLOTFMT_VERSION)
-        return ZK_EVERSION;
+    int r = zk_slotfmt_read(s, &h);
+    if (r)
+        return r;
     uint64_t need = zk_slotfmt_layout(h.n_vars, h.domain_size, &d);
     if (!need || need > s->capacity)
         return ZK_ELENGTH;
+    d.region_bytes[ZK_SLOTFMT_HDR] = s->region_bytes[ZK_SLOTFMT_HDR];   /* as read */
     for (int i = 0; i < ZK_SLOTFMT_NREGIONS; i++) {
         if (s->region_off[i] != d.region_off[i] || s->region_bytes[i] != d.region_bytes[i])
             return ZK_ELENGTH;

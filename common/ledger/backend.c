@@ -152,11 +152,29 @@ int zk_ledger_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger
     return l->ops->key_list(l, fn, ctx, diag);
 }
 
+int zk_ledger_job_submit_opts(zk_ledger *l, int64_t key_id, const char *out_dir,
+                              struct zk_ledger_submit_opts *o, const char *const *name,
+                              const char *const *input, const size_t *len, uint32_t n,
+                              int64_t *ret_id, struct zk_diag *diag)
+{
+    int r = ledger_submit_opts_check(l->path, o, diag);
+    if (r)
+        return r;
+    for (uint32_t i = 0; input && i < n; i++)
+        if (len[i] > ZK_LEDGER_INPUT_MAX)
+            return zk_diag_set(diag, name[i], -E2BIG, "input of %zu bytes: at most %u",
+                               len[i], ZK_LEDGER_INPUT_MAX);
+    if (o)
+        o->existing = 0;
+    return l->ops->job_submit(l, key_id, out_dir, o, name, input, len, n, ret_id, diag);
+}
+
 int zk_ledger_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
                          const char *const *witness, uint32_t n, int64_t *ret_id,
                          struct zk_diag *diag)
 {
-    return l->ops->job_submit(l, key_id, out_dir, witness, NULL, NULL, n, ret_id, diag);
+    return zk_ledger_job_submit_opts(l, key_id, out_dir, NULL, witness, NULL, NULL, n, ret_id,
+                                     diag);
 }
 
 int zk_ledger_job_submit_inputs(zk_ledger *l, int64_t key_id, const char *out_dir,
@@ -164,11 +182,8 @@ int zk_ledger_job_submit_inputs(zk_ledger *l, int64_t key_id, const char *out_di
                                 const size_t *len, uint32_t n, int64_t *ret_id,
                                 struct zk_diag *diag)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (len[i] > ZK_LEDGER_INPUT_MAX)
-            return zk_diag_set(diag, name[i], -E2BIG, "input of %zu bytes: at most %u",
-                               len[i], ZK_LEDGER_INPUT_MAX);
-    return l->ops->job_submit(l, key_id, out_dir, name, input, len, n, ret_id, diag);
+    return zk_ledger_job_submit_opts(l, key_id, out_dir, NULL, name, input, len, n, ret_id,
+                                     diag);
 }
 
 int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
@@ -234,7 +249,53 @@ int zk_ledger_has_queued(zk_ledger *l, struct zk_diag *diag)
 int zk_ledger_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
                            struct zk_ledger_part *ret, struct zk_diag *diag)
 {
-    return l->ops->claim_queued(l, me, slot, ret, diag);
+    return l->ops->claim_queued(l, me, slot, ZK_PRIO_LOW, ret, diag);
+}
+
+int zk_ledger_claim_queued_class(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
+                                 int min_class, struct zk_ledger_part *ret,
+                                 struct zk_diag *diag)
+{
+    return l->ops->claim_queued(l, me, slot, min_class, ret, diag);
+}
+
+void zk_ledger_set_aging(zk_ledger *l, unsigned aging_s)
+{
+    l->aging_ns = (int64_t)aging_s * 1000000000;
+}
+
+int zk_ledger_queued_top(zk_ledger *l, struct zk_diag *diag)
+{
+    return l->ops->queued_top(l, diag);
+}
+
+int zk_ledger_job_reprioritize(zk_ledger *l, int64_t id, int prio, struct zk_diag *diag)
+{
+    if (prio < 0 || prio >= ZK_PRIO_COUNT)
+        return zk_diag_set(diag, l->path, -EINVAL, "priority %d out of range", prio);
+    return l->ops->job_reprioritize(l, id, prio, diag);
+}
+
+int zk_ledger_expire_deadlines(zk_ledger *l, int64_t now_ns, uint32_t *ret_failed,
+                               struct zk_diag *diag)
+{
+    uint32_t n = 0;
+    int r = l->ops->expire_deadlines(l, now_ns, &n, diag);
+    if (ret_failed)
+        *ret_failed = n;
+    return r;
+}
+
+int zk_ledger_estimate(zk_ledger *l, int prio, struct zk_ledger_estimate *ret,
+                       struct zk_diag *diag)
+{
+    memset(ret, 0, sizeof *ret);
+    if (prio < 0 || prio >= ZK_PRIO_COUNT)
+        return zk_diag_set(diag, l->path, -EINVAL, "priority %d out of range", prio);
+    int r = l->ops->estimate(l, prio, ret, diag);
+    if (ret->provers == 0)
+        ret->provers = 1;
+    return r;
 }
 
 int zk_ledger_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,

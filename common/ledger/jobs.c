@@ -13,7 +13,9 @@
 
 #define JOB_COLS                                                                         \
     "j.id, j.key_id, k.name, j.nparts, j.state, j.out_dir, j.submitted_ns, j.started_ns," \
-    " j.finished_ns, j.error"
+    " j.finished_ns, j.error, j.priority, j.deadline_ns, j.request_id"
+
+#define JOB_NCOLS 13   /* the columns of JOB_COLS */
 
 /* Partition counts of job id into count[ZK_PART_STATE_COUNT]. */
 static int job_counts(zk_ledger *l, int64_t id, uint32_t count[ZK_PART_STATE_COUNT],
@@ -138,12 +140,13 @@ int ledger_derive_job(zk_ledger *l, int64_t id, int to, struct zk_diag *diag)
 /* A job of n partitions: witness[i] is the .wtns path, or with inputs the
  * name the input was read from, and input[i] (len[i] bytes) its text. */
 int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
-                      const char *const *witness, const char *const *input, const size_t *len,
-                      uint32_t n, int64_t *ret_id, struct zk_diag *diag)
+                   struct zk_ledger_submit_opts *o, const char *const *witness,
+                   const char *const *input, const size_t *len, uint32_t n, int64_t *ret_id,
+                   struct zk_diag *diag)
 {
     static const char sql_job_insert[] =
-        "INSERT INTO jobs (key_id, nparts, state, out_dir, submitted_ns)"
-        " VALUES (?, ?, 'queued', ?, ?)";
+        "INSERT INTO jobs (key_id, nparts, state, out_dir, submitted_ns, priority,"
+        " deadline_ns, request_id) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)";
     static const char sql_job_set_out[] = "UPDATE jobs SET out_dir = ? WHERE id = ?";
     static const char sql_part_insert[] =
         "INSERT INTO partitions (job_id, idx, witness, state, queued_ns, input)"
@@ -157,12 +160,28 @@ int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
             return zk_diag_set(diag, l->path, -ENAMETOOLONG, "witness path too long");
     struct zk_ledger_key key;
     int64_t now = ledger_now_ns(), id = 0;
+    const char *rid = o && o->request_id && o->request_id[0] ? o->request_id : NULL;
     int r = ledger_begin(l, diag);
     if (r)
         return r;
     sqlite3_stmt *s;
     if ((r = lsq_key_get_id(l, key_id, &key, diag)) < 0)
         goto out;
+    /* the write lock is held: of two clients with one request id, the
+     * second finds the first's job here */
+    if (rid) {
+        int64_t other_key = 0;
+        if ((r = lsq_job_by_request(l, rid, &id, &other_key, diag)) < 0)
+            goto out;
+        if (r > 0) {
+            r = other_key == key_id ? 0
+                                    : zk_diag_set(diag, l->path, -EEXIST,
+                                                  "request id '%s' is job %lld, of another key",
+                                                  rid, (long long)id);
+            o->existing = !r;
+            goto out;
+        }
+    }
     r = ZK_ELEDGER;
     if (!(s = ledger_stmt(l, LS_JOB_INSERT, sql_job_insert, diag)))
         goto out;
@@ -170,6 +189,12 @@ int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
     sqlite3_bind_int64(s, 2, n);
     sqlite3_bind_text(s, 3, out_dir ? out_dir : "", -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 4, now);
+    sqlite3_bind_int(s, 5, o && o->priority >= 0 ? o->priority : key.priority);
+    sqlite3_bind_int64(s, 6, o ? o->deadline_ns : 0);
+    if (rid)
+        sqlite3_bind_text(s, 7, rid, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(s, 7);
     if ((r = ledger_run(l, s, diag)) < 0)
         goto out;
     id = sqlite3_last_insert_rowid(l->db);
@@ -223,6 +248,9 @@ static void job_row(sqlite3_stmt *s, struct zk_ledger_job *j)
     j->started_ns = sqlite3_column_int64(s, 7);
     j->finished_ns = sqlite3_column_int64(s, 8);
     ledger_text(j->error, sizeof j->error, s, 9);
+    j->priority = sqlite3_column_int(s, 10);
+    j->deadline_ns = sqlite3_column_int64(s, 11);
+    ledger_text(j->request_id, sizeof j->request_id, s, 12);
 }
 
 /* Job id with its counts; call inside a transaction for a consistent view. */
@@ -272,7 +300,7 @@ int lsq_job_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_job *
         return ledger_dberr(l, diag);
     while ((r = ledger_step(l, s, diag)) > 0) {
         job_row(s, &j);
-        const char *c = (const char *)sqlite3_column_text(s, 10);
+        const char *c = (const char *)sqlite3_column_text(s, JOB_NCOLS);
         while (c && *c) {   /* "state:n,state:n" */
             char name[16];
             unsigned long n;

@@ -12,7 +12,7 @@
 
 #define KEY_COLS                                                                      \
     "id, name, path, curve, hash, file_size, n_vars, n_public, domain_size, added_ns," \
-    " witgen_kind, witgen, witgen_hash, file_dev, file_ino, file_mtime_ns"
+    " witgen_kind, witgen, witgen_hash, file_dev, file_ino, file_mtime_ns, priority"
 
 /* Row s (KEY_COLS) into *k. */
 static void key_row(sqlite3_stmt *s, struct zk_ledger_key *k)
@@ -37,6 +37,7 @@ static void key_row(sqlite3_stmt *s, struct zk_ledger_key *k)
     k->file_dev = (uint64_t)sqlite3_column_int64(s, 13);
     k->file_ino = (uint64_t)sqlite3_column_int64(s, 14);
     k->file_mtime_ns = sqlite3_column_int64(s, 15);
+    k->priority = sqlite3_column_int(s, 16);
 }
 
 /* The cached lookup of the key named name (name != NULL) or with id id,
@@ -64,7 +65,7 @@ int lsq_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
     static const char sql_key_add[] =
         "INSERT INTO keys (name, path, curve, hash, file_size, n_vars, n_public,"
         " domain_size, added_ns, witgen_kind, witgen, witgen_hash, file_dev,"
-        " file_ino, file_mtime_ns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        " file_ino, file_mtime_ns, priority) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *s = key_lookup(l, k->name, 0, diag);
     r = s ? ledger_begin(l, diag) : ZK_ELEDGER;
     if (r)
@@ -94,6 +95,7 @@ int lsq_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
     sqlite3_bind_int64(s, 13, (int64_t)k->file_dev);
     sqlite3_bind_int64(s, 14, (int64_t)k->file_ino);
     sqlite3_bind_int64(s, 15, k->file_mtime_ns);
+    sqlite3_bind_int(s, 16, k->priority);
     r = ledger_run(l, s, diag);
     if (r > 0)
         r = 0;

@@ -83,8 +83,9 @@ struct ledger_ops {
     int (*key_list)(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *k),
                     void *ctx, struct zk_diag *diag);
     int (*job_submit)(zk_ledger *l, int64_t key_id, const char *out_dir,
-                      const char *const *witness, const char *const *input,
-                      const size_t *len, uint32_t n, int64_t *ret_id, struct zk_diag *diag);
+                      struct zk_ledger_submit_opts *o, const char *const *witness,
+                      const char *const *input, const size_t *len, uint32_t n,
+                      int64_t *ret_id, struct zk_diag *diag);
     /* the blob columns `cols` ("a" or "a, b", n of them) of partition id
      * into ret[i] / ret_len[i] (NUL-terminated copies); -ENOENT (diag:
      * "partition ID has no WHAT") when the first is NULL; on failure
@@ -103,7 +104,14 @@ struct ledger_ops {
     int (*counts)(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct zk_diag *diag);
     int (*has_queued)(zk_ledger *l, struct zk_diag *diag);
     int (*claim_queued)(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
-                        struct zk_ledger_part *ret, struct zk_diag *diag);
+                        int min_class, struct zk_ledger_part *ret, struct zk_diag *diag);
+    /* scheduling (sched.c, pg/sched.c) */
+    int (*queued_top)(zk_ledger *l, struct zk_diag *diag);
+    int (*job_reprioritize)(zk_ledger *l, int64_t id, int prio, struct zk_diag *diag);
+    int (*expire_deadlines)(zk_ledger *l, int64_t now_ns, uint32_t *ret_failed,
+                            struct zk_diag *diag);
+    int (*estimate)(zk_ledger *l, int prio, struct zk_ledger_estimate *ret,
+                    struct zk_diag *diag);
     int (*part_ready)(zk_ledger *l, int64_t id, const struct zk_proc_id *me, double synth_s,
                       double witness_s, struct zk_diag *diag);
     int (*part_proving)(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
@@ -143,6 +151,8 @@ struct zk_ledger {
     struct ledger_pg *pg;
     /* zk_ledger_set_claim_keys: "{1,2}" (a bigint[] literal), NULL = every key */
     char *claim_keys;
+    /* zk_ledger_set_aging, in ns (0 = none) */
+    int64_t aging_ns;
 };
 
 /* The SQLite backend's open (schema.c; zk_ledger_open's contract for a path). */
@@ -161,8 +171,9 @@ int lsq_key_set_identity(zk_ledger *l, int64_t id, uint64_t dev, uint64_t ino, i
 int lsq_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *k), void *ctx,
                  struct zk_diag *diag);
 int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
-                   const char *const *witness, const char *const *input, const size_t *len,
-                   uint32_t n, int64_t *ret_id, struct zk_diag *diag);
+                   struct zk_ledger_submit_opts *o, const char *const *witness,
+                   const char *const *input, const size_t *len, uint32_t n, int64_t *ret_id,
+                   struct zk_diag *diag);
 int lsq_part_blobs(zk_ledger *l, int64_t id, const char *cols, int n, const char *what,
                    char **ret, size_t *ret_len, struct zk_diag *diag);
 int lsq_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret, struct zk_diag *diag);
@@ -175,8 +186,16 @@ int lsq_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret, struct zk
 int lsq_job_cancel(zk_ledger *l, int64_t id, struct zk_diag *diag);
 int lsq_counts(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct zk_diag *diag);
 int lsq_has_queued(zk_ledger *l, struct zk_diag *diag);
-int lsq_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
+int lsq_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot, int min_class,
                      struct zk_ledger_part *ret, struct zk_diag *diag);
+int lsq_queued_top(zk_ledger *l, struct zk_diag *diag);
+/* The job submitted with request_id: 1 with its id and key, 0 none, < 0. */
+int lsq_job_by_request(zk_ledger *l, const char *request_id, int64_t *ret_id,
+                       int64_t *ret_key_id, struct zk_diag *diag);
+int lsq_job_reprioritize(zk_ledger *l, int64_t id, int prio, struct zk_diag *diag);
+int lsq_expire_deadlines(zk_ledger *l, int64_t now_ns, uint32_t *ret_failed,
+                         struct zk_diag *diag);
+int lsq_estimate(zk_ledger *l, int prio, struct zk_ledger_estimate *ret, struct zk_diag *diag);
 int lsq_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me, double synth_s,
                    double witness_s, struct zk_diag *diag);
 int lsq_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
@@ -240,6 +259,28 @@ int ledger_end(zk_ledger *l, int r, struct zk_diag *diag);
 int64_t ledger_now_ns(void);
 
 /* ---- rules.c: the same on every backend ---- */
+
+/*
+ * SQLite fragments of the claim (jobs as j, partitions as p):
+ * LSQ_CLAIM_KEYS(k): j's key is in the claim-keys list bound at k (the
+ * "{1,2}" text of zk_ledger_set_claim_keys; NULL = every key);
+ * LSQ_CLAIM_ORDER(aging, now): zk_ledger_claim_queued_class's order, the
+ * aging period and the time bound in ns.
+ */
+#define LSQ_CLAIM_KEYS(k)                                                              \
+    "(" k " IS NULL OR j.key_id IN (SELECT value FROM json_each('[' || substr(" k ", 2," \
+    " length(" k ") - 2) || ']')))"
+#define LSQ_CLAIM_ORDER(aging, now)                                                      \
+    "min(3, j.priority + CASE WHEN " aging " > 0 AND " now " > j.submitted_ns THEN (" now \
+    " - j.submitted_ns) / " aging " ELSE 0 END) DESC, j.deadline_ns = 0, j.deadline_ns,"  \
+    " j.id, p.idx"
+
+/* The median of v[0..n) (sorted in place); -1 when n is 0. */
+double ledger_median(double *v, uint32_t n);
+
+/* The submit options' checks (zk_ledger_submit_opts): 0 or -EINVAL with diag. */
+int ledger_submit_opts_check(const char *path, const struct zk_ledger_submit_opts *o,
+                             struct zk_diag *diag);
 
 /* A key record's fields: 0, or -EINVAL "bad key record" (diag names `name`). */
 int ledger_key_check(const char *name, const struct zk_ledger_key *k, struct zk_diag *diag);

@@ -20,7 +20,7 @@
     "p.id, p.job_id, j.key_id, p.idx, p.witness, p.state, p.attempts, p.errors, p.proofs," \
     " p.owner_pid, p.owner_start, p.owner_role, p.slot, p.synth_s, p.wait_s, p.start_s,"   \
     " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error, p.input IS NOT NULL,"   \
-    " p.witness_s, p.owner_ns, p.owner_boot"
+    " p.witness_s, p.owner_ns, p.owner_boot, j.priority, j.deadline_ns"
 
 /* Row s (PART_COLS) into *p. */
 static void part_row(sqlite3_stmt *s, struct zk_ledger_part *p)
@@ -51,6 +51,8 @@ static void part_row(sqlite3_stmt *s, struct zk_ledger_part *p)
     p->witness_s = sqlite3_column_double(s, 22);
     p->owner.pidns = (uint64_t)sqlite3_column_int64(s, 23);
     p->owner.boot = (uint64_t)sqlite3_column_int64(s, 24);
+    p->priority = sqlite3_column_int(s, 25);
+    p->deadline_ns = sqlite3_column_int64(s, 26);
 }
 
 int lsq_part_list(zk_ledger *l, int64_t job_id,
@@ -159,10 +161,13 @@ int lsq_part_blobs(zk_ledger *l, int64_t id, const char *cols, int n, const char
 int lsq_has_queued(zk_ledger *l, struct zk_diag *diag)
 {
     static const char sql_has_queued[] =
-        "SELECT 1 FROM partitions WHERE state = 'queued' LIMIT 1";
+        "SELECT 1 FROM partitions p JOIN jobs j ON j.id = p.job_id WHERE p.state = 'queued'"
+        " AND " LSQ_CLAIM_KEYS("?1") " LIMIT 1";
     sqlite3_stmt *s = ledger_stmt(l, LS_HAS_QUEUED, sql_has_queued, diag);
     if (!s)
         return ZK_ELEDGER;
+    if (l->claim_keys)
+        sqlite3_bind_text(s, 1, l->claim_keys, -1, SQLITE_STATIC);
     int r = ledger_step(l, s, diag);
     if (r > 0)
         sqlite3_reset(s);
@@ -203,13 +208,15 @@ static int bad_state(zk_ledger *l, const struct zk_ledger_part *p, struct zk_dia
                        zk_part_state_name(p->state));
 }
 
-int lsq_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
-                           struct zk_ledger_part *ret, struct zk_diag *diag)
+int lsq_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot, int min_class,
+                     struct zk_ledger_part *ret, struct zk_diag *diag)
 {
-    static const char sql_oldest_queued[] =
+    /* zk_ledger_claim_queued_class's order: the effective class (aged),
+     * the earliest deadline (none last), the oldest job, the first index */
+    static const char sql_next_queued[] =
         "SELECT p.id FROM partitions p JOIN jobs j ON j.id = p.job_id"
-        " WHERE p.state = 'queued' AND j.state IN ('queued', 'running')"
-        " ORDER BY p.id LIMIT 1";
+        " WHERE p.state = 'queued' AND j.state IN ('queued', 'running') AND j.priority >= ?1"
+        " AND " LSQ_CLAIM_KEYS("?2") " ORDER BY " LSQ_CLAIM_ORDER("?3", "?4") " LIMIT 1";
     static const char sql_claim[] =
         "UPDATE partitions SET state = 'synthesizing', owner_pid = ?, owner_start = ?,"
         " owner_role = 'synthd', slot = ?, attempts = attempts + 1, synth_s = -1,"
@@ -219,11 +226,16 @@ int lsq_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
     int r = ledger_begin(l, diag);
     if (r)
         return r;
-    sqlite3_stmt *s = ledger_stmt(l, LS_OLDEST_QUEUED, sql_oldest_queued, diag);
+    sqlite3_stmt *s = ledger_stmt(l, LS_OLDEST_QUEUED, sql_next_queued, diag);
     if (!s) {
         r = ZK_ELEDGER;
         goto out;
     }
+    sqlite3_bind_int(s, 1, min_class);
+    if (l->claim_keys)
+        sqlite3_bind_text(s, 2, l->claim_keys, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 3, l->aging_ns);
+    sqlite3_bind_int64(s, 4, ledger_now_ns());
     if ((r = ledger_step(l, s, diag)) <= 0) {
         if (r == 0)
             r = zk_diag_set(diag, l->path, -ENOENT, "nothing queued");

@@ -2,9 +2,12 @@
  * rules.c -- the ledger's rules that do not depend on the backend
  * (ledger_internal.h): what a key record must hold, the state a job
  * derives from its partitions, and the slot header's word checked against
- * the ledger's before gpud proves it.
+ * the ledger's before gpud proves it; the scheduling helpers both backends
+ * use (submit options, medians).
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ledger/ledger_internal.h"
@@ -18,7 +21,7 @@ int ledger_key_check(const char *name, const struct zk_ledger_key *k, struct zk_
         !memchr(k->curve, 0, sizeof k->curve) || !memchr(k->hash, 0, sizeof k->hash) ||
         !memchr(k->witgen, 0, sizeof k->witgen) ||
         !memchr(k->witgen_hash, 0, sizeof k->witgen_hash) || k->witgen_kind < 0 ||
-        k->witgen_kind > ZK_WITGEN_CMD)
+        k->witgen_kind > ZK_WITGEN_CMD || k->priority < 0 || k->priority >= ZK_PRIO_COUNT)
         return zk_diag_set(diag, name, -EINVAL, "bad key record");
     return 0;
 }
@@ -53,5 +56,34 @@ int ledger_slot_check(const char *name, const struct zk_ledger_part *p, int64_t 
         return zk_diag_set(diag, name, ZK_ESTATE,
                            "partition %lld was synthesized into slot %d, not slot %d",
                            (long long)p->id, (int)p->slot, (int)slot);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double ledger_median(double *v, uint32_t n)
+{
+    if (!n)
+        return -1;
+    qsort(v, n, sizeof v[0], cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int ledger_submit_opts_check(const char *path, const struct zk_ledger_submit_opts *o,
+                             struct zk_diag *diag)
+{
+    if (!o)
+        return 0;
+    if (o->priority >= ZK_PRIO_COUNT)
+        return zk_diag_set(diag, path, -EINVAL, "priority %d out of range", o->priority);
+    if (o->deadline_ns < 0)
+        return zk_diag_set(diag, path, -EINVAL, "negative deadline");
+    if (o->request_id && strlen(o->request_id) > ZK_LEDGER_REQUEST_ID_MAX)
+        return zk_diag_set(diag, path, -EINVAL, "request id longer than %d bytes",
+                           ZK_LEDGER_REQUEST_ID_MAX);
     return 0;
 }

@@ -95,6 +95,14 @@ static const char *const migrations[] = {
     /* 4 -> 5: a done partition's result (zk_ledger_part_result) */
     "ALTER TABLE partitions ADD COLUMN proof_json BLOB;"
     "ALTER TABLE partitions ADD COLUMN public_json BLOB;",
+    /* 5 -> 6: scheduling (docs/scheduling.md): a job's class, deadline and
+     * request id, a key's default class (1 = normal) */
+    "ALTER TABLE keys ADD COLUMN priority INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE jobs ADD COLUMN deadline_ns INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN request_id TEXT;"
+    "CREATE UNIQUE INDEX jobs_request ON jobs(request_id) WHERE request_id IS NOT NULL;"
+    "CREATE INDEX jobs_state ON jobs(state);",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == ZK_LEDGER_SCHEMA_VERSION, "one migration per schema version");
@@ -221,6 +229,10 @@ static const struct ledger_ops sqlite_ops = {
     .counts = lsq_counts,
     .has_queued = lsq_has_queued,
     .claim_queued = lsq_claim_queued,
+    .queued_top = lsq_queued_top,
+    .job_reprioritize = lsq_job_reprioritize,
+    .expire_deadlines = lsq_expire_deadlines,
+    .estimate = lsq_estimate,
     .part_ready = lsq_part_ready,
     .part_proving = lsq_part_proving,
     .part_done = lsq_part_done,

@@ -1,10 +1,12 @@
 /*
- * states.c -- the names of partition and job states, as stored in the
+ * states.c -- the names of partition and job states and of priority
+ * classes (zk/priority.h), as stored in the
  * ledger's database and printed by `zkslot status` (zk/ledger.h).
  */
 #include <string.h>
 
 #include "zk/ledger.h"
+#include "zk/priority.h"
 
 _Static_assert(ZK_PART_CANCELED + 1 == ZK_PART_STATE_COUNT, "one count per partition state");
 _Static_assert(ZK_JOB_CANCELED + 1 == ZK_JOB_STATE_COUNT, "one count per job state");
@@ -37,6 +39,21 @@ int zk_job_state_parse(const char *s)
 {
     for (int i = 0; i < ZK_JOB_STATE_COUNT; i++)
         if (s && !strcmp(s, job_names[i]))
+            return i;
+    return -1;
+}
+
+static const char *const prio_names[ZK_PRIO_COUNT] = { "low", "normal", "high", "critical" };
+
+const char *zk_priority_name(int prio)
+{
+    return prio >= 0 && prio < ZK_PRIO_COUNT ? prio_names[prio] : "?";
+}
+
+int zk_priority_parse(const char *s)
+{
+    for (int i = 0; i < ZK_PRIO_COUNT; i++)
+        if (s && !strcmp(s, prio_names[i]))
             return i;
     return -1;
 }

@@ -110,6 +110,21 @@ int lsq_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag)
             t.jobs[st] = (uint64_t)sqlite3_column_int64(s, 1);
     }
     sqlite3_finalize(s);
+    if (r)
+        return r;
+    if (sqlite3_prepare_v2(l->db,
+                           "SELECT j.priority, p.state = 'queued', count(*) FROM partitions p"
+                           " JOIN jobs j ON j.id = p.job_id WHERE p.state IN ('queued',"
+                           " 'synthesizing', 'ready', 'proving') GROUP BY 1, 2",
+                           -1, &s, NULL))
+        return ledger_dberr(l, diag);
+    while ((r = ledger_step(l, s, diag)) > 0) {
+        int c = sqlite3_column_int(s, 0);
+        if (c >= 0 && c < ZK_PRIO_COUNT)
+            (sqlite3_column_int(s, 1) ? t.queued_class : t.inflight_class)[c] =
+                (uint64_t)sqlite3_column_int64(s, 2);
+    }
+    sqlite3_finalize(s);
     if (!r)
         *ret = t;
     return r;
@@ -122,8 +137,10 @@ int lsq_done_times(zk_ledger *l, int64_t since_ns,
     sqlite3_stmt *s;
     int r;
     if (sqlite3_prepare_v2(l->db,
-                           "SELECT synth_s, wait_s, start_s, finalize_s, done_ns, queued_ns"
-                           " FROM partitions WHERE state = 'done' AND done_ns >= ? ORDER BY done_ns",
+                           "SELECT p.synth_s, p.wait_s, p.start_s, p.finalize_s, p.done_ns,"
+                           " p.queued_ns, j.priority FROM partitions p JOIN jobs j ON j.id ="
+                           " p.job_id WHERE p.state = 'done' AND p.done_ns >= ? ORDER BY"
+                           " p.done_ns",
                            -1, &s, NULL))
         return ledger_dberr(l, diag);
     sqlite3_bind_int64(s, 1, since_ns);
@@ -135,6 +152,7 @@ int lsq_done_times(zk_ledger *l, int64_t since_ns,
         t.finalize_s = sqlite3_column_double(s, 3);
         t.done_ns = sqlite3_column_int64(s, 4);
         t.queued_ns = sqlite3_column_int64(s, 5);
+        t.priority = sqlite3_column_int(s, 6);
         if ((r = fn(ctx, &t)))
             break;
     }

@@ -100,7 +100,10 @@ struct pool_slot {
     uint64_t claim_ns;              /* 80 */
     uint64_t state_ns;              /* 88 */
     uint64_t total_bytes;           /* 96 */
-    uint64_t reserved[3];           /* 104 */
+    uint64_t priority;              /* 104: enum zk_priority of a READY slot's
+                                       partition (0 = low in a pool made before) */
+    uint64_t deadline_ns;           /* 112: its job's deadline, 0 = none */
+    uint64_t reserved[1];           /* 120 */
     uint64_t region_off[ZK_POOL_MAX_REGIONS];   /* 128 */
     uint64_t region_bytes[ZK_POOL_MAX_REGIONS]; /* 192 */
 };
@@ -141,6 +144,8 @@ struct zk_pool {
     unsigned flags;                 /* ZK_POOL_OBSERVER / ZK_POOL_NO_REAP */
     unsigned tick_ms;
     uint32_t scan_start;            /* rotating start for producers (relaxed) */
+    uint32_t reserve;               /* zk_pool_set_reserve: the last `reserve` slots */
+    int reserve_class;              /* ... are taken only at this class or above */
 };
 
 static inline struct pool_attach *pool_attach_table(const struct zk_pool *h)

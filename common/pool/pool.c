@@ -790,6 +790,9 @@ int zk_pool_slot_info(const zk_pool *h, uint32_t index, struct zk_pool_slot_info
     ret->fill_ns = zk_load_relaxed(&s->fill_ns);
     ret->claim_ns = zk_load_relaxed(&s->claim_ns);
     ret->checksum = zk_load_relaxed(&s->checksum);
+    ret->priority = (uint32_t)zk_load_relaxed(&s->priority);
+    ret->deadline_ns = zk_load_relaxed(&s->deadline_ns);
+    ret->reserved = zk_pool_slot_reserved(h, index);
     return 0;
 }
 

@@ -112,6 +112,8 @@ static void fill_view(const zk_pool *h, uint32_t i, uint64_t word, struct zk_slo
     ret->checksum = zk_load_relaxed(&s->checksum);
     ret->fill_ns = zk_load_relaxed(&s->fill_ns);
     ret->claim_ns = zk_load_relaxed(&s->claim_ns);
+    ret->priority = (uint32_t)zk_load_relaxed(&s->priority);
+    ret->deadline_ns = zk_load_relaxed(&s->deadline_ns);
     ret->word = word;
 }
 
@@ -178,49 +180,78 @@ static int wait_take(zk_pool *h, sem_t *sem, int timeout_ms, const zk_cancel_fla
     }
 }
 
-struct ids { uint64_t partition_id, key_id; };
+struct ids { uint64_t partition_id, key_id; int cls; };
 
-/* Producer scan: CAS the first FREE slot (rotating start) to FILLING(us). */
+/* CASes FREE slot i to FILLING(us) for ids: 1 taken, 0 not FREE. */
+static int take_one(zk_pool *h, uint32_t i, const struct ids *ids, struct zk_slot *ret)
+{
+    struct pool_slot *s = pool_slot(h, i);
+    uint64_t w = 0;   /* the FREE word */
+    uint64_t filling = word_make(ZK_SLOT_FILLING, h->owner);
+    /* Relaxed peek: the CAS below decides. */
+    if (zk_load_relaxed(&s->state) != 0)
+        return 0;
+    /* Acquire: the last holder's release CAS (consumer done reading the
+     * data) happens-before we overwrite it. */
+    if (!zk_cas_acquire(&s->state, &w, filling))
+        return 0;
+    /* Relaxed: the slot is ours; publish's release CAS orders these. */
+    zk_store_relaxed(&s->partition_id, ids->partition_id);
+    zk_store_relaxed(&s->key_id, ids->key_id);
+    zk_store_relaxed(&s->nregions, 0);
+    zk_store_relaxed(&s->total_bytes, 0);
+    zk_store_relaxed(&s->acquire_ns, pool_now_ns());
+    set_state_ns(s);
+    count(h, ZK_PC_ACQUIRED);
+    fill_view(h, i, filling, ret);
+    return 1;
+}
+
+/* Producer scan: CAS the first FREE slot (rotating start) to FILLING(us):
+ * an unreserved one first; a reserved one only for a class that may. */
 static int take_free(zk_pool *h, const void *arg, struct zk_slot *ret)
 {
     const struct ids *ids = arg;
-    uint32_t n = h->nslots;
+    uint32_t n = h->nslots - h->reserve;
     /* Relaxed: only spreads producers over the table. */
-    uint32_t start = __atomic_fetch_add(&h->scan_start, 1, __ATOMIC_RELAXED) % n;
-    uint64_t filling = word_make(ZK_SLOT_FILLING, h->owner);
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t i = (start + k) % n;
-        struct pool_slot *s = pool_slot(h, i);
-        uint64_t w = 0;   /* the FREE word */
-        /* Relaxed peek: the CAS below decides. */
-        if (zk_load_relaxed(&s->state) != 0)
-            continue;
-        /* Acquire: the last holder's release CAS (consumer done reading the
-         * data) happens-before we overwrite it. */
-        if (!zk_cas_acquire(&s->state, &w, filling))
-            continue;
-        /* Relaxed: the slot is ours; publish's release CAS orders these. */
-        zk_store_relaxed(&s->partition_id, ids->partition_id);
-        zk_store_relaxed(&s->key_id, ids->key_id);
-        zk_store_relaxed(&s->nregions, 0);
-        zk_store_relaxed(&s->total_bytes, 0);
-        zk_store_relaxed(&s->acquire_ns, pool_now_ns());
-        set_state_ns(s);
-        count(h, ZK_PC_ACQUIRED);
-        fill_view(h, i, filling, ret);
-        return 1;
-    }
+    uint32_t start = __atomic_fetch_add(&h->scan_start, 1, __ATOMIC_RELAXED);
+    for (uint32_t k = 0; k < n; k++)
+        if (take_one(h, (start + k) % n, ids, ret))
+            return 1;
+    if (!h->reserve || ids->cls < h->reserve_class)
+        return 0;
+    for (uint32_t k = 0; k < h->reserve; k++)
+        if (take_one(h, n + (start + k) % h->reserve, ids, ret))
+            return 1;
     return 0;
+}
+
+uint32_t zk_pool_set_reserve(zk_pool *h, uint32_t n, int min_class)
+{
+    h->reserve = h->nslots ? (n < h->nslots ? n : h->nslots - 1) : 0;
+    h->reserve_class = min_class;
+    return h->reserve;
+}
+
+int zk_pool_slot_reserved(const zk_pool *h, uint32_t index)
+{
+    return index < h->nslots && index >= h->nslots - h->reserve;
+}
+
+int zk_pool_acquire_class(zk_pool *h, uint64_t partition_id, uint64_t key_id, int cls,
+                          int timeout_ms, const zk_cancel_flag *cancel, struct zk_slot *ret)
+{
+    struct ids ids = { partition_id, key_id, cls };
+    int r = usable(h);
+    if (r < 0)
+        return r;
+    return wait_take(h, &h->hdr->sem_free, timeout_ms, cancel, take_free, &ids, ret);
 }
 
 int zk_pool_acquire(zk_pool *h, uint64_t partition_id, uint64_t key_id, int timeout_ms,
                     const zk_cancel_flag *cancel, struct zk_slot *ret)
 {
-    struct ids ids = { partition_id, key_id };
-    int r = usable(h);
-    if (r < 0)
-        return r;
-    return wait_take(h, &h->hdr->sem_free, timeout_ms, cancel, take_free, &ids, ret);
+    return zk_pool_acquire_class(h, partition_id, key_id, 0, timeout_ms, cancel, ret);
 }
 
 /* The slot entry of s if its state word is still s->word, else NULL. */
@@ -270,6 +301,8 @@ int zk_pool_publish(zk_pool *h, struct zk_slot *s, const struct zk_slot_desc *d)
     zk_store_relaxed(&e->checksum, sum);
     zk_store_relaxed(&e->fill_ns, pool_now_ns());
     zk_store_relaxed(&e->claim_ns, 0);
+    zk_store_relaxed(&e->priority, d->priority);
+    zk_store_relaxed(&e->deadline_ns, d->deadline_ns);
     /* Relaxed: FIFO hint for consumers, no data hangs on it. */
     zk_store_relaxed(&e->publish_seq, zk_fetch_add_relaxed(&h->hdr->publish_seq, 1));
     set_state_ns(e);
@@ -330,7 +363,21 @@ int zk_pool_unclaim(zk_pool *h, struct zk_slot *s)
     return r;
 }
 
-/* Consumer scan: the oldest READY slot, preferably on node *arg. */
+/* Which of two READY slots a consumer takes first (zk_pool_claim's order):
+ * 1 when (prio, deadline, pref, seq) goes before the best so far. */
+static int claim_before(uint64_t prio, uint64_t deadline, int pref, uint64_t seq,
+                        uint64_t b_prio, uint64_t b_deadline, int b_pref, uint64_t b_seq)
+{
+    if (prio != b_prio)
+        return prio > b_prio;
+    if (deadline != b_deadline)   /* 0 (none) after any deadline */
+        return deadline && (!b_deadline || deadline < b_deadline);
+    if (pref != b_pref)
+        return pref > b_pref;
+    return seq < b_seq;
+}
+
+/* Consumer scan: the first READY slot in claim order, preferably on node *arg. */
 static int take_ready(zk_pool *h, const void *arg, struct zk_slot *ret)
 {
     int node = *(const int *)arg;
@@ -338,7 +385,7 @@ static int take_ready(zk_pool *h, const void *arg, struct zk_slot *ret)
     uint64_t claimed = word_make(ZK_SLOT_CLAIMED, h->owner);
     for (uint32_t attempt = 0; attempt <= n; attempt++) {
         int64_t best = -1;
-        uint64_t best_w = 0, best_seq = UINT64_MAX;
+        uint64_t best_w = 0, best_seq = UINT64_MAX, best_prio = 0, best_deadline = 0;
         int best_pref = 0;
         for (uint32_t i = 0; i < n; i++) {
             const struct pool_slot *s = pool_slot(h, i);
@@ -346,13 +393,19 @@ static int take_ready(zk_pool *h, const void *arg, struct zk_slot *ret)
             uint64_t w = zk_load_acquire(&s->state);
             if (word_state(w) != ZK_SLOT_READY)
                 continue;
-            uint64_t seq = zk_load_relaxed(&s->publish_seq);   /* relaxed: hint */
+            /* relaxed: hints for the order; the CAS below decides */
+            uint64_t seq = zk_load_relaxed(&s->publish_seq);
+            uint64_t prio = zk_load_relaxed(&s->priority);
+            uint64_t deadline = zk_load_relaxed(&s->deadline_ns);
             int pref = node >= 0 && s->numa_node == node;
-            if (best < 0 || pref > best_pref || (pref == best_pref && seq < best_seq)) {
+            if (best < 0 || claim_before(prio, deadline, pref, seq, best_prio, best_deadline,
+                                         best_pref, best_seq)) {
                 best = i;
                 best_w = w;
                 best_seq = seq;
                 best_pref = pref;
+                best_prio = prio;
+                best_deadline = deadline;
             }
         }
         if (best < 0)

@@ -55,6 +55,14 @@ for stage in ("synth", "wait", "start", "finalize", "total"):
     counts = [c for _, c in b]
     assert counts == sorted(counts), "histogram not cumulative: %s" % stage
     assert counts[-1] == v("zkslot_stage_seconds_count", 'stage="%s"' % stage) == 4, (stage, counts)
+# by class (docs/scheduling.md): the job was normal, nothing is queued
+assert v("zkslot_latency_seconds_count", 'class="normal"') == 4
+assert v("zkslot_latency_seconds_bucket", 'class="normal",le="+Inf"') == 4
+assert v("zkslot_latency_seconds_count", 'class="critical"') == 0
+assert v("zkslot_latency_seconds_sum", 'class="normal"') == v("zkslot_stage_seconds_sum", 'stage="total"')
+for c in ("low", "normal", "high", "critical"):
+    assert v("zkslot_queue_partitions", 'class="%s"' % c) == 0
+    assert v("zkslot_inflight_partitions", 'class="%s"' % c) == 0
 print("exposition ok: %d samples" % len(samples))
 PY
 }

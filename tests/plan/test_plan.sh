@@ -222,5 +222,19 @@ assert "witness_memory = 8G" in b["config"], b["config"]
 PY
 run "--in-flight 0" 2 --partition-size 1G --in-flight 0
 
+# reserved slots (docs/scheduling.md): on top of the pipeline's, in the bound
+"$ZKSLOT" plan --partition-size 1G --ram 64G --gpus 2 --json >"$tmp/nores.json" || fail "plan without reserve"
+"$ZKSLOT" plan --partition-size 1G --ram 64G --gpus 2 --urgent-slots 1 --json >"$tmp/res.json" || fail "plan --urgent-slots 1"
+check_json "$tmp/res.json"
+python3 - "$tmp/nores.json" "$tmp/res.json" <<'PY' || fail "--urgent-slots: one more slot, in the bound and the config"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert b["slots"] == a["slots"] + 1 and b["reserved_slots"] == 1, (a["slots"], b["slots"])
+assert b["synth_workers_per_node"] == a["synth_workers_per_node"]
+assert b["bound"] - a["bound"] >= b["slot_size"], (a["bound"], b["bound"])
+assert "reserve = 1" in b["config"], b["config"]
+PY
+run "--urgent-slots as many as --in-flight" 2 --partition-size 1G --in-flight 2 --urgent-slots 2
+
 [ "$fails" = 0 ] && echo "all plan checks passed" || echo "$fails check(s) failed"
 [ "$fails" = 0 ]

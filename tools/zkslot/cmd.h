@@ -33,6 +33,7 @@ ZK_CMD(status);
 ZK_CMD(wait);
 ZK_CMD(result);
 ZK_CMD(cancel);
+ZK_CMD(reprioritize);
 ZK_CMD(plan);
 ZK_CMD(top);
 ZK_CMD(metrics);

@@ -26,11 +26,14 @@ static const struct command commands[] = {
     { "bench", cmd_bench, "field|ntt|msm|prove|pool|pipeline|inplace|ledger ...", 0 },
     { "pool", cmd_pool, "create|ensure|status|check|reap|destroy ...", 0 },
     { "key", cmd_key, "add NAME FILE | list | load NAME | status | unload NAME", 0 },
-    { "submit", cmd_submit, "--key NAME [--out DIR] WITNESS.wtns...", 0 },
+    { "submit", cmd_submit,
+      "--key NAME [--out DIR] [--priority CLASS] [--deadline D [--force]] [--request-id ID] "
+      "WITNESS.wtns...", 0 },
     { "status", cmd_status, "[JOB] [--json]", 0 },
     { "wait", cmd_wait, "JOB [--timeout S]", 0 },
     { "result", cmd_result, "JOB [--out DIR]", 0 },
     { "cancel", cmd_cancel, "JOB", 0 },
+    { "reprioritize", cmd_reprioritize, "JOB low|normal|high|critical", 0 },
     { "plan", cmd_plan, "--key KEY.zkey | --partition-size SIZE [--ram SIZE] ...", 1 },
     { "metrics", cmd_metrics,
       "[--textfile PATH [--interval S] | --listen ADDR:PORT [--allow-remote]]", 0 },
@@ -41,7 +44,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: zkslot COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].usage);
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].usage);
     fprintf(out, "\n  zkslot help COMMAND, zkslot COMMAND --help: its usage; zkslot --version\n");
 }
 

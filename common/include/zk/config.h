@@ -5,10 +5,11 @@
  * documents each; flags of the daemons and the CLI override the file):
  *
  *   [zkslot]  state_dir, max_attempts, max_errors, poll_ms, machine
- *   [ledger]  url, lease
- *   [pool]    path, slots, slot_size, dir, numa_nodes, hugepages
+ *   [ledger]  url, lease, aging
+ *   [pool]    path, slots, slot_size, dir, numa_nodes, hugepages, reserve,
+ *             reserve_class
  *   [synthd]  workers, threads, numa_node, witness_memory, witness_timeout,
- *             witness_output, witness_dir, generators
+ *             witness_output, witness_dir, generators, reserve_workers
  *   [gpud]    backend, device, threads, release, self_verify, keys
  *   [keys]    precompute, table_factor
  *
@@ -50,6 +51,7 @@ struct zk_config {
     char ledger_url[1024];          /* "" = <state_dir>/ledger.db; a path, sqlite:PATH,
                                        postgresql://... or libpq keywords (zk/ledger.h) */
     unsigned ledger_lease;          /* seconds a machine's lease lasts unrenewed */
+    unsigned ledger_aging;          /* seconds of waiting per class step; 0 = no aging */
     char pool[1024];                /* [pool] path: the pool's path */
     /* [pool] geometry, for `zkslot pool create` (0 / "" = not set) */
     unsigned pool_slots;            /* slots, 1 .. ZK_POOL_MAX_SLOTS */
@@ -57,6 +59,8 @@ struct zk_config {
     char pool_dir[1024];            /* backing directory; "" = automatic */
     char pool_numa_nodes[256];      /* "0,1": slots spread over these nodes; "" = none */
     int pool_hugepages;             /* enum zk_hugepages_policy */
+    unsigned pool_reserve;          /* slots only pool_reserve_class and above take */
+    int pool_reserve_class;         /* enum zk_priority */
     unsigned max_attempts;          /* syntheses of one partition before it fails */
     unsigned max_errors;            /* errors of one partition before it fails */
     unsigned poll_ms;               /* idle poll of the ledger */
@@ -70,6 +74,8 @@ struct zk_config {
     char witness_dir[1024];         /* tmpfs directory for inputs and witnesses in flight */
     char synthd_generators[4096];   /* what synthd runs as witness generators: comma-
                                        separated paths (zk_witgen_allowed); "" = none */
+    unsigned synthd_reserve_workers; /* of the workers, those that take only work of
+                                        pool_reserve_class and above */
     /* [gpud] */
     char gpud_backend[16];          /* "cpu" or "cuda" */
     int gpud_device;

@@ -45,13 +45,14 @@
 #include <stdint.h>
 
 #include "zk/binfile.h"
+#include "zk/priority.h"
 #include "zk/proc.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define ZK_LEDGER_SCHEMA_VERSION 5
+#define ZK_LEDGER_SCHEMA_VERSION 6
 #define ZK_LEDGER_FILE "ledger.db"        /* name inside the state directory */
 
 enum zk_part_state {
@@ -94,7 +95,10 @@ struct zk_ledger_key {
     char witgen_hash[33];             /* zk_witgen_hash at registration; "" = none */
     uint64_t file_dev, file_ino;      /* the file's identity at registration */
     int64_t file_mtime_ns;            /* (zk/keyfile.h); 0 = not recorded */
+    int priority;                     /* enum zk_priority: its jobs' default class */
 };
+
+#define ZK_LEDGER_REQUEST_ID_MAX 128  /* bytes of a submit's request id */
 
 struct zk_ledger_job {
     int64_t id;
@@ -111,6 +115,9 @@ struct zk_ledger_job {
     int64_t submitted_ns, started_ns, finished_ns;   /* 0 = not yet */
     char error[512];                  /* "" unless failed/canceled */
     uint32_t count[ZK_PART_STATE_COUNT]; /* partitions per enum zk_part_state */
+    int priority;                     /* enum zk_priority */
+    int64_t deadline_ns;              /* CLOCK_REALTIME; 0 = none */
+    char request_id[ZK_LEDGER_REQUEST_ID_MAX + 1]; /* "" = none */
 };
 
 struct zk_ledger_part {
@@ -135,6 +142,8 @@ struct zk_ledger_part {
     int64_t queued_ns, ready_ns, done_ns;            /* 0 = not yet */
     char error[512];
     double witness_s;                 /* of synth_s: the witness generator's run; < 0 = none */
+    int priority;                     /* its job's class (enum zk_priority) */
+    int64_t deadline_ns;              /* its job's deadline; 0 = none */
 };
 
 /* Per-stage timings reported by gpud with zk_ledger_part_done(). */
@@ -274,6 +283,28 @@ int zk_ledger_job_submit_inputs(zk_ledger *l, int64_t key_id, const char *out_di
                                 const char *const *name, const char *const *input,
                                 const size_t *len, uint32_t n, int64_t *ret_id,
                                 struct zk_diag *diag);
+/*
+ * How a job is scheduled (docs/scheduling.md), for zk_ledger_job_submit_opts.
+ * priority < 0 takes the key's default class.  deadline_ns (CLOCK_REALTIME,
+ * 0 = none): see zk_ledger_expire_deadlines.  request_id (NULL or "" =
+ * none; at most ZK_LEDGER_REQUEST_ID_MAX bytes): when a job with the same
+ * id exists (whoever submitted it, whatever its state), nothing is queued:
+ * its id goes to *ret_id and `existing` is set to 1 (else 0); many clients
+ * racing with one id create one job.  -EINVAL for a class out of range, a
+ * negative deadline or an id too long.
+ */
+struct zk_ledger_submit_opts {
+    int priority;                     /* enum zk_priority, or < 0 */
+    int64_t deadline_ns;
+    const char *request_id;
+    int existing;                     /* out: 1 = an earlier job's id returned */
+};
+/* zk_ledger_job_submit (input NULL) or _submit_inputs with options (o NULL
+ * = the key's class, no deadline, no request id). */
+int zk_ledger_job_submit_opts(zk_ledger *l, int64_t key_id, const char *out_dir,
+                              struct zk_ledger_submit_opts *o, const char *const *name,
+                              const char *const *input, const size_t *len, uint32_t n,
+                              int64_t *ret_id, struct zk_diag *diag);
 /* The input of partition id, NUL-terminated, in *ret (free it) with its
  * length; -ENOENT if the partition is unknown or has no input. */
 int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
@@ -306,14 +337,15 @@ int zk_ledger_counts(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct z
 
 /* ---- daemons --------------------------------------------------------------- */
 
-/* 1 if any partition is queued (cheap; for idle polling), 0 if none, < 0 error. */
+/* 1 if any partition of a key this handle claims is queued (cheap; for
+ * idle polling), 0 if none, < 0 error. */
 int zk_ledger_has_queued(zk_ledger *l, struct zk_diag *diag);
 
 /*
  * The keys this handle's claims take: ids[0..n), or every key with ids
- * NULL (the default).  On a shared ledger (PostgreSQL) a machine claims
- * only the keys it serves ([gpud] keys, the key file present here:
- * zkd_claim_keys); SQLite (one machine) claims every key whatever is set.
+ * NULL (the default), on both backends; zk_ledger_has_queued and
+ * zk_ledger_queued_top count only those too.  A machine claims only the
+ * keys it serves (zkd_claim_keys: [gpud] keys, the key file present here).
  * The list is copied.  0 or -ENOMEM.
  */
 int zk_ledger_set_claim_keys(zk_ledger *l, const int64_t *ids, unsigned n);
@@ -325,6 +357,64 @@ int zk_ledger_set_claim_keys(zk_ledger *l, const int64_t *ids, unsigned n);
  */
 int zk_ledger_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
                            struct zk_ledger_part *ret, struct zk_diag *diag);
+
+/*
+ * zk_ledger_claim_queued restricted to jobs of class >= min_class (a
+ * reserved slot or worker: docs/scheduling.md).  The order of both: the
+ * highest effective class (the job's class raised one step per aging
+ * period its job has waited, zk_ledger_set_aging, at most critical), then
+ * the earliest deadline (none last), then the oldest job, then the lowest
+ * partition index.
+ */
+int zk_ledger_claim_queued_class(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
+                                 int min_class, struct zk_ledger_part *ret,
+                                 struct zk_diag *diag);
+
+/* The aging period of this handle's claims (0 = no aging, the default). */
+void zk_ledger_set_aging(zk_ledger *l, unsigned aging_s);
+
+/*
+ * 1 + the highest class (of its job, before aging) of a partition this
+ * handle could claim now, 0 when nothing is queued, < 0 an error: what a
+ * synthd worker asks before it takes a slot (a reserved slot only for a
+ * class that may use it).
+ */
+int zk_ledger_queued_top(zk_ledger *l, struct zk_diag *diag);
+
+/*
+ * `zkslot reprioritize`: job id's class becomes prio (its partitions not
+ * yet synthesized are claimed in the new order; those in a slot keep the
+ * class they were published with).  ZK_ESTATE when the job is finished,
+ * -ENOENT when unknown, -EINVAL for a class out of range.
+ */
+int zk_ledger_job_reprioritize(zk_ledger *l, int64_t id, int prio, struct zk_diag *diag);
+
+/*
+ * Every daemon, once a second: an unfinished job whose deadline is before
+ * now_ns and that still has a queued partition (one that never started:
+ * it can no longer start in time) fails with "deadline exceeded"; its
+ * other unfinished partitions are canceled (their slots are dropped by
+ * the daemon holding them, nothing more is proved for it).  A job whose
+ * partitions have all started runs to its end.  *ret_failed (may be NULL)
+ * = jobs failed.
+ */
+int zk_ledger_expire_deadlines(zk_ledger *l, int64_t now_ns, uint32_t *ret_failed,
+                               struct zk_diag *diag);
+
+/*
+ * For the admission check of `zkslot submit --deadline`: the work ahead of
+ * a new job of class prio and the recorded stage times.
+ */
+struct zk_ledger_estimate {
+    uint64_t ahead;                   /* unfinished partitions of class >= prio
+                                         that are not done proving */
+    uint32_t samples;                 /* done partitions the medians come from (<= 64,
+                                         the latest); 0 = no history */
+    double synth_s, start_s, finalize_s;   /* their medians */
+    uint32_t provers;                 /* gpud instances that recorded a start (>= 1) */
+};
+int zk_ledger_estimate(zk_ledger *l, int prio, struct zk_ledger_estimate *ret,
+                       struct zk_diag *diag);
 
 /*
  * synthd: synthesizing(me) -> ready, records synth_s (witness_s of it spent
@@ -455,6 +545,9 @@ struct zk_ledger_totals {
     uint64_t proofs;                  /* proofs written (duplicates included) */
     uint64_t errors;                  /* partition errors recorded */
     uint64_t attempts;                /* syntheses started */
+    /* unfinished partitions by their job's class (enum zk_priority):
+     * queued, and in flight (synthesizing, ready or proving) */
+    uint64_t queued_class[ZK_PRIO_COUNT], inflight_class[ZK_PRIO_COUNT];
 };
 
 /* Counts over the whole ledger. */
@@ -464,6 +557,7 @@ int zk_ledger_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag 
 struct zk_ledger_part_times {
     double synth_s, wait_s, start_s, finalize_s;
     int64_t done_ns, queued_ns;
+    int priority;                     /* its job's class */
 };
 
 /* Every partition done at or after since_ns (0 = all), oldest first. */

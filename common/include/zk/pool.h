@@ -122,6 +122,8 @@ struct zk_slot {
     uint64_t region_bytes[ZK_POOL_MAX_REGIONS];
     uint64_t checksum;                 /* XXH3-64 of the regions, in order */
     uint64_t fill_ns, claim_ns;        /* CLOCK_REALTIME of publish / claim */
+    uint32_t priority;                 /* as published (zk_slot_desc) */
+    uint64_t deadline_ns;
     uint64_t word;                     /* private: the state word held */
 };
 
@@ -132,6 +134,11 @@ struct zk_slot_desc {
     uint64_t region_bytes[ZK_POOL_MAX_REGIONS];
     int have_checksum;                 /* checksum below is already computed */
     uint64_t checksum;
+    /* claim order (zk_pool_claim): enum zk_priority (zk/priority.h) and
+     * the job's deadline (CLOCK_REALTIME, 0 = none); hints for the order
+     * only: a consumer checks what it proves against the slot's data */
+    uint32_t priority;
+    uint64_t deadline_ns;
 };
 
 /* Streaming fill: copies into a slot and hashes each chunk while it is hot. */
@@ -158,6 +165,9 @@ struct zk_pool_slot_info {
     uint64_t state_ns;                 /* CLOCK_REALTIME of the last transition */
     uint64_t fill_ns, claim_ns;
     uint64_t checksum;
+    uint32_t priority;                 /* READY/CLAIMED: as published */
+    uint64_t deadline_ns;
+    int reserved;                      /* in this handle's reserve (zk_pool_set_reserve) */
 };
 
 enum zk_pool_counter {
@@ -273,6 +283,27 @@ int zk_pool_acquire(zk_pool *h, uint64_t partition_id, uint64_t key_id,
                     int timeout_ms, const zk_cancel_flag *cancel, struct zk_slot *ret);
 
 /*
+ * Reserved capacity (docs/scheduling.md): the last n slots of the table
+ * are taken only by zk_pool_acquire_class at class min_class or above, so
+ * that urgent work finds a slot when the rest of the pool is full of
+ * lower work.  A setting of this handle (every producer of a pool sets
+ * the same, from the configuration); n is capped at nslots - 1 so that
+ * some slot is left for every class.  Returns the n in force.
+ */
+uint32_t zk_pool_set_reserve(zk_pool *h, uint32_t n, int min_class);
+
+/*
+ * zk_pool_acquire for work of class cls (enum zk_priority): a class below
+ * the reserve's takes only unreserved slots; one at or above it takes an
+ * unreserved slot when there is one, else a reserved one.  *ret->index
+ * tells which (zk_pool_slot_reserved).  zk_pool_acquire is class low.
+ */
+int zk_pool_acquire_class(zk_pool *h, uint64_t partition_id, uint64_t key_id, int cls,
+                          int timeout_ms, const zk_cancel_flag *cancel, struct zk_slot *ret);
+/* 1 when slot index is in this handle's reserve, else 0. */
+int zk_pool_slot_reserved(const zk_pool *h, uint32_t index);
+
+/*
  * Producer: sets the partition and key ids of a FILLING slot taken with
  * ZK_POOL_NO_ID (the slot is the permit, taken before the work is known).
  * ZK_ESTATE if the slot is no longer ours.
@@ -291,8 +322,9 @@ int zk_pool_publish(zk_pool *h, struct zk_slot *s, const struct zk_slot_desc *d)
 int zk_pool_abandon(zk_pool *h, struct zk_slot *s);
 
 /*
- * Consumer: claims the oldest READY slot, preferring slots on
- * `preferred_node` (ZK_POOL_ANY_NODE for none), and marks it
+ * Consumer: claims the READY slot of the highest priority (as published),
+ * then the earliest deadline (none last), then slots on `preferred_node`
+ * (ZK_POOL_ANY_NODE for none), then the oldest, and marks it
  * CLAIMED(this process).  Timeout and cancel as for acquire.  The checksum
  * is verified unless ZK_POOL_CLAIM_NOVERIFY: on mismatch ZK_ECHECKSUM is
  * returned with *ret filled and the slot still CLAIMED by the caller, who

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define ZK_SLOTFMT_MAGIC 0x31544f4c534b5a00ULL   /* "\0ZKSLOT1" little-endian */
-#define ZK_SLOTFMT_VERSION 1
+#define ZK_SLOTFMT_VERSION 2   /* 2: class and deadline (1, read still: without) */
 #define ZK_SLOTFMT_ALIGN 4096
 
 enum { ZK_SLOTFMT_HDR, ZK_SLOTFMT_W, ZK_SLOTFMT_A, ZK_SLOTFMT_B, ZK_SLOTFMT_C,
@@ -42,6 +42,9 @@ struct zk_slotfmt_header {
     uint32_t attempt;                /* the ledger's attempt number */
     uint32_t witness_ms;             /* of synth_ns: the witness generator's run,
                                         in ms, at least 1; 0 = none ran (a .wtns) */
+    uint32_t priority;               /* the job's class when synthesized (zk/priority.h) */
+    uint32_t reserved;               /* 0 */
+    uint64_t deadline_ns;            /* the job's deadline, CLOCK_REALTIME; 0 = none */
 };
 
 /*
@@ -50,6 +53,16 @@ struct zk_slotfmt_header {
  * Returns the bytes the slot must hold, or 0 on overflow.
  */
 uint64_t zk_slotfmt_layout(uint64_t n_vars, uint64_t domain_size, struct zk_slot_desc *d);
+
+/* A version-1 header: the fields before priority (a slot published by the
+ * zkslot before classes; read as class low, no deadline). */
+#define ZK_SLOTFMT_V1_SIZE 72
+_Static_assert(ZK_SLOTFMT_V1_SIZE == __builtin_offsetof(struct zk_slotfmt_header, priority),
+               "version 1 ends where priority starts");
+
+/* The header of a held slot into *ret (a version-1 header with the new
+ * fields 0): 0, ZK_EBADMAGIC or ZK_EVERSION. */
+int zk_slotfmt_read(const struct zk_slot *s, struct zk_slotfmt_header *ret);
 
 /*
  * Checks a claimed slot's regions against the layout its header announces

@@ -15,7 +15,9 @@
 
 #define JOB_COLS                                                                         \
     "j.id, j.key_id, k.name, j.nparts, j.state, j.out_dir, j.submitted_ns, j.started_ns," \
-    " j.finished_ns, j.error"
+    " j.finished_ns, j.error, j.priority, j.deadline_ns, coalesce(j.request_id, '')"
+
+#define JOB_NCOLS 13   /* the columns of JOB_COLS */
 
 /* Partition counts of job id into count[ZK_PART_STATE_COUNT]. */
 static int job_counts(zk_ledger *l, int64_t id, uint32_t count[ZK_PART_STATE_COUNT],
@@ -131,11 +133,13 @@ int lpg_derive_job(zk_ledger *l, int64_t id, int to, struct zk_diag *diag)
 }
 
 static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
-                      const char *const *witness, const char *const *input, const size_t *len,
-                      uint32_t n, int64_t *ret_id, struct zk_diag *diag)
+                      struct zk_ledger_submit_opts *o, const char *const *witness,
+                      const char *const *input, const size_t *len, uint32_t n,
+                      int64_t *ret_id, struct zk_diag *diag)
 {
     struct zk_ledger_key key;
     int64_t now = ledger_now_ns(), id = 0;
+    const char *rid = o && o->request_id && o->request_id[0] ? o->request_id : NULL;
     int r = lpg_begin(l, diag);
     if (r)
         return r;
@@ -147,11 +151,40 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
     lpg_arg_i64(&a, n);
     lpg_arg_str(&a, out_dir ? out_dir : "");
     lpg_arg_i64(&a, now);
+    lpg_arg_i64(&a, o && o->priority >= 0 ? o->priority : key.priority);
+    lpg_arg_i64(&a, o ? o->deadline_ns : 0);
+    lpg_arg_str(&a, rid);
+    /* of clients racing with one request id, the unique index lets one
+     * insert; the others wait for it to commit and then find its job */
     PGresult *res = lpg_query(l, "INSERT INTO jobs (key_id, nparts, state, out_dir,"
-                                 " submitted_ns) VALUES ($1, $2, 'queued', $3, $4) RETURNING id",
+                                 " submitted_ns, priority, deadline_ns, request_id) VALUES ($1,"
+                                 " $2, 'queued', $3, $4, $5, $6, $7) ON CONFLICT (request_id)"
+                                 " DO NOTHING RETURNING id",
                               &a, 0, diag);
     if (!res) {
         r = ZK_ELEDGER;
+        goto out;
+    }
+    if (PQntuples(res) == 0) {
+        PQclear(res);
+        struct lpg_args q = { 0 };
+        lpg_arg_str(&q, rid);
+        if (!(res = lpg_query(l, "SELECT id, key_id FROM jobs WHERE request_id = $1", &q, 0,
+                              diag))) {
+            r = ZK_ELEDGER;
+            goto out;
+        }
+        if (PQntuples(res) == 1) {
+            id = lpg_i64(res, 0, 0);
+            r = lpg_i64(res, 0, 1) == key_id
+                    ? 1
+                    : zk_diag_set(diag, l->path, -EEXIST,
+                                  "request id '%s' is job %lld, of another key", rid,
+                                  (long long)id);
+        } else {
+            r = zk_diag_set(diag, l->path, ZK_ELEDGER, "request id '%s': no job", rid);
+        }
+        PQclear(res);
         goto out;
     }
     id = lpg_i64(res, 0, 0);
@@ -168,15 +201,21 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
     }
     r = r < 0 ? r : 0;
 out:
-    r = lpg_end(l, r, diag);
+    if (r == 1) {   /* an earlier job: nothing of ours to keep */
+        o->existing = 1;
+        r = lpg_end(l, 0, diag);   /* wrote nothing */
+    } else {
+        r = lpg_end(l, r, diag);
+    }
     if (!r)
         *ret_id = id;
     return r;
 }
 
 int lpg_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
-                   const char *const *witness, const char *const *input, const size_t *len,
-                   uint32_t n, int64_t *ret_id, struct zk_diag *diag)
+                   struct zk_ledger_submit_opts *o, const char *const *witness,
+                   const char *const *input, const size_t *len, uint32_t n, int64_t *ret_id,
+                   struct zk_diag *diag)
 {
     if (n == 0)
         return zk_diag_set(diag, l->path, -EINVAL, "a job needs at least one partition");
@@ -186,7 +225,7 @@ int lpg_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
         if (strlen(witness[i]) >= 4096)
             return zk_diag_set(diag, l->path, -ENAMETOOLONG, "witness path too long");
     int r;
-    LPG_RETRY(l, r, job_submit(l, key_id, out_dir, witness, input, len, n, ret_id, diag));
+    LPG_RETRY(l, r, job_submit(l, key_id, out_dir, o, witness, input, len, n, ret_id, diag));
     return r;
 }
 
@@ -204,6 +243,9 @@ static void job_row(const PGresult *res, int row, struct zk_ledger_job *j)
     j->started_ns = lpg_i64(res, row, 7);
     j->finished_ns = lpg_i64(res, row, 8);
     lpg_text(j->error, sizeof j->error, res, row, 9);
+    j->priority = (int)lpg_i64(res, row, 10);
+    j->deadline_ns = lpg_i64(res, row, 11);
+    lpg_text(j->request_id, sizeof j->request_id, res, row, 12);
 }
 
 /* "state:n,state:n" into j->count. */
@@ -241,7 +283,7 @@ static int job_query(zk_ledger *l, const char *where, const struct lpg_args *a,
     struct zk_ledger_job j;
     for (int i = 0; i < n && !r; i++) {
         job_row(res, i, &j);
-        parse_counts(PQgetvalue(res, i, 10), &j);
+        parse_counts(PQgetvalue(res, i, JOB_NCOLS), &j);
         r = fn(ctx, &j);
     }
     PQclear(res);

@@ -23,7 +23,8 @@
     "p.id, p.job_id, j.key_id, p.idx, p.witness, p.state, p.attempts, p.errors, p.proofs," \
     " p.owner_pid, p.owner_start, p.owner_role, p.slot, p.synth_s, p.wait_s, p.start_s,"   \
     " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error,"                          \
-    " (p.input IS NOT NULL)::int, p.witness_s, p.owner_ns, p.owner_boot, p.machine"
+    " (p.input IS NOT NULL)::int, p.witness_s, p.owner_ns, p.owner_boot, p.machine,"       \
+    " j.priority, j.deadline_ns"
 
 /* Row `row` of res (PART_COLS) into *p; the machine into machine[64] if not NULL. */
 static void part_row(const PGresult *res, int row, struct zk_ledger_part *p, char *machine)
@@ -56,6 +57,8 @@ static void part_row(const PGresult *res, int row, struct zk_ledger_part *p, cha
     p->owner.boot = (uint64_t)lpg_i64(res, row, 24);
     if (machine)
         lpg_text(machine, 64, res, row, 25);
+    p->priority = (int)lpg_i64(res, row, 26);
+    p->deadline_ns = lpg_i64(res, row, 27);
 }
 
 int lpg_part_list(zk_ledger *l, int64_t job_id,
@@ -185,7 +188,7 @@ static int bad_state(zk_ledger *l, const struct zk_ledger_part *p, const char *m
  * in a transaction of its own (a monotone move: a claim that dies between
  * the two leaves it for the partition's next move to make). */
 static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
-                        struct zk_ledger_part *ret, struct zk_diag *diag)
+                        int min_class, struct zk_ledger_part *ret, struct zk_diag *diag)
 {
     struct lpg_args a = { 0 };
     lpg_arg_i64(&a, me->pid);
@@ -195,11 +198,20 @@ static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
     lpg_arg_i64(&a, (int64_t)me->boot);
     lpg_arg_str(&a, l->pg->machine);
     lpg_arg_str(&a, l->claim_keys);   /* NULL: every key */
+    lpg_arg_i64(&a, min_class);
+    lpg_arg_i64(&a, l->aging_ns);
+    lpg_arg_i64(&a, ledger_now_ns());
+    /* zk_ledger_claim_queued_class's order (the same as SQLite's
+     * LSQ_CLAIM_ORDER) */
     PGresult *res = lpg_query(l, "WITH c AS (SELECT p.id FROM partitions p JOIN jobs j ON"
                                  " j.id = p.job_id WHERE p.state = 'queued' AND j.state IN"
                                  " ('queued', 'running') AND ($7::bigint[] IS NULL OR"
-                                 " j.key_id = ANY($7::bigint[])) ORDER BY p.job_id, p.id LIMIT 1"
-                                 " FOR UPDATE OF p SKIP LOCKED)"
+                                 " j.key_id = ANY($7::bigint[])) AND j.priority >= $8"
+                                 " ORDER BY LEAST(3, j.priority + CASE WHEN $9::bigint > 0 AND"
+                                 " $10::bigint > j.submitted_ns THEN ($10::bigint -"
+                                 " j.submitted_ns) / $9::bigint ELSE 0 END)"
+                                 " DESC, j.deadline_ns = 0, j.deadline_ns, p.job_id, p.idx"
+                                 " LIMIT 1 FOR UPDATE OF p SKIP LOCKED)"
                                  " UPDATE partitions p SET state = 'synthesizing', owner_pid = $1,"
                                  " owner_start = $2, owner_role = 'synthd', slot = $3,"
                                  " attempts = attempts + 1, synth_s = -1, witness_s = -1,"
@@ -212,7 +224,7 @@ static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
     int found = PQntuples(res), queued = 0;
     if (found) {
         part_row(res, 0, ret, NULL);
-        queued = !strcmp(PQgetvalue(res, 0, 26), "queued");
+        queued = !strcmp(PQgetvalue(res, 0, 28), "queued");
     }
     PQclear(res);
     if (!found)
@@ -225,12 +237,12 @@ static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
     return r;
 }
 
-int lpg_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
+int lpg_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot, int min_class,
                      struct zk_ledger_part *ret, struct zk_diag *diag)
 {
     struct zk_ledger_part p;
     int r;
-    LPG_RETRY(l, r, claim_queued(l, me, slot, &p, diag));
+    LPG_RETRY(l, r, claim_queued(l, me, slot, min_class, &p, diag));
     if (!r)
         *ret = p;
     return r;

@@ -169,8 +169,9 @@ int lpg_key_set_identity(zk_ledger *l, int64_t id, uint64_t dev, uint64_t ino, i
 int lpg_key_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_key *k), void *ctx,
                  struct zk_diag *diag);
 int lpg_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
-                   const char *const *witness, const char *const *input, const size_t *len,
-                   uint32_t n, int64_t *ret_id, struct zk_diag *diag);
+                   struct zk_ledger_submit_opts *o, const char *const *witness,
+                   const char *const *input, const size_t *len, uint32_t n, int64_t *ret_id,
+                   struct zk_diag *diag);
 int lpg_part_blobs(zk_ledger *l, int64_t id, const char *cols, int n, const char *what,
                    char **ret, size_t *ret_len, struct zk_diag *diag);
 int lpg_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret, struct zk_diag *diag);
@@ -183,8 +184,13 @@ int lpg_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret, struct zk
 int lpg_job_cancel(zk_ledger *l, int64_t id, struct zk_diag *diag);
 int lpg_counts(zk_ledger *l, uint64_t count[ZK_PART_STATE_COUNT], struct zk_diag *diag);
 int lpg_has_queued(zk_ledger *l, struct zk_diag *diag);
-int lpg_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
+int lpg_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot, int min_class,
                      struct zk_ledger_part *ret, struct zk_diag *diag);
+int lpg_queued_top(zk_ledger *l, struct zk_diag *diag);
+int lpg_job_reprioritize(zk_ledger *l, int64_t id, int prio, struct zk_diag *diag);
+int lpg_expire_deadlines(zk_ledger *l, int64_t now_ns, uint32_t *ret_failed,
+                         struct zk_diag *diag);
+int lpg_estimate(zk_ledger *l, int prio, struct zk_ledger_estimate *ret, struct zk_diag *diag);
 int lpg_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me, double synth_s,
                    double witness_s, struct zk_diag *diag);
 int lpg_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,

@@ -97,6 +97,12 @@ static const char *const migrations[] = {
      * unfinished jobs found fast (reconcile.c) */
     "ALTER TABLE partitions ADD COLUMN proof_json BYTEA, ADD COLUMN public_json BYTEA;"
     "CREATE INDEX jobs_state ON jobs(state);",
+    /* 3 -> 4: scheduling (docs/scheduling.md): a job's class, deadline and
+     * request id, a key's default class (1 = normal) */
+    "ALTER TABLE keys ADD COLUMN priority INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 1,"
+    " ADD COLUMN deadline_ns BIGINT NOT NULL DEFAULT 0, ADD COLUMN request_id TEXT;"
+    "CREATE UNIQUE INDEX jobs_request ON jobs(request_id);",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -122,6 +128,10 @@ static const struct ledger_ops pg_ops = {
     .counts = lpg_counts,
     .has_queued = lpg_has_queued,
     .claim_queued = lpg_claim_queued,
+    .queued_top = lpg_queued_top,
+    .job_reprioritize = lpg_job_reprioritize,
+    .expire_deadlines = lpg_expire_deadlines,
+    .estimate = lpg_estimate,
     .part_ready = lpg_part_ready,
     .part_proving = lpg_part_proving,
     .part_done = lpg_part_done,

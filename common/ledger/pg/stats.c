@@ -94,6 +94,18 @@ int lpg_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag)
     t.errors = (uint64_t)lpg_i64(res, 0, 1);
     t.attempts = (uint64_t)lpg_i64(res, 0, 2);
     PQclear(res);
+    if (!(res = lpg_query(l, "SELECT j.priority, (p.state = 'queued')::int, count(*) FROM"
+                             " partitions p JOIN jobs j ON j.id = p.job_id WHERE p.state IN"
+                             " ('queued', 'synthesizing', 'ready', 'proving') GROUP BY 1, 2",
+                          NULL, 0, diag)))
+        return ZK_ELEDGER;
+    for (int i = 0; i < PQntuples(res); i++) {
+        int64_t c = lpg_i64(res, i, 0);
+        if (c >= 0 && c < ZK_PRIO_COUNT)
+            (lpg_i64(res, i, 1) ? t.queued_class : t.inflight_class)[c] =
+                (uint64_t)lpg_i64(res, i, 2);
+    }
+    PQclear(res);
     *ret = t;
     return 0;
 }
@@ -104,16 +116,18 @@ int lpg_done_times(zk_ledger *l, int64_t since_ns,
 {
     struct lpg_args a = { 0 };
     lpg_arg_i64(&a, since_ns);
-    PGresult *res = lpg_query(l, "SELECT synth_s, wait_s, start_s, finalize_s, done_ns,"
-                                 " queued_ns FROM partitions WHERE state = 'done' AND"
-                                 " done_ns >= $1 ORDER BY done_ns", &a, 0, diag);
+    PGresult *res = lpg_query(l, "SELECT p.synth_s, p.wait_s, p.start_s, p.finalize_s,"
+                                 " p.done_ns, p.queued_ns, j.priority FROM partitions p JOIN"
+                                 " jobs j ON j.id = p.job_id WHERE p.state = 'done' AND"
+                                 " p.done_ns >= $1 ORDER BY p.done_ns", &a, 0, diag);
     if (!res)
         return ZK_ELEDGER;
     int r = 0;
     for (int i = 0; i < PQntuples(res) && !r; i++) {
         struct zk_ledger_part_times t = { lpg_f64(res, i, 0), lpg_f64(res, i, 1),
                                           lpg_f64(res, i, 2), lpg_f64(res, i, 3),
-                                          lpg_i64(res, i, 4), lpg_i64(res, i, 5) };
+                                          lpg_i64(res, i, 4), lpg_i64(res, i, 5),
+                                          (int)lpg_i64(res, i, 6) };
         r = fn(ctx, &t);
     }
     PQclear(res);

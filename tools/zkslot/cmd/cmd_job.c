@@ -6,6 +6,11 @@
  *                                       a job from circuit inputs, stored in
  *                                       the ledger; the key's witness
  *                                       generator runs in synthd
+ *          [--priority CLASS] [--deadline DURATION|TIME [--force]]
+ *          [--request-id ID]            scheduling (docs/scheduling.md); a
+ *                                       deadline the queue cannot meet is
+ *                                       refused (exit 3) unless --force
+ *   zkslot reprioritize JOB CLASS
  *   zkslot status [JOB] [--json]
  *   zkslot wait JOB [--timeout S]       0 done, 1 failed/canceled, 3 timeout
  *   zkslot result JOB                   proof/public paths of the done
@@ -43,7 +48,7 @@
 #include "zk/witgen.h"
 #include "zk/wtns.h"
 
-enum { A_KEY = 1, A_OUT = 2, A_JSON = 4, A_TIMEOUT = 8, A_INPUT = 16 };
+enum { A_KEY = 1, A_OUT = 2, A_JSON = 4, A_TIMEOUT = 8, A_INPUT = 16, A_SCHED = 32 };
 
 struct args {
     struct lcli c;
@@ -53,6 +58,11 @@ struct args {
     double timeout;      /* < 0: none */
     int npos;
     char **pos;
+    /* submit's scheduling (A_SCHED) */
+    int priority;        /* < 0: the key's default */
+    int64_t deadline_ns; /* 0: none */
+    const char *request_id;
+    int force;
 };
 
 static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struct args *a)
@@ -63,11 +73,16 @@ static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struc
                                           { "json", no_argument, 0, 'j' },
                                           { "timeout", required_argument, 0, 't' },
                                           { "input", no_argument, 0, 'i' },
+                                          { "priority", required_argument, 0, 'p' },
+                                          { "deadline", required_argument, 0, 'd' },
+                                          { "request-id", required_argument, 0, 'r' },
+                                          { "force", no_argument, 0, 'f' },
                                           { 0, 0, 0, 0 } };
     int o;
     memset(a, 0, sizeof *a);
     a->c.cmd = cmd;
     a->timeout = -1;
+    a->priority = -1;
     optind = 1;
     opterr = 0;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -81,6 +96,32 @@ static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struc
             a->json = 1;
         } else if (o == 'i' && (allowed & A_INPUT)) {
             a->input = 1;
+        } else if (o == 'p' && (allowed & A_SCHED)) {
+            if ((a->priority = zk_priority_parse(optarg)) < 0) {
+                fprintf(stderr, "zkslot %s: --priority: '%s' is not low, normal, high or "
+                        "critical; nothing submitted\n", cmd, optarg);
+                return -2;   /* said: no usage after it */
+            }
+        } else if (o == 'd' && (allowed & A_SCHED)) {
+            int r = zk_deadline_parse(optarg, lcli_now_ns(), &a->deadline_ns);
+            if (r) {
+                fprintf(stderr, "zkslot %s: --deadline: '%s' %s; nothing submitted\n", cmd,
+                        optarg,
+                        r == -ETIME    ? "is not in the future"
+                        : r == -ERANGE ? "is more than 366 days ahead"
+                                       : "is not a duration (30s, 5m, 1h30m) or a time "
+                                         "(2026-12-02T03:00:00Z, @UNIX_SECONDS)");
+                return -2;   /* said: no usage after it */
+            }
+        } else if (o == 'r' && (allowed & A_SCHED)) {
+            a->request_id = optarg;
+            if (!*optarg || strlen(optarg) > ZK_LEDGER_REQUEST_ID_MAX) {
+                fprintf(stderr, "zkslot %s: --request-id: 1 to %d bytes; nothing submitted\n",
+                        cmd, ZK_LEDGER_REQUEST_ID_MAX);
+                return -2;   /* said: no usage after it */
+            }
+        } else if (o == 'f' && (allowed & A_SCHED)) {
+            a->force = 1;
         } else if (o == 't' && (allowed & A_TIMEOUT)) {
             char *end;
             a->timeout = strtod(optarg, &end);
@@ -247,6 +288,36 @@ static int out_dir_writable(const char *out, int n)
     return -1;
 }
 
+/*
+ * The admission check of --deadline: can a job of n partitions of class
+ * prio finish before a->deadline_ns behind the work the ledger has ahead
+ * of it, at the stage times it recorded?  Estimated finish: the median
+ * synthesis, then (ahead + n) median prove_starts shared by the provers
+ * that recorded a start, then a median finalize.  0 to go on, 3 refused
+ * (one line), 2 an error.  Without recorded times nothing is refused.
+ */
+static int admit(struct args *a, int prio, uint32_t n)
+{
+    struct zk_ledger_estimate e;
+    struct zk_diag d = { "" };
+    if (zk_ledger_estimate(a->c.l, prio, &e, &d) < 0) {
+        fprintf(stderr, "zkslot submit: %s\n", d.msg);
+        return 2;
+    }
+    if (!e.samples)
+        return 0;
+    double need = e.synth_s + (double)(e.ahead + n) * e.start_s / e.provers + e.finalize_s;
+    double left = (double)(a->deadline_ns - lcli_now_ns()) * 1e-9;
+    if (need <= left)
+        return 0;
+    fprintf(stderr, "zkslot submit: the deadline cannot be met: %.1f s left, about %.1f s "
+            "needed (%llu partition(s) of class %s or above ahead, %u of its own, %.3f s a "
+            "partition over %u prover(s), the median of the last %u); --force queues it "
+            "anyway; nothing submitted\n", left, need, (unsigned long long)e.ahead,
+            zk_priority_name(prio), n, e.start_s, e.provers, e.samples);
+    return 3;
+}
+
 int cmd_submit(int argc, char **argv)
 {
     struct args a;
@@ -257,10 +328,14 @@ int cmd_submit(int argc, char **argv)
     size_t *len = NULL;
     int64_t id = 0;
     int rc = 2, r;
-    if (parse(argc, argv, "submit", A_KEY | A_OUT | A_INPUT, &a) < 0 || !a.key || a.npos < 1) {
+    if ((r = parse(argc, argv, "submit", A_KEY | A_OUT | A_INPUT | A_SCHED, &a)) == -2)
+        return 2;
+    if (r < 0 || !a.key || a.npos < 1 || (a.force && !a.deadline_ns)) {
         fprintf(stderr, "usage: zkslot submit --key NAME [--out DIR] WITNESS.wtns... %s\n"
                         "       zkslot submit --key NAME [--out DIR] --input INPUT.json... %s\n"
-                        "  one partition per file; a job is all witnesses or all inputs\n",
+                        "  one partition per file; a job is all witnesses or all inputs\n"
+                        "  [--priority low|normal|high|critical] [--deadline DURATION|TIME "
+                        "[--force]] [--request-id ID]\n",
                 usage_common, usage_common);
         return 2;
     }
@@ -339,16 +414,24 @@ int cmd_submit(int argc, char **argv)
         if (out_dir_writable(out, a.npos))
             goto out;
     }
-    if (a.input)
-        r = zk_ledger_job_submit_inputs(a.c.l, k.id, out, (const char *const *)abs,
-                                        (const char *const *)text, len, (uint32_t)a.npos, &id,
-                                        &d);
-    else
-        r = zk_ledger_job_submit(a.c.l, k.id, out, (const char *const *)abs, (uint32_t)a.npos,
-                                 &id, &d);
+    if (a.deadline_ns && !a.force &&
+        (rc = admit(&a, a.priority >= 0 ? a.priority : k.priority, (uint32_t)a.npos)) != 0)
+        goto out;
+    rc = 2;
+    struct zk_ledger_submit_opts so = { a.priority, a.deadline_ns, a.request_id, 0 };
+    r = zk_ledger_job_submit_opts(a.c.l, k.id, out, &so, (const char *const *)abs,
+                                  a.input ? (const char *const *)text : NULL,
+                                  a.input ? len : NULL, (uint32_t)a.npos, &id, &d);
     if (r < 0 || (r = zk_ledger_job_get(a.c.l, id, &j, &d)) < 0 ||
         (r = zk_ledger_job_resolve_out(&j, a.c.cfg.state_dir)) < 0) {
-        fprintf(stderr, "zkslot submit: %s\n", d.msg);
+        fprintf(stderr, "zkslot submit: %s%s\n", d.msg, r == -EEXIST ? "; nothing submitted" : "");
+        goto out;
+    }
+    if (so.existing) {   /* a retry: the first submit's job, nothing queued */
+        fprintf(stderr, "zkslot submit: request id '%s' is job %lld (%s), submitted before; "
+                "nothing queued\n", a.request_id, (long long)id, zk_job_state_name(j.state));
+        printf("%lld\n", (long long)id);
+        rc = 0;
         goto out;
     }
     for (int i = 0; i < a.npos; i++) {
@@ -386,12 +469,23 @@ static json_t *job_json(const struct zk_ledger_job *j)
     json_t *counts = json_object();
     for (int s = 0; s < ZK_PART_STATE_COUNT; s++)
         json_object_set_new(counts, zk_part_state_name(s), json_integer(j->count[s]));
-    return json_pack("{s:I, s:s, s:I, s:s, s:I, s:o, s:s, s:I, s:I, s:I, s:s}", "id",
+    json_t *o = json_pack("{s:I, s:s, s:I, s:s, s:I, s:o, s:s, s:I, s:I, s:I, s:s}", "id",
                      (json_int_t)j->id, "key", j->key_name, "key_id", (json_int_t)j->key_id,
                      "state", zk_job_state_name(j->state), "nparts", (json_int_t)j->nparts,
                      "counts", counts, "out_dir", j->out_dir, "submitted_ns",
                      (json_int_t)j->submitted_ns, "started_ns", (json_int_t)j->started_ns,
                      "finished_ns", (json_int_t)j->finished_ns, "error", j->error);
+    if (o && (json_object_set_new(o, "priority", json_string(zk_priority_name(j->priority))) ||
+              json_object_set_new(o, "deadline_ns", j->deadline_ns
+                                                        ? json_integer(j->deadline_ns)
+                                                        : json_null()) ||
+              json_object_set_new(o, "request_id", j->request_id[0]
+                                                       ? json_string(j->request_id)
+                                                       : json_null()))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 static json_t *secs(double s)
@@ -431,9 +525,9 @@ static int list_job(void *ctx, const struct zk_ledger_job *j)
         json_t *o = job_json(j);
         return o ? json_array_append_new(arr, o) : -ENOMEM;
     }
-    printf("%-8lld %-20s %-9s %6u/%-6u %s\n", (long long)j->id, j->key_name,
-           zk_job_state_name(j->state), j->count[ZK_PART_DONE], j->nparts,
-           lcli_duration(lcli_now_ns() - j->submitted_ns, age, sizeof age));
+    printf("%-8lld %-20s %-9s %-8s %6u/%-6u %s\n", (long long)j->id, j->key_name,
+           zk_job_state_name(j->state), zk_priority_name(j->priority), j->count[ZK_PART_DONE],
+           j->nparts, lcli_duration(lcli_now_ns() - j->submitted_ns, age, sizeof age));
     return 0;
 }
 
@@ -502,6 +596,14 @@ static int show_job(struct args *a, int64_t id)
            lcli_duration(lcli_now_ns() - j.submitted_ns, age, sizeof age));
     if (j.finished_ns && j.started_ns)
         printf(", ran %s", lcli_duration(j.finished_ns - j.started_ns, age, sizeof age));
+    printf("\n  class: %s", zk_priority_name(j.priority));
+    if (j.deadline_ns) {
+        int64_t left = j.deadline_ns - lcli_now_ns();
+        printf(", deadline %s %s", lcli_duration(left < 0 ? -left : left, age, sizeof age),
+               left < 0 ? "ago" : "from now");
+    }
+    if (j.request_id[0])
+        printf(", request id %s", j.request_id);
     printf("\n  out: %s\n", j.out_dir);
     if (j.error[0])
         printf("  error: %s\n", j.error);
@@ -537,7 +639,7 @@ int cmd_status(int argc, char **argv)
     }
     json_t *arr = a.json ? json_array() : NULL;
     if (!a.json)
-        printf("%-8s %-20s %-9s %13s %s\n", "JOB", "KEY", "STATE", "DONE/TOTAL", "AGE");
+        printf("%-8s %-20s %-9s %-8s %13s %s\n", "JOB", "KEY", "STATE", "CLASS", "DONE/TOTAL", "AGE");
     int r = zk_ledger_job_list(a.c.l, list_job, arr, &d);
     if (r < 0) {
         fprintf(stderr, "zkslot status: %s\n", r == -ENOMEM ? "out of memory" : d.msg);
@@ -752,6 +854,45 @@ int cmd_cancel(int argc, char **argv)
     } else {
         fprintf(stderr, "job %lld canceled\n", (long long)id);
         rc = 0;
+    }
+    lcli_close(&a.c);
+    return rc;
+}
+
+int cmd_reprioritize(int argc, char **argv)
+{
+    struct args a;
+    struct zk_diag d = { "" };
+    int64_t id;
+    int prio;
+    if (parse(argc, argv, "reprioritize", 0, &a) < 0 || a.npos != 2) {
+        fprintf(stderr, "usage: zkslot reprioritize JOB low|normal|high|critical %s\n",
+                usage_common);
+        return 2;
+    }
+    if (lcli_job_id("reprioritize", a.pos[0], &id) < 0)
+        return 2;
+    if ((prio = zk_priority_parse(a.pos[1])) < 0) {
+        fprintf(stderr, "zkslot reprioritize: '%s' is not low, normal, high or critical\n",
+                a.pos[1]);
+        return 2;
+    }
+    if (lcli_open(&a.c, 0) < 0)
+        return 2;
+    int rc = 0, r = zk_ledger_job_reprioritize(a.c.l, id, prio, &d);
+    if (r == ZK_ESTATE) {
+        fprintf(stderr, "zkslot reprioritize: %s (only a queued or running job changes "
+                "class)\n", d.msg);
+        rc = 1;
+    } else if (r == -ENOENT) {
+        fprintf(stderr, "zkslot reprioritize: no job %lld\n", (long long)id);
+        rc = 2;
+    } else if (r < 0) {
+        fprintf(stderr, "zkslot reprioritize: %s\n", d.msg);
+        rc = 2;
+    } else {
+        fprintf(stderr, "job %lld: class %s (its partitions not yet synthesized are claimed "
+                "in the new order)\n", (long long)id, zk_priority_name(prio));
     }
     lcli_close(&a.c);
     return rc;

@@ -114,7 +114,7 @@ static int may_add_generator(zk_ledger *l)
 }
 
 static int key_add(struct lcli *c, const char *name, const char *file, const char *gen,
-                   int gen_is_cmd)
+                   int gen_is_cmd, int prio)
 {
     struct zk_zkey z = { 0 };
     struct zk_diag d = { "" };
@@ -131,6 +131,7 @@ static int key_add(struct lcli *c, const char *name, const char *file, const cha
         return 2;
     }
     memset(&k, 0, sizeof k);
+    k.priority = prio;
     snprintf(k.name, sizeof k.name, "%s", name);
     snprintf(k.curve, sizeof k.curve, "%s", zk_curve_name(z.hdr.curve));
     k.n_vars = z.hdr.n_vars;
@@ -214,6 +215,8 @@ static int print_key(void *ctx, const struct zk_ledger_key *k)
                               (json_int_t)k->domain_size, "added_ns", (json_int_t)k->added_ns,
                               "witgen_kind", zk_witgen_kind_name(k->witgen_kind), "witgen",
                               k->witgen, "witgen_hash", k->witgen_hash);
+        if (o && json_object_set_new(o, "priority", json_string(zk_priority_name(k->priority))))
+            o = (json_decref(o), NULL);
         return o ? json_array_append_new(arr, o) : -ENOMEM;
     }
     printf("%-20s %-8s %10llu %8llu %10llu %12llu %s %-6s %s%s%s\n", k->name, k->curve,
@@ -491,6 +494,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: zkslot key add NAME FILE.zkey [--witness-gen PATH | --witness-cmd CMD]\n"
+            "                      [--priority low|normal|high|critical]\n"
             "                      [--config FILE] [--state-dir DIR] [--ledger URL]\n"
             "       zkslot key list [--json] [--config FILE] [--state-dir DIR] [--ledger URL]\n"
             "       zkslot key load NAME [--precompute none|h|all] [--table-factor F]\n"
@@ -500,7 +504,8 @@ static void usage(void)
             "  --witness-gen PATH  circom's C++ witness generator (built from `circom --c`),\n"
             "                      or its --wasm output (NAME.wasm or the NAME_js/ folder;\n"
             "                      needs Node.js): jobs of this key may then be inputs\n"
-            "  --witness-cmd CMD   any other generator: 'PROGRAM ... {input} ... {output}'\n");
+            "  --witness-cmd CMD   any other generator: 'PROGRAM ... {input} ... {output}'\n"
+            "  --priority CLASS    the class of its jobs when submit gives none (normal)\n");
 }
 
 int cmd_key(int argc, char **argv)
@@ -510,10 +515,11 @@ int cmd_key(int argc, char **argv)
                                           { "witness-cmd", required_argument, 0, 'x' },
                                           { "precompute", required_argument, 0, 'p' },
                                           { "table-factor", required_argument, 0, 'f' },
+                                          { "priority", required_argument, 0, 'P' },
                                           { "help", no_argument, 0, 'h' },
                                           { 0, 0, 0, 0 } };
     const char *gen = NULL;
-    int gen_is_cmd = 0;
+    int gen_is_cmd = 0, prio = ZK_PRIO_DEFAULT;
     struct lcli c = { 0 };
     int json = 0, o;
     if (argc < 2) {
@@ -548,6 +554,14 @@ int cmd_key(int argc, char **argv)
             gen_is_cmd = o == 'x';
             continue;
         }
+        if (o == 'P' && !strcmp(sub, "add")) {
+            if ((prio = zk_priority_parse(optarg)) < 0) {
+                fprintf(stderr, "zkslot key add: --priority: '%s' is not low, normal, high or "
+                        "critical\n", optarg);
+                return 2;
+            }
+            continue;
+        }
         if (o == 'f' && !strcmp(sub, "load")) {
             char *end;
             unsigned long v = strtoul(optarg, &end, 10);
@@ -575,7 +589,7 @@ int cmd_key(int argc, char **argv)
     int npos = argc - 1 - optind;
     char **pos = argv + 1 + optind;
     if (!strcmp(sub, "add") && npos == 2)
-        return key_add(&c, pos[0], pos[1], gen, gen_is_cmd);
+        return key_add(&c, pos[0], pos[1], gen, gen_is_cmd, prio);
     if (!strcmp(sub, "list") && npos == 0)
         return key_list(&c, json);
     if (!strcmp(sub, "load") && npos == 1)

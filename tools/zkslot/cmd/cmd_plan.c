@@ -80,6 +80,7 @@ struct plan {
     const char *key_path;                  /* --key, when in_store */
     const char *key_src;
     uint64_t ngpud, nsynthd, workers, threads, slots, slot;
+    uint64_t urgent;                       /* --urgent-slots: [pool] reserve */
     int in_flight_given;
     uint64_t pool, table, keys, daemons, finalize, overhead, bound, reserve, available;
     uint64_t witgen_mem, witgen;           /* --witness-memory; all generators' bytes */
@@ -339,9 +340,11 @@ static void compute(struct plan *p)
     if (!p->in_flight_given) {
         /* enough workers that each gpud has one partition being synthesized */
         p->workers = (p->ngpud + p->nsynthd - 1) / p->nsynthd;
-        p->slots = 2 * p->ngpud + p->workers * p->nsynthd;
+        /* the reserved slots come on top: the rest keeps its pipeline */
+        p->slots = 2 * p->ngpud + p->workers * p->nsynthd + p->urgent;
     } else {
-        uint64_t spare = p->slots > 2 * p->ngpud ? p->slots - 2 * p->ngpud : 0;
+        uint64_t open = p->slots > p->urgent ? p->slots - p->urgent : 0;
+        uint64_t spare = open > 2 * p->ngpud ? open - 2 * p->ngpud : 0;
         /* the slots beyond 2 per gpud feed the workers; no more workers than cores */
         p->workers = spare / p->nsynthd;
         if (p->cores.v && p->workers > p->cores.v)
@@ -422,6 +425,8 @@ static void print_conf(const struct plan *p, FILE *f, const char *indent)
         fprintf(f, "%snuma_nodes = %s\n", indent, nl);
     }
     fprintf(f, "%shugepages = auto\n", indent);
+    if (p->urgent)
+        fprintf(f, "%sreserve = %llu\n", indent, (unsigned long long)p->urgent);
     fprintf(f, "%s[synthd]\n%sworkers = %llu\n%sthreads = %llu\n", indent, indent,
             (unsigned long long)p->workers, indent, (unsigned long long)p->threads);
     if (p->witgen_mem)
@@ -488,8 +493,10 @@ static void print_json(const struct plan *p)
            "  \"synth_threads_per_worker\": %llu,\n",
            (unsigned long long)p->ngpud, (unsigned long long)p->nsynthd,
            (unsigned long long)p->workers, (unsigned long long)p->threads);
-    printf("  \"slots\": %llu,\n  \"slot_size\": %llu,\n  \"hugepages_per_node\": [",
-           (unsigned long long)p->slots, (unsigned long long)p->slot);
+    printf("  \"slots\": %llu,\n  \"reserved_slots\": %llu,\n  \"slot_size\": %llu,\n"
+           "  \"hugepages_per_node\": [",
+           (unsigned long long)p->slots, (unsigned long long)p->urgent,
+           (unsigned long long)p->slot);
     for (uint64_t i = 0; i < p->nodes.v; i++)
         printf("%s%llu", i ? ", " : "", (unsigned long long)node_pages(p, i));
     printf("],\n");
@@ -579,9 +586,13 @@ static void print_text(const struct plan *p)
     if (p->in_flight_given)
         printf("  slots        %llu (--in-flight)\n", (unsigned long long)p->slots);
     else
-        printf("  slots        %llu = 2 per gpud x %llu + 1 per synth worker x %llu\n",
+        printf("  slots        %llu = 2 per gpud x %llu + 1 per synth worker x %llu%s\n",
                (unsigned long long)p->slots, (unsigned long long)p->ngpud,
-               (unsigned long long)(p->workers * p->nsynthd));
+               (unsigned long long)(p->workers * p->nsynthd),
+               p->urgent ? " + the reserved" : "");
+    if (p->urgent)
+        printf("  reserved     %llu of them for urgent work ([pool] reserve, --urgent-slots):"
+               " in the memory bound like any slot\n", (unsigned long long)p->urgent);
     if (p->in_flight_given && p->slots < 2 * p->ngpud + p->nsynthd)
         printf("  note         fewer than 2 per gpud + 1 per synthd: GPUs will wait\n");
     printf("  slot size    %s = partition %s rounded up to the %s huge page\n",
@@ -686,6 +697,7 @@ int cmd_plan(int argc, char **argv)
         { "hugepage-size", required_argument, NULL, 'H' },
         { "cores", required_argument, NULL, 'c' },
         { "in-flight", required_argument, NULL, 'i' },
+        { "urgent-slots", required_argument, NULL, 'u' },
         { "reserve", required_argument, NULL, 'R' },
         { "key-memory", required_argument, NULL, 'K' },
         { "witness-memory", required_argument, NULL, 'W' },
@@ -696,7 +708,8 @@ int cmd_plan(int argc, char **argv)
     static const char *usage =
         "usage: zkslot plan (--key KEY.zkey | --partition-size SIZE) [--ram SIZE]\n"
         "                   [--numa-nodes N] [--gpus N] [--hugepage-size SIZE] [--cores N]\n"
-        "                   [--in-flight N] [--reserve SIZE] [--key-memory SIZE[,SIZE]] [--json]\n"
+        "                   [--in-flight N] [--urgent-slots N] [--reserve SIZE]\n"
+        "                   [--key-memory SIZE[,SIZE]] [--json]\n"
         "                   [--witness-memory SIZE]\n"
         "  --key-memory G[,S]: key bytes each gpud (G) and each synthd (S, default G) holds\n"
         "  --witness-memory SIZE: jobs are circuit inputs; each witness generator's memory\n";
@@ -756,6 +769,11 @@ int cmd_plan(int argc, char **argv)
             p.slots = v;
             p.in_flight_given = 1;
             break;
+        case 'u':
+            if (parse_count(optarg, ZK_POOL_MAX_SLOTS - 1, &v))
+                return bad("--urgent-slots", optarg, "not a slot count (0..65535)");
+            p.urgent = v;
+            break;
         case 'R':
             if (zk_pool_parse_size(optarg, &v) || v > PLAN_MAX_SIZE)
                 return bad("--reserve", optarg, "not a size up to 1024T (e.g. 8G)");
@@ -801,6 +819,12 @@ int cmd_plan(int argc, char **argv)
     }
     if (optind < argc) {
         fprintf(stderr, "zkslot plan: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    if (p.in_flight_given && p.urgent >= p.slots) {
+        fprintf(stderr, "zkslot plan: --urgent-slots %llu: at most --in-flight - 1 (%llu): "
+                "some slot must be left for every class\n", (unsigned long long)p.urgent,
+                (unsigned long long)(p.slots - 1));
         return 2;
     }
     if (!!key == !!p.partition_src) {

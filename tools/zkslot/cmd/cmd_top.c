@@ -30,9 +30,10 @@ static int on_job(void *ctx, const struct zk_ledger_job *j)
     if (++rc->shown > 10)
         return 0;
     fprintf(rc->out,
-            "  job %-5lld %-20s %-8s %3u/%-3u done  synth %u  ready %u  proving %u  queued %u"
-            "  age %s\n",
-            (long long)j->id, j->key_name, zk_job_state_name(j->state), j->count[ZK_PART_DONE],
+            "  job %-5lld %-20s %-8s %-8s %3u/%-3u done  synth %u  ready %u  proving %u  "
+            "queued %u  age %s\n",
+            (long long)j->id, j->key_name, zk_job_state_name(j->state),
+            zk_priority_name(j->priority), j->count[ZK_PART_DONE],
             j->nparts, j->count[ZK_PART_SYNTHESIZING], j->count[ZK_PART_READY],
             j->count[ZK_PART_PROVING], j->count[ZK_PART_QUEUED],
             lcli_duration(lcli_now_ns() - j->submitted_ns, age, sizeof age));
@@ -90,6 +91,12 @@ static int frame(struct lcli *c, FILE *out)
             (unsigned long long)p[0], (unsigned long long)p[1], (unsigned long long)p[2],
             (unsigned long long)p[3], (unsigned long long)p[4], (unsigned long long)p[5],
             (unsigned long long)p[6]);
+    fprintf(out, "class  queued/in flight:");
+    for (int c = ZK_PRIO_COUNT - 1; c >= 0; c--)
+        fprintf(out, "  %s %llu/%llu", zk_priority_name(c),
+                (unsigned long long)o.totals.queued_class[c],
+                (unsigned long long)o.totals.inflight_class[c]);
+    fprintf(out, "\n");
     fprintf(out, "rate   %u proofs in the last 60 s (%.2f/s); %llu proofs in all, %llu errors\n",
             o.recent, o.recent / 60.0, (unsigned long long)o.totals.proofs,
             (unsigned long long)o.totals.errors);

@@ -37,6 +37,13 @@ static int on_times(void *ctx, const struct zk_ledger_part_times *t)
         o->sum[s] += v[s];
         o->count[s]++;
     }
+    int c = t->priority;
+    if (v[OBS_STAGES - 1] >= 0 && c >= 0 && c < ZK_PRIO_COUNT) {
+        for (int b = 0; b < OBS_BUCKETS; b++)
+            o->class_bucket[c][b] += v[OBS_STAGES - 1] <= obs_bucket_le[b];
+        o->class_sum[c] += v[OBS_STAGES - 1];
+        o->class_count[c]++;
+    }
     if (t->done_ns >= tc->recent_from) {
         if (tc->nrecent == tc->cap) {
             unsigned cap = tc->cap ? 2 * tc->cap : 64;
@@ -227,6 +234,30 @@ void obs_write_prometheus(const struct obs *o, FILE *out)
                 o->sum[s]);
         fprintf(out, "zkslot_stage_seconds_count{stage=\"%s\"} %llu\n", obs_stage_names[s],
                 (unsigned long long)o->count[s]);
+    }
+    help(out, "zkslot_queue_partitions", "gauge",
+         "Partitions queued (not yet synthesizing) by their job's class.");
+    for (int c = 0; c < ZK_PRIO_COUNT; c++)
+        fprintf(out, "zkslot_queue_partitions{class=\"%s\"} %llu\n", zk_priority_name(c),
+                (unsigned long long)o->totals.queued_class[c]);
+    help(out, "zkslot_inflight_partitions", "gauge",
+         "Partitions synthesizing, ready or proving by their job's class.");
+    for (int c = 0; c < ZK_PRIO_COUNT; c++)
+        fprintf(out, "zkslot_inflight_partitions{class=\"%s\"} %llu\n", zk_priority_name(c),
+                (unsigned long long)o->totals.inflight_class[c]);
+    help(out, "zkslot_latency_seconds", "histogram",
+         "Submit-to-done seconds of every done partition by its job's class.");
+    for (int c = 0; c < ZK_PRIO_COUNT; c++) {
+        for (int b = 0; b < OBS_BUCKETS - 1; b++)
+            fprintf(out, "zkslot_latency_seconds_bucket{class=\"%s\",le=\"%g\"} %llu\n",
+                    zk_priority_name(c), obs_bucket_le[b],
+                    (unsigned long long)o->class_bucket[c][b]);
+        fprintf(out, "zkslot_latency_seconds_bucket{class=\"%s\",le=\"+Inf\"} %llu\n",
+                zk_priority_name(c), (unsigned long long)o->class_count[c]);
+        fprintf(out, "zkslot_latency_seconds_sum{class=\"%s\"} %.6f\n", zk_priority_name(c),
+                o->class_sum[c]);
+        fprintf(out, "zkslot_latency_seconds_count{class=\"%s\"} %llu\n", zk_priority_name(c),
+                (unsigned long long)o->class_count[c]);
     }
     help(out, "zkslot_daemon_starts_total", "counter", "Times each daemon instance started.");
     for (unsigned i = 0; i < o->ndaemons; i++)
