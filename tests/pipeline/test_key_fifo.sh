@@ -8,15 +8,19 @@
 #     the file, and both daemons stay up), and a gpud started with it
 #     registered gets ready;
 #   - the key path made a symlink to a file of someone else's: the job's
-#     error, which its submitter reads, shows none of that file's bytes.
+#     error, which its submitter reads, shows none of that file's bytes;
+#   - a job's witness swapped for a symlink to another witness after
+#     submit: synthd follows no link (the job fails naming the file), so it
+#     never proves a witness its submitter could not read.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 pl_init key_fifo || exit 77
 
-pl_circuit bn128 600 1
+pl_circuit bn128 600 2
 key="$PL_W/key.zkey"
 cp "$PL_KEY" "$key"
 "$ZKSLOT" key add k "$key" >/dev/null
+"$ZKSLOT" key add k2 "$PL_KEY" >/dev/null
 mkfifo "$PL_W/fifo.zkey"
 rc=0
 timeout 20 "$ZKSLOT" key add f "$PL_W/fifo.zkey" 2>"$PL_W/add.err" || rc=$?
@@ -67,4 +71,18 @@ rc=0
 err=$("$ZKSLOT" status "$j" --json)
 grep -q "SECR\|\\\\x53" <<<"$err" && pl_bad "the job's error shows the linked file's bytes: $(grep -o '"error": "[^"]*' <<<"$err" | head -1)"
 grep -q "$key" <<<"$err" || pl_bad "the job's error does not name the key file: $err"
+
+# ---- a job's witness swapped for a symlink after submit -----------------------------
+pl_stop "$PL_GPUD"
+pl_stop "$PL_SYNTHD"
+cp "${PL_WTNS[0]}" "$PL_W/mine.wtns"
+j=$("$ZKSLOT" submit --key k2 "$PL_W/mine.wtns")
+rm -f "$PL_W/mine.wtns" && ln -s "${PL_WTNS[1]}" "$PL_W/mine.wtns"   # another's witness
+pl_start_synthd
+pl_start_gpud
+rc=0
+"$ZKSLOT" wait "$j" --timeout 60 >/dev/null 2>&1 || rc=$?
+[ "$rc" = 1 ] || pl_bad "the job whose witness became a symlink: wait exit $rc, expected 1 (failed: synthd read through the link)"
+"$ZKSLOT" status "$j" | grep -F "mine.wtns" | grep -q "symlink" ||
+    pl_bad "the job's error does not name the swapped witness: $("$ZKSLOT" status "$j" | tail -n 2)"
 pl_done

@@ -117,6 +117,12 @@ struct zk_binfile {
  */
 int zk_binfile_open(struct zk_binfile *bf, const char *path, const char *magic,
                     struct zk_diag *diag);
+/* The same, following no symlink in any component of path
+ * (zk_open_dir_nofollow, then O_NOFOLLOW): for a daemon reading a file a
+ * user named by its canonical path, which a link swapped in since must
+ * not redirect to a file only the daemon may read. */
+int zk_binfile_open_nofollow(struct zk_binfile *bf, const char *path, const char *magic,
+                             struct zk_diag *diag);
 
 /*
  * Same as zk_binfile_open() over a memory buffer of `len` bytes that must
