@@ -86,7 +86,8 @@ static void left_out(struct collect *c, const struct zk_ledger_key *k, const cha
     if (tell) {
         s->logged = 1;
         zkd_log(ZKD_NOTICE, "key %s: its partitions are not claimed on this machine: %s "
-                "(another machine can take them)", k->name, detail);
+                "(%s)", k->name, detail, c->one_machine ? "they stay queued"
+                                                         : "another machine can take them");
     }
 }
 
