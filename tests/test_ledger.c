@@ -28,6 +28,7 @@
 #include "ledger/ledger_internal.h"
 #include "zk/error.h"
 #include "zk/ledger.h"
+#include "zk/util.h"
 #include "zk/witgen.h"
 #include "zktest.h"
 
@@ -1269,6 +1270,21 @@ static void test_sched(zk_ledger *l)
     int64_t fresh = submit_sched(l, key, 1, ZK_PRIO_NORMAL, 0, NULL, NULL);
     ZT_CHECK(claim_all(l, ZK_PRIO_LOW, got, 2) == 2 && got[0] == old && got[1] == fresh,
              "aged: %lld first", (long long)got[0]);
+    /* starvation: a steady stream of high jobs, one claimed per 100 ms; a
+     * low job submitted among them is claimed within the documented bound
+     * (2 x aging for low to reach high, then it is the oldest high job) */
+    int64_t starved = submit_sched(l, key, 1, ZK_PRIO_LOW, 0, NULL, NULL);
+    double t0 = zk_now_s(), waited = -1;
+    for (int i = 0; i < 60 && waited < 0; i++) {
+        submit_sched(l, key, 1, ZK_PRIO_HIGH, 0, NULL, NULL);
+        ZT_CHECK(claim_all(l, ZK_PRIO_LOW, got, 1) == 1);
+        if (got[0] == starved)
+            waited = zk_now_s() - t0;
+        usleep(100000);
+    }
+    ZT_CHECK(waited >= 1.9 && waited < 4.5, "the low job waited %.2f s (bound: 2 x aging)",
+             waited);
+    ZT_CHECK(zk_ledger_job_list(l, cancel_open, l, NULL) == 0);
     zk_ledger_set_aging(l, 0);
     int64_t low2 = submit_sched(l, key, 1, ZK_PRIO_LOW, 0, NULL, NULL);
     int64_t norm2 = submit_sched(l, key, 1, ZK_PRIO_NORMAL, 0, NULL, NULL);

@@ -288,6 +288,61 @@ static void test_fifo_and_numa(void)
     ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0);
 }
 
+/* Claim order by class and deadline; the reserve (docs/scheduling.md). */
+static void test_classes_and_reserve(void)
+{
+    make_pool(4, 1 << 20);
+    zk_pool *h = attach_new(0);
+    struct zk_slot s[4], c;
+    struct zk_slot_desc d = { 0 };
+    /* published: 200 low, 201 critical, 202 normal with a late deadline,
+     * 203 normal with an early one */
+    const uint32_t prio[4] = { 0, 3, 1, 1 };
+    const uint64_t deadline[4] = { 0, 0, 2000, 1000 };
+    for (int i = 0; i < 4; i++)
+        ZT_CHECK(zk_pool_acquire(h, (uint64_t)(200 + i), 0, 0, NULL, &s[i]) == 0);
+    for (int i = 0; i < 4; i++) {
+        d.priority = prio[i];
+        d.deadline_ns = deadline[i];
+        ZT_CHECK(zk_pool_publish(h, &s[i], &d) == 0);
+    }
+    const uint64_t want[4] = { 201, 203, 202, 200 };
+    for (int i = 0; i < 4; i++) {
+        ZT_CHECK(zk_pool_claim(h, ZK_POOL_ANY_NODE, 0, 0, NULL, &c) == 0 &&
+                     c.partition_id == want[i],
+                 "claim %d: %llu, want %llu", i, (unsigned long long)c.partition_id,
+                 (unsigned long long)want[i]);
+        ZT_CHECK(c.priority == prio[want[i] - 200]);
+        ZT_CHECK(zk_pool_release(h, &c) == 0);
+    }
+
+    /* the last slot reserved for class 2 (high) and above */
+    ZT_CHECK(zk_pool_set_reserve(h, 9, 2) == 3, "capped at nslots - 1");
+    ZT_CHECK(zk_pool_set_reserve(h, 1, 2) == 1);
+    ZT_CHECK(!zk_pool_slot_reserved(h, 2) && zk_pool_slot_reserved(h, 3));
+    for (int i = 0; i < 3; i++) {
+        ZT_CHECK(zk_pool_acquire_class(h, 300 + i, 0, 1, 0, NULL, &s[i]) == 0);
+        ZT_CHECK(s[i].index < 3, "normal work in slot %u", s[i].index);
+    }
+    ZT_CHECK(zk_pool_acquire_class(h, 303, 0, 1, 0, NULL, &c) == ZK_ETIMEOUT);
+    ZT_CHECK(zk_pool_acquire(h, 303, 0, 50, NULL, &c) == ZK_ETIMEOUT, "a wait, then none");
+    struct zk_pool_info in;
+    zk_pool_info(h, &in);
+    ZT_CHECK(in.sem_free == 1, "the reserved slot's permit kept: %d", in.sem_free);
+    ZT_CHECK(zk_pool_acquire_class(h, 304, 0, 3, 0, NULL, &s[3]) == 0 && s[3].index == 3);
+    struct zk_pool_slot_info si;
+    ZT_CHECK(zk_pool_slot_info(h, 3, &si) == 0 && si.reserved && si.partition_id == 304);
+    ZT_CHECK(zk_pool_abandon(h, &s[3]) == 0 && zk_pool_abandon(h, &s[0]) == 0);
+    /* an urgent producer takes an unreserved slot first */
+    ZT_CHECK(zk_pool_acquire_class(h, 305, 0, 2, 0, NULL, &s[3]) == 0 && s[3].index == s[0].index);
+    for (int i = 1; i < 4; i++)
+        ZT_CHECK(zk_pool_abandon(h, &s[i]) == 0);
+    zk_pool_info(h, &in);
+    ZT_CHECK(in.sem_free == 4 && in.count[ZK_SLOT_FREE] == 4, "permits %d", in.sem_free);
+    drop(h);
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0);
+}
+
 static void test_writer_and_checksum(void)
 {
     make_pool(2, 1 << 20);
@@ -838,6 +893,7 @@ int main(int argc, char **argv)
     test_attach_errors();
     test_transitions();
     test_fifo_and_numa();
+    test_classes_and_reserve();
     test_writer_and_checksum();
     test_reaper();
     test_owner_namespaces();

@@ -91,6 +91,8 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
                 r == -ENOENT ? " (create it with `zkslot pool create`)" : "");
         return r;
     }
+    if ((r = zkd_nodump(b->pool)))
+        return r;
     if ((r = zkd_pool_identity(cfg->pool, &b->pool_dev, &b->pool_ino))) {
         zkd_log(ZKD_ERR, "pool %s: %s", cfg->pool, zk_strerror(r));
         return r;
@@ -166,6 +168,7 @@ int zkd_base_tick(struct zkd_base *b)
     else if (late)
         zkd_log(ZKD_NOTICE, "%u job(s) failed: deadline exceeded before a partition started",
                 late);
+    zkd_purge_inputs(b);
     return 0;
 }
 

@@ -112,6 +112,19 @@ struct zkd_base {
     int sfd;                         /* unused by base; for the caller */
 };
 
+/*
+ * Empties the inputs of ended jobs past [ledger] keep_inputs (purge.c), at
+ * most every few seconds; logs what it did.  Called by zkd_base_tick.
+ */
+void zkd_purge_inputs(struct zkd_base *b);
+
+/*
+ * No core dump holds a witness (nodump.c): PR_SET_DUMPABLE 0 and the pool's
+ * mapping MADV_DONTDUMP, unless ZKSLOT_DUMPABLE=1 (debugging; logged).
+ * 0 or -errno (logged).  zkd_base_open calls it once the pool is attached.
+ */
+int zkd_nodump(zk_pool *pool);
+
 /* Opens a ledger handle for this thread from cfg (mkdir -p the state dir). */
 int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag *diag);
 

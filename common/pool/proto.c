@@ -22,6 +22,7 @@
 
 #include "pool/atomics.h"
 #include "pool/layout.h"
+#include "pool/scrub.h"
 #include "zk/error.h"
 #include "zk/pool.h"
 
@@ -117,6 +118,8 @@ static void fill_view(const zk_pool *h, uint32_t i, uint64_t word, struct zk_slo
     ret->word = word;
 }
 
+/* A scan of the state words: 1 taken (into *ret), 0 nothing to take, -1
+ * free slots there, but none this caller may take (the reserve). */
 typedef int (*take_fn)(zk_pool *h, const void *arg, struct zk_slot *ret);
 
 static void add_ms(struct timespec *t, unsigned ms)
@@ -135,14 +138,35 @@ static int ts_before(const struct timespec *a, const struct timespec *b)
 }
 
 /*
+ * A permit taken from sem for a slot this caller may not have (a reserved
+ * one): posted back when the permits are fewer than the FREE slots (it was
+ * that slot's), else dropped (a surplus, which the takes absorb).  Returns
+ * 1: the caller naps a tick without the semaphore.
+ */
+static int give_back(zk_pool *h, sem_t *sem)
+{
+    int v = 0;
+    uint32_t nfree = 0;
+    for (uint32_t i = 0; i < h->nslots; i++)
+        nfree += zk_load_relaxed(&pool_slot(h, i)->state) == 0;   /* relaxed: a count */
+    if (sem_getvalue(sem, &v) == 0 && (uint32_t)(v < 0 ? 0 : v) < nfree)
+        sem_post(sem);
+    return 1;
+}
+
+/*
  * The wait loop shared by acquire and claim: take a permit if one is there,
  * else sleep on the semaphore for at most one tick; after a tick, reap and
- * rescan without a permit.  `take` scans the state words and CASes.
+ * rescan without a permit.  `take` scans the state words and CASes.  A
+ * permit taken for a slot the caller may not have (a reserved one) is
+ * posted back, and the caller then sleeps a tick without the semaphore, so
+ * that a waiter who may take it wakes first and no permit is lost.
  */
 static int wait_take(zk_pool *h, sem_t *sem, int timeout_ms, const zk_cancel_flag *cancel,
                      take_fn take, const void *arg, struct zk_slot *ret)
 {
     struct timespec now, deadline, until;
+    int t, nap = 0;
     clock_gettime(CLOCK_MONOTONIC, &now);
     deadline = now;
     add_ms(&deadline, timeout_ms > 0 ? (unsigned)timeout_ms : 0);
@@ -150,29 +174,40 @@ static int wait_take(zk_pool *h, sem_t *sem, int timeout_ms, const zk_cancel_fla
         /* Relaxed: the flag carries no data, only "stop". */
         if (cancel && atomic_load_explicit(cancel, memory_order_relaxed))
             return ZK_ECANCELED;
-        if (sem_trywait(sem) == 0) {
-            if (take(h, arg, ret))
+        if (!nap && sem_trywait(sem) == 0) {
+            if ((t = take(h, arg, ret)) > 0)
                 return 0;
+            if (t < 0)
+                nap = give_back(h, sem);
             continue;       /* surplus permit consumed: the count self-corrects */
         }
         if (timeout_ms == 0)
-            return take(h, arg, ret) ? 0 : ZK_ETIMEOUT;
+            return take(h, arg, ret) > 0 ? 0 : ZK_ETIMEOUT;
         clock_gettime(CLOCK_MONOTONIC, &until);
         add_ms(&until, h->tick_ms);
         if (timeout_ms > 0 && ts_before(&deadline, &until))
             until = deadline;
-        if (sem_clockwait(sem, CLOCK_MONOTONIC, &until) == 0) {
-            if (take(h, arg, ret))
+        if (nap) {   /* then with a permit again, never without: no surplus */
+            nap = 0;
+            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (timeout_ms > 0 && !ts_before(&now, &deadline))
+                return ZK_ETIMEOUT;
+            continue;
+        } else if (sem_clockwait(sem, CLOCK_MONOTONIC, &until) == 0) {
+            if ((t = take(h, arg, ret)) > 0)
                 return 0;
+            if (t < 0)
+                nap = give_back(h, sem);
             continue;
-        }
-        if (errno == EINTR)
+        } else if (errno == EINTR) {
             continue;
-        if (errno != ETIMEDOUT)
+        } else if (errno != ETIMEDOUT) {
             return -errno;
+        }
         if (!(h->flags & ZK_POOL_NO_REAP))
             zk_pool_reap(h, 0, NULL, NULL, NULL);
-        if (take(h, arg, ret))          /* a leaked permit costs one tick */
+        if (take(h, arg, ret) > 0)          /* a leaked permit costs one tick */
             return 0;
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (timeout_ms > 0 && !ts_before(&now, &deadline))
@@ -218,8 +253,14 @@ static int take_free(zk_pool *h, const void *arg, struct zk_slot *ret)
     for (uint32_t k = 0; k < n; k++)
         if (take_one(h, (start + k) % n, ids, ret))
             return 1;
-    if (!h->reserve || ids->cls < h->reserve_class)
+    if (!h->reserve)
         return 0;
+    if (ids->cls < h->reserve_class) {   /* is a reserved one free (not ours)? */
+        for (uint32_t i = n; i < h->nslots; i++)
+            if (zk_load_relaxed(&pool_slot(h, i)->state) == 0)   /* relaxed: a hint */
+                return -1;
+        return 0;
+    }
     for (uint32_t k = 0; k < h->reserve; k++)
         if (take_one(h, n + (start + k) % h->reserve, ids, ret))
             return 1;
@@ -325,8 +366,10 @@ static int hand_back(zk_pool *h, struct zk_slot *s, int from, int to)
     if (!e)
         return ZK_ESTATE;
     uint64_t part = zk_load_relaxed(&e->partition_id);   /* relaxed: ours */
-    if (to == ZK_SLOT_FREE)
+    if (to == ZK_SLOT_FREE) {
+        pool_slot_scrub(h, s->index, from == ZK_SLOT_FILLING);   /* still ours */
         zk_store_relaxed(&e->partition_id, ZK_POOL_NO_ID);   /* relaxed: ours */
+    }
     set_state_ns(e);
     uint64_t w = s->word;
     uint64_t nw = to == ZK_SLOT_FREE ? 0 : word_make(ZK_SLOT_READY, part);
@@ -509,13 +552,21 @@ static int reap_slot(zk_pool *h, uint32_t i, zk_pool_reap_fn fn, void *ctx)
     if ((st != ZK_SLOT_FILLING && st != ZK_SLOT_CLAIMED) || pool_owner_alive(h, word_low(w)))
         return 0;
     uint64_t part = zk_load_relaxed(&s->partition_id);   /* relaxed: after acquire */
-    uint64_t nw = st == ZK_SLOT_FILLING ? 0 : word_make(ZK_SLOT_READY, part);
+    /* a dead producer's slot is ours (FILLING) while it is zeroed, then FREE */
+    uint64_t nw = st == ZK_SLOT_FILLING ? word_make(ZK_SLOT_FILLING, h->owner)
+                                        : word_make(ZK_SLOT_READY, part);
     /* Acq_rel: we take over from the dead owner (acquire) and hand the slot
      * to the next holder (release).  A dead owner never moves the word, so
      * only one reaper can win; the others see a changed word.  A FILLING
      * slot's id is kept so that status shows what was lost. */
     if (!zk_cas_acq_rel(&s->state, &w, nw))
         return 0;
+    if (st == ZK_SLOT_FILLING) {
+        pool_slot_scrub(h, i, 1);
+        /* Release: the zeroes are written before a producer's acquire. */
+        if (!zk_cas_release(&s->state, &nw, 0))
+            return 0;                     /* cannot happen: the word is ours */
+    }
     set_state_ns(s);
     if (st == ZK_SLOT_FILLING) {
         count(h, ZK_PC_REAPED_FILLING);

@@ -114,7 +114,9 @@ for ((i = 0; i < 300 * slow; i++)); do
     sleep 0.1
 done
 grep -q 'ready:' "$W/synthd.log" && grep -q 'ready:' "$W/gpud.log" || bad "the daemons did not start as $DU"
-[ "$(stat -c %U /proc/$GPID)" = "$DU" ] && grep -q gpud "/proc/$GPID/comm" ||
+# (its Uid: line, not /proc/PID's owner, which is root once it is non-dumpable)
+[ "$(awk '/^Uid:/ { print $2 }' "/proc/$GPID/status")" = "$(id -u "$DU")" ] &&
+    grep -q gpud "/proc/$GPID/comm" ||
     bad "gpud's pid $GPID is not a gpud running as $DU"
 
 wait "$wpid"; rc=$?

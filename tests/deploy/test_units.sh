@@ -89,6 +89,8 @@ has zkslot-synthd@.service 'ExecStart=.*zkslot-synthd --numa-node %i'
 has zkslot-gpud@.service 'ExecStart=.*zkslot-gpud --device %i'
 has zkslot-gpud@.service 'Environment=CUDA_DEVICE_ORDER=PCI_BUS_ID'
 has zkslot-gpud@.service 'LimitMEMLOCK=infinity'
+has zkslot-gpud@.service 'LimitCORE=0'       # issue 37: no witness on disk by accident
+has zkslot-synthd@.service 'LimitCORE=0'
 grep -qE '^(PrivateDevices|DevicePolicy|DeviceAllow|ProtectClock|NoNewPrivileges)=' "$unitdir/zkslot-gpud@.service" &&
     bad "zkslot-gpud@.service restricts devices or setuid helpers (the NVIDIA driver needs them)"
 grep -qE '^(RuntimeDirectory|DynamicUser|RemoveIPC=yes|PrivateTmp=yes)' "$unitdir"/*.service &&

@@ -230,9 +230,10 @@ pl_submit() {
 # prove (witness k): pl_check_job compares partition k's public.json with
 # the public signals of that witness.  A file, so that it survives the
 # $(...) the id is read with.
+PL_SUBMIT_ARGS=()   # more options of the submits (--priority CLASS, ...)
 pl_submit_wtns() {
     local id
-    id=$("$ZKSLOT" submit --key "$PL_KEYNAME" "$@") || return 1
+    id=$("$ZKSLOT" submit --key "$PL_KEYNAME" "${PL_SUBMIT_ARGS[@]}" "$@") || return 1
     pl_expect "$id" "$@" || return 1
     echo "$id"
 }

@@ -12,7 +12,8 @@
 # bound, 16 finished partitions (64 MiB) would pile up outside the pool.
 # Also: at no sample do more partitions hold memory (synthesizing + ready in
 # the ledger) than there are slots, and backpressure really happened (all
-# slots busy while partitions were still queued).  Every proof is checked
+# slots busy while partitions were still queued), with classes mixed: a low
+# job and a critical one, [pool] reserve = 1.  Every proof is checked
 # by snarkjs and `zkslot verify`, partition k's public.json against
 # witness k.
 set -euo pipefail
@@ -35,6 +36,7 @@ rc=0; out=$(ZKSLOT_POOL=$small "$ZKSLOT" submit --key "$PL_KEYNAME" "${PL_WTNS[0
     pl_bad "submit against too-small slots: rc $rc: $out"
 [ "$("$ZKSLOT" status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jobs"]))')" = 0 ] ||
     pl_bad "a refused submit left a job"
+printf '[pool]\nreserve = 1\nreserve_class = high\n' >"$ZKSLOT_CONFIG"
 pool_bytes=$("$ZKSLOT" pool status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["file_size"])')
 pl_start_synthd --workers 2
 pl_start_gpud --threads 1
@@ -49,10 +51,13 @@ margin=$((16 << 20))
 bound=$((pool_bytes + base_s + base_g + 2 * margin))
 echo "pool $((pool_bytes >> 20)) MiB; warm private RSS: synthd $((base_s >> 20)) MiB, gpud $((base_g >> 20)) MiB; bound $((bound >> 20)) MiB"
 
-j1=$(pl_submit 8); j2=$(pl_submit 8)
+# classes mixed (docs/scheduling.md): a low job, then a critical one that
+# takes the reserved slot too; the bound is the same pool
+PL_SUBMIT_ARGS=(--priority low); j1=$(pl_submit 8)
+PL_SUBMIT_ARGS=(--priority critical); j2=$(pl_submit 8); PL_SUBMIT_ARGS=()
 max=0 maxheld=0 pressure=0 samples=0
 while :; do
-    s=$("$ZKSLOT" status "$j2" --json 2>/dev/null | python3 -c 'import json,sys; s=json.load(sys.stdin); print((s.get("job") or s)["state"])' 2>/dev/null) || s=
+    s=$("$ZKSLOT" status "$j1" --json 2>/dev/null | python3 -c 'import json,sys; s=json.load(sys.stdin); print((s.get("job") or s)["state"])' 2>/dev/null) || s=
     [ "$s" = done ] || [ "$s" = failed ] && break
     for _ in 1 2 3 4; do
         # (a daemon gone: empty, and said below)

@@ -16,6 +16,9 @@
 #     snarkjs and by `zkslot verify` and proves its own witness
 #     (pl_check_job), both daemons stop with status 0 on SIGTERM, `pool
 #     check` is clean, and no process of the test's daemons is left.
+# Classes mixed (docs/scheduling.md): [pool] reserve = 1 for high and above,
+# every job of a random class; before each kill no slot of the reserve holds
+# a partition published below high, whichever daemon was killed last.
 # Fills are held 1.2 s (ZKSLOT_TEST_FILL_DELAY_MS) so that a kill of synthd
 # often lands mid-fill and the work of a few jobs spans the kills; proofs are
 # small (Chain(600)).  Randomness from $SRANDOM (bash's getrandom).
@@ -25,6 +28,7 @@ pl_init chaos || exit 77
 
 kills=${ZK_CHAOS_KILLS:-40}
 pl_pool 4 || exit 1
+printf '[pool]\nreserve = 1\nreserve_class = high\n' >"$ZKSLOT_CONFIG"
 start_synthd() { ZKSLOT_TEST_FILL_DELAY_MS=1200 pl_start_synthd --workers 2; }
 start_gpud() { pl_start_gpud --threads 1; }
 start_synthd
@@ -45,9 +49,20 @@ submit_one() {
     PL_KEYNAME=${KEY[$c]}
     # shellcheck disable=SC2206
     PL_WTNS=(${WTNS[$c]} ${WTNS[$c]} ${WTNS[$c]} ${WTNS[$c]})
+    local classes=(low normal high critical)
+    PL_SUBMIT_ARGS=(--priority "${classes[$((SRANDOM % 4))]}")
     j=$(pl_submit) || { pl_bad "submit ($c)"; return 1; }
+    PL_SUBMIT_ARGS=()
     jobs+=("$j") jobcurve+=("$c")
 }
+reserve_ok() {   # no READY/CLAIMED slot of the reserve holds work below high
+    "$ZKSLOT" pool status --json | python3 -c '
+import json, sys
+bad = [s for s in json.load(sys.stdin)["slot_table"]
+       if s["reserved"] and s["class"] in ("low", "normal")]
+assert not bad, bad' || pl_bad "the reserve holds low work: $("$ZKSLOT" pool status | tail -n 6)"
+}
+reserve_checks=0
 running() {   # running: how many submitted jobs are not finished
     local j n=0
     for j in "${jobs[@]}"; do
@@ -75,6 +90,7 @@ for ((k = 1; k <= kills; k++)); do
     sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
     alive synthd "$PL_SYNTHD" || start_synthd
     alive gpud "$PL_GPUD" || start_gpud
+    reserve_ok; reserve_checks=$((reserve_checks + 1))
     [ "$(running)" -gt 0 ] || submit_one
     if [ $((SRANDOM % 2)) = 0 ]; then
         kill -9 "$PL_SYNTHD"; wait "$PL_SYNTHD" 2>/dev/null || true

@@ -5,7 +5,7 @@
  * documents each; flags of the daemons and the CLI override the file):
  *
  *   [zkslot]  state_dir, max_attempts, max_errors, poll_ms, machine
- *   [ledger]  url, lease, aging
+ *   [ledger]  url, lease, aging, keep_inputs
  *   [pool]    path, slots, slot_size, dir, numa_nodes, hugepages, reserve,
  *             reserve_class
  *   [synthd]  workers, threads, numa_node, witness_memory, witness_timeout,
@@ -52,6 +52,7 @@ struct zk_config {
                                        postgresql://... or libpq keywords (zk/ledger.h) */
     unsigned ledger_lease;          /* seconds a machine's lease lasts unrenewed */
     unsigned ledger_aging;          /* seconds of waiting per class step; 0 = no aging */
+    unsigned ledger_keep_inputs;    /* seconds an ended job's inputs are kept; 0 = none */
     char pool[1024];                /* [pool] path: the pool's path */
     /* [pool] geometry, for `zkslot pool create` (0 / "" = not set) */
     unsigned pool_slots;            /* slots, 1 .. ZK_POOL_MAX_SLOTS */

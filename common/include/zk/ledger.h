@@ -309,6 +309,15 @@ int zk_ledger_job_submit_opts(zk_ledger *l, int64_t key_id, const char *out_dir,
  * length; -ENOENT if the partition is unknown or has no input. */
 int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
                          struct zk_diag *diag);
+/*
+ * Empties the circuit inputs of the jobs that ended (done, failed or
+ * canceled) at least keep_s seconds ago, results kept; on SQLite the space
+ * is given back and the write-ahead log emptied (common/ledger/purge.c).
+ * The daemons run it on their periodic recovery pass ([ledger]
+ * keep_inputs).  *ret_n (may be NULL): partitions emptied.  0 or an error.
+ */
+int zk_ledger_purge_inputs(zk_ledger *l, unsigned keep_s, uint32_t *ret_n,
+                           struct zk_diag *diag);
 /* Where partition proofs of job j go on this machine: j->out_dir stays,
  * and "" (a PostgreSQL job submitted without one) becomes
  * "<state_dir>/jobs/<id>".  -ENAMETOOLONG if that does not fit. */

@@ -26,6 +26,11 @@ void zk_memzero(void *p, size_t n);
  * ignored; a pointer that zk_big_alloc did not return aborts).
  */
 void *zk_big_alloc(size_t n);
+/* The same for secrets (a witness copy, arrays computed from a witness):
+ * always an anonymous mapping of its own (even below 1 MiB), advised
+ * MADV_DONTDUMP so that a core dump leaves it out; NULL when out of memory
+ * or when the advice is refused.  Free with zk_big_free (zero it first). */
+void *zk_secret_alloc(size_t n);
 void zk_big_free(void *p);
 
 /* A shared library loaded when first needed (dlopen, RTLD_NOW): its

@@ -13,7 +13,7 @@
  * The files: libpq.c (libpq loaded at the first open), db.c (these
  * helpers, the connection), schema.c (migrations,
  * open, close, the ops table), keys.c, jobs.c, parts.c, reconcile.c,
- * stats.c, lease.c (machines and their leases) -- the concepts of the SQLite backend (../ledger_internal.h).
+ * stats.c, purge.c, lease.c (machines and their leases) -- the concepts of the SQLite backend (../ledger_internal.h).
  */
 #ifndef ZK_LEDGER_PG_INTERNAL_H
 #define ZK_LEDGER_PG_INTERNAL_H
@@ -214,4 +214,5 @@ int lpg_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag)
 int lpg_done_times(zk_ledger *l, int64_t since_ns,
                    int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,
                    struct zk_diag *diag);
+int lpg_purge_inputs(zk_ledger *l, int64_t before_ns, uint32_t *ret_n, struct zk_diag *diag);
 #endif

@@ -142,6 +142,7 @@ static const struct ledger_ops pg_ops = {
     .daemon_list = lpg_daemon_list,
     .totals = lpg_totals,
     .done_times = lpg_done_times,
+    .purge_inputs = lpg_purge_inputs,
 };
 
 /* The schema version: 0 with no zkslot_schema table, < 0 an error. */

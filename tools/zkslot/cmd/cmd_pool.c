@@ -32,6 +32,7 @@
 #include "zk/error.h"
 #include "zk/keystore.h"
 #include "zk/pool.h"
+#include "zk/priority.h"
 #include "zk/util.h"
 
 static const char *config_flag;   /* --config FILE of this invocation */
@@ -334,6 +335,11 @@ static int open_pool(const char *path, zk_pool **ret, unsigned flags)
 
 static char pool_buf[sizeof ((struct zk_config *)0)->pool];
 
+/* The pool is shown with its producers' reserve ([pool] reserve of the
+ * configuration read by opt_pool; none with --pool). */
+static unsigned pool_reserve;
+static int pool_reserve_class;
+
 static const char *opt_pool(int argc, char **argv, int *json, int *force)
 {
     const char *flag = NULL;
@@ -361,6 +367,8 @@ static const char *opt_pool(int argc, char **argv, int *json, int *force)
     if (load_config(argv[0], &cfg) < 0)
         return NULL;
     memcpy(pool_buf, cfg.pool, sizeof pool_buf);
+    pool_reserve = cfg.pool_reserve;
+    pool_reserve_class = cfg.pool_reserve_class;
     return pool_buf;
 }
 
@@ -405,6 +413,10 @@ static json_t *status_json(const char *path, const zk_pool *h, const struct zk_p
         json_object_set_new(s, "key", si.key_id == ZK_POOL_NO_ID
                                           ? json_null() : json_integer((json_int_t)si.key_id));
         json_object_set_new(s, "bytes", json_integer((json_int_t)si.bytes));
+        json_object_set_new(s, "reserved", json_boolean(si.reserved));
+        json_object_set_new(s, "class", si.state == ZK_SLOT_READY || si.state == ZK_SLOT_CLAIMED
+                                            ? json_string(zk_priority_name((int)si.priority))
+                                            : json_null());
         json_object_set_new(s, "age_s", json_real(now > si.state_ns ? (double)(now - si.state_ns) / 1e9 : 0));
         json_array_append_new(slots, s);
     }
@@ -441,8 +453,8 @@ static void status_text(const char *path, const zk_pool *h, const struct zk_pool
            (unsigned long long)in->counters[ZK_PC_REAPED_FILLING],
            (unsigned long long)in->counters[ZK_PC_REAPED_CLAIMED],
            (unsigned long long)in->counters[ZK_PC_CHECKSUM_FAIL]);
-    printf("  %-5s %-8s %-4s %-12s %-10s %-10s %10s %9s\n", "slot", "state", "node", "owner",
-           "partition", "key", "bytes", "age");
+    printf("  %-5s %-8s %-4s %-12s %-10s %-10s %10s %9s %s\n", "slot", "state", "node", "owner",
+           "partition", "key", "bytes", "age", "class");
     for (uint32_t i = 0; i < in->nslots; i++) {
         struct zk_pool_slot_info si;
         char owner[24] = "-", part[24] = "-", key[24] = "-";
@@ -453,10 +465,14 @@ static void status_text(const char *path, const zk_pool *h, const struct zk_pool
             snprintf(part, sizeof part, "%llu", (unsigned long long)si.partition_id);
         if (si.key_id != ZK_POOL_NO_ID)
             snprintf(key, sizeof key, "%llu", (unsigned long long)si.key_id);
-        printf("  %-5u %-8s %-4d %-12s %-10s %-10s %10s %8.1fs\n", i,
+        printf("  %-5u %-8s %-4d %-12s %-10s %-10s %10s %8.1fs %s%s\n", i,
                zk_slot_state_name(si.state), si.numa_node, owner, part, key,
                zk_size_human(si.bytes, b1, sizeof b1),
-               now > si.state_ns ? (double)(now - si.state_ns) / 1e9 : 0.0);
+               now > si.state_ns ? (double)(now - si.state_ns) / 1e9 : 0.0,
+               si.state == ZK_SLOT_READY || si.state == ZK_SLOT_CLAIMED
+                   ? zk_priority_name((int)si.priority)
+                   : "-",
+               si.reserved ? " (reserved)" : "");
     }
     printf("  attached processes: %u live, %u dead\n", in->attached_live, in->attached_dead);
     for (unsigned i = 0; i < ZK_POOL_MAX_ATTACH; i++) {
@@ -476,6 +492,7 @@ static int do_status(int argc, char **argv)
         return 2;
     if (open_pool(path, &h, ZK_POOL_OBSERVER) < 0)
         return 2;
+    zk_pool_set_reserve(h, pool_reserve, pool_reserve_class);
     zk_pool_info(h, &in);
     if (json) {
         json_t *o = status_json(path, h, &in);
