@@ -133,6 +133,9 @@ struct ledger_ops {
                           struct zk_diag *diag);
     int (*daemon_list)(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
                        void *ctx, struct zk_diag *diag);
+    /* optional (NULL: daemon_list): every machine's daemons */
+    int (*farm_daemons)(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                       void *ctx, struct zk_diag *diag);
     int (*totals)(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag);
     int (*done_times)(zk_ledger *l, int64_t since_ns,
                       int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,

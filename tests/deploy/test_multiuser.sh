@@ -11,7 +11,8 @@
 #     own tree) are proved: every output directory submit made is 02770
 #     group D, every proof passes `zkslot verify`;
 #   - X's submit is refused; nothing in the state directory is
-#     world-writable;
+#     world-writable; with the state directory left 0755, X's command says
+#     whose the ledger is (not SQLite's "unable to open database file");
 #   - O plants symlinks at gpud's temporary names (proof.json.tmp.PID,
 #     public.json.tmp.PID) pointing at a file only D may write: the file is
 #     untouched, the proof is a regular file;
@@ -156,6 +157,13 @@ done
 if as "$XU" 0022 "$ZKSLOT" submit --key mu "${WT[0]}" >"$W/submit-x.log" 2>&1; then
     bad "$XU (not in group $DU) submitted a job"
 fi
+# a state directory left 0755: the outsider reaches the ledger file and is
+# told whose it is, not SQLite's "unable to open database file"
+chmod 0755 "$W/state"
+as "$XU" 0022 "$ZKSLOT" status >"$W/status-x.log" 2>&1 && bad "$XU read the ledger"
+grep -q "ledger.db: not writable by this user (uid [0-9]*): owner [^ ]*:$DU, mode 0660" \
+    "$W/status-x.log" || bad "the outsider's refusal does not say whose the ledger is: $(cat "$W/status-x.log")"
+chmod 2770 "$W/state"
 ww=$(find "$W/state" -perm -o+w ! -type l 2>/dev/null | head -3)
 [ -z "$ww" ] && echo "outsider refused: $(head -c 160 "$W/submit-x.log")" || bad "world-writable in the state directory: $ww"
 

@@ -394,9 +394,18 @@ int cmd_submit(int argc, char **argv)
                                 : (a.npos > 1 ? "witnesses" : "witness"));
         goto out;
     }
-    struct stat sst;
+    /* a shared ledger stores each witness like an input: the machine that
+     * proves it need not see this file (synthd/stored.c) */
+    for (int i = 0; i < a.npos && shared && !a.input; i++)
+        if (!(text[i] = g16_cli_read_file("submit", a.pos[i], ZK_LEDGER_INPUT_MAX, &len[i]))) {
+            fprintf(stderr, "zkslot submit: a shared ledger stores each witness (at most %u "
+                    "bytes; else submit its circuit input, --input); nothing submitted\n",
+                    ZK_LEDGER_INPUT_MAX);
+            goto out;
+        }
+    struct stat sst = { .st_gid = (gid_t)-1 };   /* shared: no group to give */
     char failed[PATH_MAX], emsg[PATH_MAX + 200];
-    if (stat(a.c.cfg.state_dir, &sst)) {
+    if (!shared && stat(a.c.cfg.state_dir, &sst)) {
         fprintf(stderr, "zkslot submit: %s: %s\n", a.c.cfg.state_dir, strerror(errno));
         goto out;
     }
@@ -418,10 +427,12 @@ int cmd_submit(int argc, char **argv)
         (rc = admit(&a, a.priority >= 0 ? a.priority : k.priority, (uint32_t)a.npos)) != 0)
         goto out;
     rc = 2;
+    /* inputs, and on a shared ledger witnesses too, are stored in the ledger */
+    int stored = a.input || shared;
     struct zk_ledger_submit_opts so = { a.priority, a.deadline_ns, a.request_id, 0 };
     r = zk_ledger_job_submit_opts(a.c.l, k.id, out, &so, (const char *const *)abs,
-                                  a.input ? (const char *const *)text : NULL,
-                                  a.input ? len : NULL, (uint32_t)a.npos, &id, &d);
+                                  stored ? (const char *const *)text : NULL,
+                                  stored ? len : NULL, (uint32_t)a.npos, &id, &d);
     if (r < 0 || (r = zk_ledger_job_get(a.c.l, id, &j, &d)) < 0 ||
         (r = zk_ledger_job_resolve_out(&j, a.c.cfg.state_dir)) < 0) {
         fprintf(stderr, "zkslot submit: %s%s\n", d.msg, r == -EEXIST ? "; nothing submitted" : "");
@@ -434,7 +445,9 @@ int cmd_submit(int argc, char **argv)
         rc = 0;
         goto out;
     }
-    for (int i = 0; i < a.npos; i++) {
+    /* on a shared ledger without --out each proving machine makes its own
+     * <state_dir>/jobs/<id>: nothing to make here */
+    for (int i = 0; i < a.npos && (!shared || out); i++) {
         char dir[4200];
         snprintf(dir, sizeof dir, "%s/%d", j.out_dir, i);
         if ((r = mkdir_shared(dir, sst.st_gid, failed, sizeof failed)) < 0) {
@@ -746,6 +759,7 @@ struct result_ctx {
     zk_ledger *l;
     const char *out_dir;              /* where the proving machine wrote them */
     const char *to;                   /* --out: written here from the ledger */
+    const char *machine;              /* this machine's name */
     unsigned written, missing;
 };
 
@@ -794,8 +808,24 @@ static int print_result(void *ctx, const struct zk_ledger_part *p)
         return 0;
     if (rc->to)
         return write_result(rc, p);
-    printf("%s/%u/proof.json %s/%u/public.json\n", rc->out_dir, p->index, rc->out_dir,
-           p->index);
+    /* only paths that are here: a farm's proofs are on the machine that
+     * proved them (and in the ledger, which --out writes out) */
+    char pf[4300], uf[4300];
+    snprintf(pf, sizeof pf, "%s/%u/proof.json", rc->out_dir, p->index);
+    snprintf(uf, sizeof uf, "%s/%u/public.json", rc->out_dir, p->index);
+    if (!access(pf, R_OK) && !access(uf, R_OK)) {
+        printf("%s %s\n", pf, uf);
+        return 0;
+    }
+    if (p->machine[0] && strcmp(p->machine, rc->machine))
+        fprintf(stderr, "zkslot result: partition %u was proved on machine %s: its files are "
+                "there, not on this one (%s); `zkslot result JOB --out DIR` writes them here "
+                "from the ledger\n", p->index, p->machine, rc->machine);
+    else
+        fprintf(stderr, "zkslot result: partition %u: %s: %s; `zkslot result JOB --out DIR` "
+                "writes it again from the ledger\n", p->index, access(pf, R_OK) ? pf : uf,
+                strerror(errno));
+    rc->missing++;
     return 0;
 }
 
@@ -811,7 +841,7 @@ int cmd_result(int argc, char **argv)
     rc = 2;
     if (get_job(&a, id, &j) < 0)
         goto out;
-    struct result_ctx ctx = { a.c.l, j.out_dir, a.out, 0, 0 };
+    struct result_ctx ctx = { a.c.l, j.out_dir, a.out, zk_ledger_machine(a.c.l), 0, 0 };
     int r = zk_ledger_part_list(a.c.l, id, print_result, &ctx, &d);
     if (r < 0) {
         if (d.msg[0])   /* else the partition's write said why */
@@ -845,6 +875,12 @@ int cmd_cancel(int argc, char **argv)
         fprintf(stderr, "zkslot cancel: job %lld has finished already (%s)\n", (long long)id,
                 zk_job_state_name(j.state));
         rc = 1;
+    } else if (r == -ENOENT && zk_ledger_job_get(a.c.l, id, &j, NULL) == 0) {
+        /* there, but not this role's to change (a PostgreSQL submitter's
+         * row-level security: docs/ledger.md, "Roles and grants") */
+        fprintf(stderr, "zkslot cancel: job %lld is not yours to cancel (a submitter cancels "
+                "only its own jobs)\n", (long long)id);
+        rc = 2;
     } else if (r == -ENOENT) {
         fprintf(stderr, "zkslot cancel: no job %lld\n", (long long)id);
         rc = 2;
