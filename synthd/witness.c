@@ -332,14 +332,17 @@ static int write_input(zk_ledger *l, const struct zk_ledger_part *p, char *path,
     return r;
 }
 
-/* The witness file at path into dst, checked against kh; the error names `what`. */
-static int read_wtns(const char *path, const char *what, const struct zk_zkey_header *kh,
-                     void *dst, struct synthd_witness_out *out)
+/* The witness file at path into dst, checked against kh; the error names
+ * `what`.  A submitter's file (`users`: a job's own witness) is opened
+ * following no link, so one swapped in after submit is refused. */
+static int read_wtns(const char *path, const char *what, int users,
+                     const struct zk_zkey_header *kh, void *dst,
+                     struct synthd_witness_out *out)
 {
     struct zk_wtns w;
     struct zk_diag d = { "" };
     memset(&w, 0, sizeof w);
-    int r = zk_wtns_open(&w, path, &d);
+    int r = users ? zk_wtns_open_nofollow(&w, path, &d) : zk_wtns_open(&w, path, &d);
     if (!r && !(r = zk_wtns_check_against_zkey(&w.hdr, kh, what, &d)))
         r = zk_wtns_read_values(&w, 0, kh->n_vars, dst, &d);
     zk_wtns_done(&w);
@@ -356,7 +359,7 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
     memset(out, 0, sizeof *out);
     out->witness_s = -1;
     if (!p->has_input)
-        return read_wtns(p->witness, p->witness, kh, dst, out);
+        return read_wtns(p->witness, p->witness, 1, kh, dst, out);
 
     if (lk->witgen_kind == ZK_WITGEN_NONE) {
         out->permanent = 1;
@@ -383,7 +386,7 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
         return r;
     snprintf(wt, sizeof wt, "%.*s.wtns", (int)(strlen(in) - 5), in);
     struct zk_witgen_limits lim = { wcfg->witness_memory, wcfg->witness_timeout * 1000u,
-                                    wcfg->witness_output, owner };
+                                    wcfg->witness_output, owner, wcfg->synthd_generators };
     struct zk_witgen_result res;
     struct zk_diag d = { "" };
     r = zk_witgen_run(&g, in, wt, &lim, cancel, &res, &d);
@@ -400,7 +403,7 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
     }
     char what[96];
     snprintf(what, sizeof what, "the witness of key %s's generator", lk->name);
-    r = read_wtns(wt, what, kh, dst, out);
+    r = read_wtns(wt, what, 0, kh, dst, out);
     unlink(wt);
     if (r) {
         char msg[sizeof out->error];

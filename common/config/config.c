@@ -84,6 +84,7 @@ static const struct option options[] = {
     O("synthd", "witness_timeout", K_UINT, witness_timeout, 0, 86400 * 7),
     O("synthd", "witness_output", K_SIZE, witness_output, 0, 0),
     O("synthd", "witness_dir", K_STR, witness_dir, 0, 0),
+    O("synthd", "generators", K_STR, synthd_generators, 0, 0),
     O("gpud", "backend", K_BACKEND, gpud_backend, 0, 0),
     O("gpud", "device", K_INT, gpud_device, 0, 1023),
     O("gpud", "threads", K_UINT, gpud_threads, 0, 4096),

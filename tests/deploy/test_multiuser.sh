@@ -16,8 +16,9 @@
 #   - O plants symlinks at gpud's temporary names (proof.json.tmp.PID,
 #     public.json.tmp.PID) pointing at a file only D may write: the file is
 #     untouched, the proof is a regular file;
-#   - O makes a partition directory a symlink to a directory of D's: gpud
-#     writes nothing there (the partition fails, naming the directory);
+#   - O makes a partition directory a symlink to a directory of D's:
+#     before submit, submit refuses it; after submit, gpud writes nothing
+#     there (the partition fails, naming the directory);
 #   - a ledger not in D's group: synthd refuses to start, naming its owner
 #     and mode;
 #   - a pool file planted by X at the pool path, and D's own pool made
@@ -191,8 +192,17 @@ fi
 install -d -m 2770 -o "$DU" -g "$DU" "$W/state/trap"
 install -d -m 2770 -o "$OU" -g "$DU" "$W/op/evil2"
 as "$OU" 0022 ln -s "$W/state/trap" "$W/op/evil2/0"
+rc=0
+as "$OU" 0022 "$ZKSLOT" submit --key mu --out "$W/op/evil2" "${WT[0]}" >"$W/submit-evil2.log" 2>&1 || rc=$?
+[ $rc = 2 ] && grep -q "op/evil2/0 is not a directory you may write" "$W/submit-evil2.log" ||
+    bad "submit into op/evil2 with 0 a symlink: exit $rc: $(cat "$W/submit-evil2.log")"
+# planted after submit instead: gpud refuses it
+as "$OU" 0022 rm "$W/op/evil2/0"
+kill -STOP "$GPID"   # the link must be there before gpud looks
 je=$(as "$OU" 0022 "$ZKSLOT" submit --key mu --out "$W/op/evil2" "${WT[0]}" 2>"$W/submit-evil2.log") ||
     bad "submit into op/evil2: $(cat "$W/submit-evil2.log")"
+as "$OU" 0022 rmdir "$W/op/evil2/0" && as "$OU" 0022 ln -s "$W/state/trap" "$W/op/evil2/0"
+kill -CONT "$GPID"
 if [ -n "${je:-}" ]; then
     f0=$fail
     as "$OU" 0022 "$ZKSLOT" wait "$je" --timeout $((120 * slow)) >"$W/wait-evil2.log" 2>&1; rc=$?

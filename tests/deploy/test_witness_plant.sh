@@ -82,7 +82,7 @@ mkdir -p "$W/in" "$W/shm" && chmod 1777 "$W/shm"
 cp "$PLI_CPP" "$PLI_CPP.dat" "$PLI_KEY" "$W/in/"
 pli_input 3 5 1 >"$W/in/a.json"
 chmod -R a+rX "$W/in"
-printf '[synthd]\nwitness_dir = %s\n' "$W/shm" >"$ZKSLOT_CONFIG"
+printf '[synthd]\nwitness_dir = %s\ngenerators = %s\n' "$W/shm" "$W/in" >"$ZKSLOT_CONFIG"
 chmod 0644 "$ZKSLOT_CONFIG"
 install -d -m 2770 -o "$DU" -g "$DU" "$W/state"
 install -d -m 0700 -o "$DU" -g "$DU" "$W/run"
@@ -155,7 +155,7 @@ grep -q "named like a synthd's directory.*left alone" "$W/synthd.log" ||
 for p in "$GPID" "$SPID"; do kill -TERM "$p"; wait "$p"; done
 
 # ---- a witness_dir others could write: refused, named --------------------------
-printf '[synthd]\nwitness_dir = %s\n' "$W/state" >"$ZKSLOT_CONFIG"   # 2770, group D
+printf '[synthd]\nwitness_dir = %s\ngenerators = %s\n' "$W/state" "$W/in" >"$ZKSLOT_CONFIG"   # 2770, group D
 start_d "$W/synthd3.log" "$ZKSLOT_SYNTHD" --workers 1
 wait_ready "$W/synthd3.log" "$DPID"
 grep -q "witness_dir $W/state: writable by its group" "$W/synthd3.log" ||

@@ -189,6 +189,23 @@ pl_wait_pid() {
     wait "$pid" 2>/dev/null || PL_RC=$?
 }
 
+# pl_notify_listen SOCK LOG: a datagram socket at SOCK standing in for
+# systemd's NOTIFY_SOCKET, each message a daemon sends appended to LOG
+# (STATUS=... lines); its pid in PL_NOTIFY, for the caller's EXIT code to
+# kill.  1 (PL_NOTIFY empty) when synthd is built without libsystemd.
+pl_notify_listen() {
+    PL_NOTIFY=
+    ldd "$ZKSLOT_SYNTHD" 2>/dev/null | grep -q libsystemd || return 1
+    python3 -u -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+out = open(sys.argv[2], "a", buffering=1)
+while True:
+    out.write(s.recv(65536).decode("utf-8", "replace") + "\n")' "$1" "$2" &
+    PL_NOTIFY=$!
+    for _ in $(seq 50); do [ -S "$1" ] && break; sleep 0.1; done
+}
+
 # pl_wait_log DAEMON PID REGEX SECONDS: 0 once $PL_W/DAEMON.log has a line
 # of process PID matching REGEX (grep -E), else pl_bad and 1 after SECONDS.
 # For the test hooks that log when a daemon reaches the state to kill it in.

@@ -19,6 +19,7 @@ pl_init inputs_purged || exit 77
 pli_circuit bn128
 mkdir -p "$PL_W/shm"
 printf '[ledger]\nkeep_inputs = 0\n[synthd]\nwitness_dir = %s\n' "$PL_W/shm" >"$ZKSLOT_CONFIG"
+pli_allow "$ZK_INTEROP_WORK"
 y=$(python3 -c 'print(3**150 + 7)')
 python3 - "$y" >"$PL_W/in.json" <<'PY'
 import sys

@@ -16,6 +16,7 @@ pl_pg_init
 
 pli_circuit bn128
 printf '[ledger]\nkeep_inputs = 0\n' >"$ZKSLOT_CONFIG"
+pli_allow "$ZK_INTEROP_WORK"
 y=$(python3 -c 'print(3**150 + 7)')
 pli_input 3 "$y" 1 >"$PL_W/in.json"
 pli_reference "$PL_W/in.json" "$PL_W/ref.wtns"

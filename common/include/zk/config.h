@@ -9,7 +9,7 @@
  *   [pool]    path, slots, slot_size, dir, numa_nodes, hugepages, reserve,
  *             reserve_class
  *   [synthd]  workers, threads, numa_node, witness_memory, witness_timeout,
- *             witness_output, witness_dir, reserve_workers
+ *             witness_output, witness_dir, generators, reserve_workers
  *   [gpud]    backend, device, threads, release, self_verify, keys
  *   [keys]    precompute, table_factor
  *
@@ -73,6 +73,8 @@ struct zk_config {
     unsigned witness_timeout;       /* seconds per generator run; 0 = none */
     uint64_t witness_output;        /* bytes of generator output before it is stopped */
     char witness_dir[1024];         /* tmpfs directory for inputs and witnesses in flight */
+    char synthd_generators[4096];   /* what synthd runs as witness generators: comma-
+                                       separated paths (zk_witgen_allowed); "" = none */
     unsigned synthd_reserve_workers; /* of the workers, those that take only work of
                                         pool_reserve_class and above */
     /* [gpud] */

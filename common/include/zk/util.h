@@ -66,6 +66,16 @@ int zk_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
  * -ENAMETOOLONG when it does not fit (buf then holds a truncated copy). */
 int zk_path_dir(const char *path, char *buf, size_t len);
 
+/*
+ * Opens the directory `path` (O_RDONLY | O_DIRECTORY) without following a
+ * symlink in any of its components: each is opened with O_NOFOLLOW below
+ * the one before, from "/".  With mode nonzero a missing component is
+ * made (mkdirat, `mode` less the umask) and opened the same way.  A ".."
+ * component is refused (-EINVAL).  The descriptor, or -errno: -ENOTDIR
+ * (or -ELOOP) when a component is a symlink or not a directory.
+ */
+int zk_open_dir_nofollow(const char *path, mode_t mode);
+
 /* zk_write_atomic_at in the directory of `path`. */
 int zk_write_atomic(const char *path, const void *buf, size_t len, mode_t mode);
 

@@ -263,6 +263,32 @@ static void mkdir_shared_error(const char *failed, int r, gid_t gid, char *msg, 
 }
 
 /*
+ * --out DIR (canonical) and the partition directories already in it: gpud
+ * writes there as the daemons' user, so the submitter must be able to
+ * write there itself (access(2): the real uid, who runs this CLI), and a
+ * partition directory must be a directory, not a link (gpud follows none).
+ * 0, or -1 with the refusal printed.
+ */
+static int out_dir_writable(const char *out, int n)
+{
+    char dir[PATH_MAX + 16];
+    struct stat st;
+    const char *bad = NULL;
+    if (access(out, W_OK | X_OK) != 0)
+        bad = out;
+    for (int i = 0; i < n && !bad; i++) {
+        snprintf(dir, sizeof dir, "%s/%d", out, i);
+        if (lstat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0))
+            bad = dir;
+    }
+    if (!bad)
+        return 0;
+    fprintf(stderr, "zkslot submit: the output directory %s is not a directory you may write "
+            "(gpud writes the proofs there for you); nothing submitted\n", bad);
+    return -1;
+}
+
+/*
  * The admission check of --deadline: can a job of n partitions of class
  * prio finish before a->deadline_ns behind the work the ledger has ahead
  * of it, at the stage times it recorded?  Estimated finish: the median
@@ -394,6 +420,8 @@ int cmd_submit(int argc, char **argv)
                     "submitted\n", emsg);
             goto out;
         }
+        if (out_dir_writable(out, a.npos))
+            goto out;
     }
     if (a.deadline_ns && !a.force &&
         (rc = admit(&a, a.priority >= 0 ? a.priority : k.priority, (uint32_t)a.npos)) != 0)
