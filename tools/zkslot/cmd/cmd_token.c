@@ -11,7 +11,7 @@
  * All take --file FILE (else $ZKSLOT_TOKENS, else /etc/zkslot/api-tokens).
  * The file is rewritten atomically, mode 0600, keeping its owner (create
  * it as the daemons' user, or chown it after the first add); a running
- * zkslot-apid reads it again on SIGHUP (`systemctl reload zkslot-apid`).
+ * zkslot-apid reads it again on SIGHUP (`systemctl kill -s HUP zkslot-apid`).
  * Exit 0, 1 (revoke: no such token), 2 an error.
  */
 #define _GNU_SOURCE
@@ -144,7 +144,7 @@ int cmd_token(int argc, char **argv)
         printf("%s\n", secret);
     else
         fprintf(stderr, "token '%s' revoked (a running zkslot-apid forgets it on SIGHUP: "
-                "systemctl reload zkslot-apid)\n", pos[1]);
+                "systemctl kill -s HUP zkslot-apid)\n", pos[1]);
     rc = 0;
 out:
     tokens_free(&t);
