@@ -40,6 +40,7 @@
 #include "cmd.h"
 #include "g16_cli.h"
 #include "ledger_cli.h"
+#include "remote.h"
 #include "job_json.h"
 #include "submit_core.h"
 #include "zk/pool.h"
@@ -266,6 +267,9 @@ int cmd_submit(int argc, char **argv)
             return 2;
         }
     }
+    if (remote_server())   /* zkslot --server URL: to zkslot-apid */
+        return remote_submit(a.key, a.pos, a.npos, a.input, a.priority, a.deadline_ns,
+                             a.request_id);
     if (lcli_open(&a.c, 1) < 0)
         return 2;
     char msg[SUBMIT_MSG_MAX];
@@ -458,6 +462,8 @@ int cmd_status(int argc, char **argv)
     }
     if (a.npos == 1 && lcli_job_id("status", a.pos[0], &id) < 0)
         return 2;
+    if (remote_server())
+        return remote_status(id, a.json);
     if (lcli_open(&a.c, 0) < 0)
         return 2;
     if (id) {
@@ -490,7 +496,9 @@ out:
 
 /* ---- wait, result, cancel ----------------------------------------------------- */
 
-/* Parses `CMD JOB [options]` and opens the ledger; 0 or an exit code (2). */
+/* Parses `CMD JOB [options]` and opens the ledger; 0, an exit code (2), or
+ * OPEN_REMOTE under zkslot --server (nothing opened). */
+#define OPEN_REMOTE (-1)
 static int open_job(int argc, char **argv, const char *cmd, unsigned allowed, struct args *a,
                     int64_t *id, const char *usage)
 {
@@ -498,9 +506,11 @@ static int open_job(int argc, char **argv, const char *cmd, unsigned allowed, st
         fprintf(stderr, "usage: zkslot %s %s %s\n", cmd, usage, usage_common);
         return 2;
     }
-    if (lcli_job_id(cmd, a->pos[0], id) < 0 || lcli_open(&a->c, 0) < 0)
+    if (lcli_job_id(cmd, a->pos[0], id) < 0)
         return 2;
-    return 0;
+    if (remote_server())
+        return OPEN_REMOTE;
+    return lcli_open(&a->c, 0) < 0 ? 2 : 0;
 }
 
 static int get_job(struct args *a, int64_t id, struct zk_ledger_job *j)
@@ -522,6 +532,8 @@ int cmd_wait(int argc, char **argv)
     struct zk_ledger_job j;
     int64_t id;
     int rc = open_job(argc, argv, "wait", A_TIMEOUT, &a, &id, "JOB [--timeout S]");
+    if (rc == OPEN_REMOTE)
+        return remote_wait(id, a.timeout);
     if (rc)
         return rc;
     int tty = isatty(2), shown = 0;
@@ -633,6 +645,8 @@ int cmd_result(int argc, char **argv)
     struct zk_diag d = { "" };
     int64_t id;
     int rc = open_job(argc, argv, "result", A_OUT, &a, &id, "JOB [--out DIR]");
+    if (rc == OPEN_REMOTE)
+        return remote_result(id, a.out);
     if (rc)
         return rc;
     rc = 2;
@@ -665,6 +679,8 @@ int cmd_cancel(int argc, char **argv)
     struct zk_diag d = { "" };
     int64_t id;
     int rc = open_job(argc, argv, "cancel", 0, &a, &id, "JOB");
+    if (rc == OPEN_REMOTE)
+        return remote_cancel(id);
     if (rc)
         return rc;
     int r = zk_ledger_job_cancel(a.c.l, id, &d);
