@@ -14,6 +14,7 @@
  *   proofs.c    GET /v1/jobs/{id}/proofs[/{k}]
  *   keys.c      GET /v1/keys[/{name}]
  *   health.c    GET /healthz, GET /metrics
+ *   status.c    GET /v1/status and the page at / (page.html, compiled in)
  *
  * Requests are served one thread per connection (libmicrohttpd's
  * MHD_USE_THREAD_PER_CONNECTION), at most `max_conns` connections; at most
@@ -141,6 +142,8 @@ int apid_keys(struct apid *a, struct apid_req *q, struct apid_reply *r);
 int apid_key(struct apid *a, struct apid_req *q, struct apid_reply *r);
 int apid_healthz(struct apid *a, struct apid_req *q, struct apid_reply *r);
 int apid_metrics(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_status(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_page(struct apid *a, struct apid_req *q, struct apid_reply *r);
 
 /* jobs.c: job id as GET /v1/jobs/{id} shows it, into r with `status`
  * (404 when unknown).  1 when the ledger failed (close the handle), else 0. */

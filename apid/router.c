@@ -19,6 +19,8 @@ const struct apid_route apid_routes[] = {
     { "GET", "/v1/keys/{name}", apid_key, 0 },
     { "GET", "/healthz", apid_healthz, 1 },
     { "GET", "/metrics", apid_metrics, 0 },
+    { "GET", "/v1/status", apid_status, 0 },
+    { "GET", "/", apid_page, 1 },
 };
 const unsigned apid_nroutes = sizeof apid_routes / sizeof apid_routes[0];
 
