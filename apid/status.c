@@ -90,7 +90,7 @@ int apid_status(struct apid *a, struct apid_req *q, struct apid_reply *r)
     for (unsigned i = 0; i < o.ndaemons; i++)
         json_array_append_new(daemons, json_pack("{s:s, s:s, s:i, s:b, s:I}", "role",
                                                  o.daemons[i].d.role, "instance",
-                                                 o.daemons[i].d.instance,
+                                                 o.daemons[i].d.instance, "pid",
                                                  (int)o.daemons[i].d.last_pid, "alive",
                                                  o.daemons[i].alive, "starts",
                                                  (json_int_t)o.daemons[i].d.starts));
