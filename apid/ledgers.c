@@ -2,8 +2,9 @@
  * ledgers.c -- ledger handles for the requests in flight (apid.h).  A
  * zk_ledger is used by one thread at a time: each request takes an idle
  * handle (or opens one) and gives it back; a handle that saw the database
- * fail is closed, so the next request connects afresh (a PostgreSQL server
- * restarted, a lost connection: 503 until it answers again).
+ * fail is closed with every idle one, so the next request connects afresh
+ * (a PostgreSQL server restarted, a lost connection: 503 until it answers
+ * again, then served at once).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,8 +43,17 @@ void apid_ledger_put(struct apid *a, zk_ledger *l, int broken)
 {
     if (!l)
         return;
-    if (broken) {
+    if (broken) {   /* the idle ones likely share its fate (a server restarted) */
         zk_ledger_close(l);
+        pthread_mutex_lock(&a->lock);
+        unsigned n = a->nidle;
+        void **idle = a->idle;
+        a->idle = NULL;
+        a->nidle = a->cap_idle = 0;
+        pthread_mutex_unlock(&a->lock);
+        for (unsigned i = 0; i < n; i++)
+            zk_ledger_close(idle[i]);
+        free(idle);
         return;
     }
     pthread_mutex_lock(&a->lock);
