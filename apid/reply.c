@@ -30,7 +30,14 @@ int apid_error(struct apid_reply *r, unsigned status, const char *code, const ch
     for (char *p = msg; *p; p++)   /* one line */
         if (*p == '\n' || *p == '\r')
             *p = ' ';
-    apid_json(r, status, json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg));
+    json_t *o = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
+    if (!o) {   /* not UTF-8 (a client's bytes quoted): those bytes as '?' */
+        for (char *p = msg; *p; p++)
+            if ((unsigned char)*p >= 0x80)
+                *p = '?';
+        o = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
+    }
+    apid_json(r, status, o);
     return -1;
 }
 
