@@ -13,6 +13,7 @@
  *   jobs.c      GET/DELETE /v1/jobs..., long polls
  *   proofs.c    GET /v1/jobs/{id}/proofs[/{k}]
  *   keys.c      GET /v1/keys[/{name}]
+ *   vk.c        a key's verification key (vk.json), read once per key
  *   health.c    GET /healthz, GET /metrics
  *   status.c    GET /v1/status and the page at / (page.html, compiled in)
  *
@@ -144,6 +145,9 @@ int apid_healthz(struct apid *a, struct apid_req *q, struct apid_reply *r);
 int apid_metrics(struct apid *a, struct apid_req *q, struct apid_reply *r);
 int apid_status(struct apid *a, struct apid_req *q, struct apid_reply *r);
 int apid_page(struct apid *a, struct apid_req *q, struct apid_reply *r);
+
+/* vk.c: key k's verification key as snarkjs's vk.json, or NULL with why. */
+json_t *apid_key_vk(const struct zk_ledger_key *k, char *why, size_t n);
 
 /* jobs.c: job id as GET /v1/jobs/{id} shows it, into r with `status`
  * (404 when unknown).  1 when the ledger failed (close the handle), else 0. */

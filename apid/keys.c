@@ -1,7 +1,8 @@
 /*
  * keys.c -- GET /v1/keys and GET /v1/keys/{name}: the registered keys a
  * client may submit to (name, curve, sizes, default class, whether jobs
- * from circuit inputs are possible).  Read only: no route registers keys
+ * from circuit inputs are possible; /v1/keys/{name} also its verification
+ * key as snarkjs's vk.json, vk.c).  Read only: no route registers keys
  * or witness generators (docs/architecture.md, "Trust model"); the
  * server's paths and generator commands are not shown.
  */
@@ -66,6 +67,15 @@ int apid_key(struct apid *a, struct apid_req *q, struct apid_reply *r)
         return apid_error(r, 404, "unknown_key", "no key named '%.64s'", q->params[0]);
     if (rc < 0)
         return apid_ledger_error(r, rc, d.msg);
-    apid_json(r, 200, key_obj(&k));
+    char why[512] = "";
+    json_t *o = key_obj(&k), *vk = apid_key_vk(&k, why, sizeof why);
+    if (o) {
+        json_object_set_new(o, "vk", vk ? vk : json_null());
+        if (!vk)
+            json_object_set_new(o, "vk_error", json_string(why));
+    } else {
+        json_decref(vk);
+    }
+    apid_json(r, 200, o);
     return 0;
 }

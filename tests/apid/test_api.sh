@@ -7,6 +7,7 @@
 #     this part alone); a long poll sees each done; every proof
 #     fetched over the API (/proofs and /proofs/{k}) proves its input's
 #     public signals (snarkjs's own witness) and snarkjs accepts it;
+#   - GET /v1/keys/{name} carries the key's vk.json, export-vk's own;
 #   - a repeated request_id answers 200 with the same job; after kill -9
 #     of apid and a restart the client's retry still makes one job;
 #   - refusals, each with its stable code and nothing queued: malformed
@@ -40,6 +41,10 @@ for curve in $curves; do
         pli_input $((i + 3)) $((i + 8)) "$i" >"$in/$curve-$i.json"
         pli_reference "$in/$curve-$i.json" "$in/$curve-$i.wtns"
     done
+    # the key with its verification key: snarkjs's vk.json, as export-vk writes it
+    code=$(apid_req GET "/v1/keys/$curve")
+    python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["vk"] != json.load(open(sys.argv[2])))' \
+        "$PL_W/resp" "$PLI_VK" || pl_bad "$curve: GET /v1/keys/$curve: $code, vk not export-vk's: $(head -c 300 "$PL_W/resp")"
     # the Python client
     read -r st j < <(python3 "$client" "$APID_URL" submit "$curve" "py-$curve" \
         "$in/$curve-0.json" "$in/$curve-1.json")
