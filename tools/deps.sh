@@ -16,6 +16,9 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
 pkgs+=(nasm nlohmann-json3-dev)
 # the ledger on PostgreSQL: libpq to build, a real server (initdb, pg_ctl) for the tests
 pkgs+=(libpq-dev postgresql)
+# tests/apid: curl, a client of zkslot-apid beside the Python one; chromium,
+# the headless browser that loads the status page (apid_test_page)
+pkgs+=(curl chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

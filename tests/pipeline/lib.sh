@@ -295,7 +295,9 @@ pl_check_job() {
     fi
     python3 - "$PL_VK" "$PL_W/jobs/$job.expect" "$PL_W/result.$job" "$PL_W/status.$job.json" \
         "$want" >"$PL_W/public.$job.out" 2>&1 <<'PY' || bad=1
-import json, os, struct, sys
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["ZK_SOURCE_DIR"], "tests", "pipeline"))
+from wtns_public import wtns_public
 vk, expect, result, status, want = sys.argv[1:6]
 n_public = json.load(open(vk))["nPublic"]
 s = json.load(open(status))
@@ -306,21 +308,7 @@ fails = []
 def public_of(path):
     if not path.endswith(".wtns"):
         return [str(x) for x in json.load(open(path))]
-    b = open(path, "rb").read()
-    assert b[:4] == b"wtns", path + ": not a .wtns"
-    nsec = struct.unpack_from("<I", b, 8)[0]
-    off, n8, data = 12, None, None
-    for _ in range(nsec):
-        typ, size = struct.unpack_from("<IQ", b, off)
-        off += 12
-        if typ == 1:
-            n8 = struct.unpack_from("<I", b, off)[0]
-        elif typ == 2:
-            data = off
-        off += size
-    assert n8 and data is not None, path + ": no header or witness section"
-    return [str(int.from_bytes(b[data + i * n8:data + (i + 1) * n8], "little"))
-            for i in range(1, 1 + n_public)]
+    return wtns_public(path, n_public)
 if len(res) != int(want):
     fails.append("%d partitions listed by zkslot result, expected %s" % (len(res), want))
 if len(exp) != int(want):
