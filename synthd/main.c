@@ -325,6 +325,16 @@ static void *worker_main(void *arg)
             if (r == ZK_ECANCELED) {
                 zkd_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &me,
                                  "synthd stopped before finishing it", &abort_flag);
+            } else if (wo.not_here) {
+                /* claimed before this machine's claim list left its key out
+                 * (a key added a moment ago): back to the queue, no error
+                 * counted, and the list refreshed now */
+                zkd_log(ZKD_NOTICE, "partition %lld (job %lld #%u): %s; handed back",
+                        (long long)p.id, (long long)p.job_id, p.index, wo.error);
+                zkd_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &me,
+                                 "its generator is not allowed on that machine", &abort_flag);
+                wk->claim.refreshed_s = 0;
+                sleep_ms(cfg.poll_ms);
             } else {
                 const char *msg = wo.error[0] ? wo.error : d.msg;
                 atomic_fetch_add(&n_errors, 1);

@@ -395,6 +395,7 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
     if (r) {
         unlink(wt);
         out->permanent = r == ZK_EREJECTED;
+        out->not_here = r == -EPERM || r == ZK_EUNTRUSTED;   /* zk_witgen_allowed: [synthd] generators */
         if (res.output[0])
             set_error(out, "%s: %s", d.msg, res.output);
         else

@@ -63,6 +63,8 @@ struct synthd_witness_out {
     double witness_s;                 /* the generator's run; -1 for a .wtns */
     int permanent;                    /* the failure is the input's (or the
                                          key's): retrying cannot help */
+    int not_here;                     /* its generator is not allowed on this
+                                         machine: not the partition's fault */
     char error[512];                  /* on failure: the cause and the
                                          generator's own message */
 };

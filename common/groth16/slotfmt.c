@@ -1,10 +1,14 @@
 /*
  * slotfmt.c -- the partition layout inside a pool slot (zk/slotfmt.h).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "zk/error.h"
 #include "zk/slotfmt.h"
+
+_Static_assert(ZK_SLOTFMT_V1_SIZE == offsetof(struct zk_slotfmt_header, priority),
+               "version 1 ends where priority starts");
 
 static uint64_t align_up(uint64_t x)
 {

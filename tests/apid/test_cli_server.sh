@@ -15,6 +15,7 @@ in="$PL_W/in"
 mkdir -p "$in"
 
 pl_pool 2
+pli_allow "$ZK_INTEROP_WORK"   # the generators pli_circuit builds
 pl_start_synthd --workers 2
 pl_start_gpud
 pli_circuit bn128

@@ -43,6 +43,7 @@ page "$APID_URL/" --dump-dom >"$PL_W/dom1.html" || pl_bad "chromium failed: $(ta
 st=$(job_state "$j" "$PL_W/dom1.html")
 [ "$st" = queued ] || pl_bad "before the daemons: job $j shows '$st' in the page, expected queued"
 
+pli_allow "$ZK_INTEROP_WORK"   # the generators pli_circuit builds
 pl_start_synthd --workers 2
 pl_start_gpud
 pl_wait "$j" 60 || pl_bad "job $j did not finish"

@@ -66,6 +66,13 @@ for kind in slow segv flood short curve; do
     pli_key_add "bad-$kind" --witness-cmd "$g/zk$kind-gen.sh {input} {output}"
     jobs+=("$("$ZKSLOT" submit --key "bad-$kind" --input "$PL_W/in.json")")
 done
+# a generator this machine does not allow (outside [synthd] generators),
+# registered while synthd runs and submitted at once, before synthd's claim
+# list has left the key out: handed back, never counted against the job
+mkdir -p "$PL_W/elsewhere"
+cp "$g/zkshort-gen.sh" "$PL_W/elsewhere/"
+pli_key_add bad-notallowed --witness-cmd "$PL_W/elsewhere/zkshort-gen.sh {input} {output}" 2>/dev/null
+notallowed=$("$ZKSLOT" submit --key bad-notallowed --input "$PL_W/in.json")
 pli_key_add good-cpp --witness-gen "$PLI_CPP"
 good=$("$ZKSLOT" submit --key good-cpp --input "$PL_W/in.json" "$PL_W/in.json")
 pli_reference "$PL_W/in.json" "$PL_W/in.ref.wtns"
@@ -113,6 +120,8 @@ fi
 # a dead synthd's (an uninitialized boot id once made it kill them)
 ! grep "left by the generators of a dead synthd" "$PL_W/synthd.log" ||
     pl_bad "synthd's sweep killed processes of a live synthd's generators"
+st=$("$ZKSLOT" status "$notallowed" --json | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitions"][0]; print(p["state"], p["errors"])')
+[ "$st" = "queued 0" ] || pl_bad "a job of a generator not allowed here: $st (want its partition queued, 0 errors)"
 pl_stop "$PL_GPUD"; [ "$PL_RC" = 0 ] || pl_bad "gpud exit $PL_RC after SIGTERM"
 pl_stop "$PL_SYNTHD"; [ "$PL_RC" = 0 ] || pl_bad "synthd exit $PL_RC after SIGTERM"
 pl_pool_clean

@@ -57,8 +57,6 @@ uint64_t zk_slotfmt_layout(uint64_t n_vars, uint64_t domain_size, struct zk_slot
 /* A version-1 header: the fields before priority (a slot published by the
  * zkslot before classes; read as class low, no deadline). */
 #define ZK_SLOTFMT_V1_SIZE 72
-_Static_assert(ZK_SLOTFMT_V1_SIZE == __builtin_offsetof(struct zk_slotfmt_header, priority),
-               "version 1 ends where priority starts");
 
 /* The header of a held slot into *ret (a version-1 header with the new
  * fields 0): 0, ZK_EBADMAGIC or ZK_EVERSION. */
