@@ -16,6 +16,8 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
 pkgs+=(nasm nlohmann-json3-dev)
 # the ledger on PostgreSQL: libpq to build, a real server (initdb, pg_ctl) for the tests
 pkgs+=(libpq-dev postgresql)
+# the man pages: groff renders them in tests/docs/test_man.sh, man-db reads them
+pkgs+=(groff-base man-db)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
