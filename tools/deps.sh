@@ -18,6 +18,8 @@ pkgs+=(nasm nlohmann-json3-dev)
 pkgs+=(libpq-dev postgresql)
 # the man pages: groff renders them in tests/docs/test_man.sh, man-db reads them
 pkgs+=(groff-base man-db)
+# the Debian package (tools/package.sh): dpkg-buildpackage, debhelper, lintian
+pkgs+=(dpkg-dev debhelper lintian)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
