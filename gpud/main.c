@@ -33,6 +33,7 @@
  * the state they share.
  */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_ISSET */
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -202,6 +203,12 @@ int main(int argc, char **argv)
     snprintf(inst, sizeof inst, "%d", gpud.cfg.gpud_device);
     if (zkd_base_open(&gpud.base, "gpud", inst, &gpud.cfg))
         goto out;
+    /* the default output directories (<state_dir>/jobs/ID) are written
+     * without following links (output.c): name the state directory by its
+     * own path, as the CLI's submit does, not by a link to it */
+    char state_real[PATH_MAX];
+    if (realpath(gpud.cfg.state_dir, state_real) && strlen(state_real) < sizeof gpud.cfg.state_dir)
+        memcpy(gpud.cfg.state_dir, state_real, strlen(state_real) + 1);
     gpud.pool = gpud.base.pool;
     gpud.me = gpud.base.me;
     l = gpud.base.l;

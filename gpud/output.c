@@ -1,7 +1,8 @@
 /*
  * output.c -- a partition's proof.json and public.json.  The partition
  * directory (made 02770 by `zkslot submit`, writable by the submitters'
- * group) is opened with O_NOFOLLOW and written through its fd
+ * group) is opened without following a link in any component of its path
+ * (zk_open_dir_nofollow) and written through its fd
  * (zk_write_atomic_at: a temporary name, then rename), so neither a
  * symlink in its place nor one at a temporary name makes gpud write
  * anywhere else; temporary files a killed gpud left are removed.
@@ -62,9 +63,9 @@ int proof_texts(const struct item *it, const struct zk_groth16_proof *proof,
 /*
  * Writes out_dir/<index>/{public,proof}.json; *dup = a proof was there.
  * The partition directory (made 02770 by `zkslot submit`, writable by the
- * submitters' group) is opened with O_NOFOLLOW and written through its fd,
- * so neither a symlink in its place nor one at a temporary name makes gpud
- * write anywhere else.
+ * submitters' group) is opened without following a link in any component
+ * and written through its fd, so neither a symlink in its path nor one at
+ * a temporary name makes gpud write anywhere else.
  */
 int write_proof(const struct zk_ledger_job *j, const struct item *it,
                 const struct zk_ledger_result *res, int *dup, struct zk_diag *diag)
@@ -73,14 +74,14 @@ int write_proof(const struct zk_ledger_job *j, const struct item *it,
     int r, dfd;
 
     snprintf(dir, sizeof dir, "%s/%u", j->out_dir, it->p.index);
-    /* normally made by submit; 0770 (less the umask) when it is not */
-    if ((r = zkd_mkdir_p(dir, 0770)))
-        return zk_diag_set(diag, dir, r, "cannot create the output directory: %s",
-                           zk_strerror(r));
-    if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-        r = -errno;
+    /* normally made by submit; 0770 (less the umask) when it is not; no
+     * link followed in any component (a submitter's directory swapped
+     * for a link to one of ours is refused) */
+    if ((dfd = zk_open_dir_nofollow(dir, 0770)) < 0) {
+        r = dfd;
         return zk_diag_set(diag, dir, r, "cannot open the output directory: %s%s",
-                           zk_strerror(r), r == -ELOOP || r == -ENOTDIR ? " (a symlink?)" : "");
+                           zk_strerror(r),
+                           r == -ELOOP || r == -ENOTDIR ? " (a symlink in its path?)" : "");
     }
     remove_stale_tmp(dfd, dir);
     if ((r = zk_write_atomic_at(dfd, "public.json", res->pub, res->pub_len, 0644, NULL)))

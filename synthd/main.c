@@ -45,6 +45,7 @@
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
+#include "stored.h"
 #include "witness.h"
 
 #define PROG "zkslot-synthd"
@@ -170,8 +171,12 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
     pthread_mutex_lock(&x->seen_lock);
     seen = x->seen;
     pthread_mutex_unlock(&x->seen_lock);
-    r = synthd_witness_fill(l, p, &e->lk, &seen, kh, s->data + d.region_off[ZK_SLOTFMT_W],
-                            &abort_flag, wo);
+    /* a witness stored in the ledger (a shared ledger's witness job), else
+     * the .wtns file or the generator's run */
+    r = synthd_stored_wtns(l, p, kh, s->data + d.region_off[ZK_SLOTFMT_W], wo);
+    if (r == 1)
+        r = synthd_witness_fill(l, p, &e->lk, &seen, kh, s->data + d.region_off[ZK_SLOTFMT_W],
+                                &abort_flag, wo);
     pthread_mutex_lock(&x->seen_lock);
     if (seen.checked)
         x->seen = seen;
@@ -246,9 +251,13 @@ static void *worker_main(void *arg)
          * worker may take: a reserved worker, or a slot of the reserve, only
          * work of the reserve's class (docs/scheduling.md) */
         r = zk_ledger_queued_top(l, &d);
+        if (zkd_ledger_transient(r))   /* the database away: one line per process */
+            zkd_ledger_unwritable("looking for queued work", &d);
+        else if (r >= 0)
+            zkd_ledger_writable();
         int top = r - 1, reserved_worker = wk->no < cfg.synthd_reserve_workers;
         if (r <= 0 || (reserved_worker && top < cfg.pool_reserve_class)) {
-            if (r < 0)
+            if (r < 0 && !zkd_ledger_transient(r))
                 zkd_log(ZKD_WARN, "worker %u: %s", wk->no, d.msg);
             sleep_ms(cfg.poll_ms);
             continue;

@@ -70,7 +70,9 @@ static int owner_alive(void *ctx, const char *s)
     return zk_proc_alive(&id, 64);
 }
 
-static void rm_tree(int dfd, const char *name)
+/* Removes directory `name` in dfd and the files in it; 0 or -errno of the
+ * directory's own removal (what the caller may claim). */
+static int rm_tree(int dfd, const char *name)
 {
     int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
@@ -84,7 +86,16 @@ static void rm_tree(int dfd, const char *name)
         else
             close(fd);
     }
-    unlinkat(dfd, name, AT_REMOVEDIR);
+    return unlinkat(dfd, name, AT_REMOVEDIR) == 0 ? 0 : -errno;
+}
+
+/* 1 when st is a directory this process could have made as its own: owned
+ * by our user, mode 0700 (mkdtemp's; setgid too when the parent is).
+ * Anything else named like one was put there by someone else and is not
+ * ours to remove or use. */
+static int own_private_dir(const struct stat *st)
+{
+    return S_ISDIR(st->st_mode) && st->st_uid == geteuid() && (st->st_mode & 0777) == 0700;
 }
 
 /* Test hook: ZKSLOT_TEST_NO_WITGEN_SWEEP turns the sweep off, the control
@@ -105,6 +116,86 @@ unsigned synthd_witness_sweep(void)
     return killed;
 }
 
+/* 1 when name is DIR_PREFIX<pool tag>-<pid>-<start>[-<mkdtemp suffix>], the
+ * directory of a synthd of our pool, with its pid and start in *id. */
+static int parse_dir_name(const char *name, struct zk_proc_id *id)
+{
+    char o[96];
+    int pid;
+    uint64_t start;
+    int n = 0;
+    size_t pl = strlen(DIR_PREFIX), tl = strlen(pool_tag);
+    if (strncmp(name, DIR_PREFIX, pl) || strncmp(name + pl, pool_tag, tl) ||
+        name[pl + tl] != '-' ||
+        sscanf(name + pl + tl + 1, "%d-%" SCNu64 "%n", &pid, &start, &n) != 2)
+        return 0;
+    const char *rest = name + pl + tl + 1 + n;
+    if (*rest && (rest[0] != '-' || strlen(rest) != 7))
+        return 0;
+    snprintf(o, sizeof o, "synthd:%s:%d:%" PRIu64, pool_tag, pid, start);
+    return parse_owner(o, id);
+}
+
+/* Removes the directories of our pool's dead synthds in witness_dir (dfd):
+ * only those that are ours (own_private_dir); logs each one removed and, in
+ * one line, how many look like ours but are not (left alone). */
+static void sweep_dead_dirs(int dfd, const char *dir)
+{
+    DIR *d = fdopendir(dup(dfd));
+    struct dirent *e;
+    unsigned foreign = 0;
+    char first[NAME_MAX + 1] = "";
+    while (d && (e = readdir(d))) {
+        struct zk_proc_id id;
+        struct stat st;
+        if (!parse_dir_name(e->d_name, &id) || zk_proc_alive(&id, 64))
+            continue;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (!own_private_dir(&st)) {
+            if (!foreign++)
+                snprintf(first, sizeof first, "%s", e->d_name);
+            continue;
+        }
+        int r = rm_tree(dfd, e->d_name);
+        if (r)
+            zkd_log(ZKD_WARN, "witness: cannot remove %s/%s (its synthd is gone): %s", dir,
+                    e->d_name, strerror(-r));
+        else
+            zkd_log(ZKD_NOTICE, "witness: removed %s/%s (its synthd is gone)", dir, e->d_name);
+    }
+    if (d)
+        closedir(d);
+    if (foreign)
+        zkd_log(ZKD_WARN, "witness: %u entr%s in %s named like a synthd's directory (%s%s) "
+                "not made by this user with mode 0700: left alone, never used", foreign,
+                foreign == 1 ? "y" : "ies", dir, first, foreign > 1 ? ", ..." : "");
+}
+
+/* witness_dir may hold our private directory only if no one else can move
+ * it away and put one of theirs at its name: owned by us or root, and
+ * writable by no one else (group or others) unless sticky (like /dev/shm
+ * and /tmp, where only a file's owner may rename it). */
+static int check_parent(int dfd, const char *dir)
+{
+    struct stat st;
+    if (fstat(dfd, &st) != 0)
+        return -errno;
+    const char *why = NULL;
+    if (st.st_uid != geteuid() && st.st_uid != 0)
+        why = "owned by another user";
+    else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+        why = "writable by its group or every user without the sticky bit";
+    if (why) {
+        zkd_log(ZKD_ERR, "witness: [synthd] witness_dir %s: %s (uid %u, mode %04o): another "
+                "user could replace synthd's private directory there; use a directory of "
+                "synthd's user or root, writable by no one else, or sticky (/dev/shm)",
+                dir, why, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        return -EPERM;
+    }
+    return 0;
+}
+
 int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *me)
 {
     wcfg = cfg;
@@ -117,37 +208,29 @@ int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *m
         zkd_log(ZKD_ERR, "witness: [synthd] witness_dir %s: %s", cfg->witness_dir, strerror(e));
         return -e;
     }
-    /* the directories of our pool's dead synthds (zkslot-synthd-TAG-PID-START) */
-    DIR *d = fdopendir(dup(dfd));
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        struct zk_proc_id id;
-        char o[96];
-        int pid;
-        uint64_t start;
-        int n = 0;
-        size_t pl = strlen(DIR_PREFIX), tl = strlen(pool_tag);
-        if (strncmp(e->d_name, DIR_PREFIX, pl) || strncmp(e->d_name + pl, pool_tag, tl) ||
-            e->d_name[pl + tl] != '-' ||
-            sscanf(e->d_name + pl + tl + 1, "%d-%" SCNu64 "%n", &pid, &start, &n) != 2 ||
-            e->d_name[pl + tl + 1 + n])
-            continue;
-        snprintf(o, sizeof o, "synthd:%s:%d:%" PRIu64, pool_tag, pid, start);
-        if (!parse_owner(o, &id) || zk_proc_alive(&id, 64))
-            continue;
-        rm_tree(dfd, e->d_name);
-        zkd_log(ZKD_NOTICE, "witness: removed %s/%s (its synthd is gone)", cfg->witness_dir,
-                e->d_name);
-    }
-    if (d)
-        closedir(d);
+    int r = check_parent(dfd, cfg->witness_dir);
+    if (!r)
+        sweep_dead_dirs(dfd, cfg->witness_dir);
     close(dfd);
-    synthd_witness_sweep();
-    if (snprintf(wdir, sizeof wdir, "%s/" DIR_PREFIX "%s-%d-%" PRIu64, cfg->witness_dir,
-                 pool_tag, (int)me->pid, me->start) >= (int)sizeof wdir ||
-        (mkdir(wdir, 0700) != 0 && errno != EEXIST)) {
-        int err = errno;
-        zkd_log(ZKD_ERR, "witness: cannot make %s: %s", wdir, strerror(err));
+    synthd_witness_sweep();               /* dead synthds' generators, in any case */
+    if (r)
+        return r;
+    /* made here, exclusively, mode 0700, under a name no one can guess
+     * (mkdtemp): a directory planted at a predictable name is never used */
+    struct stat st;
+    int err = 0;
+    if (snprintf(wdir, sizeof wdir, "%s/" DIR_PREFIX "%s-%d-%" PRIu64 "-XXXXXX",
+                 cfg->witness_dir, pool_tag, (int)me->pid, me->start) >= (int)sizeof wdir)
+        err = ENAMETOOLONG;
+    else if (!mkdtemp(wdir) || lstat(wdir, &st) != 0)
+        err = errno;
+    else if (!own_private_dir(&st)) {
+        rmdir(wdir);                      /* a umask that took the owner's bits */
+        err = EPERM;
+    }
+    if (err) {
+        zkd_log(ZKD_ERR, "witness: cannot make a private directory %s: %s", wdir,
+                strerror(err));
         wdir[0] = 0;
         return -err;
     }
@@ -249,14 +332,17 @@ static int write_input(zk_ledger *l, const struct zk_ledger_part *p, char *path,
     return r;
 }
 
-/* The witness file at path into dst, checked against kh; the error names `what`. */
-static int read_wtns(const char *path, const char *what, const struct zk_zkey_header *kh,
-                     void *dst, struct synthd_witness_out *out)
+/* The witness file at path into dst, checked against kh; the error names
+ * `what`.  A submitter's file (`users`: a job's own witness) is opened
+ * following no link, so one swapped in after submit is refused. */
+static int read_wtns(const char *path, const char *what, int users,
+                     const struct zk_zkey_header *kh, void *dst,
+                     struct synthd_witness_out *out)
 {
     struct zk_wtns w;
     struct zk_diag d = { "" };
     memset(&w, 0, sizeof w);
-    int r = zk_wtns_open(&w, path, &d);
+    int r = users ? zk_wtns_open_nofollow(&w, path, &d) : zk_wtns_open(&w, path, &d);
     if (!r && !(r = zk_wtns_check_against_zkey(&w.hdr, kh, what, &d)))
         r = zk_wtns_read_values(&w, 0, kh->n_vars, dst, &d);
     zk_wtns_done(&w);
@@ -273,7 +359,7 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
     memset(out, 0, sizeof *out);
     out->witness_s = -1;
     if (!p->has_input)
-        return read_wtns(p->witness, p->witness, kh, dst, out);
+        return read_wtns(p->witness, p->witness, 1, kh, dst, out);
 
     if (lk->witgen_kind == ZK_WITGEN_NONE) {
         out->permanent = 1;
@@ -300,7 +386,7 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
         return r;
     snprintf(wt, sizeof wt, "%.*s.wtns", (int)(strlen(in) - 5), in);
     struct zk_witgen_limits lim = { wcfg->witness_memory, wcfg->witness_timeout * 1000u,
-                                    wcfg->witness_output, owner };
+                                    wcfg->witness_output, owner, wcfg->synthd_generators };
     struct zk_witgen_result res;
     struct zk_diag d = { "" };
     r = zk_witgen_run(&g, in, wt, &lim, cancel, &res, &d);
@@ -317,7 +403,7 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
     }
     char what[96];
     snprintf(what, sizeof what, "the witness of key %s's generator", lk->name);
-    r = read_wtns(wt, what, kh, dst, out);
+    r = read_wtns(wt, what, 0, kh, dst, out);
     unlink(wt);
     if (r) {
         char msg[sizeof out->error];

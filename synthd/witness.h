@@ -33,12 +33,17 @@ struct synthd_witgen_seen {
 };
 
 /*
- * Makes this process's directory
- * <witness_dir>/zkslot-synthd-<pool tag>-<pid>-<start> (mode 0700), removes
- * the directories of dead synthds of the same pool there, and kills what
- * their generators left running (zk_witgen_sweep; owners are
+ * Makes this process's private directory
+ * <witness_dir>/zkslot-synthd-<pool tag>-<pid>-<start>-XXXXXX with mkdtemp
+ * (created exclusively, mode 0700, a name no other user can guess: nothing
+ * planted in witness_dir is ever used), refusing a witness_dir owned by
+ * another user than synthd's or root, or that its group or others may
+ * write without the sticky bit; removes the directories of dead synthds
+ * of the same pool there (only those owned by this user with mode 0700:
+ * anything else named like one is left alone and counted in one log line),
+ * and kills what their generators left running (zk_witgen_sweep; owners are
  * "synthd:<pool tag>:<pid>:<start>", the tag a hash of the pool's path).
- * Logs what it removed.  0 or -errno (logged).
+ * Logs what it really removed.  0 or -errno (logged).
  */
 int synthd_witness_setup(const struct zk_config *cfg, const struct zk_proc_id *me);
 

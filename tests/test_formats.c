@@ -24,6 +24,7 @@
 #include "zk/binfile.h"
 #include "zk/error.h"
 #include "zk/r1cs.h"
+#include "zk/slotfmt.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 #include "zktest.h"
@@ -1095,6 +1096,57 @@ static int write_corpus(const char *dir)
     return 0;
 }
 
+/* A slot's header of format 2 (class and deadline) and of format 1 (a
+ * slot published before classes, read as low and no deadline). */
+static void test_slotfmt_versions(void)
+{
+    struct zk_slot_desc d;
+    uint64_t need = zk_slotfmt_layout(8, 16, &d);
+    ZT_REQUIRE(need > 0, );
+    unsigned char *buf = calloc(1, need);
+    ZT_REQUIRE(buf != NULL, );
+    struct zk_slotfmt_header h;
+    memset(&h, 0, sizeof h);
+    h.magic = ZK_SLOTFMT_MAGIC;
+    h.version = ZK_SLOTFMT_VERSION;
+    h.curve = 1;
+    h.partition_id = 5;
+    h.key_id = 6;
+    h.n_vars = 8;
+    h.n_public = 1;
+    h.domain_size = 16;
+    h.priority = 3;
+    h.deadline_ns = 12345;
+    memcpy(buf, &h, sizeof h);
+    struct zk_slot s = { 0 };
+    s.data = buf;
+    s.capacity = need;
+    s.nregions = d.nregions;
+    memcpy(s.region_off, d.region_off, sizeof d.region_off);
+    memcpy(s.region_bytes, d.region_bytes, sizeof d.region_bytes);
+    struct zk_slotfmt_header got, want = h;
+    ZT_CHECK(zk_slotfmt_check(&s, &want) == 0);
+    ZT_CHECK(zk_slotfmt_read(&s, &got) == 0 && got.priority == 3 && got.deadline_ns == 12345);
+    /* format 1: a 72-byte header region; whatever follows it is not read */
+    h.version = 1;
+    memcpy(buf, &h, sizeof h);
+    s.region_bytes[ZK_SLOTFMT_HDR] = ZK_SLOTFMT_V1_SIZE;
+    ZT_CHECK(zk_slotfmt_check(&s, &want) == 0, "a format-1 slot is accepted");
+    ZT_CHECK(zk_slotfmt_read(&s, &got) == 0 && got.priority == 0 && got.deadline_ns == 0 &&
+             got.partition_id == 5);
+    /* a version that does not match its header's size is refused */
+    h.version = 2;
+    memcpy(buf, &h, sizeof h);
+    ZT_CHECK(zk_slotfmt_check(&s, &want) == ZK_EVERSION);
+    s.region_bytes[ZK_SLOTFMT_HDR] = sizeof h;
+    h.version = 1;
+    memcpy(buf, &h, sizeof h);
+    ZT_CHECK(zk_slotfmt_check(&s, &want) == ZK_EVERSION);
+    s.region_bytes[ZK_SLOTFMT_HDR] = 40;
+    ZT_CHECK(zk_slotfmt_check(&s, &want) == ZK_EBADMAGIC);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
@@ -1111,5 +1163,6 @@ int main(int argc, char **argv)
     test_r1cs();
     test_big_read();
     test_mutations();
+    test_slotfmt_versions();
     return zt_finish();
 }

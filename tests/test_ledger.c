@@ -1430,19 +1430,23 @@ static void test_pg_open(void)
     zk_ledger_close(l);
     l = NULL;
     /* a version 2 ledger (before results) is migrated */
-    ZT_CHECK(pg_exec("old.db", "ALTER TABLE partitions DROP COLUMN proof_json,"
-                               " DROP COLUMN public_json; DROP INDEX jobs_state;"
-                               " ALTER TABLE keys DROP COLUMN priority;"
-                               " ALTER TABLE jobs DROP COLUMN priority, DROP COLUMN deadline_ns,"
-                               " DROP COLUMN request_id;"
-                               " UPDATE zkslot_schema SET version = 2") == 0);
-    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 4: %s", d.msg);
+    ZT_CHECK(pg_exec("old.db", "ALTER TABLE partitions DROP COLUMN proof_json CASCADE,"
+                               " DROP COLUMN public_json CASCADE, DROP COLUMN has_input;"
+                               " ALTER TABLE jobs DROP COLUMN submitter CASCADE;"
+                               " ALTER TABLE keys DROP COLUMN priority CASCADE;"
+                               " ALTER TABLE jobs DROP COLUMN priority CASCADE,"
+                               " DROP COLUMN deadline_ns CASCADE, DROP COLUMN request_id CASCADE;"
+                               " DROP INDEX jobs_state; UPDATE zkslot_schema SET version = 2")
+             == 0);
+    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 5: %s", d.msg);
     zk_ledger_close(l);
     l = NULL;
-    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 4") == 0 &&
-             pg_exec("old.db", "SELECT proof_json, public_json FROM partitions") == 0 &&
-             pg_exec("old.db", "SELECT priority, deadline_ns, request_id FROM jobs") == 0,
-             "migrated to 4");
+    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 5") == 0 &&
+             pg_exec("old.db", "SELECT proof_json, public_json, has_input FROM partitions") == 0 &&
+             pg_exec("old.db", "SELECT submitter, priority, deadline_ns, request_id FROM jobs") ==
+                 0 &&
+             pg_exec("old.db", "SELECT priority FROM keys") == 0,
+             "migrated to the latest (5)");
     /* a newer schema is refused and left as it is */
     ZT_CHECK(pg_exec("old.db", "UPDATE zkslot_schema SET version = 99") == 0);
     ZT_CHECK(zk_ledger_open(u, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EVERSION && !l);

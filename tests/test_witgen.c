@@ -69,7 +69,7 @@ int main(int argc, char **argv)
     mkdir(dir, 0700);
     struct zk_diag d = { "" };
     struct zk_witgen_result res;
-    struct zk_witgen_limits lim = { 0, 10000, 0, "test-owner" };
+    struct zk_witgen_limits lim = { 0, 10000, 0, "test-owner", NULL };
     char cmd[1024];
     int r;
 
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
     /* timeout: the generator and the child it started are both gone */
     write_file("slow.sh", "#!/bin/sh\nsleep 31.5 &\nsleep 30.5\n", 1);
     snprintf(cmd, sizeof cmd, "%s/slow.sh {input} {output}", dir);
-    struct zk_witgen_limits quick = { 0, 400, 0, "test-owner" };
+    struct zk_witgen_limits quick = { 0, 400, 0, "test-owner", NULL };
     r = run_cmd(cmd, &quick, &res, &d);
     ZT_CHECK(r == ZK_EWITGEN && strstr(d.msg, "timeout"), "%d %s", r, d.msg);
     ZT_CHECK(res.seconds < 5, "stopped at its timeout: %.1f s", res.seconds);
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
     write_file("mem.py", "import sys, time\nb = bytearray(200 << 20)\n"
                "for i in range(0, len(b), 4096): b[i] = 1\ntime.sleep(20)\n", 0);
     snprintf(cmd, sizeof cmd, "python3 %s/mem.py {input} {output}", dir);
-    struct zk_witgen_limits mem = { 64u << 20, 20000, 0, "test-owner" };
+    struct zk_witgen_limits mem = { 64u << 20, 20000, 0, "test-owner", NULL };
     r = run_cmd(cmd, &mem, &res, &d);
     ZT_CHECK(r == ZK_EWITGEN && strstr(d.msg, "memory limit"), "%d %s", r, d.msg);
     ZT_CHECK(res.seconds < 10, "stopped early: %.1f s", res.seconds);
@@ -252,6 +252,75 @@ int main(int argc, char **argv)
         ZT_CHECK(waitpid(b, &st, WNOHANG) == 0, "the live owner's process runs on");
         kill(b, SIGKILL);
         waitpid(b, &st, 0);
+    }
+
+    /* the environment is the fixed set, nothing of the caller's (a daemon's
+     * ledger URL and password) */
+    {
+        char envf[600], text[4096] = "";
+        setenv("ZKSLOT_LEDGER", "postgresql://secret", 1);
+        setenv("PGPASSWORD", "secret", 1);
+        write_file("env.sh", "#!/bin/sh\nenv > \"$HOME/env.txt\"\n", 1);
+        snprintf(cmd, sizeof cmd, "%s/env.sh {input} {output}", dir);
+        r = run_cmd(cmd, &lim, &res, &d);
+        ZT_CHECK(r == 0, "%d %s", r, d.msg);
+        snprintf(envf, sizeof envf, "%s/env.txt", dir);
+        FILE *f = fopen(envf, "r");
+        ZT_CHECK(f != NULL, "HOME is the output's directory");
+        if (f) {
+            text[fread(text, 1, sizeof text - 1, f)] = 0;
+            fclose(f);
+        }
+        ZT_CHECK(!strstr(text, "secret"), "no daemon variable: %s", text);
+        ZT_CHECK(strstr(text, "PATH=" ZK_WITGEN_PATH "\n") && strstr(text, "LANG=C\n") &&
+                 strstr(text, "ZKSLOT_WITGEN_OWNER=test-owner\n"), "%s", text);
+        unsetenv("ZKSLOT_LEDGER");
+        unsetenv("PGPASSWORD");
+    }
+
+    /* the allow-list ([synthd] generators): only files beneath a trusted
+     * entry run; a shell from the ledger runs only where the shell is listed */
+    {
+        struct zk_witgen g;
+        char mark[600], sub[600];
+        snprintf(mark, sizeof mark, "%s/ran", dir);
+        struct zk_witgen_limits al = { 0, 10000, 0, "test-owner", dir };
+        snprintf(cmd, sizeof cmd, "%s/ok.sh 'a b' {input} {output}", dir);
+        r = run_cmd(cmd, &al, &res, &d);
+        ZT_CHECK(r == 0, "a generator beneath the entry runs: %d %s", r, d.msg);
+        snprintf(cmd, sizeof cmd, "sh -c 'touch %s' {input} {output}", mark);
+        r = run_cmd(cmd, &al, &res, &d);
+        ZT_CHECK(r == -EPERM && strstr(d.msg, "not allowed"), "%d %s", r, d.msg);
+        ZT_CHECK(access(mark, F_OK) != 0, "the refused command did not run");
+        al.allow = "";
+        snprintf(cmd, sizeof cmd, "%s/ok.sh 'a b' {input} {output}", dir);
+        r = run_cmd(cmd, &al, &res, &d);
+        ZT_CHECK(r == -EPERM && strstr(d.msg, "empty"), "nothing by default: %d %s", r, d.msg);
+        /* a directory others may write, on the way down from the entry */
+        snprintf(sub, sizeof sub, "%s/open", dir);
+        mkdir(sub, 0755);
+        chmod(sub, 0777);
+        write_file("open/gen.sh", "#!/bin/sh\ncp \"$1\" \"$2\"\n", 1);
+        al.allow = dir;
+        snprintf(cmd, sizeof cmd, "%s/open/gen.sh {input} {output}", dir);
+        r = run_cmd(cmd, &al, &res, &d);
+        ZT_CHECK(r == ZK_EUNTRUSTED && strstr(d.msg, "/open"), "%d %s", r, d.msg);
+        chmod(sub, 0755);
+        r = run_cmd(cmd, &al, &res, &d);
+        ZT_CHECK(r == 0, "%d %s", r, d.msg);
+        /* a link beneath the entry to a program outside it */
+        snprintf(sub, sizeof sub, "%s/sh-link", dir);
+        ZT_CHECK(symlink("/bin/sh", sub) == 0);
+        snprintf(cmd, sizeof cmd, "%s/sh-link -c 'touch %s' {input} {output}", dir, mark);
+        r = run_cmd(cmd, &al, &res, &d);
+        ZT_CHECK(r == -EPERM && access(mark, F_OK) != 0, "%d %s", r, d.msg);
+        /* an entry naming the file itself; a cpp generator's .dat counts too */
+        snprintf(cmd, sizeof cmd, "%s/prog", dir);
+        ZT_CHECK(zk_witgen_resolve(cmd, 0, &g, &d) == 0, "%s", d.msg);
+        ZT_CHECK(zk_witgen_allowed(&g, cmd, &d) == -EPERM && strstr(d.msg, "prog.dat"),
+                 "%s", d.msg);
+        snprintf(sub, sizeof sub, " %s/prog , %s/prog.dat ", dir, dir);
+        ZT_CHECK(zk_witgen_allowed(&g, sub, &d) == 0, "%s", d.msg);
     }
 
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

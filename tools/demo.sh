@@ -84,7 +84,11 @@ state_dir = $demo/state
 poll_ms = 20
 [pool]
 path = $pool
+[synthd]
+# the witness generators synthd may run: those built above (docs/synthesis.md)
+generators = $cache
 EOF
+chmod -R go-w "$cache"   # writable by no one but this user, or synthd refuses them
 export ZKSLOT_CONFIG=$demo/zkslot.conf
 unset ZKSLOT_POOL ZKSLOT_STATE_DIR
 

@@ -20,6 +20,9 @@ pkgs+=(libpq-dev postgresql)
 pkgs+=(groff-base man-db)
 # the Debian package (tools/package.sh): dpkg-buildpackage, debhelper, lintian
 pkgs+=(dpkg-dev debhelper lintian)
+# tests/apid: curl, a client of zkslot-apid beside the Python one; chromium,
+# the headless browser that loads the status page (apid_test_page)
+pkgs+=(curl chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -37,7 +37,7 @@ export ZK_INTEROP_WORK="${ZK_INTEROP_WORK:-$here/build/interop-work}"
 # ---- the mutants --------------------------------------------------------
 # mutant NAME TESTS-REGEX: the tests (ctest names, anchored) that must fail;
 # then `sub FILE OLD NEW` lines in m_NAME apply it.
-MUTANTS=(pi_swap wrong_index no_reaper no_checksum b2_not_negated)
+MUTANTS=(pi_swap wrong_index no_reaper no_checksum b2_not_negated fifo_claims fifo_slots)
 # Every pipeline test that checks proofs (pipeline_test_cuda_backend runs
 # gpud's CPU fallback in this CPU-only tree; _emu and device_error the
 # CUDA backend on tests/cuemu).
@@ -59,6 +59,11 @@ declare -A TESTS=(
     # the G2 MSM (B2, the only one in the prover) adds |digit| * P for a
     # negative digit instead of -|digit| * P: pi_b wrong
     [b2_not_negated]='^(test_msm|pipeline_test_e2e)$'
+    # synthd's claims ignore the class (FIFO within deadlines, as before
+    # classes): docs/scheduling.md's order broken in the ledger
+    [fifo_claims]='^(test_ledger|pipeline_test_priority)$'
+    # gpud's claims ignore the class of READY slots
+    [fifo_slots]='^(test_pool|pipeline_test_priority)$'
 )
 m_pi_swap() {
     sub common/groth16/json.c '"pi_a", g1_json(ops, proof->pi_a)' '"pi_a", g1_json(ops, proof->pi_c)'
@@ -75,6 +80,13 @@ m_no_reaper() {
 m_no_checksum() {
     sub common/pool/proto.c '!(flags & ZK_POOL_CLAIM_NOVERIFY) && zk_pool_verify(h, ret) < 0' \
         '!(flags & ZK_POOL_CLAIM_NOVERIFY) && zk_pool_verify(h, ret) < 0 && 0'
+}
+m_fifo_claims() {
+    sub common/ledger/ledger_internal.h '" - j.submitted_ns) / " aging " ELSE 0 END) DESC,' \
+        '" - j.submitted_ns) / " aging " ELSE 0 END) * 0 DESC,'
+}
+m_fifo_slots() {
+    sub common/pool/proto.c $'    if (prio != b_prio)\n        return prio > b_prio;\n' ''
 }
 m_b2_not_negated() {
     sub common/msm/msm_tmpl.h '(uint32_t)(d < 0 ? -d : d) - 1, d < 0 };' \
@@ -151,7 +163,7 @@ t_start=$(date +%s)
 sync_tree
 # every test of the chosen mutants, once, on the unmutated copy
 all=$(for m in "${want[@]}"; do echo "${TESTS[$m]}"; done | paste -sd'|')
-targets=(zkslot zkslot-synthd zkslot-gpud test_pool test_msm)
+targets=(zkslot zkslot-synthd zkslot-gpud test_pool test_msm test_ledger)
 [ "${ZK_MUTANTS_EMU:-1}" != 1 ] || targets+=(zkslot-gpud-emu)
 echo "=== mutants: build (${targets[*]}) ==="
 cmake -S "$src" -B "$bld" -DCMAKE_BUILD_TYPE=Release -DZK_ENABLE_CUDA=OFF -DZK_WERROR=OFF >"$work/cmake.log" 2>&1 ||

@@ -9,6 +9,7 @@
 #include "daemon/zkd.h"
 #include "zk/error.h"
 #include "zk/groth16.h"
+#include "zk/ledger.h"
 
 static const struct zkd_flag common_flags[] = {
     { "--pool", "pool", "path", "PATH", "the slot pool" },
@@ -123,8 +124,10 @@ void zkd_print_config(const struct zk_config *c, FILE *out)
             c->source);
     fprintf(out, "[zkslot]\nstate_dir = %s\nmax_attempts = %u\nmax_errors = %u\npoll_ms = %u\n",
             c->state_dir, c->max_attempts, c->max_errors, c->poll_ms);
-    fprintf(out, "machine = %s\n[ledger]\nurl = %s\nlease = %u\n", c->machine, c->ledger_url,
-            c->ledger_lease);
+    char url[sizeof c->ledger_url];   /* shown without its password */
+    fprintf(out, "machine = %s\n[ledger]\nurl = %s\nlease = %u\nkeep_inputs = %u\n", c->machine,
+            zk_ledger_url_redact(c->ledger_url, url, sizeof url), c->ledger_lease,
+            c->ledger_keep_inputs);
     fprintf(out, "aging = %u\n", c->ledger_aging);
     fprintf(out, "[pool]\npath = %s\nslots = %u\nslot_size = %llu\ndir = %s\nnuma_nodes = %s\n"
                  "hugepages = %s\n",

@@ -4,9 +4,7 @@
  * pool destroyed under it.
  */
 #include <errno.h>
-#include <grp.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,25 +44,13 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
         *ret = NULL;
         return zk_diag_set(diag, cfg->machine, r, "a machine name has at most 63 bytes");
     }
-    struct stat st;
     const char *file = zk_ledger_sqlite_path(path);
-    const char *what = !file ? NULL
-                       : access(file, R_OK | W_OK) ? file
-                       : access(cfg->state_dir, W_OK | X_OK) ? cfg->state_dir : NULL;
-    if (r && what && !stat(what, &st)) {
-        /* the _r forms: the workers open their own ledger handles */
-        struct passwd pwb, *pw = NULL;
-        struct group grb, *gr = NULL;
-        char pbuf[1024], gbuf[1024], o[64], g[64];
-        getpwuid_r(st.st_uid, &pwb, pbuf, sizeof pbuf, &pw);
-        getgrgid_r(st.st_gid, &grb, gbuf, sizeof gbuf, &gr);
-        snprintf(o, sizeof o, "%s", pw ? pw->pw_name : "?");
-        snprintf(g, sizeof g, "%s", gr ? gr->gr_name : "?");
-        zk_diag_set(diag, what, r, "not writable by this daemon (uid %d): owner %s:%s, mode "
-                    "%04o; the ledger is shared through the daemons' group (mode 0660, the "
-                    "state directory 2770 and setgid)", (int)geteuid(), o, g,
-                    (unsigned)(st.st_mode & 07777));
-    }
+    char why[200];
+    const char *what;
+    if (r && file &&
+        (what = zk_ledger_sqlite_access(file, cfg->state_dir, "this daemon", why, sizeof why)))
+        zk_diag_set(diag, what, r, "%s; the ledger is shared through the daemons' group "
+                    "(mode 0660, the state directory 2770 and setgid)", why);
     return r;
 }
 
@@ -91,6 +77,8 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
                 r == -ENOENT ? " (create it with `zkslot pool create`)" : "");
         return r;
     }
+    if ((r = zkd_nodump(b->pool)))
+        return r;
     if ((r = zkd_pool_identity(cfg->pool, &b->pool_dev, &b->pool_ino))) {
         zkd_log(ZKD_ERR, "pool %s: %s", cfg->pool, zk_strerror(r));
         return r;
@@ -129,7 +117,10 @@ void zkd_base_lease(struct zkd_base *b)
         r = zk_ledger_lease_expire(b->l, &moved, &d);
     if (zkd_ledger_transient(r))
         zkd_ledger_unwritable("the machine's lease", &d);   /* logged once */
-    else if (r)
+    else if (!r && strcmp(zk_ledger_backend(b->l), "sqlite"))
+        zkd_ledger_writable();   /* a lease written: said when it is back, not when
+                                  * work comes (SQLite has no lease: nothing written) */
+    if (r && !zkd_ledger_transient(r))
         zkd_log(ZKD_WARN, "lease: %s", d.msg);
     else if (moved)
         zkd_log(ZKD_NOTICE, "re-queued %u partition(s) of machine(s) whose lease expired", moved);
@@ -166,6 +157,7 @@ int zkd_base_tick(struct zkd_base *b)
     else if (late)
         zkd_log(ZKD_NOTICE, "%u job(s) failed: deadline exceeded before a partition started",
                 late);
+    zkd_purge_inputs(b);
     return 0;
 }
 

@@ -1,11 +1,14 @@
 /*
- * claimkeys.c -- zkd_claim_keys (zkd.h): on a ledger shared by several
- * machines, the keys this machine's synthd claims partitions of: those
- * named by [gpud] keys (every key when empty) whose file is here with the
- * registered content (keylocal.h: the registered path or [keys] dir, its
- * hash checked once per file identity, in the background).  A key left
- * out is logged once per reason, listed in STATUS (zkd_claim_keys_status),
- * and its partitions wait for a machine that has it (they are not failed).
+ * claimkeys.c -- zkd_claim_keys (zkd.h): the keys this machine's synthd
+ * claims partitions of.  On every ledger, only keys without a witness
+ * generator or whose generator this machine allows ([synthd] generators,
+ * zk_witgen_allowed).  On a ledger shared by several machines, of those,
+ * the ones named by [gpud] keys (every key when empty) whose file is here
+ * with the registered content (keylocal.h: the registered path or [keys]
+ * dir, its hash checked once per file identity, in the background).  A
+ * key left out is logged once per reason, listed in STATUS
+ * (zkd_claim_keys_status), and its partitions wait for a machine that
+ * claims it (they are not failed).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 
 #include "daemon/keylocal.h"
 #include "daemon/zkd.h"
+#include "zk/witgen.h"
 
 int zkd_key_served(const char *list, const char *name)
 {
@@ -51,6 +55,7 @@ struct collect {
     struct skipped now[ZKD_CLAIM_KEYS_MAX];
     unsigned nnow;
     int hashing;                  /* a key waits for its file's hash */
+    int one_machine;              /* SQLite: only the generator is judged */
 };
 
 /* Caller holds skip_lock.  The entry of key id in the last refresh, or NULL. */
@@ -81,7 +86,8 @@ static void left_out(struct collect *c, const struct zk_ledger_key *k, const cha
     if (tell) {
         s->logged = 1;
         zkd_log(ZKD_NOTICE, "key %s: its partitions are not claimed on this machine: %s "
-                "(another machine can take them)", k->name, detail);
+                "(%s)", k->name, detail, c->one_machine ? "they stay queued"
+                                                         : "another machine can take them");
     }
 }
 
@@ -102,12 +108,31 @@ static void claimed(struct collect *c, const struct zk_ledger_key *k, const char
         c->ids[c->n++] = k->id;
 }
 
+/* Whether this machine runs k's witness generator ([synthd] generators,
+ * zk_witgen_allowed); a key without one needs none.  Else why, into d. */
+static int generator_allowed(const struct zk_config *cfg, const struct zk_ledger_key *k,
+                             struct zk_diag *d)
+{
+    struct zk_witgen g;
+    if (!k->witgen_kind)
+        return 1;
+    memset(&g, 0, sizeof g);
+    g.kind = k->witgen_kind;
+    snprintf(g.spec, sizeof g.spec, "%s", k->witgen);
+    return zk_witgen_allowed(&g, cfg->synthd_generators, d) == 0;
+}
+
 /* Whether this machine claims key k (zk_ledger_key_list's callback). */
 static int collect_key(void *ctx, const struct zk_ledger_key *k)
 {
     struct collect *c = ctx;
     struct zkd_key_local loc;
-    if (!zkd_key_served(c->cfg->gpud_keys, k->name))
+    struct zk_diag d = { "" };
+    if (!generator_allowed(c->cfg, k, &d))
+        left_out(c, k, "generator not allowed", d.msg);
+    else if (c->one_machine)
+        claimed(c, k, k->path);     /* SQLite: the key's file is judged when it loads */
+    else if (!zkd_key_served(c->cfg->gpud_keys, k->name))
         left_out(c, k, "not in [gpud] keys", "not in [gpud] keys");
     else if (zkd_key_local_find(c->cfg->keys_dir, k, &loc) == ZKD_KEY_LOCAL_FOUND)
         claimed(c, k, loc.path);
@@ -120,8 +145,6 @@ static int collect_key(void *ctx, const struct zk_ledger_key *k)
 
 void zkd_claim_keys(zk_ledger *l, const struct zk_config *cfg, struct zkd_claim_keys *st)
 {
-    if (!strcmp(zk_ledger_backend(l), "sqlite"))
-        return;   /* one machine: every key, as before */
     double now = zkd_now();
     /* every 2 s; while a file is being hashed, soon after its hash is done */
     if (st->refreshed_s && now - st->refreshed_s < (st->hashing ? 0.25 : 2.0))
@@ -131,9 +154,11 @@ void zkd_claim_keys(zk_ledger *l, const struct zk_config *cfg, struct zkd_claim_
     if (!c)
         return;
     c->cfg = cfg;
+    c->one_machine = !strcmp(zk_ledger_backend(l), "sqlite");
     /* a key list that cannot be read keeps the last choice */
     if (zk_ledger_key_list(l, collect_key, c, NULL) == 0) {
-        zk_ledger_set_claim_keys(l, c->ids, c->n);
+        /* one machine that leaves nothing out claims every key, as before */
+        zk_ledger_set_claim_keys(l, c->one_machine && !c->nnow ? NULL : c->ids, c->n);
         st->hashing = c->hashing;
         pthread_mutex_lock(&skip_lock);
         memcpy(skip, c->now, c->nnow * sizeof *skip);

@@ -112,6 +112,19 @@ struct zkd_base {
     int sfd;                         /* unused by base; for the caller */
 };
 
+/*
+ * Empties the inputs of ended jobs past [ledger] keep_inputs (purge.c), at
+ * most every few seconds; logs what it did.  Called by zkd_base_tick.
+ */
+void zkd_purge_inputs(struct zkd_base *b);
+
+/*
+ * No core dump holds a witness (nodump.c): PR_SET_DUMPABLE 0 and the pool's
+ * mapping MADV_DONTDUMP, unless ZKSLOT_DUMPABLE=1 (debugging; logged).
+ * 0 or -errno (logged).  zkd_base_open calls it once the pool is attached.
+ */
+int zkd_nodump(zk_pool *pool);
+
 /* Opens a ledger handle for this thread from cfg (mkdir -p the state dir). */
 int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag *diag);
 
@@ -125,16 +138,18 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
                   const struct zk_config *cfg);
 
 /*
- * A shared ledger (PostgreSQL): the keys this machine claims partitions
- * of, set on handle l (zk_ledger_set_claim_keys) every 2 s (0.25 s while
- * a key's file is being hashed): those [gpud] keys names (every key when
- * empty) with a file here whose content is the registered key's
+ * The keys this machine claims partitions of, set on handle l
+ * (zk_ledger_set_claim_keys) every 2 s (0.25 s while a key's file is
+ * being hashed): on every ledger, the keys without a witness generator or
+ * whose generator [synthd] generators allows (zk_witgen_allowed); on a
+ * shared ledger (PostgreSQL), of those, the ones [gpud] keys names (every
+ * key when empty) with a file here whose content is the registered key's
  * (daemon/keylocal.h: the registered path, else [keys] dir; a file is
  * hashed once per identity, in the background, so a changed file is
  * noticed within 2 s and its key claimed, or not, soon after its hash).
  * A key left out, or back, is logged once per reason, process-wide; st is
- * the caller's (one per ledger handle).  Nothing on SQLite (one machine:
- * every key).
+ * the caller's (one per ledger handle).  On SQLite (one machine) a key's
+ * file is judged when it loads, as before: only generators leave keys out.
  */
 #define ZKD_CLAIM_KEYS_MAX 256
 struct zkd_claim_keys {

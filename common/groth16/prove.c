@@ -392,7 +392,7 @@ static struct zk_groth16_pending *g16_pending_alloc(const struct zk_groth16_key 
     p->k = k;
     if (!w)
         return p;
-    p->w = zk_big_alloc((size_t)k->hdr.n_vars * sizeof(zk_scalar));
+    p->w = zk_secret_alloc((size_t)k->hdr.n_vars * sizeof(zk_scalar));
     if (!p->w) {
         free(p);
         return NULL;
@@ -496,7 +496,7 @@ static int g16_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scal
     ops = k->ops;
     h = &k->hdr;
     if (!scratch) {
-        if (!(mem = zk_big_alloc(g16_scratch_size(k, nthreads, 0))))
+        if (!(mem = zk_secret_alloc(g16_scratch_size(k, nthreads, 0))))
             return -ENOMEM;
         scratch = mem;
     }
@@ -662,7 +662,7 @@ int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigne
     /* one block for a, b, c and every MSM's scratch, faulted in once */
     n = k->hdr.domain_size;
     size_t abc_bytes = (3 * n * sizeof(zk_scalar) + 63) & ~(size_t)63;
-    abc = zk_big_alloc(abc_bytes + g16_scratch_size(k, nthreads, 1));
+    abc = zk_secret_alloc(abc_bytes + g16_scratch_size(k, nthreads, 1));
     if (!abc)
         return -ENOMEM;
     scratch = (uint8_t *)abc + abc_bytes;

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "io_internal.h"
 #include "zk/binfile.h"
 #include "zk/error.h"
+#include "zk/util.h"
 
 /* ---- curves ---------------------------------------------------------------- */
 
@@ -186,20 +188,16 @@ static int open_common(struct zk_binfile *bf, const char *magic, struct zk_diag 
     memcpy(bf->magic, hdr, 4);
     bf->magic[4] = 0;
     if (magic && memcmp(hdr, magic, 4) != 0) {
-        char shown[17];
-        size_t k = 0;
-        for (int i = 0; i < 4; i++) {
-            if (hdr[i] >= 0x20 && hdr[i] < 0x7f && hdr[i] != '\\') {
-                shown[k++] = (char)hdr[i];
-            } else {
-                snprintf(shown + k, sizeof shown - k, "\\x%02x", hdr[i]);
-                k += 4;
-            }
-        }
-        shown[k] = 0;
+        /* the bytes are named only when they are another format's magic:
+         * the file may be one its reader could not read (a daemon reading
+         * a path a user gave), and the message goes back to that user */
+        static const char *const known[] = { "zkey", "wtns", "r1cs" };
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            if (!memcmp(hdr, known[i], 4))
+                return zk_diag_set(diag, bf->name, ZK_EBADMAGIC,
+                                   "a .%s file, expected a .%s file", known[i], magic);
         return zk_diag_set(diag, bf->name, ZK_EBADMAGIC,
-                           "wrong magic \"%s\", expected \"%s\" (not a .%s file)", shown,
-                           magic, magic);
+                           "wrong magic, expected \"%s\" (not a .%s file)", magic, magic);
     }
     if (bf->file_size < 12)
         return zk_diag_set(diag, bf->name, ZK_ETRUNCATED,
@@ -217,8 +215,30 @@ static int set_name(struct zk_binfile *bf, const char *name, struct zk_diag *dia
     return 0;
 }
 
-int zk_binfile_open(struct zk_binfile *bf, const char *path, const char *magic,
-                    struct zk_diag *diag)
+/* path opened for zk_binfile_open (nofollow: no link in any component);
+ * the fd or -errno */
+static int open_path(const char *path, int nofollow)
+{
+    /* never blocks: a FIFO or a device is refused after, not waited on */
+    const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+    if (!nofollow) {
+        int fd = open(path, flags);
+        return fd < 0 ? -errno : fd;
+    }
+    char dir[PATH_MAX];
+    const char *base = strrchr(path, '/');
+    int r = zk_path_dir(path, dir, sizeof dir);
+    int dfd = r < 0 ? r : zk_open_dir_nofollow(dir, 0);
+    if (dfd < 0)
+        return dfd;
+    int fd = openat(dfd, base ? base + 1 : path, flags | O_NOFOLLOW);
+    r = fd < 0 ? -errno : fd;
+    close(dfd);
+    return r;
+}
+
+static int open_file(struct zk_binfile *bf, const char *path, const char *magic, int nofollow,
+                     struct zk_diag *diag)
 {
     struct stat st;
     int rc;
@@ -230,9 +250,13 @@ int zk_binfile_open(struct zk_binfile *bf, const char *path, const char *magic,
     rc = set_name(bf, path, diag);
     if (rc)
         goto out;
-    bf->fd = open(path, O_RDONLY | O_CLOEXEC);
+    bf->fd = open_path(path, nofollow);
     if (bf->fd < 0) {
-        rc = zk_diag_set(diag, path, -errno, "cannot open: %s", strerror(errno));
+        rc = bf->fd;
+        bf->fd = -1;
+        rc = zk_diag_set(diag, path, rc, "cannot open: %s%s", zk_strerror(rc),
+                         nofollow && (rc == -ELOOP || rc == -ENOTDIR)
+                             ? " (a symlink in its path?)" : "");
         goto out;
     }
     if (fstat(bf->fd, &st) != 0) {
@@ -249,6 +273,18 @@ out:
     if (rc)
         zk_binfile_done(bf);
     return rc;
+}
+
+int zk_binfile_open(struct zk_binfile *bf, const char *path, const char *magic,
+                    struct zk_diag *diag)
+{
+    return open_file(bf, path, magic, 0, diag);
+}
+
+int zk_binfile_open_nofollow(struct zk_binfile *bf, const char *path, const char *magic,
+                             struct zk_diag *diag)
+{
+    return open_file(bf, path, magic, 1, diag);
 }
 
 int zk_binfile_open_mem(struct zk_binfile *bf, const void *buf, size_t len,

@@ -50,15 +50,26 @@ static int wtns_load(struct zk_wtns *w, struct zk_diag *diag)
     return 0;
 }
 
-int zk_wtns_open(struct zk_wtns *w, const char *path, struct zk_diag *diag)
+static int wtns_open(struct zk_wtns *w, const char *path, int nofollow, struct zk_diag *diag)
 {
     memset(w, 0, sizeof *w);
-    int rc = zk_binfile_open(&w->bf, path, "wtns", diag);
+    int rc = nofollow ? zk_binfile_open_nofollow(&w->bf, path, "wtns", diag)
+                      : zk_binfile_open(&w->bf, path, "wtns", diag);
     if (!rc)
         rc = wtns_load(w, diag);
     if (rc)
         zk_wtns_done(w);
     return rc;
+}
+
+int zk_wtns_open(struct zk_wtns *w, const char *path, struct zk_diag *diag)
+{
+    return wtns_open(w, path, 0, diag);
+}
+
+int zk_wtns_open_nofollow(struct zk_wtns *w, const char *path, struct zk_diag *diag)
+{
+    return wtns_open(w, path, 1, diag);
 }
 
 int zk_wtns_open_mem(struct zk_wtns *w, const void *buf, size_t len, const char *name,

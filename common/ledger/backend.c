@@ -381,6 +381,12 @@ int zk_ledger_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_led
     return l->ops->daemon_list(l, fn, ctx, diag);
 }
 
+int zk_ledger_farm_daemons(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                           void *ctx, struct zk_diag *diag)
+{
+    return (l->ops->farm_daemons ? l->ops->farm_daemons : l->ops->daemon_list)(l, fn, ctx, diag);
+}
+
 int zk_ledger_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag)
 {
     return l->ops->totals(l, ret, diag);

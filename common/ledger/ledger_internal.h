@@ -15,7 +15,8 @@
  * schema.c (migrations, open, close, the SQLite ops), db.c (these helpers),
  * states.c (state names), keys.c, jobs.c (submit, cancel, the job state
  * derived from its partitions), parts.c (partition reads and transitions),
- * reconcile.c, stats.c (counts, totals, daemon starts); pg/ the same
+ * reconcile.c, stats.c (counts, totals, daemon starts), purge.c (ended
+ * jobs' inputs); pg/ the same
  * concepts on PostgreSQL.
  */
 #ifndef ZK_LEDGER_INTERNAL_H
@@ -132,10 +133,17 @@ struct ledger_ops {
                           struct zk_diag *diag);
     int (*daemon_list)(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
                        void *ctx, struct zk_diag *diag);
+    /* optional (NULL: daemon_list): every machine's daemons */
+    int (*farm_daemons)(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                       void *ctx, struct zk_diag *diag);
     int (*totals)(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag);
     int (*done_times)(zk_ledger *l, int64_t since_ns,
                       int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,
                       struct zk_diag *diag);
+    /* the inputs of jobs that ended at or before before_ns emptied
+     * (purge.c, pg/purge.c); NULL: nothing to purge */
+    int (*purge_inputs)(zk_ledger *l, int64_t before_ns, uint32_t *ret_n,
+                        struct zk_diag *diag);
 };
 
 struct ledger_pg;                   /* pg/pg_internal.h */
@@ -219,6 +227,7 @@ int lsq_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag)
 int lsq_done_times(zk_ledger *l, int64_t since_ns,
                    int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,
                    struct zk_diag *diag);
+int lsq_purge_inputs(zk_ledger *l, int64_t before_ns, uint32_t *ret_n, struct zk_diag *diag);
 
 /* The PostgreSQL backend's open (pg/schema.c): conninfo is a libpq URL or
  * keyword string; flags and busy_ms as zk_ledger_open. */

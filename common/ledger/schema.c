@@ -243,6 +243,7 @@ static const struct ledger_ops sqlite_ops = {
     .daemon_list = lsq_daemon_list,
     .totals = lsq_totals,
     .done_times = lsq_done_times,
+    .purge_inputs = lsq_purge_inputs,
 };
 
 int lsq_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret,

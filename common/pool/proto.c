@@ -22,6 +22,7 @@
 
 #include "pool/atomics.h"
 #include "pool/layout.h"
+#include "pool/scrub.h"
 #include "zk/error.h"
 #include "zk/pool.h"
 
@@ -365,8 +366,10 @@ static int hand_back(zk_pool *h, struct zk_slot *s, int from, int to)
     if (!e)
         return ZK_ESTATE;
     uint64_t part = zk_load_relaxed(&e->partition_id);   /* relaxed: ours */
-    if (to == ZK_SLOT_FREE)
+    if (to == ZK_SLOT_FREE) {
+        pool_slot_scrub(h, s->index, from == ZK_SLOT_FILLING);   /* still ours */
         zk_store_relaxed(&e->partition_id, ZK_POOL_NO_ID);   /* relaxed: ours */
+    }
     set_state_ns(e);
     uint64_t w = s->word;
     uint64_t nw = to == ZK_SLOT_FREE ? 0 : word_make(ZK_SLOT_READY, part);
@@ -549,13 +552,21 @@ static int reap_slot(zk_pool *h, uint32_t i, zk_pool_reap_fn fn, void *ctx)
     if ((st != ZK_SLOT_FILLING && st != ZK_SLOT_CLAIMED) || pool_owner_alive(h, word_low(w)))
         return 0;
     uint64_t part = zk_load_relaxed(&s->partition_id);   /* relaxed: after acquire */
-    uint64_t nw = st == ZK_SLOT_FILLING ? 0 : word_make(ZK_SLOT_READY, part);
+    /* a dead producer's slot is ours (FILLING) while it is zeroed, then FREE */
+    uint64_t nw = st == ZK_SLOT_FILLING ? word_make(ZK_SLOT_FILLING, h->owner)
+                                        : word_make(ZK_SLOT_READY, part);
     /* Acq_rel: we take over from the dead owner (acquire) and hand the slot
      * to the next holder (release).  A dead owner never moves the word, so
      * only one reaper can win; the others see a changed word.  A FILLING
      * slot's id is kept so that status shows what was lost. */
     if (!zk_cas_acq_rel(&s->state, &w, nw))
         return 0;
+    if (st == ZK_SLOT_FILLING) {
+        pool_slot_scrub(h, i, 1);
+        /* Release: the zeroes are written before a producer's acquire. */
+        if (!zk_cas_release(&s->state, &nw, 0))
+            return 0;                     /* cannot happen: the word is ours */
+    }
     set_state_ns(s);
     if (st == ZK_SLOT_FILLING) {
         count(h, ZK_PC_REAPED_FILLING);

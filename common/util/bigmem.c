@@ -7,6 +7,10 @@
  *
  * Every block carries a 64-byte header just before the pointer handed out,
  * so zk_big_free needs only the pointer.
+ *
+ * zk_secret_alloc's blocks (what is derived from a witness) are always a
+ * mapping of their own, whatever their size, advised MADV_DONTDUMP: a core
+ * dump of the process leaves them out.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,29 +30,17 @@ struct big_hdr {
     size_t len;                         /* mapping length; 0: heap */
 };
 
-void *zk_big_alloc(size_t n)
+/* n bytes from a huge-page boundary in an anonymous mapping of their own,
+ * the header in the page before them; left out of core dumps if dontdump. */
+static void *big_map(size_t n, int dontdump)
 {
-    struct big_hdr *h;
-    uint8_t *p;
-    if (n > SIZE_MAX - 2 * BIG_HUGE - BIG_HDR)
-        return NULL;
-    if (n < BIG_MIN) {
-        uint8_t *b = aligned_alloc(64, BIG_HDR + ((n + 63) & ~(size_t)63));
-        if (!b)
-            return NULL;
-        p = b + BIG_HDR;
-        h = (struct big_hdr *)(void *)b;
-        *h = (struct big_hdr){ BIG_MAGIC, b, 0 };
-        return p;
-    }
-    /* data from a huge-page boundary, header in the page before it */
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t span = (n + BIG_HUGE - 1) & ~(BIG_HUGE - 1);
     size_t len = span + BIG_HUGE + page;
     uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
-    p = (uint8_t *)(((uintptr_t)m + page + BIG_HUGE - 1) & ~(uintptr_t)(BIG_HUGE - 1));
+    uint8_t *p = (uint8_t *)(((uintptr_t)m + page + BIG_HUGE - 1) & ~(uintptr_t)(BIG_HUGE - 1));
     uint8_t *start = p - page, *end = p + span;
     if (start > m)
         munmap(m, (size_t)(start - m));
@@ -57,9 +49,35 @@ void *zk_big_alloc(size_t n)
 #ifdef MADV_HUGEPAGE
     (void)madvise(p, span, MADV_HUGEPAGE);  /* advice: fine if refused */
 #endif
-    h = (struct big_hdr *)(void *)(p - BIG_HDR);
+    if (dontdump && madvise(start, (size_t)(end - start), MADV_DONTDUMP) != 0) {
+        munmap(start, (size_t)(end - start));
+        return NULL;
+    }
+    struct big_hdr *h = (struct big_hdr *)(void *)(p - BIG_HDR);
     *h = (struct big_hdr){ BIG_MAGIC, start, (size_t)(end - start) };
     return p;
+}
+
+void *zk_big_alloc(size_t n)
+{
+    if (n > SIZE_MAX - 2 * BIG_HUGE - BIG_HDR)
+        return NULL;
+    if (n < BIG_MIN) {
+        uint8_t *b = aligned_alloc(64, BIG_HDR + ((n + 63) & ~(size_t)63));
+        if (!b)
+            return NULL;
+        struct big_hdr *h = (struct big_hdr *)(void *)b;
+        *h = (struct big_hdr){ BIG_MAGIC, b, 0 };
+        return b + BIG_HDR;
+    }
+    return big_map(n, 0);
+}
+
+void *zk_secret_alloc(size_t n)
+{
+    if (n > SIZE_MAX - 2 * BIG_HUGE - BIG_HDR)
+        return NULL;
+    return big_map(n ? n : 1, 1);
 }
 
 void zk_big_free(void *ptr)

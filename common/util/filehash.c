@@ -20,9 +20,15 @@ static int hash_one(XXH3_state_t *xs, char *buf, const char *path, uint64_t *don
                     uint64_t total, void (*progress)(void *, const char *, uint64_t, uint64_t),
                     void *ctx, struct zk_diag *diag)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* never blocks on a FIFO or a device: only a regular file is read */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
     if (fd < 0)
         return zk_diag_set(diag, path, -errno, "%s", strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return zk_diag_set(diag, path, -EINVAL, "not a regular file");
+    }
     for (;;) {
         ssize_t n = read(fd, buf, HASH_CHUNK);
         if (n < 0 && errno == EINTR)

@@ -38,8 +38,6 @@
 #define POLL_MS 50
 #define MAX_WORDS 256         /* words of a command template */
 
-extern char **environ;
-
 static const char *const kind_names[] = { "", "cpp", "wasm", "cmd" };
 
 const char *zk_witgen_kind_name(int kind)
@@ -63,8 +61,9 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* The program `name` as execvp would find it (a name with a slash is taken
- * as is); 0 with the path in dst, -ENOENT if not found or not executable. */
+/* The program `name` as execvp would find it in ZK_WITGEN_PATH (a name
+ * with a slash is taken as is); 0 with the path in dst, -ENOENT if not
+ * found or not executable. */
 static int find_program(const char *name, char *dst, size_t n)
 {
     if (strchr(name, '/')) {
@@ -73,9 +72,7 @@ static int find_program(const char *name, char *dst, size_t n)
         snprintf(dst, n, "%s", name);
         return 0;
     }
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
+    const char *path = ZK_WITGEN_PATH;
     while (*path) {
         const char *colon = strchr(path, ':');
         size_t len = colon ? (size_t)(colon - path) : strlen(path);
@@ -258,8 +255,8 @@ int zk_witgen_check(const struct zk_witgen *g, struct zk_diag *diag)
         if (find_program("node", a, sizeof a) != 0)
             return zk_diag_set(diag, g->spec, -ENOENT,
                                "witness generator: a .wasm generator runs under Node.js, and "
-                               "`node` is not on PATH (install nodejs, or use circom's --c "
-                               "generator)");
+                               "`node` is not in " ZK_WITGEN_PATH " (install nodejs, or use "
+                               "circom's --c generator)");
         return 0;
     case ZK_WITGEN_CMD: {
         char buf[ZK_WITGEN_SPEC_MAX + 64], *words[MAX_WORDS];
@@ -506,7 +503,7 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
                   const struct zk_witgen_limits *lim, const zk_cancel_flag *cancel,
                   struct zk_witgen_result *res, struct zk_diag *diag)
 {
-    static const struct zk_witgen_limits none = { 0, 0, 0, NULL };
+    static const struct zk_witgen_limits none = { 0, 0, 0, NULL, NULL };
     struct zk_witgen_result rs;
     char prog[PATH_MAX + 32], node[PATH_MAX], gen[PATH_MAX + 32], calc[PATH_MAX + 32];
     char words_buf[ZK_WITGEN_SPEC_MAX + 2 * PATH_MAX];
@@ -532,7 +529,8 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
     case ZK_WITGEN_WASM:
         if (find_program("node", node, sizeof node) != 0)
             return zk_diag_set(diag, "witness generator", ZK_EWITGEN,
-                               "`node` is not on PATH (a .wasm generator runs under Node.js)");
+                               "`node` is not in " ZK_WITGEN_PATH
+                               " (a .wasm generator runs under Node.js)");
         wasm_js(g->spec, gen, calc, sizeof gen);
         argv[0] = node;
         argv[1] = gen;
@@ -555,18 +553,21 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
         return zk_diag_set(diag, "witness generator", -EINVAL, "none");
     }
 
-    /* the environment: ours, with ZKSLOT_WITGEN_OWNER replaced */
-    size_t nenv = 0;
-    while (environ && environ[nenv])
-        nenv++;
-    char **envp = calloc(nenv + 2, sizeof *envp);
-    char owner_kv[160];
-    if (!envp)
-        return zk_diag_set(diag, NULL, -ENOMEM, "out of memory");
-    size_t ne = 0, klen = strlen(ZK_WITGEN_OWNER_ENV);
-    for (size_t i = 0; i < nenv; i++)
-        if (strncmp(environ[i], ZK_WITGEN_OWNER_ENV, klen) || environ[i][klen] != '=')
-            envp[ne++] = environ[i];
+    if (lim->allow && (r = zk_witgen_allowed(g, lim->allow, diag)))
+        return r;
+
+    /* the environment: fixed (zk/witgen.h), nothing of ours */
+    char dir[PATH_MAX], home_kv[PATH_MAX + 8], tmp_kv[PATH_MAX + 8], owner_kv[160];
+    char *envp[6];
+    size_t ne = 0;
+    if (zk_path_dir(out_path, dir, sizeof dir) != 0)
+        snprintf(dir, sizeof dir, "/");
+    snprintf(home_kv, sizeof home_kv, "HOME=%s", dir);
+    snprintf(tmp_kv, sizeof tmp_kv, "TMPDIR=%s", dir);
+    envp[ne++] = (char *)"PATH=" ZK_WITGEN_PATH;
+    envp[ne++] = home_kv;
+    envp[ne++] = tmp_kv;
+    envp[ne++] = (char *)"LANG=C";
     if (lim->owner) {
         snprintf(owner_kv, sizeof owner_kv, "%s=%s", ZK_WITGEN_OWNER_ENV, lim->owner);
         envp[ne++] = owner_kv;
@@ -706,7 +707,6 @@ out_fds:
         close(pfd[0]);
     if (pfd[1] >= 0)
         close(pfd[1]);
-    free(envp);
     return r;
 }
 

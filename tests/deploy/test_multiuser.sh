@@ -11,12 +11,14 @@
 #     own tree) are proved: every output directory submit made is 02770
 #     group D, every proof passes `zkslot verify`;
 #   - X's submit is refused; nothing in the state directory is
-#     world-writable;
+#     world-writable; with the state directory left 0755, X's command says
+#     whose the ledger is (not SQLite's "unable to open database file");
 #   - O plants symlinks at gpud's temporary names (proof.json.tmp.PID,
 #     public.json.tmp.PID) pointing at a file only D may write: the file is
 #     untouched, the proof is a regular file;
-#   - O makes a partition directory a symlink to a directory of D's: gpud
-#     writes nothing there (the partition fails, naming the directory);
+#   - O makes a partition directory a symlink to a directory of D's:
+#     before submit, submit refuses it; after submit, gpud writes nothing
+#     there (the partition fails, naming the directory);
 #   - a ledger not in D's group: synthd refuses to start, naming its owner
 #     and mode;
 #   - a pool file planted by X at the pool path, and D's own pool made
@@ -113,7 +115,9 @@ for ((i = 0; i < 300 * slow; i++)); do
     sleep 0.1
 done
 grep -q 'ready:' "$W/synthd.log" && grep -q 'ready:' "$W/gpud.log" || bad "the daemons did not start as $DU"
-[ "$(stat -c %U /proc/$GPID)" = "$DU" ] && grep -q gpud "/proc/$GPID/comm" ||
+# (its Uid: line, not /proc/PID's owner, which is root once it is non-dumpable)
+[ "$(awk '/^Uid:/ { print $2 }' "/proc/$GPID/status")" = "$(id -u "$DU")" ] &&
+    grep -q gpud "/proc/$GPID/comm" ||
     bad "gpud's pid $GPID is not a gpud running as $DU"
 
 wait "$wpid"; rc=$?
@@ -153,6 +157,13 @@ done
 if as "$XU" 0022 "$ZKSLOT" submit --key mu "${WT[0]}" >"$W/submit-x.log" 2>&1; then
     bad "$XU (not in group $DU) submitted a job"
 fi
+# a state directory left 0755: the outsider reaches the ledger file and is
+# told whose it is, not SQLite's "unable to open database file"
+chmod 0755 "$W/state"
+as "$XU" 0022 "$ZKSLOT" status >"$W/status-x.log" 2>&1 && bad "$XU read the ledger"
+grep -q "ledger.db: not writable by this user (uid [0-9]*): owner [^ ]*:$DU, mode 0660" \
+    "$W/status-x.log" || bad "the outsider's refusal does not say whose the ledger is: $(cat "$W/status-x.log")"
+chmod 2770 "$W/state"
 ww=$(find "$W/state" -perm -o+w ! -type l 2>/dev/null | head -3)
 [ -z "$ww" ] && echo "outsider refused: $(head -c 160 "$W/submit-x.log")" || bad "world-writable in the state directory: $ww"
 
@@ -181,8 +192,17 @@ fi
 install -d -m 2770 -o "$DU" -g "$DU" "$W/state/trap"
 install -d -m 2770 -o "$OU" -g "$DU" "$W/op/evil2"
 as "$OU" 0022 ln -s "$W/state/trap" "$W/op/evil2/0"
+rc=0
+as "$OU" 0022 "$ZKSLOT" submit --key mu --out "$W/op/evil2" "${WT[0]}" >"$W/submit-evil2.log" 2>&1 || rc=$?
+[ $rc = 2 ] && grep -q "op/evil2/0 is not a directory you may write" "$W/submit-evil2.log" ||
+    bad "submit into op/evil2 with 0 a symlink: exit $rc: $(cat "$W/submit-evil2.log")"
+# planted after submit instead: gpud refuses it
+as "$OU" 0022 rm "$W/op/evil2/0"
+kill -STOP "$GPID"   # the link must be there before gpud looks
 je=$(as "$OU" 0022 "$ZKSLOT" submit --key mu --out "$W/op/evil2" "${WT[0]}" 2>"$W/submit-evil2.log") ||
     bad "submit into op/evil2: $(cat "$W/submit-evil2.log")"
+as "$OU" 0022 rmdir "$W/op/evil2/0" && as "$OU" 0022 ln -s "$W/state/trap" "$W/op/evil2/0"
+kill -CONT "$GPID"
 if [ -n "${je:-}" ]; then
     f0=$fail
     as "$OU" 0022 "$ZKSLOT" wait "$je" --timeout $((120 * slow)) >"$W/wait-evil2.log" 2>&1; rc=$?

@@ -43,7 +43,8 @@ ch() { chroot "$R" env -i PATH="$bindir:/usr/sbin:/usr/bin:/sbin:/bin" "$@"; }
 ch systemd-sysusers >"$W/sysusers.log" 2>&1 || { bad "systemd-sysusers"; cat "$W/sysusers.log"; }
 ch useradd -m -G zkslot op || bad "useradd op"
 mkdir -p "$R/etc/zkslot" "$R/srv/in"
-printf '[pool]\nslots = 2\nslot_size = 4M\nhugepages = no\n[gpud]\nbackend = cpu\nthreads = 2\n' \
+# the generators synthd may run: root's /srv/in/gen, where 2b installs one
+printf '[pool]\nslots = 2\nslot_size = 4M\nhugepages = no\n[gpud]\nbackend = cpu\nthreads = 2\n[synthd]\ngenerators = /srv/in/gen\n' \
     >"$R/etc/zkslot/zkslot.conf"
 chmod 0644 "$R/etc/zkslot/zkslot.conf"
 cp "$ZK_SOURCE_DIR"/examples/groth16/bn128/{key.zkey,vk.json,witness-1.wtns,witness-2.wtns} "$R/srv/in/"

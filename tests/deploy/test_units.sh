@@ -36,7 +36,7 @@ if ! DESTDIR=$ROOT cmake --install "$ZK_BUILD_DIR" >"$W/install.log" 2>&1; then
 fi
 unitdir=$(dirname "$(find "$ROOT" -name zkslot-pool.service -print -quit)")
 [ -f "$unitdir/zkslot-pool.service" ] || { bad "zkslot-pool.service not installed"; exit 1; }
-want_units="zkslot-pool.service zkslot-synthd@.service zkslot-gpud@.service zkslot.target run-zkslot-hugepages.mount"
+want_units="zkslot-pool.service zkslot-synthd@.service zkslot-gpud@.service zkslot-apid.service zkslot.target run-zkslot-hugepages.mount"
 for u in $want_units; do
     [ -f "$unitdir/$u" ] || bad "$u not installed in ${unitdir#$ROOT}"
 done
@@ -71,7 +71,7 @@ grep -q NoSuchKey <<<"$out" && grep -q nonexistent <<<"$out" ||
 # the settings the deployment relies on, and every usual hardening option
 # either set or explained in a comment ("#  Option=")
 has() { grep -qE "^$2\$" "$unitdir/$1" || bad "$1: no '$2'"; }
-for u in zkslot-synthd@.service zkslot-gpud@.service; do
+for u in zkslot-synthd@.service zkslot-gpud@.service zkslot-apid.service; do
     for kv in 'Type=notify' 'NotifyAccess=main' 'WatchdogSec=[0-9]+s?' 'Restart=on-failure' \
               'TimeoutStartSec=[0-9]+(s|min)' 'User=zkslot' 'RemoveIPC=no' 'ExecStartPre=.* --check-config' \
               'PartOf=zkslot.target' 'WantedBy=zkslot.target'; do
@@ -89,6 +89,8 @@ has zkslot-synthd@.service 'ExecStart=.*zkslot-synthd --numa-node %i'
 has zkslot-gpud@.service 'ExecStart=.*zkslot-gpud --device %i'
 has zkslot-gpud@.service 'Environment=CUDA_DEVICE_ORDER=PCI_BUS_ID'
 has zkslot-gpud@.service 'LimitMEMLOCK=infinity'
+has zkslot-gpud@.service 'LimitCORE=0'       # issue 37: no witness on disk by accident
+has zkslot-synthd@.service 'LimitCORE=0'
 grep -qE '^(PrivateDevices|DevicePolicy|DeviceAllow|ProtectClock|NoNewPrivileges)=' "$unitdir/zkslot-gpud@.service" &&
     bad "zkslot-gpud@.service restricts devices or setuid helpers (the NVIDIA driver needs them)"
 grep -qE '^(RuntimeDirectory|DynamicUser|RemoveIPC=yes|PrivateTmp=yes)' "$unitdir"/*.service &&
@@ -114,6 +116,7 @@ while IFS= read -r line; do
     case $(basename "$bin") in
     zkslot-synthd) argv[0]=$ZKSLOT_SYNTHD ;;
     zkslot-gpud) argv[0]=$ZKSLOT_GPUD ;;
+    zkslot-apid) argv[0]=$ZKSLOT_APID ;;
     zkslot) argv[0]=$ZKSLOT ;;
     *) bad "$unit: unexpected binary $bin"; continue ;;
     esac

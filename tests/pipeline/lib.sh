@@ -189,6 +189,23 @@ pl_wait_pid() {
     wait "$pid" 2>/dev/null || PL_RC=$?
 }
 
+# pl_notify_listen SOCK LOG: a datagram socket at SOCK standing in for
+# systemd's NOTIFY_SOCKET, each message a daemon sends appended to LOG
+# (STATUS=... lines); its pid in PL_NOTIFY, for the caller's EXIT code to
+# kill.  1 (PL_NOTIFY empty) when synthd is built without libsystemd.
+pl_notify_listen() {
+    PL_NOTIFY=
+    ldd "$ZKSLOT_SYNTHD" 2>/dev/null | grep -q libsystemd || return 1
+    python3 -u -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+out = open(sys.argv[2], "a", buffering=1)
+while True:
+    out.write(s.recv(65536).decode("utf-8", "replace") + "\n")' "$1" "$2" &
+    PL_NOTIFY=$!
+    for _ in $(seq 50); do [ -S "$1" ] && break; sleep 0.1; done
+}
+
 # pl_wait_log DAEMON PID REGEX SECONDS: 0 once $PL_W/DAEMON.log has a line
 # of process PID matching REGEX (grep -E), else pl_bad and 1 after SECONDS.
 # For the test hooks that log when a daemon reaches the state to kill it in.
@@ -278,7 +295,9 @@ pl_check_job() {
     fi
     python3 - "$PL_VK" "$PL_W/jobs/$job.expect" "$PL_W/result.$job" "$PL_W/status.$job.json" \
         "$want" >"$PL_W/public.$job.out" 2>&1 <<'PY' || bad=1
-import json, os, struct, sys
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["ZK_SOURCE_DIR"], "tests", "pipeline"))
+from wtns_public import wtns_public
 vk, expect, result, status, want = sys.argv[1:6]
 n_public = json.load(open(vk))["nPublic"]
 s = json.load(open(status))
@@ -289,21 +308,7 @@ fails = []
 def public_of(path):
     if not path.endswith(".wtns"):
         return [str(x) for x in json.load(open(path))]
-    b = open(path, "rb").read()
-    assert b[:4] == b"wtns", path + ": not a .wtns"
-    nsec = struct.unpack_from("<I", b, 8)[0]
-    off, n8, data = 12, None, None
-    for _ in range(nsec):
-        typ, size = struct.unpack_from("<IQ", b, off)
-        off += 12
-        if typ == 1:
-            n8 = struct.unpack_from("<I", b, off)[0]
-        elif typ == 2:
-            data = off
-        off += size
-    assert n8 and data is not None, path + ": no header or witness section"
-    return [str(int.from_bytes(b[data + i * n8:data + (i + 1) * n8], "little"))
-            for i in range(1, 1 + n_public)]
+    return wtns_public(path, n_public)
 if len(res) != int(want):
     fails.append("%d partitions listed by zkslot result, expected %s" % (len(res), want))
 if len(exp) != int(want):

@@ -5,6 +5,7 @@
 # each partition must prove).  Source it after lib.sh:
 #
 #   pli_circuit bn128        # -> PLI_DIR PLI_KEY PLI_VK PLI_CPP PLI_JS
+#   pli_allow "$ZK_INTEROP_WORK"   # synthd may run them
 #   pli_input 3 5 1 >in.json # x y b
 #
 # Outputs are cached under $ZK_INTEROP_WORK keyed by curve and source
@@ -49,6 +50,15 @@ pli_input() { printf '{"x": "%s", "y": "%s", "b": "%s"}\n' "$1" "$2" "$3"; }
 # pli_reference INPUT.json OUT.wtns: the witness snarkjs computes (the
 # independent reference of what the partition must prove).
 pli_reference() { zk_witness "$PLI_JS/inputs.wasm" "$1" "$2" >/dev/null; }
+
+# pli_allow DIR...: this machine's synthd runs the generators beneath the
+# DIRs, configured as an operator would (`[synthd] generators`,
+# docs/synthesis.md); call it before pl_start_synthd.
+pli_allow() {
+    local d list=
+    for d in "$@"; do list="$list${list:+, }$(realpath -m "$d")"; done
+    printf '[synthd]\ngenerators = %s\n' "$list" >>"$ZKSLOT_CONFIG"
+}
 
 # pli_key_add NAME GENERATOR-ARGS...: registers PLI_KEY once under NAME.
 pli_key_add() {

@@ -56,21 +56,11 @@ put_key "$KA" right
 put_key "$REG" wrong
 
 # b's STATUS lines: a datagram socket standing in for systemd's
-have_notify=1
-ldd "$ZKSLOT_SYNTHD" 2>/dev/null | grep -q libsystemd || have_notify=0
 SOCK=$PL_W/b/notify.sock
-if [ $have_notify = 1 ]; then
-    python3 -u -c 'import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-out = open(sys.argv[2], "a", buffering=1)
-while True:
-    out.write(s.recv(65536).decode("utf-8", "replace") + "\n")' "$SOCK" "$PL_W/b/notify.log" &
-    SRV=$!
-    for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.1; done
-else
-    pl_log "synthd built without libsystemd: b's STATUS is not checked"
-fi
+have_notify=1
+pl_notify_listen "$SOCK" "$PL_W/b/notify.log" ||
+    { have_notify=0; pl_log "synthd built without libsystemd: b's STATUS is not checked"; }
+SRV=$PL_NOTIFY
 # b_status_has REGEX SECONDS: b's last STATUS line matches REGEX in time
 b_status_has() {
     local i

@@ -92,7 +92,7 @@ job2=$(cat "$OUT")
 
 # status
 check "status" 0 "$Z" status --state-dir "$S"
-expect "status line" "^$job1  *bn  *queued  *0/2"
+expect "status line" "^$job1  *bn  *queued  *normal  *0/2"
 check "status JOB" 0 "$Z" status "$job1" --state-dir "$S"
 expect "status job header" "job $job1: key bn, queued, 0/2 done"
 expect "status partition" "^    1 queued "
@@ -139,6 +139,8 @@ db.execute("UPDATE jobs SET state='done' WHERE id=?", (int(sys.argv[2]),))
 db.commit()
 PY
 check "wait done" 0 "$Z" wait "$job2" --state-dir "$S"
+# the files gpud would have written (result lists only paths that exist)
+touch "$T/rel/out/0/proof.json" "$T/rel/out/0/public.json"
 check "result" 0 "$Z" result "$job2" --state-dir "$S"
 [ "$(cat "$OUT")" = "$T/rel/out/0/proof.json $T/rel/out/0/public.json" ] ||
   { echo "FAIL: result paths"; cat "$OUT"; fail=1; }
@@ -158,6 +160,7 @@ db.execute("UPDATE jobs SET state='running' WHERE id=?", (j,))
 db.commit()
 PY
 check "cancel job 3" 0 "$Z" cancel "$job3" --state-dir "$S"
+touch "$T/j3/0/proof.json" "$T/j3/0/public.json"
 "$Z" result "$job3" --state-dir "$S" >"$OUT" 2>"$T/err"
 rc=$?
 [ "$rc" = 1 ] || { echo "FAIL: result of a canceled job: rc $rc, expected 1"; fail=1; }

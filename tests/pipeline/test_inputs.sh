@@ -17,6 +17,7 @@ set -euo pipefail
 pl_init inputs || exit 77
 
 pl_pool 3
+pli_allow "$ZK_INTEROP_WORK"      # where pli_circuit builds the generators
 pl_start_synthd --workers 2
 pl_start_gpud
 in="$PL_W/in"

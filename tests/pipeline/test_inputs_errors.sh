@@ -48,6 +48,7 @@ cat >"$g/zkcurve-gen.sh" <<EOF
 exec "$other_cpp" "\$1" "\$2"
 EOF
 chmod +x "$g"/*.sh
+pli_allow "$g" "$ZK_INTEROP_WORK"
 
 pl_pool 2
 pl_start_synthd --workers 2

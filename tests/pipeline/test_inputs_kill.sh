@@ -28,6 +28,7 @@ fi
 exec "$PLI_CPP" "\$1" "\$2"
 EOF
 chmod +x "$g/zkkill-gen.sh"
+pli_allow "$g"
 
 leftovers() { pli_owned_by "$1"; }
 

@@ -15,6 +15,9 @@
 #             queue cannot meet is refused (exit 3, nothing queued) unless
 #             --force;
 #   request   16 clients racing one --request-id get one job;
+#   workers   [synthd] reserve_workers = 1 of 2: a low job with long fills
+#             never has two partitions synthesizing, and a critical job
+#             starts beside its fill at once;
 #   errors    bad --priority / --deadline / reprioritize values: one line,
 #             exit 2, nothing queued.
 set -euo pipefail
@@ -35,6 +38,7 @@ sub() {
     next=$(( (next + 1) % ${#W[@]} ))
     echo "$id"
 }
+ndone() { "$ZKSLOT" status "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"]["done"])'; }
 # done_order JOB...: the jobs sorted by their partition's done time
 done_order() {
     for j in "$@"; do
@@ -141,5 +145,29 @@ pl_wait "$lowj" 120 || exit 1
 first=$(done_order "$urgent" "$lowj" | awk '{print $1}')
 [ "$first" = "$urgent" ] || pl_bad "the critical job was not proved before the low one"
 pl_check_job "$urgent" 1 || true
+
+pl_log "reserved workers: a long low fill does not hold the urgent job"
+pl_stop "$PL_GPUD"; pl_stop "$PL_SYNTHD"
+printf '[synthd]\nreserve_workers = 1\n' >"$ZKSLOT_CONFIG"
+ZKSLOT_TEST_FILL_DELAY_MS=3000 pl_start_synthd --workers 2
+pl_start_gpud --threads 1
+slow=$("$ZKSLOT" submit --key "$PL_KEYNAME" --priority low "${W[@]:0:3}")
+pl_expect "$slow" "${W[@]:0:3}"
+synth_of() { "$ZKSLOT" status "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["counts"]["synthesizing"])'; }
+for _ in $(seq 100); do [ "$(synth_of "$slow")" = 0 ] || break; sleep 0.05; done
+hot=$(sub critical)          # while the low job's first fill (3 s) runs
+most=0
+for _ in $(seq 4); do
+    n=$(synth_of "$slow"); [ "$n" -gt "$most" ] && most=$n
+    sleep 0.1
+done
+[ "$most" = 1 ] || pl_bad "the low job had $most partitions synthesizing at once with 1 worker of 2 for it"
+pl_wait "$hot" 60 || exit 1
+pl_wait "$slow" 60 || exit 1
+# the low fills are 3 s each, one at a time: the critical one, started by
+# the reserved worker beside them, is ready before the low job's last
+order=$(grep -oE '\(job [0-9]+ #[0-9]\) ready' "$PL_W/synthd.log" | awk '{print $2}' | tail -n 4 | xargs)
+[ "$order" != "$slow $slow $slow $hot" ] || pl_bad "the critical job waited for the low fills: $order"
+grep -qE "\(job $hot #0, critical\): a reserved worker" "$PL_W/synthd.log" || pl_bad "no reserved-worker line for $hot"
 pl_pool_clean || true
 pl_done

@@ -37,6 +37,7 @@ ZK_CMD(reprioritize);
 ZK_CMD(plan);
 ZK_CMD(top);
 ZK_CMD(metrics);
+ZK_CMD(token);
 
 /* `zkslot bench <what>` subbenchmarks, one per module, same convention. */
 ZK_CMD(bench_field);

@@ -4,6 +4,7 @@
  * stdout, exit 0) and `--version`.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,6 +39,7 @@ static const struct command commands[] = {
     { "metrics", cmd_metrics,
       "[--textfile PATH [--interval S] | --listen ADDR:PORT [--allow-remote]]", 0 },
     { "top", cmd_top, "[--once] [--interval S]", 0 },
+    { "token", cmd_token, "add NAME --keys KEYS|* [--cancel-any] | list | revoke NAME", 0 },
 };
 
 static void usage(FILE *out)
@@ -90,6 +92,13 @@ static const struct command *find_command(const char *name)
 
 int main(int argc, char **argv)
 {
+    /* zkslot --server URL CMD ...: the job commands go to zkslot-apid (remote.h) */
+    if (argc > 2 && !strcmp(argv[1], "--server")) {
+        setenv("ZKSLOT_SERVER", argv[2], 1);
+        argv[2] = argv[0];
+        argc -= 2;
+        argv += 2;
+    }
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -104,7 +104,12 @@ struct zk_binfile {
 /*
  * Open the container at `path` and walk its section records.  `magic` is
  * the expected 4-character magic ("zkey", "wtns", "r1cs", "ptau"), or NULL
- * to accept any.  Version checks are left to the format readers.
+ * to accept any.  Version checks are left to the format readers.  The
+ * path is opened without blocking (O_NONBLOCK: a FIFO or a device named
+ * by a user never stalls a daemon) and must be a regular file (-EINVAL
+ * "not a regular file"); a wrong magic's bytes are not quoted unless they
+ * are another zkslot format's (the message may reach a user who could not
+ * read the file).
  * Errors: -errno (open/read failures), ZK_ETRUNCATED (shorter than the
  * 12-byte header or than a record claims), ZK_EBADMAGIC, -ENOMEM.  On
  * failure *bf is left closed (zk_binfile_done() is harmless) and diag, if
@@ -112,6 +117,12 @@ struct zk_binfile {
  */
 int zk_binfile_open(struct zk_binfile *bf, const char *path, const char *magic,
                     struct zk_diag *diag);
+/* The same, following no symlink in any component of path
+ * (zk_open_dir_nofollow, then O_NOFOLLOW): for a daemon reading a file a
+ * user named by its canonical path, which a link swapped in since must
+ * not redirect to a file only the daemon may read. */
+int zk_binfile_open_nofollow(struct zk_binfile *bf, const char *path, const char *magic,
+                             struct zk_diag *diag);
 
 /*
  * Same as zk_binfile_open() over a memory buffer of `len` bytes that must

@@ -5,11 +5,11 @@
  * documents each; flags of the daemons and the CLI override the file):
  *
  *   [zkslot]  state_dir, max_attempts, max_errors, poll_ms, machine
- *   [ledger]  url, lease, aging
+ *   [ledger]  url, lease, aging, keep_inputs
  *   [pool]    path, slots, slot_size, dir, numa_nodes, hugepages, reserve,
  *             reserve_class
  *   [synthd]  workers, threads, numa_node, witness_memory, witness_timeout,
- *             witness_output, witness_dir, reserve_workers
+ *             witness_output, witness_dir, generators, reserve_workers
  *   [gpud]    backend, device, threads, release, self_verify, keys
  *   [keys]    precompute, table_factor
  *
@@ -52,6 +52,7 @@ struct zk_config {
                                        postgresql://... or libpq keywords (zk/ledger.h) */
     unsigned ledger_lease;          /* seconds a machine's lease lasts unrenewed */
     unsigned ledger_aging;          /* seconds of waiting per class step; 0 = no aging */
+    unsigned ledger_keep_inputs;    /* seconds an ended job's inputs are kept; 0 = none */
     char pool[1024];                /* [pool] path: the pool's path */
     /* [pool] geometry, for `zkslot pool create` (0 / "" = not set) */
     unsigned pool_slots;            /* slots, 1 .. ZK_POOL_MAX_SLOTS */
@@ -72,6 +73,8 @@ struct zk_config {
     unsigned witness_timeout;       /* seconds per generator run; 0 = none */
     uint64_t witness_output;        /* bytes of generator output before it is stopped */
     char witness_dir[1024];         /* tmpfs directory for inputs and witnesses in flight */
+    char synthd_generators[4096];   /* what synthd runs as witness generators: comma-
+                                       separated paths (zk_witgen_allowed); "" = none */
     unsigned synthd_reserve_workers; /* of the workers, those that take only work of
                                         pool_reserve_class and above */
     /* [gpud] */

@@ -144,6 +144,9 @@ struct zk_ledger_part {
     double witness_s;                 /* of synth_s: the witness generator's run; < 0 = none */
     int priority;                     /* its job's class (enum zk_priority) */
     int64_t deadline_ns;              /* its job's deadline; 0 = none */
+    char machine[64];                 /* PostgreSQL: the machine that holds or
+                                         held it last (a done partition's files
+                                         are there); "" on SQLite (this one) */
 };
 
 /* Per-stage timings reported by gpud with zk_ledger_part_done(). */
@@ -179,12 +182,35 @@ typedef struct zk_ledger zk_ledger;
  */
 const char *zk_ledger_sqlite_path(const char *url);
 
+
+/*
+ * `url` as it may be shown (a message, a log, a header, a configuration
+ * dump): a PostgreSQL URL or keyword string without its password (the
+ * user info's, ?password=, password=...), an SQLite path as it is.  Into
+ * buf (n bytes, truncated if need be); returns buf.  Every place that shows
+ * a ledger's URL goes through here.  Cannot fail.
+ */
+const char *zk_ledger_url_redact(const char *url, char *buf, size_t n);
+
+/*
+ * Which of the SQLite ledger `file` (when it exists) and its directory
+ * `dir` (for the ledger, -wal and -shm) this process may not write: that
+ * path (file or dir), with "not writable by WHO (uid U): owner O:G, mode
+ * MMMM" in buf (n bytes); NULL when both are writable.  For messages that
+ * say whose the ledger is instead of SQLite's "unable to open database
+ * file".
+ */
+const char *zk_ledger_sqlite_access(const char *file, const char *dir, const char *who,
+                                    char *buf, size_t n);
+
 /*
  * Opens the ledger `path` names (zk_ledger_sqlite_path).  PostgreSQL:
  * connects (libpq; busy_ms bounds the connection and lock waits, 0 = 10 s),
  * creates or migrates the schema under an advisory lock with
  * ZK_LEDGER_CREATE, else refuses a database without it (ZK_EFORMAT);
- * -ENOTSUP when built without libpq; an unreachable server is ZK_ELEDGER.
+ * -ENOTSUP when built without libpq; an unreachable server is ZK_ELEDGER;
+ * a server that refuses (authentication, no such role or database, no
+ * privilege to read or make the schema) is -EACCES, its reason in diag.
  * SQLite: opens (creating when absent, with ZK_LEDGER_CREATE) the database at
  * `path`, sets WAL mode, foreign keys and a busy timeout of busy_ms (0 =
  * 10000), and migrates the schema to ZK_LEDGER_SCHEMA_VERSION.  A ledger
@@ -309,6 +335,15 @@ int zk_ledger_job_submit_opts(zk_ledger *l, int64_t key_id, const char *out_dir,
  * length; -ENOENT if the partition is unknown or has no input. */
 int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
                          struct zk_diag *diag);
+/*
+ * Empties the circuit inputs of the jobs that ended (done, failed or
+ * canceled) at least keep_s seconds ago, results kept; on SQLite the space
+ * is given back and the write-ahead log emptied (common/ledger/purge.c).
+ * The daemons run it on their periodic recovery pass ([ledger]
+ * keep_inputs).  *ret_n (may be NULL): partitions emptied.  0 or an error.
+ */
+int zk_ledger_purge_inputs(zk_ledger *l, unsigned keep_s, uint32_t *ret_n,
+                           struct zk_diag *diag);
 /* Where partition proofs of job j go on this machine: j->out_dir stays,
  * and "" (a PostgreSQL job submitted without one) becomes
  * "<state_dir>/jobs/<id>".  -ENAMETOOLONG if that does not fit. */
@@ -528,6 +563,10 @@ struct zk_ledger_daemon {
     uint64_t starts;                  /* times started (restarts = starts - 1) */
     int32_t last_pid;
     int64_t last_start_ns;
+    char machine[64];                 /* zk_ledger_farm_daemons: its machine;
+                                         "" on SQLite (this one) */
+    int lease;                        /* zk_ledger_farm_daemons: 1 when that
+                                         machine's lease is current */
 };
 
 /* A daemon records each start (role, instance); one transaction. */
@@ -538,6 +577,11 @@ int zk_ledger_daemon_started(zk_ledger *l, const char *role, const char *instanc
  * (zk_ledger_set_machine), whose pids and restarts they are. */
 int zk_ledger_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
                           void *ctx, struct zk_diag *diag);
+/* The whole farm's daemons: on a shared ledger every machine's, by machine,
+ * role and instance, with machine and lease filled (a pid means something
+ * only on its own machine); on SQLite the same as zk_ledger_daemon_list. */
+int zk_ledger_farm_daemons(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                           void *ctx, struct zk_diag *diag);
 
 struct zk_ledger_totals {
     uint64_t parts[ZK_PART_STATE_COUNT]; /* partitions per enum zk_part_state */

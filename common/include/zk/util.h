@@ -26,6 +26,11 @@ void zk_memzero(void *p, size_t n);
  * ignored; a pointer that zk_big_alloc did not return aborts).
  */
 void *zk_big_alloc(size_t n);
+/* The same for secrets (a witness copy, arrays computed from a witness):
+ * always an anonymous mapping of its own (even below 1 MiB), advised
+ * MADV_DONTDUMP so that a core dump leaves it out; NULL when out of memory
+ * or when the advice is refused.  Free with zk_big_free (zero it first). */
+void *zk_secret_alloc(size_t n);
 void zk_big_free(void *p);
 
 /* A shared library loaded when first needed (dlopen, RTLD_NOW): its
@@ -60,6 +65,16 @@ int zk_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
  * at the root, else everything before the last slash.  0, or
  * -ENAMETOOLONG when it does not fit (buf then holds a truncated copy). */
 int zk_path_dir(const char *path, char *buf, size_t len);
+
+/*
+ * Opens the directory `path` (O_RDONLY | O_DIRECTORY) without following a
+ * symlink in any of its components: each is opened with O_NOFOLLOW below
+ * the one before, from "/".  With mode nonzero a missing component is
+ * made (mkdirat, `mode` less the umask) and opened the same way.  A ".."
+ * component is refused (-EINVAL).  The descriptor, or -errno: -ENOTDIR
+ * (or -ELOOP) when a component is a symlink or not a directory.
+ */
+int zk_open_dir_nofollow(const char *path, mode_t mode);
 
 /* zk_write_atomic_at in the directory of `path`. */
 int zk_write_atomic(const char *path, const void *buf, size_t len, mode_t mode);

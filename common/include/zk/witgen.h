@@ -15,14 +15,22 @@
  *         without a shell; {input} and {output} in it are replaced by the
  *         two paths.  It must name both.
  *
+ * A bare program name (the `node` of a wasm generator, a command's first
+ * word without a slash) is looked up in ZK_WITGEN_PATH, never in the
+ * caller's PATH: `key add`, synthd and `zkslot prove` find the same file.
+ *
  * zk_witgen_run() starts the generator in its own process group with
  * PR_SET_PDEATHSIG(SIGKILL) (it dies with the thread that started it, so a
  * kill -9 of the daemon leaves no generator running), no core dumps,
  * standard input from /dev/null, standard output and error captured into
- * a bounded buffer, and the environment variable ZKSLOT_WITGEN_OWNER set
- * to the daemon's identity, inherited by anything the generator starts,
- * so that zk_witgen_sweep() can find and kill what a dead daemon's
- * generators left behind.  Limits: a wall-clock timeout, a memory bound on
+ * a bounded buffer, and a fixed environment, never the caller's (which
+ * holds the daemon's ledger URL and passwords): PATH=ZK_WITGEN_PATH,
+ * HOME and TMPDIR the directory of the output file, LANG=C, and
+ * ZKSLOT_WITGEN_OWNER set to the daemon's identity, inherited by anything
+ * the generator starts, so that zk_witgen_sweep() can find and kill what
+ * a dead daemon's generators left behind.  With limits->allow set, the
+ * generator runs only when zk_witgen_allowed says so, checked just before
+ * it is started.  Limits: a wall-clock timeout, a memory bound on
  * the resident size of the whole process group (sampled every 50 ms, and
  * the peak at exit), and a bound on the output.
  *
@@ -66,6 +74,7 @@ enum zk_witgen_kind {
 #define ZK_WITGEN_SPEC_MAX 4096
 #define ZK_WITGEN_OUTPUT_DEFAULT (1u << 20)   /* output bound when none is given */
 #define ZK_WITGEN_OWNER_ENV "ZKSLOT_WITGEN_OWNER"
+#define ZK_WITGEN_PATH "/usr/local/bin:/usr/bin:/bin"
 
 struct zk_witgen {
     int kind;                          /* enum zk_witgen_kind */
@@ -104,6 +113,22 @@ int zk_witgen_check(const struct zk_witgen *g, struct zk_diag *diag);
 size_t zk_witgen_files(const struct zk_witgen *g, char f[3][ZK_WITGEN_FILE_MAX]);
 
 /*
+ * Does this machine run g: `allow` is `[synthd] generators`, comma-separated
+ * absolute paths of directories (every file beneath them) or files; ""
+ * allows nothing.  Every file of g (zk_witgen_files), its links resolved,
+ * must be an entry or beneath a directory entry, and that file and each
+ * directory from the entry down to it must belong to root or to this user
+ * and be writable by no one else (a symlink met there is refused).  0, or
+ * -EPERM (not under an entry) or ZK_EUNTRUSTED (a file or directory on the
+ * way that others could change) with one line naming the file; -ENOENT
+ * and the like when a file is missing.  Nothing the ledger says widens
+ * this: a command's words are arguments of its program, never a shell's
+ * text, so a command whose program is /bin/sh runs only where /bin/sh is
+ * listed.
+ */
+int zk_witgen_allowed(const struct zk_witgen *g, const char *allow, struct zk_diag *diag);
+
+/*
  * XXH3-128 of what g runs, as 32 lowercase hex digits: the kind and spec,
  * then the content of zk_witgen_files in order.
  */
@@ -114,6 +139,8 @@ struct zk_witgen_limits {
     unsigned timeout_ms;    /* 0 = no timeout */
     uint64_t output_max;    /* bytes of stdout + stderr; 0 = ZK_WITGEN_OUTPUT_DEFAULT */
     const char *owner;      /* value of ZKSLOT_WITGEN_OWNER (NULL = not set) */
+    const char *allow;      /* NULL: run whatever g is (the user's own `zkslot prove`);
+                               else zk_witgen_allowed(g, allow) first ([synthd] generators) */
 };
 
 struct zk_witgen_result {

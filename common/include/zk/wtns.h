@@ -45,6 +45,9 @@ struct zk_wtns {
  * here (see zk_wtns_read_values).
  */
 int zk_wtns_open(struct zk_wtns *w, const char *path, struct zk_diag *diag);
+/* The same, following no symlink in any component (zk_binfile_open_nofollow):
+ * synthd reading a job's witness, a path its submitter named. */
+int zk_wtns_open_nofollow(struct zk_wtns *w, const char *path, struct zk_diag *diag);
 
 /* Same over a memory buffer that must outlive *w; `name` is for diag. */
 int zk_wtns_open_mem(struct zk_wtns *w, const void *buf, size_t len, const char *name,

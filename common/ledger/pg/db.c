@@ -50,10 +50,31 @@ void lpg_arg_bytes(struct lpg_args *a, const void *p, size_t n)
 /* The server's or libpq's message, first line only. */
 static int pg_err(zk_ledger *l, const char *msg, struct zk_diag *diag)
 {
-    char m[200];
+    char m[300];
     snprintf(m, sizeof m, "%s", msg && *msg ? msg : "unknown error");
     m[strcspn(m, "\n")] = 0;
     return zk_diag_set(diag, l->path, ZK_ELEDGER, "%s", m);
+}
+
+/* Whether a failed connection's message says the server answered and
+ * refused us (authentication, pg_hba.conf, no such role or database, no
+ * CONNECT privilege), not that it could not be reached.  libpq gives no
+ * SQLSTATE for a failed connection: its text is all there is. */
+static int refused(const char *msg)
+{
+    static const char *const why[] = { "authentication failed", "pg_hba.conf",
+                                       "does not exist", "permission denied",
+                                       "no password supplied", NULL };
+    for (int i = 0; msg && why[i]; i++)
+        if (strstr(msg, why[i]))
+            return 1;
+    return 0;
+}
+
+int lpg_denied(const zk_ledger *l)
+{
+    const char *s = l->pg->sqlstate;
+    return !strcmp(s, "42501") || !strncmp(s, "28", 2);
 }
 
 void lpg_forget_prepared(struct ledger_pg *pg)
@@ -66,8 +87,9 @@ void lpg_forget_prepared(struct ledger_pg *pg)
 int lpg_connect(zk_ledger *l, struct zk_diag *diag)
 {
     struct ledger_pg *pg = l->pg;
-    if (pg->c && PQstatus(pg->c) == CONNECTION_OK)
+    if (pg->c && PQstatus(pg->c) == CONNECTION_OK && !pg->ended)
         return 0;
+    pg->ended = 0;
     if (pg->c)
         PQfinish(pg->c);
     pg->in_tx = 0;
@@ -81,8 +103,12 @@ int lpg_connect(zk_ledger *l, struct zk_diag *diag)
     pg->c = PQconnectdbParams(keys, vals, 1);
     if (!pg->c)
         return zk_diag_set(diag, l->path, -ENOMEM, "out of memory");
-    if (PQstatus(pg->c) != CONNECTION_OK)
+    if (PQstatus(pg->c) != CONNECTION_OK) {
+        /* invalid_authorization_specification: lpg_denied tells it apart */
+        snprintf(pg->sqlstate, sizeof pg->sqlstate, "%s",
+                 refused(PQerrorMessage(pg->c)) ? "28000" : "08001");
         return pg_err(l, PQerrorMessage(pg->c), diag);
+    }
     /* lock waits bounded like SQLite's busy timeout; quiet notices; and a
      * session left idle inside a transaction (its process stopped, frozen
      * or cut off while it held row locks: our transactions are a few
@@ -125,13 +151,37 @@ static int prepared(zk_ledger *l, const char *sql, int nparams, PGresult **err)
     return pg->nprep++;
 }
 
+/* Whether SQLSTATE s says the server ended the session before it read
+ * the statement (a restart or a failover: admin_shutdown, crash_shutdown,
+ * idle_session_timeout), so that it was not run: libpq may still call the
+ * connection OK until its next read, so the caller drops it. */
+static int session_ended(const char *s)
+{
+    return !strcmp(s, "57P01") || !strcmp(s, "57P02") || !strcmp(s, "57P05");
+}
+
+static PGresult *query_once(zk_ledger *l, const char *sql, const struct lpg_args *a,
+                            int binary, struct zk_diag *diag);
+
 PGresult *lpg_query(zk_ledger *l, const char *sql, const struct lpg_args *a, int binary,
                     struct zk_diag *diag)
 {
+    PGresult *res = query_once(l, sql, a, binary, diag);
+    /* a connection the server ended while it was idle shows only when
+     * used: outside a transaction, the statement is sent again once on a
+     * new connection (inside one, the transaction is lost with it and the
+     * caller's call fails; lpg_begin retries a BEGIN) */
+    if (!res && !l->pg->in_tx && l->pg->ended)
+        res = query_once(l, sql, a, binary, diag);
+    return res;
+}
+
+static PGresult *query_once(zk_ledger *l, const char *sql, const struct lpg_args *a,
+                            int binary, struct zk_diag *diag)
+{
     struct ledger_pg *pg = l->pg;
     pg->sqlstate[0] = 0;
-    /* a connection lost between transactions is made again; inside one,
-     * the transaction is lost with it and the caller's call fails */
+    /* a connection lost between transactions is made again */
     if (!pg->in_tx && lpg_connect(l, diag) < 0)
         return NULL;
     /* without parameters: the simple protocol, which runs several
@@ -157,6 +207,11 @@ PGresult *lpg_query(zk_ledger *l, const char *sql, const struct lpg_args *a, int
         return res;
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
     snprintf(pg->sqlstate, sizeof pg->sqlstate, "%s", state ? state : "");
+    /* libpq reports the server's goodbye it read on sending as its own
+     * error, without the fields: its text is all there is */
+    pg->ended = session_ended(pg->sqlstate) ||
+                (!pg->sqlstate[0] && PQstatus(pg->c) == CONNECTION_BAD &&
+                 strstr(PQerrorMessage(pg->c), "FATAL:  terminating connection"));
     const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
     pg_err(l, msg ? msg : PQerrorMessage(pg->c), diag);
     PQclear(res);
@@ -179,7 +234,7 @@ int lpg_begin(zk_ledger *l, struct zk_diag *diag)
     int r = lpg_cmd(l, "BEGIN", NULL, diag);
     /* a connection cut while idle (a server restart) shows only when used:
      * BEGIN changed nothing, so it is sent again on a new connection */
-    if (r < 0 && PQstatus(l->pg->c) == CONNECTION_BAD)
+    if (r < 0 && (PQstatus(l->pg->c) == CONNECTION_BAD || l->pg->ended))
         r = lpg_cmd(l, "BEGIN", NULL, diag);
     if (r < 0)
         return r;

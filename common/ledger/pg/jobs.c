@@ -181,8 +181,9 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
                     : zk_diag_set(diag, l->path, -EEXIST,
                                   "request id '%s' is job %lld, of another key", rid,
                                   (long long)id);
-        } else {
-            r = zk_diag_set(diag, l->path, ZK_ELEDGER, "request id '%s': no job", rid);
+        } else {   /* row-level security hides another submitter's job */
+            r = zk_diag_set(diag, l->path, -EEXIST,
+                            "request id '%s' is taken by another submitter's job", rid);
         }
         PQclear(res);
         goto out;

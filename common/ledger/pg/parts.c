@@ -23,8 +23,8 @@
     "p.id, p.job_id, j.key_id, p.idx, p.witness, p.state, p.attempts, p.errors, p.proofs," \
     " p.owner_pid, p.owner_start, p.owner_role, p.slot, p.synth_s, p.wait_s, p.start_s,"   \
     " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error,"                          \
-    " (p.input IS NOT NULL)::int, p.witness_s, p.owner_ns, p.owner_boot, p.machine,"       \
-    " j.priority, j.deadline_ns"
+    " p.has_input::int, p.witness_s, p.owner_ns, p.owner_boot, p.machine, j.priority,"   \
+    " j.deadline_ns"
 
 /* Row `row` of res (PART_COLS) into *p; the machine into machine[64] if not NULL. */
 static void part_row(const PGresult *res, int row, struct zk_ledger_part *p, char *machine)
@@ -55,6 +55,7 @@ static void part_row(const PGresult *res, int row, struct zk_ledger_part *p, cha
     p->witness_s = lpg_f64(res, row, 22);
     p->owner.pidns = (uint64_t)lpg_i64(res, row, 23);
     p->owner.boot = (uint64_t)lpg_i64(res, row, 24);
+    lpg_text(p->machine, sizeof p->machine, res, row, 25);
     if (machine)
         lpg_text(machine, 64, res, row, 25);
     p->priority = (int)lpg_i64(res, row, 26);

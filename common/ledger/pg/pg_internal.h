@@ -13,7 +13,9 @@
  * The files: libpq.c (libpq loaded at the first open), db.c (these
  * helpers, the connection), schema.c (migrations,
  * open, close, the ops table), keys.c, jobs.c, parts.c, reconcile.c,
- * stats.c, lease.c (machines and their leases) -- the concepts of the SQLite backend (../ledger_internal.h).
+ * stats.c, purge.c, lease.c (machines and their leases), roles.c (who may do
+ * what), sched.c (priorities, deadlines) -- the concepts of the SQLite
+ * backend (../ledger_internal.h).
  */
 #ifndef ZK_LEDGER_PG_INTERNAL_H
 #define ZK_LEDGER_PG_INTERNAL_H
@@ -88,6 +90,8 @@ struct ledger_pg {
     unsigned busy_ms;               /* lock_timeout and connect timeout */
     int in_tx;                      /* BEGIN sent, no COMMIT/ROLLBACK yet */
     char sqlstate[6];               /* of the last failed statement; "" none */
+    int ended;                      /* the server ended the session (57P01...):
+                                     * the next statement reconnects (db.c) */
     char machine[64];               /* this process's machine (owner of local pids) */
     int64_t epoch;                  /* of the machine's lease this handle holds; 0 none */
     /* statements with parameters, prepared once per connection (db.c):
@@ -147,8 +151,22 @@ void lpg_text(char *dst, size_t n, const PGresult *res, int row, int col);
 /* Frees the cache of prepared statements (their connection is gone). */
 void lpg_forget_prepared(struct ledger_pg *pg);
 
-/* Connects (or reconnects) l->pg->c; 0 or ZK_ELEDGER. */
+/* Whether the last failure was the server refusing us (authentication,
+ * pg_hba.conf, no such role or database: SQLSTATE class 28, set by
+ * lpg_connect from libpq's message) or a statement without the privilege
+ * (42501), rather than an unreachable server or another error. */
+int lpg_denied(const zk_ledger *l);
+
+/* Connects (or reconnects) l->pg->c; 0 or ZK_ELEDGER (sqlstate 28000 when
+ * the server refused the connection, 08001 when it could not be made). */
 int lpg_connect(zk_ledger *l, struct zk_diag *diag);
+
+/* Roles and grants (roles.c): the migration that adds the columns they
+ * need, and the grants and policies applied at the end of every migration
+ * (inside its transaction): 0 or ZK_ELEDGER (a missing role that the
+ * migrating role may not create included). */
+extern const char lpg_roles_migration[];
+int lpg_roles_apply(zk_ledger *l, struct zk_diag *diag);
 
 /* The job state derived again after one of its partitions moved to `to`
  * (jobs.c; inside the caller's transaction, the partition locked). */
@@ -210,8 +228,11 @@ int lpg_daemon_started(zk_ledger *l, const char *role, const char *instance, int
                        struct zk_diag *diag);
 int lpg_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
                     void *ctx, struct zk_diag *diag);
+int lpg_farm_daemons(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                     void *ctx, struct zk_diag *diag);
 int lpg_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag);
 int lpg_done_times(zk_ledger *l, int64_t since_ns,
                    int (*fn)(void *ctx, const struct zk_ledger_part_times *t), void *ctx,
                    struct zk_diag *diag);
+int lpg_purge_inputs(zk_ledger *l, int64_t before_ns, uint32_t *ret_n, struct zk_diag *diag);
 #endif

@@ -103,6 +103,8 @@ static const char *const migrations[] = {
     "ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 1,"
     " ADD COLUMN deadline_ns BIGINT NOT NULL DEFAULT 0, ADD COLUMN request_id TEXT;"
     "CREATE UNIQUE INDEX jobs_request ON jobs(request_id);",
+    /* 4 -> 5: jobs.submitter, partitions.has_input (roles.c) */
+    lpg_roles_migration,
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -140,8 +142,10 @@ static const struct ledger_ops pg_ops = {
     .reconcile = lpg_reconcile,
     .daemon_started = lpg_daemon_started,
     .daemon_list = lpg_daemon_list,
+    .farm_daemons = lpg_farm_daemons,
     .totals = lpg_totals,
     .done_times = lpg_done_times,
+    .purge_inputs = lpg_purge_inputs,
 };
 
 /* The schema version: 0 with no zkslot_schema table, < 0 an error. */
@@ -195,6 +199,8 @@ static int migrate(zk_ledger *l, struct zk_diag *diag)
         goto out;
     for (r = 0; v < N_MIGRATIONS && r >= 0; v++)
         r = lpg_cmd(l, migrations[v], NULL, diag);
+    if (r >= 0)   /* the grants of these tables, every migration (roles.c) */
+        r = lpg_roles_apply(l, diag);
     if (r >= 0) {
         snprintf(q, sizeof q, "UPDATE zkslot_schema SET version = %d", v);
         r = lpg_cmd(l, q, NULL, diag);
@@ -204,27 +210,12 @@ out:
     return lpg_end(l, r, diag);
 }
 
-/* conninfo for messages: a URL's or keywords' password left out. */
+/* conninfo for messages: zk_ledger_url_redact's, allocated (NULL: no memory). */
 static char *redacted(const char *conninfo)
 {
-    char *s = strdup(conninfo);
-    if (!s)
-        return NULL;
-    char *at = strchr(s, '@'), *scheme = strstr(s, "://");
-    if (scheme && at && at > scheme) {
-        char *colon = memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
-        if (colon)
-            memmove(colon, at, strlen(at) + 1);
-    }
-    char *pw = strstr(s, "password");
-    if (pw && (pw == s || pw[-1] == ' ' || pw[-1] == '?' || pw[-1] == '&')) {
-        char *v = pw + 8;
-        while (*v == ' ' || *v == '=')
-            v++;
-        size_t n = strcspn(v, " &");
-        memmove(v, v + n, strlen(v + n) + 1);
-    }
-    return s;
+    size_t n = strlen(conninfo) + 1;
+    char *s = malloc(n);
+    return s ? (char *)zk_ledger_url_redact(conninfo, s, n) : NULL;
 }
 
 int lpg_open(const char *conninfo, unsigned flags, unsigned busy_ms, zk_ledger **ret,
@@ -265,6 +256,9 @@ int lpg_open(const char *conninfo, unsigned flags, unsigned busy_ms, zk_ledger *
     r = r < N_MIGRATIONS ? migrate(l, diag) : 0;
 out:
     if (r < 0) {
+        /* refused (authentication, privileges) is not unreachable */
+        if (r == ZK_ELEDGER && lpg_denied(l))
+            r = -EACCES;
         lpg_close(l);
         return r;
     }

@@ -49,15 +49,19 @@ int lpg_daemon_started(zk_ledger *l, const char *role, const char *instance, int
     return r < 0 ? r : 0;
 }
 
-int lpg_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
-                    void *ctx, struct zk_diag *diag)
+/* The daemons of every machine (all) or of this handle's machine, each
+ * with its machine and whether that machine's lease is current. */
+static int daemon_rows(zk_ledger *l, int all,
+                       int (*fn)(void *ctx, const struct zk_ledger_daemon *d), void *ctx,
+                       struct zk_diag *diag)
 {
-    /* this machine's: a pid means something only here (the callers match
-     * it against the local pool), and so does a restart count */
     struct lpg_args a = { 0 };
-    lpg_arg_str(&a, l->pg->machine);
-    PGresult *res = lpg_query(l, "SELECT role, instance, starts, last_pid, last_start_ns"
-                                 " FROM daemons WHERE machine = $1 ORDER BY role, instance",
+    lpg_arg_str(&a, all ? NULL : l->pg->machine);
+    PGresult *res = lpg_query(l, "SELECT d.machine, d.role, d.instance, d.starts, d.last_pid,"
+                                 " d.last_start_ns, coalesce(m.lease_until > now() AND NOT"
+                                 " m.expired, false)::int FROM daemons d LEFT JOIN machines m"
+                                 " ON m.name = d.machine WHERE $1::text IS NULL OR"
+                                 " d.machine = $1 ORDER BY d.machine, d.role, d.instance",
                               &a, 0, diag);
     if (!res)
         return ZK_ELEDGER;
@@ -65,15 +69,31 @@ int lpg_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_da
     for (int i = 0; i < PQntuples(res) && !r; i++) {
         struct zk_ledger_daemon d;
         memset(&d, 0, sizeof d);
-        lpg_text(d.role, sizeof d.role, res, i, 0);
-        lpg_text(d.instance, sizeof d.instance, res, i, 1);
-        d.starts = (uint64_t)lpg_i64(res, i, 2);
-        d.last_pid = (int32_t)lpg_i64(res, i, 3);
-        d.last_start_ns = lpg_i64(res, i, 4);
+        lpg_text(d.machine, sizeof d.machine, res, i, 0);
+        lpg_text(d.role, sizeof d.role, res, i, 1);
+        lpg_text(d.instance, sizeof d.instance, res, i, 2);
+        d.starts = (uint64_t)lpg_i64(res, i, 3);
+        d.last_pid = (int32_t)lpg_i64(res, i, 4);
+        d.last_start_ns = lpg_i64(res, i, 5);
+        d.lease = (int)lpg_i64(res, i, 6);
         r = fn(ctx, &d);
     }
     PQclear(res);
     return r;
+}
+
+int lpg_daemon_list(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                    void *ctx, struct zk_diag *diag)
+{
+    /* this machine's: a pid means something only here (the callers match
+     * it against the local pool), and so does a restart count */
+    return daemon_rows(l, 0, fn, ctx, diag);
+}
+
+int lpg_farm_daemons(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_daemon *d),
+                     void *ctx, struct zk_diag *diag)
+{
+    return daemon_rows(l, 1, fn, ctx, diag);
 }
 
 int lpg_totals(zk_ledger *l, struct zk_ledger_totals *ret, struct zk_diag *diag)

@@ -106,7 +106,7 @@ static int bench_handoff(zk_pool *h, const char *path, unsigned iters, uint64_t 
     return r;
 }
 
-struct fill_result { double memcpy_gbs, fill_gbs, slot_memcpy_gbs, publish_hash_gbs; };
+struct fill_result { double memcpy_gbs, fill_gbs, slot_memcpy_gbs, publish_hash_gbs, release_ms; };
 
 static double gbs(uint64_t bytes, uint64_t ns)
 {
@@ -172,6 +172,32 @@ out:
     return r;
 }
 
+/* Release of a published, claimed slot of `size` bytes of data (the
+ * scrub): median ms of `repeats`. */
+static int bench_release(zk_pool *h, uint64_t size, unsigned repeats, struct fill_result *res)
+{
+    uint64_t t[64];
+    int r = 0;
+    if (repeats > 64)
+        repeats = 64;
+    for (unsigned k = 0; k < repeats && !r; k++) {
+        struct zk_slot s, c;
+        if ((r = zk_pool_acquire(h, k, 0, 5000, NULL, &s)) < 0)
+            break;
+        uint64_t n = size < s.capacity ? size : s.capacity;
+        memset(s.data, 1, n);
+        struct zk_slot_desc d = { .nregions = 1, .region_bytes = { n } };
+        if ((r = zk_pool_publish(h, &s, &d)) < 0 ||
+            (r = zk_pool_claim(h, ZK_POOL_ANY_NODE, ZK_POOL_CLAIM_NOVERIFY, 5000, NULL, &c)) < 0)
+            break;
+        uint64_t t0 = mono_ns();
+        r = zk_pool_release(h, &c);
+        t[k] = mono_ns() - t0;
+    }
+    res->release_ms = r < 0 ? 0 : (double)pct(t, repeats, 0.5) / 1e6;
+    return r < 0 ? r : 0;
+}
+
 int cmd_bench_pool(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -225,6 +251,8 @@ int cmd_bench_pool(int argc, char **argv)
     r = bench_handoff(h, path, iters, lat);
     if (!r)
         r = bench_fill(h, size, repeats, &fr);
+    if (!r)
+        r = bench_release(h, size, repeats, &fr);
     zk_pool_detach(h);
     free(h);
     zk_pool_destroy(path, 1, NULL);
@@ -236,7 +264,7 @@ int cmd_bench_pool(int argc, char **argv)
     double ratio = fr.memcpy_gbs > 0 ? fr.fill_gbs / fr.memcpy_gbs : 0;
     const char *backing = cr.backing == ZK_POOL_BACKING_HUGETLBFS ? "hugetlbfs" : "tmpfs";
     if (json) {
-        json_t *o = json_pack("{s:s, s:i, s:f, s:f, s:I, s:i, s:f, s:f, s:f, s:f, s:f, s:b, s:b}",
+        json_t *o = json_pack("{s:s, s:i, s:f, s:f, s:I, s:i, s:f, s:f, s:f, s:f, s:f, s:b, s:b, s:f}",
                               "backing", backing, "handoff_iters", (int)iters,
                               "handoff_median_us", med, "handoff_p99_us", p99,
                               "fill_bytes", (json_int_t)size, "fill_repeats", (int)repeats,
@@ -244,7 +272,7 @@ int cmd_bench_pool(int argc, char **argv)
                               "slot_memcpy_gbs", fr.slot_memcpy_gbs,
                               "memcpy_then_hash_gbs", fr.publish_hash_gbs,
                               "fill_over_memcpy", ratio, "handoff_bar_met", med < 100.0,
-                              "fill_bar_met", ratio >= 0.8);
+                              "fill_bar_met", ratio >= 0.8, "release_ms", fr.release_ms);
         json_dumpf(o, stdout, JSON_INDENT(2));
         putchar('\n');
         json_decref(o);
@@ -259,6 +287,9 @@ int cmd_bench_pool(int argc, char **argv)
                fr.fill_gbs, 100 * ratio, ratio >= 0.8 ? "met" : "NOT met");
         printf("    memcpy into slot, no checksum %6.2f GB/s\n", fr.slot_memcpy_gbs);
         printf("    memcpy then XXH3 at publish   %6.2f GB/s\n", fr.publish_hash_gbs);
+        printf("  release (zeroes the slot's %llu MiB), median of %u: %.2f ms = %.2f GB/s\n",
+               (unsigned long long)(size >> 20), repeats, fr.release_ms,
+               fr.release_ms > 0 ? (double)size / fr.release_ms / 1e6 : 0);
     }
     munmap(lat, iters * sizeof *lat);
     return 0;

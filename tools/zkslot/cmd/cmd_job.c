@@ -40,6 +40,9 @@
 #include "cmd.h"
 #include "g16_cli.h"
 #include "ledger_cli.h"
+#include "remote.h"
+#include "job_json.h"
+#include "submit_core.h"
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
 #include "zk/error.h"
@@ -203,63 +206,29 @@ static int check_inputs(const struct zk_ledger_key *k, char **files, int n, char
 }
 
 /*
- * The key's partitions must fit the pool's slots: checked here when the
- * pool exists (it may legitimately be created later), so a job that could
- * never be synthesized is refused at submit.  0 fits or no pool, -1 printed.
+ * --out DIR (canonical) and the partition directories already in it: gpud
+ * writes there as the daemons' user, so the submitter must be able to
+ * write there itself (access(2): the real uid, who runs this CLI), and a
+ * partition directory must be a directory, not a link (gpud follows none).
+ * 0, or -1 with the refusal printed.
  */
-static int check_slot_size(const struct lcli *c, const struct zk_ledger_key *k)
+static int out_dir_writable(const char *out, int n)
 {
-    struct zk_slot_desc sd;
-    struct zk_pool_info pi;
-    struct zk_pool_attach_opts ao = { "submit", ZK_POOL_OBSERVER, 0, NULL };
-    uint64_t need = zk_slotfmt_layout(k->n_vars, k->domain_size, &sd);
-    zk_pool *h = calloc(1, zk_pool_sizeof());
-    int rc = 0;
-
-    if (!h || zk_pool_attach(h, c->cfg.pool, &ao)) {
-        free(h);
+    char dir[PATH_MAX + 16];
+    struct stat st;
+    const char *bad = NULL;
+    if (access(out, W_OK | X_OK) != 0)
+        bad = out;
+    for (int i = 0; i < n && !bad; i++) {
+        snprintf(dir, sizeof dir, "%s/%d", out, i);
+        if (lstat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0))
+            bad = dir;
+    }
+    if (!bad)
         return 0;
-    }
-    zk_pool_info(h, &pi);
-    if (!need || need > pi.slot_size) {
-        fprintf(stderr,
-                "zkslot submit: key '%s' needs %llu bytes per partition but the slots of %s hold "
-                "%llu: nothing submitted (recreate the pool with --slot-size %lluM or more; "
-                "see zkslot plan --key %s)\n",
-                k->name, (unsigned long long)need, c->cfg.pool,
-                (unsigned long long)pi.slot_size,
-                (unsigned long long)((need + (1u << 20) - 1) >> 20), k->path);
-        rc = -1;
-    }
-    zk_pool_detach(h);
-    free(h);
-    return rc;
-}
-
-/*
- * mkdir -p for a job's output directories.  Each directory made here is
- * 02770 and given `gid`, the state directory's group (zkslot under the
- * units), so that gpud, running as the daemons' user, can write the proofs
- * whoever submitted (root, an operator in that group); each one's creation
- * is fsynced in its parent, so that a job id printed by submit does not
- * outlive its directories in a power loss.  Directories that exist are left
- * as they are (gpud only needs to search them).  0 or -errno, with the
- * directory that failed in `failed`.
- */
-static int mkdir_shared(const char *path, gid_t gid, char *failed, size_t n)
-{
-    return lcli_mkdirs_ex(path, 02770, gid, 1, failed, n);
-}
-
-/* "DIR: ERROR", with the group named when it could not be given. */
-static void mkdir_shared_error(const char *failed, int r, gid_t gid, char *msg, size_t n)
-{
-    struct group *g = getgrgid(gid);
-    if (r == -EPERM)
-        snprintf(msg, n, "%s: cannot give it to group %s (the state directory's): %s (is the "
-                 "submitter in that group?)", failed, g ? g->gr_name : "?", zk_strerror(r));
-    else
-        snprintf(msg, n, "%s: %s", failed, zk_strerror(r));
+    fprintf(stderr, "zkslot submit: the output directory %s is not a directory you may write "
+            "(gpud writes the proofs there for you); nothing submitted\n", bad);
+    return -1;
 }
 
 /*
@@ -324,37 +293,17 @@ int cmd_submit(int argc, char **argv)
             return 2;
         }
     }
+    if (remote_server())   /* zkslot --server URL: to zkslot-apid */
+        return remote_submit(a.key, a.pos, a.npos, a.input, a.priority, a.deadline_ns,
+                             a.request_id);
     if (lcli_open(&a.c, 1) < 0)
         return 2;
-    if ((r = zk_ledger_key_get(a.c.l, a.key, &k, &d)) < 0) {
-        if (r == -ENOENT)
-            fprintf(stderr, "zkslot submit: no key named '%s' (see zkslot key list)\n", a.key);
-        else
-            fprintf(stderr, "zkslot submit: %s\n", d.msg);
+    char msg[SUBMIT_MSG_MAX];
+    if (submit_key_check(a.c.l, &a.c.cfg, a.key, a.input, &k, msg, sizeof msg) < 0) {
+        fprintf(stderr, "zkslot submit: %s\n", msg);
         goto out;
     }
-    /* one machine: the key file here is the one gpud will prove with.  A
-     * shared ledger's machines each check their own copy before claiming
-     * (common/daemon/keylocal.c), and a client need not have one. */
-    int hashed = 0, shared = strcmp(zk_ledger_backend(a.c.l), "sqlite") != 0;
-    if (!shared && zk_keyfile_check(&k, &hashed, &d) < 0) {
-        fprintf(stderr, "zkslot submit: %s; nothing submitted\n", d.msg);
-        goto out;
-    }
-    if (hashed) {   /* same content, new identity (touched, copied): record it */
-        struct zk_ledger_key now = k;
-        if (zk_keyfile_stat(k.path, &now) == 0)
-            zk_ledger_key_set_identity(a.c.l, k.id, now.file_dev, now.file_ino,
-                                       now.file_mtime_ns, NULL);
-    }
-    if (check_slot_size(&a.c, &k))
-        goto out;
-    if (a.input && !k.witgen_kind) {
-        fprintf(stderr, "zkslot submit: key '%s' has no witness generator, so its jobs cannot "
-                "be inputs: register the key with `zkslot key add NAME KEY.zkey --witness-gen "
-                "PATH`; nothing submitted\n", k.name);
-        goto out;
-    }
+    int shared = strcmp(zk_ledger_backend(a.c.l), "sqlite") != 0;
     abs = calloc((size_t)a.npos, sizeof *abs);
     text = calloc((size_t)a.npos, sizeof *text);
     len = calloc((size_t)a.npos, sizeof *len);
@@ -368,32 +317,42 @@ int cmd_submit(int argc, char **argv)
                                 : (a.npos > 1 ? "witnesses" : "witness"));
         goto out;
     }
-    struct stat sst;
-    char failed[PATH_MAX], emsg[PATH_MAX + 200];
-    if (stat(a.c.cfg.state_dir, &sst)) {
+    /* a shared ledger stores each witness like an input: the machine that
+     * proves it need not see this file (synthd/stored.c) */
+    for (int i = 0; i < a.npos && shared && !a.input; i++)
+        if (!(text[i] = g16_cli_read_file("submit", a.pos[i], ZK_LEDGER_INPUT_MAX, &len[i]))) {
+            fprintf(stderr, "zkslot submit: a shared ledger stores each witness (at most %u "
+                    "bytes; else submit its circuit input, --input); nothing submitted\n",
+                    ZK_LEDGER_INPUT_MAX);
+            goto out;
+        }
+    struct stat sst = { .st_gid = (gid_t)-1 };   /* shared: no group to give */
+    if (!shared && stat(a.c.cfg.state_dir, &sst)) {
         fprintf(stderr, "zkslot submit: %s: %s\n", a.c.cfg.state_dir, strerror(errno));
         goto out;
     }
     if (a.out) {
-        if ((r = mkdir_shared(a.out, sst.st_gid, failed, sizeof failed)) < 0 ||
+        if ((r = submit_mkdir_shared(a.out, sst.st_gid, msg, sizeof msg)) < 0 ||
             !(out = realpath(a.out, NULL))) {
-            if (r < 0)
-                mkdir_shared_error(failed, r, sst.st_gid, emsg, sizeof emsg);
-            else
-                snprintf(emsg, sizeof emsg, "%s: %s", a.out, strerror(errno));
+            if (r >= 0)
+                snprintf(msg, sizeof msg, "%s: %s", a.out, strerror(errno));
             fprintf(stderr, "zkslot submit: cannot create the output directory %s; nothing "
-                    "submitted\n", emsg);
+                    "submitted\n", msg);
             goto out;
         }
+        if (out_dir_writable(out, a.npos))
+            goto out;
     }
     if (a.deadline_ns && !a.force &&
         (rc = admit(&a, a.priority >= 0 ? a.priority : k.priority, (uint32_t)a.npos)) != 0)
         goto out;
     rc = 2;
+    /* inputs, and on a shared ledger witnesses too, are stored in the ledger */
+    int stored = a.input || shared;
     struct zk_ledger_submit_opts so = { a.priority, a.deadline_ns, a.request_id, 0 };
     r = zk_ledger_job_submit_opts(a.c.l, k.id, out, &so, (const char *const *)abs,
-                                  a.input ? (const char *const *)text : NULL,
-                                  a.input ? len : NULL, (uint32_t)a.npos, &id, &d);
+                                  stored ? (const char *const *)text : NULL,
+                                  stored ? len : NULL, (uint32_t)a.npos, &id, &d);
     if (r < 0 || (r = zk_ledger_job_get(a.c.l, id, &j, &d)) < 0 ||
         (r = zk_ledger_job_resolve_out(&j, a.c.cfg.state_dir)) < 0) {
         fprintf(stderr, "zkslot submit: %s%s\n", d.msg, r == -EEXIST ? "; nothing submitted" : "");
@@ -406,16 +365,11 @@ int cmd_submit(int argc, char **argv)
         rc = 0;
         goto out;
     }
-    for (int i = 0; i < a.npos; i++) {
-        char dir[4200];
-        snprintf(dir, sizeof dir, "%s/%d", j.out_dir, i);
-        if ((r = mkdir_shared(dir, sst.st_gid, failed, sizeof failed)) < 0) {
-            mkdir_shared_error(failed, r, sst.st_gid, emsg, sizeof emsg);
-            fprintf(stderr, "zkslot submit: cannot create the output directory %s; job %lld "
-                    "canceled\n", emsg, (long long)id);
-            zk_ledger_job_cancel(a.c.l, id, NULL);
-            goto out;
-        }
+    /* on a shared ledger without --out each proving machine makes its own
+     * <state_dir>/jobs/<id>: nothing to make here */
+    if (submit_job_dirs(a.c.l, &j, a.c.cfg.state_dir, out != NULL, msg, sizeof msg) < 0) {
+        fprintf(stderr, "zkslot submit: %s\n", msg);
+        goto out;
     }
     printf("%lld\n", (long long)id);
     rc = 0;
@@ -435,59 +389,6 @@ out:
 }
 
 /* ---- status ------------------------------------------------------------------ */
-
-static json_t *job_json(const struct zk_ledger_job *j)
-{
-    json_t *counts = json_object();
-    for (int s = 0; s < ZK_PART_STATE_COUNT; s++)
-        json_object_set_new(counts, zk_part_state_name(s), json_integer(j->count[s]));
-    json_t *o = json_pack("{s:I, s:s, s:I, s:s, s:I, s:o, s:s, s:I, s:I, s:I, s:s}", "id",
-                     (json_int_t)j->id, "key", j->key_name, "key_id", (json_int_t)j->key_id,
-                     "state", zk_job_state_name(j->state), "nparts", (json_int_t)j->nparts,
-                     "counts", counts, "out_dir", j->out_dir, "submitted_ns",
-                     (json_int_t)j->submitted_ns, "started_ns", (json_int_t)j->started_ns,
-                     "finished_ns", (json_int_t)j->finished_ns, "error", j->error);
-    if (o && (json_object_set_new(o, "priority", json_string(zk_priority_name(j->priority))) ||
-              json_object_set_new(o, "deadline_ns", j->deadline_ns
-                                                        ? json_integer(j->deadline_ns)
-                                                        : json_null()) ||
-              json_object_set_new(o, "request_id", j->request_id[0]
-                                                       ? json_string(j->request_id)
-                                                       : json_null()))) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
-}
-
-static json_t *secs(double s)
-{
-    return s < 0 ? json_null() : json_real(s);
-}
-
-static json_t *part_json(const struct zk_ledger_part *p)
-{
-    json_t *owner = p->owner.pid
-                        ? json_pack("{s:i, s:I, s:s}", "pid", (int)p->owner.pid, "start",
-                                    (json_int_t)p->owner.start, "role", p->owner_role)
-                        : json_null();
-    json_t *o = json_pack("{s:I, s:i, s:s, s:s, s:i, s:i, s:i, s:o, s:i, s:o, s:o, s:o, s:o,"
-                     " s:I, s:I, s:I, s:s}",
-                     "id", (json_int_t)p->id, "index", (int)p->index, "state",
-                     zk_part_state_name(p->state), "witness", p->witness, "attempts",
-                     (int)p->attempts, "errors", (int)p->errors, "proofs", (int)p->proofs,
-                     "owner", owner, "slot", (int)p->slot, "synth_s", secs(p->synth_s), "wait_s",
-                     secs(p->wait_s), "start_s", secs(p->start_s), "finalize_s",
-                     secs(p->finalize_s), "queued_ns", (json_int_t)p->queued_ns, "ready_ns",
-                     (json_int_t)p->ready_ns, "done_ns", (json_int_t)p->done_ns, "error",
-                     p->error);
-    if (o && (json_object_set_new(o, "input", json_boolean(p->has_input)) ||
-              json_object_set_new(o, "witness_s", secs(p->witness_s)))) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
-}
 
 static int list_job(void *ctx, const struct zk_ledger_job *j)
 {
@@ -603,6 +504,8 @@ int cmd_status(int argc, char **argv)
     }
     if (a.npos == 1 && lcli_job_id("status", a.pos[0], &id) < 0)
         return 2;
+    if (remote_server())
+        return remote_status(id, a.json);
     if (lcli_open(&a.c, 0) < 0)
         return 2;
     if (id) {
@@ -635,7 +538,9 @@ out:
 
 /* ---- wait, result, cancel ----------------------------------------------------- */
 
-/* Parses `CMD JOB [options]` and opens the ledger; 0 or an exit code (2). */
+/* Parses `CMD JOB [options]` and opens the ledger; 0, an exit code (2), or
+ * OPEN_REMOTE under zkslot --server (nothing opened). */
+#define OPEN_REMOTE (-1)
 static int open_job(int argc, char **argv, const char *cmd, unsigned allowed, struct args *a,
                     int64_t *id, const char *usage)
 {
@@ -643,9 +548,11 @@ static int open_job(int argc, char **argv, const char *cmd, unsigned allowed, st
         fprintf(stderr, "usage: zkslot %s %s %s\n", cmd, usage, usage_common);
         return 2;
     }
-    if (lcli_job_id(cmd, a->pos[0], id) < 0 || lcli_open(&a->c, 0) < 0)
+    if (lcli_job_id(cmd, a->pos[0], id) < 0)
         return 2;
-    return 0;
+    if (remote_server())
+        return OPEN_REMOTE;
+    return lcli_open(&a->c, 0) < 0 ? 2 : 0;
 }
 
 static int get_job(struct args *a, int64_t id, struct zk_ledger_job *j)
@@ -667,6 +574,8 @@ int cmd_wait(int argc, char **argv)
     struct zk_ledger_job j;
     int64_t id;
     int rc = open_job(argc, argv, "wait", A_TIMEOUT, &a, &id, "JOB [--timeout S]");
+    if (rc == OPEN_REMOTE)
+        return remote_wait(id, a.timeout);
     if (rc)
         return rc;
     int tty = isatty(2), shown = 0;
@@ -718,6 +627,7 @@ struct result_ctx {
     zk_ledger *l;
     const char *out_dir;              /* where the proving machine wrote them */
     const char *to;                   /* --out: written here from the ledger */
+    const char *machine;              /* this machine's name */
     unsigned written, missing;
 };
 
@@ -766,8 +676,24 @@ static int print_result(void *ctx, const struct zk_ledger_part *p)
         return 0;
     if (rc->to)
         return write_result(rc, p);
-    printf("%s/%u/proof.json %s/%u/public.json\n", rc->out_dir, p->index, rc->out_dir,
-           p->index);
+    /* only paths that are here: a farm's proofs are on the machine that
+     * proved them (and in the ledger, which --out writes out) */
+    char pf[4300], uf[4300];
+    snprintf(pf, sizeof pf, "%s/%u/proof.json", rc->out_dir, p->index);
+    snprintf(uf, sizeof uf, "%s/%u/public.json", rc->out_dir, p->index);
+    if (!access(pf, R_OK) && !access(uf, R_OK)) {
+        printf("%s %s\n", pf, uf);
+        return 0;
+    }
+    if (p->machine[0] && strcmp(p->machine, rc->machine))
+        fprintf(stderr, "zkslot result: partition %u was proved on machine %s: its files are "
+                "there, not on this one (%s); `zkslot result JOB --out DIR` writes them here "
+                "from the ledger\n", p->index, p->machine, rc->machine);
+    else
+        fprintf(stderr, "zkslot result: partition %u: %s: %s; `zkslot result JOB --out DIR` "
+                "writes it again from the ledger\n", p->index, access(pf, R_OK) ? pf : uf,
+                strerror(errno));
+    rc->missing++;
     return 0;
 }
 
@@ -778,12 +704,14 @@ int cmd_result(int argc, char **argv)
     struct zk_diag d = { "" };
     int64_t id;
     int rc = open_job(argc, argv, "result", A_OUT, &a, &id, "JOB [--out DIR]");
+    if (rc == OPEN_REMOTE)
+        return remote_result(id, a.out);
     if (rc)
         return rc;
     rc = 2;
     if (get_job(&a, id, &j) < 0)
         goto out;
-    struct result_ctx ctx = { a.c.l, j.out_dir, a.out, 0, 0 };
+    struct result_ctx ctx = { a.c.l, j.out_dir, a.out, zk_ledger_machine(a.c.l), 0, 0 };
     int r = zk_ledger_part_list(a.c.l, id, print_result, &ctx, &d);
     if (r < 0) {
         if (d.msg[0])   /* else the partition's write said why */
@@ -810,6 +738,8 @@ int cmd_cancel(int argc, char **argv)
     struct zk_diag d = { "" };
     int64_t id;
     int rc = open_job(argc, argv, "cancel", 0, &a, &id, "JOB");
+    if (rc == OPEN_REMOTE)
+        return remote_cancel(id);
     if (rc)
         return rc;
     int r = zk_ledger_job_cancel(a.c.l, id, &d);
@@ -817,6 +747,12 @@ int cmd_cancel(int argc, char **argv)
         fprintf(stderr, "zkslot cancel: job %lld has finished already (%s)\n", (long long)id,
                 zk_job_state_name(j.state));
         rc = 1;
+    } else if (r == -ENOENT && zk_ledger_job_get(a.c.l, id, &j, NULL) == 0) {
+        /* there, but not this role's to change (a PostgreSQL submitter's
+         * row-level security: docs/ledger.md, "Roles and grants") */
+        fprintf(stderr, "zkslot cancel: job %lld is not yours to cancel (a submitter cancels "
+                "only its own jobs)\n", (long long)id);
+        rc = 2;
     } else if (r == -ENOENT) {
         fprintf(stderr, "zkslot cancel: no job %lld\n", (long long)id);
         rc = 2;

@@ -88,6 +88,31 @@ static int hash_file(const char *path, char hex[33], uint64_t *ret_size)
     return 0;
 }
 
+/*
+ * On SQLite (one machine) a witness generator is code the daemons run as
+ * their user, who owns the state directory (the units' tmpfiles.d makes
+ * it theirs) or the ledger file: only that user or root registers one (an
+ * operator in group zkslot submits and watches).  1 when the caller may;
+ * else 0, the refusal printed.  PostgreSQL: its roles decide.
+ */
+static int may_add_generator(zk_ledger *l)
+{
+    const char *path = zk_ledger_path(l);
+    char dir[PATH_MAX];
+    struct stat st, ds;
+    if (strcmp(zk_ledger_backend(l), "sqlite") || getuid() == 0)
+        return 1;
+    if (!strncmp(path, "sqlite:", 7))
+        path += 7;
+    int have_dir = zk_path_dir(path, dir, sizeof dir) == 0 && stat(dir, &ds) == 0;
+    if ((stat(path, &st) == 0 && st.st_uid == getuid()) || (have_dir && ds.st_uid == getuid()))
+        return 1;
+    fprintf(stderr, "zkslot key add: %s: a key with a witness generator is registered only by "
+            "root or the daemons' user (the owner of %s, uid %d): the daemons run it\n", path,
+            have_dir ? dir : "the state directory", have_dir ? (int)ds.st_uid : -1);
+    return 0;
+}
+
 static int key_add(struct lcli *c, const char *name, const char *file, const char *gen,
                    int gen_is_cmd, int prio)
 {
@@ -133,6 +158,8 @@ static int key_add(struct lcli *c, const char *name, const char *file, const cha
     }
     if (lcli_open(c, 1) < 0)
         return 2;
+    if (gen && !may_add_generator(c->l))
+        goto out;
     int r = zk_ledger_key_get(c->l, name, &old, &d);
     if (r == 0) {
         fprintf(stderr, "zkslot key add: a key named '%s' is already registered (%s)\n", name,
@@ -161,9 +188,15 @@ static int key_add(struct lcli *c, const char *name, const char *file, const cha
     printf("key %s: %s, nVars %llu, nPublic %llu, domain %llu, %llu bytes, xxh3-128 %s\n",
            k.name, k.curve, (unsigned long long)k.n_vars, (unsigned long long)k.n_public,
            (unsigned long long)k.domain_size, (unsigned long long)k.file_size, k.hash);
-    if (k.witgen_kind)
+    if (k.witgen_kind) {
+        struct zk_witgen g = { .kind = k.witgen_kind };
         printf("key %s: witness generator (%s) %s, xxh3-128 %s\n", k.name,
                zk_witgen_kind_name(k.witgen_kind), k.witgen, k.witgen_hash);
+        snprintf(g.spec, sizeof g.spec, "%s", k.witgen);
+        if (zk_witgen_allowed(&g, c->cfg.synthd_generators, &d) < 0)
+            fprintf(stderr, "zkslot key add: note: this machine's synthd does not run it (%s); "
+                    "its jobs wait for a machine whose [synthd] generators allows it\n", d.msg);
+    }
     rc = 0;
 out:
     lcli_close(c);

@@ -14,7 +14,9 @@
  *        refused (exit 2) unless --allow-remote, and served with a warning;
  *        SIGTERM or SIGINT stops it (exit 0)
  *
- * Common options: --config FILE, --state-dir DIR, --pool PATH.
+ * Common options: --config FILE, --state-dir DIR, --pool PATH; --local:
+ * on a shared ledger this machine's daemons only (default: the farm's,
+ * labelled by machine).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,7 +35,7 @@
 
 #define USAGE "usage: zkslot metrics [--textfile PATH [--interval S] [--once] |" \
               " --listen ADDR:PORT [--allow-remote]]" \
-              " [--config FILE] [--state-dir DIR] [--pool PATH]\n"
+              " [--local] [--config FILE] [--state-dir DIR] [--pool PATH]\n"
 
 /* The exposition as a malloc'd string (*len bytes); NULL on failure (printed). */
 static char *render(struct lcli *c, size_t *len)
@@ -79,6 +81,7 @@ int cmd_metrics(int argc, char **argv)
                                           { "listen", required_argument, 0, 'l' },
                                           { "once", no_argument, 0, '1' },
                                           { "allow-remote", no_argument, 0, 'A' },
+                                          { "local", no_argument, 0, 'H' },
                                           { 0, 0, 0, 0 } };
     struct lcli c;
     const char *pool = NULL, *textfile = NULL, *listen_at = NULL;
@@ -106,6 +109,8 @@ int cmd_metrics(int argc, char **argv)
             once = 1;
         } else if (o == 'A') {
             allow_remote = 1;
+        } else if (o == 'H') {
+            c.local = 1;
         } else if (o == 'i') {
             if (obs_parse_interval("metrics", optarg, &interval))
                 return 2;

@@ -61,7 +61,9 @@ static int frame(struct lcli *c, FILE *out)
         return -1;
     localtime_r(&now, &tm);
     strftime(when, sizeof when, "%H:%M:%S", &tm);
-    fprintf(out, "zkslot top  %s  ledger %s\n", when, c->ledger_path);
+    char url[sizeof c->ledger_path];   /* shown without its password */
+    fprintf(out, "zkslot top  %s  ledger %s\n", when,
+            zk_ledger_url_redact(c->ledger_path, url, sizeof url));
     if (o.have_pool) {
         char ssz[32];
         fprintf(out, "pool   %s: %u slots x %s, %s\n", o.pool_path, o.pool.nslots,
@@ -80,10 +82,17 @@ static int frame(struct lcli *c, FILE *out)
     fprintf(out, "daemons");
     if (!o.ndaemons)
         fprintf(out, " none started yet");
-    for (unsigned i = 0; i < o.ndaemons; i++)
-        fprintf(out, "%s %s@%s pid %d %s (starts %llu)", i ? "," : "", o.daemons[i].d.role,
-                o.daemons[i].d.instance, (int)o.daemons[i].d.last_pid,
-                o.daemons[i].alive ? "up" : "DOWN", (unsigned long long)o.daemons[i].d.starts);
+    for (unsigned i = 0; i < o.ndaemons; i++) {
+        const struct obs_daemon *od = &o.daemons[i];
+        if (od->remote)   /* its pid is its machine's: its lease says whether it lives */
+            fprintf(out, "%s %s@%s on %s %s (starts %llu)", i ? "," : "", od->d.role,
+                    od->d.instance, od->d.machine, od->alive ? "lease ok" : "LEASE EXPIRED",
+                    (unsigned long long)od->d.starts);
+        else
+            fprintf(out, "%s %s@%s pid %d %s (starts %llu)", i ? "," : "", od->d.role,
+                    od->d.instance, (int)od->d.last_pid, od->alive ? "up" : "DOWN",
+                    (unsigned long long)od->d.starts);
+    }
     fprintf(out, "\n");
     const uint64_t *p = o.totals.parts;
     fprintf(out, "parts  queued %llu  synthesizing %llu  ready %llu  proving %llu  done %llu  "
@@ -119,7 +128,9 @@ static int frame(struct lcli *c, FILE *out)
 }
 
 #define TOP_USAGE                                                                          \
-    "usage: zkslot top [--once] [--interval S] [--config FILE] [--state-dir DIR] [--pool PATH]\n"
+    "usage: zkslot top [--once] [--interval S] [--local] [--config FILE] [--state-dir DIR]\n" \
+    "                  [--pool PATH]\n"                                                     \
+    "  on a shared ledger every machine's daemons; --local: this machine's only\n"
 
 int cmd_top(int argc, char **argv)
 {
@@ -127,6 +138,7 @@ int cmd_top(int argc, char **argv)
                                           { "pool", required_argument, 0, 'p' },
                                           { "once", no_argument, 0, '1' },
                                           { "interval", required_argument, 0, 'i' },
+                                          { "local", no_argument, 0, 'H' },
                                           { 0, 0, 0, 0 } };
     struct lcli c;
     const char *pool = NULL;
@@ -148,6 +160,8 @@ int cmd_top(int argc, char **argv)
             pool = optarg;
         } else if (o == '1') {
             once = 1;
+        } else if (o == 'H') {
+            c.local = 1;
         } else if (o == 'i') {
             if (obs_parse_interval("top", optarg, &interval))
                 return 2;

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,7 @@ out:
     return rc;
 }
 
-char *g16_cli_read_text(const char *cmd, const char *path)
+char *g16_cli_read_file(const char *cmd, const char *path, size_t max, size_t *ret_len)
 {
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
@@ -136,6 +137,10 @@ char *g16_cli_read_text(const char *cmd, const char *path)
         }
         size_t n = fread(buf + len, 1, cap - len, f);
         len += n;
+        if (len > max) {
+            fprintf(stderr, "zkslot %s: %s: more than %zu bytes\n", cmd, path, max);
+            goto fail;
+        }
         if (n == 0) {
             if (ferror(f)) {
                 fprintf(stderr, "zkslot %s: %s: read error\n", cmd, path);
@@ -145,17 +150,25 @@ char *g16_cli_read_text(const char *cmd, const char *path)
         }
     }
     fclose(f);
-    if (memchr(buf, 0, len)) {
-        fprintf(stderr, "zkslot %s: %s: not a text file (NUL byte)\n", cmd, path);
-        free(buf);
-        return NULL;
-    }
     buf[len] = 0;
+    *ret_len = len;
     return buf;
 fail:
     fclose(f);
     free(buf);
     return NULL;
+}
+
+char *g16_cli_read_text(const char *cmd, const char *path)
+{
+    size_t len;
+    char *buf = g16_cli_read_file(cmd, path, SIZE_MAX - 1, &len);
+    if (buf && memchr(buf, 0, len)) {
+        fprintf(stderr, "zkslot %s: %s: not a text file (NUL byte)\n", cmd, path);
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 int g16_cli_write_text(const char *cmd, const char *path, const char *text)

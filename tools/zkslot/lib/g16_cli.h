@@ -28,6 +28,10 @@ int g16_cli_load_witness(const char *cmd, const char *path, const struct zk_grot
 /* The whole file as a NUL-terminated malloc'd string, or NULL. */
 char *g16_cli_read_text(const char *cmd, const char *path);
 
+/* The whole file (any bytes; a NUL appended) malloc'd, its size in *len;
+ * NULL with one line printed, also when it is longer than max bytes. */
+char *g16_cli_read_file(const char *cmd, const char *path, size_t max, size_t *len);
+
 /* Write text to path atomically (temporary file + rename).  0 or -errno. */
 int g16_cli_write_text(const char *cmd, const char *path, const char *text);
 

@@ -108,7 +108,11 @@ int lcli_open(struct lcli *c, int create)
         return -1;
     }
     int r;
-    if (create && (r = lcli_mkdirs(c->cfg.state_dir)) < 0) {
+    char url[sizeof c->ledger_path];   /* where the ledger is, before the directory */
+    int shared = zk_config_ledger_path(&c->cfg, url, sizeof url) == 0 &&
+                 !zk_ledger_sqlite_path(url);
+    /* a client of a shared ledger needs no state directory of its own */
+    if (create && !shared && (r = lcli_mkdirs(c->cfg.state_dir)) < 0) {
         fprintf(stderr, "zkslot %s: cannot create the state directory %s: %s\n", c->cmd,
                 c->cfg.state_dir, zk_strerror(r));
         return -1;
@@ -129,6 +133,15 @@ int lcli_open(struct lcli *c, int create)
     if (r == ZK_ELEDGER && !file) {
         fprintf(stderr, "zkslot %s: the ledger's database is unreachable: %s\n", c->cmd, d.msg);
         exit(LCLI_EXIT_UNREACHABLE);
+    }
+    char why[200];
+    const char *what;
+    if (r < 0 && file &&
+        (what = zk_ledger_sqlite_access(file, c->cfg.state_dir, "this user", why, sizeof why))) {
+        /* SQLite says "unable to open database file": say whose it is */
+        fprintf(stderr, "zkslot %s: %s: %s (submitting and watching need membership in its "
+                "group: docs/operations.md)\n", c->cmd, what, why);
+        return -1;
     }
     if (r < 0) {
         fprintf(stderr, "zkslot %s: %s\n", c->cmd, d.msg);

@@ -32,6 +32,7 @@ struct lcli {
     const char *config_flag;      /* --config, or NULL */
     const char *state_dir_flag;   /* --state-dir, or NULL */
     const char *ledger_flag;      /* --ledger, or NULL */
+    int local;                    /* top, metrics --local: this machine's daemons only */
     struct zk_config cfg;         /* after lcli_open */
     char ledger_path[2048];
     zk_ledger *l;
@@ -47,7 +48,8 @@ int lcli_option(struct lcli *c, int opt, const char *arg);
  * submitted yet?)".  0, or -1 with the message printed (exit code 2).
  * A PostgreSQL ledger whose server cannot be reached ends the command here:
  * one line "zkslot CMD: the ledger's database is unreachable: ..." and exit
- * status LCLI_EXIT_UNREACHABLE, so that scripts can tell it from a refusal.
+ * status LCLI_EXIT_UNREACHABLE, so that scripts can tell it from a refusal
+ * (authentication failed, permission denied: the server's reason, exit 2).
  */
 #define LCLI_EXIT_UNREACHABLE 4
 int lcli_open(struct lcli *c, int create);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "listen_addr.h"
 #include "metrics_http.h"
 #include "zk/util.h"
 
@@ -55,137 +56,6 @@ struct metrics_http {
     void *ctx;
     pthread_mutex_t lock;          /* render runs one request at a time */
 };
-
-static int parse_port(const char *s, uint16_t *port)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < 0 || v > 65535)
-        return -1;
-    *port = (uint16_t)v;
-    return 0;
-}
-
-static void set_v4(struct sockaddr_storage *ss, const struct in_addr *a, uint16_t port)
-{
-    struct sockaddr_in *sa = (struct sockaddr_in *)ss;
-    memset(ss, 0, sizeof *ss);
-    sa->sin_family = AF_INET;
-    sa->sin_port = htons(port);
-    sa->sin_addr = *a;
-}
-
-static void set_v6(struct sockaddr_storage *ss, const struct in6_addr *a, uint16_t port)
-{
-    struct sockaddr_in6 *sa = (struct sockaddr_in6 *)ss;
-    memset(ss, 0, sizeof *ss);
-    sa->sin6_family = AF_INET6;
-    sa->sin6_port = htons(port);
-    sa->sin6_addr = *a;
-}
-
-static int is_loopback(const struct sockaddr_storage *ss)
-{
-    if (ss->ss_family == AF_INET)
-        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
-    const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
-    return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
-}
-
-int metrics_parse_listen(const char *s, struct metrics_listen *ret)
-{
-    char host[INET6_ADDRSTRLEN + 2];
-    const char *colon;
-    uint16_t port;
-    struct in_addr a4;
-    struct in6_addr a6;
-
-    memset(ret, 0, sizeof *ret);
-    if (s[0] == '[') {                          /* [ADDR]:PORT */
-        const char *close = strchr(s, ']');
-        if (!close || close[1] != ':' || (size_t)(close - s - 1) >= sizeof host)
-            return -1;
-        memcpy(host, s + 1, (size_t)(close - s - 1));
-        host[close - s - 1] = 0;
-        if (parse_port(close + 2, &port) || inet_pton(AF_INET6, host, &a6) != 1)
-            return -1;
-        set_v6(&ret->sa[0], &a6, port);
-        ret->n = 1;
-    } else {
-        if (!(colon = strrchr(s, ':')) || (size_t)(colon - s) >= sizeof host)
-            return -1;
-        memcpy(host, s, (size_t)(colon - s));
-        host[colon - s] = 0;
-        if (parse_port(colon + 1, &port))
-            return -1;
-        if (!host[0] || !strcmp(host, "localhost")) {   /* both loopbacks */
-            inet_pton(AF_INET, "127.0.0.1", &a4);
-            set_v4(&ret->sa[0], &a4, port);
-            set_v6(&ret->sa[1], &in6addr_loopback, port);
-            ret->n = 2;
-            ret->implicit_v6 = 1;
-        } else {
-            if (inet_pton(AF_INET, host, &a4) != 1)
-                return -1;
-            set_v4(&ret->sa[0], &a4, port);
-            ret->n = 1;
-        }
-    }
-    ret->loopback = 1;
-    for (int i = 0; i < ret->n; i++)
-        ret->loopback &= is_loopback(&ret->sa[i]);
-    return 0;
-}
-
-static uint16_t port_of(const struct sockaddr_storage *ss)
-{
-    return ntohs(ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port
-                                          : ((const struct sockaddr_in6 *)ss)->sin6_port);
-}
-
-static void set_port(struct sockaddr_storage *ss, uint16_t port)
-{
-    if (ss->ss_family == AF_INET)
-        ((struct sockaddr_in *)ss)->sin_port = htons(port);
-    else
-        ((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
-}
-
-/* "http://127.0.0.1:9464/metrics" or "http://[::1]:9464/metrics" */
-static void url_of(const struct sockaddr_storage *ss, char *buf, size_t len)
-{
-    char a[INET6_ADDRSTRLEN];
-    if (ss->ss_family == AF_INET) {
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, a, sizeof a);
-        snprintf(buf, len, "http://%s:%u/metrics", a, (unsigned)port_of(ss));
-    } else {
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, a, sizeof a);
-        snprintf(buf, len, "http://[%s]:%u/metrics", a, (unsigned)port_of(ss));
-    }
-}
-
-/* A listening socket on *ss (its port filled in when it was 0); fd or -errno. */
-static int listen_on(struct sockaddr_storage *ss)
-{
-    int one = 1, fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    socklen_t len = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
-                                             : sizeof(struct sockaddr_in6);
-    if (fd < 0)
-        return -errno;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (ss->ss_family == AF_INET6) {
-        /* [::] is the dual-stack "everything"; any other IPv6 address is itself only */
-        int v6only = !IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)ss)->sin6_addr);
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
-    }
-    if (bind(fd, (struct sockaddr *)ss, len) < 0 || listen(fd, 64) < 0 ||
-        getsockname(fd, (struct sockaddr *)ss, &len) < 0) {
-        int e = errno;
-        close(fd);
-        return -e;
-    }
-    return fd;
-}
 
 static enum MHD_Result answer(struct MHD_Connection *conn, unsigned status, char *body,
                               size_t len)
@@ -249,20 +119,20 @@ int metrics_serve(struct metrics_listen *l, const char *what, metrics_render_fn 
     if (mhd_load() < 0)
         return -1;
     for (int i = 0; i < l->n; i++) {
-        if (i && port_of(&l->sa[i]) == 0)   /* port 0: both loopbacks on one port */
-            set_port(&l->sa[i], port_of(&l->sa[0]));
-        int r = listen_on(&l->sa[i]);
+        if (i && metrics_port_of(&l->sa[i]) == 0)   /* port 0: both loopbacks on one port */
+            metrics_set_port(&l->sa[i], metrics_port_of(&l->sa[0]));
+        int r = metrics_listen_on(&l->sa[i]);
         if (r < 0 && i && l->implicit_v6 &&
             (r == -EAFNOSUPPORT || r == -EADDRNOTAVAIL))
             break;                           /* no IPv6 here: 127.0.0.1 alone */
         if (r < 0) {
-            url_of(&l->sa[i], urls[0], sizeof urls[0]);
+            metrics_url_of(&l->sa[i], "/metrics", urls[0], sizeof urls[0]);
             fprintf(stderr, "zkslot metrics: cannot listen on %s (--listen %s): %s\n",
                     urls[0], what, strerror(-r));
             goto out;
         }
         fd[n] = r;
-        url_of(&l->sa[i], urls[n], sizeof urls[n]);
+        metrics_url_of(&l->sa[i], "/metrics", urls[n], sizeof urls[n]);
         d[n] = mhd.MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
                                     (l->sa[i].ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
                                 0, NULL, NULL, on_request, &m, MHD_OPTION_LISTEN_SOCKET, r,

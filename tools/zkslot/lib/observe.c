@@ -116,7 +116,8 @@ int obs_collect(struct lcli *c, struct obs *o)
     memset(&tc, 0, sizeof tc);
     o->at_ns = lcli_now_ns();
     if ((r = zk_ledger_totals(c->l, &o->totals, &d)) ||
-        (r = zk_ledger_daemon_list(c->l, on_daemon, &dc, &d))) {
+        (r = (c->local ? zk_ledger_daemon_list : zk_ledger_farm_daemons)(c->l, on_daemon, &dc,
+                                                                           &d))) {
         fprintf(stderr, "zkslot %s: %s\n", c->cmd, r == -1 ? "out of memory" : d.msg);
         return -1;
     }
@@ -162,10 +163,18 @@ int obs_collect(struct lcli *c, struct obs *o)
         zk_pool_detach(h);
     }
     free(h);
+    /* this machine's daemons: alive when their pid is attached to its pool;
+     * another machine's: when that machine's lease is current (its pids
+     * mean nothing here) */
+    const char *here = zk_ledger_machine(c->l);
     for (unsigned i = 0; i < o->ndaemons; i++) {
-        for (unsigned j = 0; j < o->nattached; j++) {
-            if (o->attached[j].pid == o->daemons[i].d.last_pid && o->attached[j].alive)
-                o->daemons[i].alive = 1;
+        struct obs_daemon *od = &o->daemons[i];
+        od->remote = od->d.machine[0] && strcmp(od->d.machine, here);
+        if (od->remote)
+            od->alive = od->d.lease;
+        for (unsigned j = 0; j < o->nattached && !od->remote; j++) {
+            if (o->attached[j].pid == od->d.last_pid && o->attached[j].alive)
+                od->alive = 1;
         }
     }
     return 0;
@@ -198,6 +207,29 @@ void obs_sleep(double s)
 static void help(FILE *out, const char *name, const char *type, const char *text)
 {
     fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
+}
+
+/* A daemon's labels: machine (on a shared ledger), role, instance; label
+ * values escaped as the text format wants (backslash, quote, newline). */
+static const char *daemon_labels(const struct obs_daemon *od, char *buf, size_t n)
+{
+    const char *v[3] = { od->d.machine, od->d.role, od->d.instance };
+    static const char *const k[3] = { "machine", "role", "instance" };
+    size_t len = 0;
+    buf[0] = 0;
+    for (int f = od->d.machine[0] ? 0 : 1; f < 3; f++) {
+        len += (size_t)snprintf(buf + len, n - len, "%s%s=\"", len ? "," : "", k[f]);
+        for (const char *c = v[f]; *c && len + 3 < n; c++) {
+            if (*c == '\\' || *c == '"' || *c == '\n')
+                buf[len++] = '\\';
+            buf[len++] = *c == '\n' ? 'n' : *c;
+        }
+        len += (size_t)snprintf(buf + len, n - len, "\"");
+        if (len >= n)
+            break;
+    }
+    buf[n - 1] = 0;
+    return buf;
 }
 
 void obs_write_prometheus(const struct obs *o, FILE *out)
@@ -259,20 +291,21 @@ void obs_write_prometheus(const struct obs *o, FILE *out)
         fprintf(out, "zkslot_latency_seconds_count{class=\"%s\"} %llu\n", zk_priority_name(c),
                 (unsigned long long)o->class_count[c]);
     }
+    char lb[512];   /* the longest escaped labels fit */
     help(out, "zkslot_daemon_starts_total", "counter", "Times each daemon instance started.");
     for (unsigned i = 0; i < o->ndaemons; i++)
-        fprintf(out, "zkslot_daemon_starts_total{role=\"%s\",instance=\"%s\"} %llu\n",
-                o->daemons[i].d.role, o->daemons[i].d.instance,
-                (unsigned long long)o->daemons[i].d.starts);
+        fprintf(out, "zkslot_daemon_starts_total{%s} %llu\n", daemon_labels(&o->daemons[i], lb,
+                sizeof lb), (unsigned long long)o->daemons[i].d.starts);
     help(out, "zkslot_daemon_restarts_total", "counter", "Starts after the first.");
     for (unsigned i = 0; i < o->ndaemons; i++)
-        fprintf(out, "zkslot_daemon_restarts_total{role=\"%s\",instance=\"%s\"} %llu\n",
-                o->daemons[i].d.role, o->daemons[i].d.instance,
+        fprintf(out, "zkslot_daemon_restarts_total{%s} %llu\n", daemon_labels(&o->daemons[i], lb,
+                sizeof lb),
                 (unsigned long long)(o->daemons[i].d.starts ? o->daemons[i].d.starts - 1 : 0));
-    help(out, "zkslot_daemon_up", "gauge", "1 if the instance's last process is attached to the pool and alive.");
+    help(out, "zkslot_daemon_up", "gauge", "1 if the instance's last process is attached to the "
+         "pool and alive (another machine's: that machine's lease is current).");
     for (unsigned i = 0; i < o->ndaemons; i++)
-        fprintf(out, "zkslot_daemon_up{role=\"%s\",instance=\"%s\"} %d\n", o->daemons[i].d.role,
-                o->daemons[i].d.instance, o->daemons[i].alive);
+        fprintf(out, "zkslot_daemon_up{%s} %d\n", daemon_labels(&o->daemons[i], lb, sizeof lb),
+                o->daemons[i].alive);
     help(out, "zkslot_pool_up", "gauge", "1 if the pool could be read.");
     fprintf(out, "zkslot_pool_up %d\n", o->have_pool);
     if (!o->have_pool)

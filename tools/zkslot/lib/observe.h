@@ -20,8 +20,11 @@ extern const char *const obs_stage_names[OBS_STAGES];
 extern const double obs_bucket_le[OBS_BUCKETS];   /* upper bounds, last = +Inf */
 
 struct obs_daemon {
-    struct zk_ledger_daemon d;
-    int alive;                         /* attached to the pool and alive now */
+    struct zk_ledger_daemon d;         /* d.machine: "" or this one, or another's */
+    int remote;                        /* of another machine (a shared ledger) */
+    int alive;                         /* this machine's: attached to the pool and
+                                          alive now; another's: its machine's
+                                          lease is current */
 };
 
 struct obs {
@@ -50,7 +53,9 @@ struct obs {
     unsigned nattached;
 };
 
-/* Fills *o from the ledger (open in c) and the pool of c->cfg.  0 or -1 (printed). */
+/* Fills *o from the ledger (open in c) and the pool of c->cfg: the daemons
+ * of the whole farm on a shared ledger, this machine's with c->local.  0 or
+ * -1 (printed). */
 int obs_collect(struct lcli *c, struct obs *o);
 void obs_free(struct obs *o);
 

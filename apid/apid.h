@@ -1,0 +1,176 @@
+/*
+ * apid.h -- zkslot-apid, the HTTP/JSON face of the ledger (docs/api.yaml,
+ * docs/api.md).  What its files share:
+ *
+ *   main.c      flags, the listeners, signals and sd_notify
+ *   server.c    libmicrohttpd: a request's headers, body and limits, then
+ *               the reply (the only file that speaks libmicrohttpd)
+ *   router.c    the route table: METHOD /path/{param} -> handler
+ *   auth.c      bearer tokens (tokens.h) -> who is asking, 401/403
+ *   ledgers.c   a pool of ledger handles, one per request in flight
+ *   reply.c     JSON replies and the one error shape
+ *   submit.c    POST /v1/jobs: the body parsed, checked, queued
+ *   jobs.c      GET/DELETE /v1/jobs..., long polls
+ *   proofs.c    GET /v1/jobs/{id}/proofs[/{k}]
+ *   keys.c      GET /v1/keys[/{name}]
+ *   vk.c        a key's verification key (vk.json), read once per key
+ *   health.c    GET /healthz, GET /metrics
+ *   status.c    GET /v1/status and the page at / (page.html, compiled in)
+ *
+ * Requests are served one thread per connection (libmicrohttpd's
+ * MHD_USE_THREAD_PER_CONNECTION), at most `max_conns` connections; at most
+ * `max_requests` requests are handled at once (429 with Retry-After past
+ * that), so a long poll (GET /v1/jobs/{id}?wait=S, which sleeps in its own
+ * thread between looks at the ledger) never blocks another client.
+ */
+#ifndef ZK_APID_H
+#define ZK_APID_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ledger_cli.h"
+#include "listen_addr.h"
+#include "tokens.h"
+
+#define APID_QUERY_MAX 16
+#define APID_PARAMS_MAX 4
+#define APID_BODY_DEFAULT (16u << 20)
+#define APID_REQUESTS_DEFAULT 64
+#define APID_WAIT_MAX_S 300
+
+struct apid {
+    struct lcli c;                    /* config, state dir, ledger URL (c.l unused) */
+    const char *tokens_path;          /* NULL: no tokens, loopback only */
+    struct api_tokens tokens;         /* under tokens_lock (SIGHUP re-reads them) */
+    pthread_rwlock_t tokens_lock;
+    size_t max_body;                  /* bytes of a request body */
+    unsigned max_requests;            /* handled at once; 429 past it */
+    unsigned max_conns;               /* connections at once (libmicrohttpd) */
+    unsigned poll_ms;                 /* long polls look at the ledger this often */
+    atomic_uint in_flight;
+    atomic_int stopping;              /* long polls answer at once */
+    /* ledgers.c */
+    pthread_mutex_t lock;
+    void **idle;                      /* zk_ledger *, idle handles */
+    unsigned nidle, cap_idle;
+};
+
+struct apid_kv {
+    const char *key, *value;
+};
+
+/* One request as the handlers see it (server.c fills it; the fuzz target too). */
+struct apid_req {
+    const char *method;               /* "GET", ... */
+    const char *path;                 /* without the query */
+    struct apid_kv query[APID_QUERY_MAX];
+    unsigned nquery;
+    const char *body;                 /* NUL-terminated (NULL: none) */
+    size_t body_len;
+    const struct api_token *who;      /* NULL: no token file (loopback); else &who_buf */
+    struct api_token who_buf;
+    const char *params[APID_PARAMS_MAX];   /* the route's {…} segments, in order */
+};
+
+struct apid_reply {
+    unsigned status;
+    char *body;                       /* malloc'd */
+    size_t len;
+    const char *content_type;         /* NULL: application/json */
+    unsigned retry_after;             /* seconds; 0 = no header */
+    const char *allow;                /* 405: the methods the path takes */
+};
+
+/* ---- reply.c ---- */
+/* The reply `status` with `o` as its body (o's reference is taken). */
+void apid_json(struct apid_reply *r, unsigned status, json_t *o);
+/* {"error": {"code": code, "message": ...}}; returns -1 for `return apid_error(...)`. */
+int apid_error(struct apid_reply *r, unsigned status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The value of query parameter `key`, or NULL. */
+const char *apid_query(const struct apid_req *q, const char *key);
+/* A positive decimal id from s; 0 or -1. */
+int apid_parse_id(const char *s, int64_t *ret);
+
+/* ---- router.c ---- */
+typedef int (*apid_handler)(struct apid *a, struct apid_req *q, struct apid_reply *r);
+struct apid_route {
+    const char *method, *pattern;     /* "/v1/jobs/{id}" */
+    apid_handler fn;
+    int open;                         /* served without a token (health checks) */
+};
+extern const struct apid_route apid_routes[];
+extern const unsigned apid_nroutes;
+/* Finds the route of q (params filled); NULL with r set (404 or 405). */
+const struct apid_route *apid_route(struct apid_req *q, struct apid_reply *r);
+/* Routes, authenticates and runs the handler: every request goes through here. */
+void apid_dispatch(struct apid *a, struct apid_req *q, const char *authorization,
+                   struct apid_reply *r);
+
+/* ---- auth.c ---- */
+/* Who sends `authorization` (the header, may be NULL) into q->who; -1 with
+ * 401 in r when a token file is in force and it names no token. */
+int apid_auth(struct apid *a, const char *authorization, struct apid_req *q,
+              struct apid_reply *r);
+/* The request id stored for a client's one: namespaced by the token. */
+int apid_request_id(const struct apid_req *q, const char *given, char *buf, size_t n);
+/* 1 if q's caller submitted job request id `stored` (or there are no tokens). */
+int apid_owns(const struct apid_req *q, const char *stored);
+/* The client's own request id back from a stored one. */
+const char *apid_request_id_shown(const char *stored);
+
+/* ---- ledgers.c ---- */
+/* A ledger handle for this request; NULL with 503 in r.  Give it back with
+ * apid_ledger_put (broken: the handle saw the database fail: closed). */
+zk_ledger *apid_ledger_get(struct apid *a, struct apid_reply *r);
+void apid_ledger_put(struct apid *a, zk_ledger *l, int broken);
+void apid_ledgers_close(struct apid *a);
+/* The reply for a ledger call that failed with rc (diag msg); returns -1. */
+int apid_ledger_error(struct apid_reply *r, int rc, const char *msg);
+
+/* ---- handlers ---- */
+int apid_submit(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_job_get(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_job_list(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_job_cancel(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_proofs(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_proof(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_keys(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_key(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_healthz(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_metrics(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_status(struct apid *a, struct apid_req *q, struct apid_reply *r);
+int apid_page(struct apid *a, struct apid_req *q, struct apid_reply *r);
+
+/* vk.c: key k's verification key as snarkjs's vk.json, or NULL with why. */
+json_t *apid_key_vk(const struct zk_ledger_key *k, char *why, size_t n);
+
+/* jobs.c: job id as GET /v1/jobs/{id} shows it, into r with `status`
+ * (404 when unknown).  1 when the ledger failed (close the handle), else 0. */
+int apid_job_reply(struct apid *a, zk_ledger *l, int64_t id, unsigned status,
+                   struct apid_reply *r);
+
+/* submit.c, for the fuzz target: the body of POST /v1/jobs parsed (no ledger). */
+struct apid_submit {
+    json_t *root;                     /* owns the strings below */
+    const char *key;
+    size_t ninputs;
+    char **inputs;                    /* compact JSON text of each input object */
+    size_t *lens;
+    int priority;                     /* < 0: the key's */
+    int64_t deadline_ns;
+    const char *request_id;           /* NULL: none */
+};
+int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_submit *s,
+                      struct apid_reply *r);
+void apid_submit_free(struct apid_submit *s);
+
+/* ---- server.c ---- */
+/* Serves the listeners until *stop; 0, or -1 after one line on stderr. */
+int apid_serve(struct apid *a, struct metrics_listen *l, const char *what, int sigfd);
+
+#endif /* ZK_APID_H */

@@ -1,0 +1,156 @@
+/*
+ * main.c -- zkslot-apid: the HTTP/JSON API of a zkslot farm (apid.h,
+ * docs/api.yaml, docs/api.md).
+ *
+ *   zkslot-apid [--listen ADDR:PORT] [--tokens FILE] [--config FILE]
+ *               [--state-dir DIR] [--ledger URL] [--max-body BYTES]
+ *               [--max-requests N] [--check-config] [--routes]
+ *
+ * --listen takes the spellings of `zkslot metrics --listen`
+ * (listen_addr.h); the default is 127.0.0.1:8470.  Without --tokens only
+ * loopback addresses are served (every local user may then submit, as
+ * with the CLI and a group-writable ledger); with it every route but
+ * /healthz needs a bearer token of that file, which must be mode 0600 and
+ * this user's.  SIGHUP re-reads the token file; SIGTERM or SIGINT stops
+ * (long polls answer at once).  --routes prints the route table and
+ * exits; --check-config reads everything, opens the ledger and exits.
+ * Exit 0, or 2 after one line on stderr.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apid.h"
+#include "daemon/zkd.h"
+#include "zk/error.h"
+
+#define APID_LISTEN_DEFAULT "127.0.0.1:8470"
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: zkslot-apid [--listen ADDR:PORT] [--tokens FILE] [--config FILE] "
+                    "[--state-dir DIR] [--ledger URL] [--max-body BYTES] [--max-requests N] "
+                    "[--check-config] [--routes]\n");
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned long long lo,
+                      unsigned long long hi, unsigned long long *ret)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || *s == '-' || v < lo || v > hi) {
+        fprintf(stderr, "zkslot-apid: %s: '%s' is not %llu to %llu\n", opt, s, lo, hi);
+        return -1;
+    }
+    *ret = v;
+    return 0;
+}
+
+/* Flags into *a; 0, 1 (--routes printed: exit 0) or -1 (said). */
+static int parse_args(int argc, char **argv, struct apid *a, const char **listen, int *check)
+{
+    static const struct option opts[] = { LCLI_OPTIONS,
+                                          { "listen", required_argument, 0, 'l' },
+                                          { "tokens", required_argument, 0, 't' },
+                                          { "max-body", required_argument, 0, 'b' },
+                                          { "max-requests", required_argument, 0, 'm' },
+                                          { "check-config", no_argument, 0, 'k' },
+                                          { "routes", no_argument, 0, 'r' },
+                                          { 0, 0, 0, 0 } };
+    unsigned long long v;
+    int o;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (lcli_option(&a->c, o, optarg))
+            continue;
+        switch (o) {
+        case 'l': *listen = optarg; break;
+        case 't': a->tokens_path = optarg; break;
+        case 'k': *check = 1; break;
+        case 'b':
+            if (parse_uint("--max-body", optarg, 1024, 1ull << 30, &v) < 0)
+                return -1;
+            a->max_body = (size_t)v;
+            break;
+        case 'm':
+            if (parse_uint("--max-requests", optarg, 1, 4096, &v) < 0)
+                return -1;
+            a->max_requests = (unsigned)v;
+            break;
+        case 'r':
+            for (unsigned i = 0; i < apid_nroutes; i++)
+                printf("%s %s\n", apid_routes[i].method, apid_routes[i].pattern);
+            return 1;
+        default:
+            fprintf(stderr, "zkslot-apid: bad option '%s'\n", argv[optind - 1]);
+            usage();
+            return -1;
+        }
+    }
+    if (optind != argc) {
+        usage();
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static struct apid a;
+    struct metrics_listen l;
+    const char *listen = APID_LISTEN_DEFAULT;
+    char msg[512];
+    int check = 0, r;
+
+    a.max_body = APID_BODY_DEFAULT;
+    a.max_requests = APID_REQUESTS_DEFAULT;
+    a.c.cmd = "apid";
+    pthread_mutex_init(&a.lock, NULL);
+    pthread_rwlock_init(&a.tokens_lock, NULL);
+    zkd_log_init("zkslot-apid");
+    if ((r = parse_args(argc, argv, &a, &listen, &check)) != 0)
+        return r > 0 ? 0 : 2;
+    a.max_conns = a.max_requests + 64;   /* room to answer 429 past the cap */
+    if (metrics_parse_listen(listen, &l) < 0) {
+        fprintf(stderr, "zkslot-apid: --listen: '%s' is not HOST:PORT, [ADDR]:PORT or :PORT\n",
+                listen);
+        return 2;
+    }
+    if (!l.loopback && !a.tokens_path) {
+        fprintf(stderr, "zkslot-apid: --listen %s is not a loopback address: serving other "
+                "machines needs bearer tokens (--tokens FILE; zkslot token add)\n", listen);
+        return 2;
+    }
+    if (a.tokens_path && tokens_load(a.tokens_path, 1, &a.tokens, msg, sizeof msg) < 0) {
+        fprintf(stderr, "zkslot-apid: --tokens: %s\n", msg);
+        return 2;
+    }
+    /* the config, the state directory and the ledger as the CLI finds them
+     * (created when absent, as the daemons do) */
+    if (lcli_open(&a.c, 1) < 0)
+        return 2;
+    a.poll_ms = a.c.cfg.poll_ms ? a.c.cfg.poll_ms : 100;
+    apid_ledger_put(&a, a.c.l, 0);   /* the first idle handle */
+    a.c.l = NULL;
+    if (check) {
+        printf("zkslot-apid: configuration OK (ledger %s, %s)\n", a.c.ledger_path,
+               a.tokens_path ? "bearer tokens" : "loopback only, no tokens");
+        apid_ledgers_close(&a);
+        return 0;
+    }
+    /* signals blocked before libmicrohttpd's threads start: they inherit the mask */
+    int sfd = zkd_signals_open();
+    if (sfd < 0) {
+        fprintf(stderr, "zkslot-apid: signalfd: %s\n", zk_strerror(sfd));
+        return 2;
+    }
+    r = apid_serve(&a, &l, listen, sfd);
+    apid_ledgers_close(&a);
+    tokens_free(&a.tokens);
+    return r < 0 ? 2 : 0;
+}

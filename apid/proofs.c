@@ -1,0 +1,126 @@
+/*
+ * proofs.c -- GET /v1/jobs/{id}/proofs and /proofs/{k}: each done
+ * partition's proof.json and public.json as gpud wrote them (snarkjs's
+ * shapes), from the ledger (zk_ledger_part_result), so any apid of a farm
+ * serves them whichever machine proved.
+ *
+ *   /proofs      {"proofs": [{"index": K, "proof": {...}, "public": [...]}, ...]}
+ *                (the done partitions, in index order)
+ *   /proofs/{k}  {"proof": {...}, "public": [...]}; 409 "not_done" before
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apid.h"
+#include "zk/error.h"
+
+struct proofs_ctx {
+    zk_ledger *l;
+    json_t *arr;                      /* NULL: one partition, `want` */
+    int64_t want;
+    json_t *one;
+    int state;                        /* of `want` */
+    int found;
+    struct zk_diag d;
+};
+
+/* The result of partition id as {"proof", "public"}; NULL with rc set. */
+static json_t *result_obj(zk_ledger *l, int64_t id, int *rc, struct zk_diag *d)
+{
+    struct zk_ledger_result res;
+    json_error_t je;
+    if ((*rc = zk_ledger_part_result(l, id, &res, d)) < 0)
+        return NULL;
+    json_t *proof = json_loadb(res.proof, res.proof_len, 0, &je);
+    json_t *pub = json_loadb(res.pub, res.pub_len, 0, &je);
+    zk_ledger_result_free(&res);
+    if (!proof || !pub) {
+        json_decref(proof);
+        json_decref(pub);
+        *rc = ZK_EFORMAT;
+        zk_diag_set(d, "result", ZK_EFORMAT, "partition %lld: the stored proof is not JSON",
+                    (long long)id);
+        return NULL;
+    }
+    return json_pack("{s:o, s:o}", "proof", proof, "public", pub);
+}
+
+static int each_part(void *ctx, const struct zk_ledger_part *p)
+{
+    struct proofs_ctx *c = ctx;
+    int rc;
+    if (!c->arr) {
+        if (p->index != c->want)
+            return 0;
+        c->found = 1;
+        c->state = p->state;
+        if (p->state == ZK_PART_DONE && !(c->one = result_obj(c->l, p->id, &rc, &c->d)))
+            return rc;
+        return 0;
+    }
+    if (p->state != ZK_PART_DONE)
+        return 0;
+    json_t *o = result_obj(c->l, p->id, &rc, &c->d);
+    if (!o)
+        return rc == -ENOENT ? 0 : rc;   /* done by a zkslot that kept none */
+    json_object_set_new(o, "index", json_integer(p->index));
+    return json_array_append_new(c->arr, o) ? -ENOMEM : 0;
+}
+
+static int serve(struct apid *a, struct apid_req *q, struct apid_reply *r, int one)
+{
+    struct proofs_ctx c;
+    struct zk_ledger_job j;
+    int64_t id, k = 0;
+    memset(&c, 0, sizeof c);
+    if (apid_parse_id(q->params[0], &id) < 0)
+        return apid_error(r, 404, "no_job", "'%.32s' is not a job id", q->params[0]);
+    if (one && (!strcmp(q->params[1], "0") ? 0 : apid_parse_id(q->params[1], &k)) < 0)
+        return apid_error(r, 404, "no_partition", "'%.32s' is not a partition index",
+                          q->params[1]);
+    if (!(c.l = apid_ledger_get(a, r)))
+        return -1;
+    c.want = k;
+    c.arr = one ? NULL : json_array();
+    int rc = zk_ledger_job_get(c.l, id, &j, &c.d), nojob = rc == -ENOENT;
+    if (rc == 0)
+        rc = zk_ledger_part_list(c.l, id, each_part, &c, &c.d);
+    apid_ledger_put(a, c.l, rc == ZK_ELEDGER);
+    if (nojob) {
+        json_decref(c.arr);
+        return apid_error(r, 404, "no_job", "job %lld: no such job", (long long)id);
+    }
+    if (rc < 0) {
+        json_decref(c.arr);
+        json_decref(c.one);
+        if (rc == -ENOENT)
+            return apid_error(r, 404, "no_proof", "job %lld partition %lld: no result kept "
+                              "(proved by a zkslot that kept none)", (long long)id,
+                              (long long)k);
+        return apid_ledger_error(r, rc, c.d.msg);
+    }
+    if (!one) {
+        apid_json(r, 200, json_pack("{s:I, s:s, s:o}", "id", (json_int_t)id, "state",
+                                    zk_job_state_name(j.state), "proofs", c.arr));
+        return 0;
+    }
+    if (!c.found)
+        return apid_error(r, 404, "no_partition", "job %lld has %u partitions; no index %lld",
+                          (long long)id, j.nparts, (long long)k);
+    if (!c.one)
+        return apid_error(r, 409, "not_done", "job %lld partition %lld is %s, not done",
+                          (long long)id, (long long)k, zk_part_state_name(c.state));
+    apid_json(r, 200, c.one);
+    return 0;
+}
+
+int apid_proofs(struct apid *a, struct apid_req *q, struct apid_reply *r)
+{
+    return serve(a, q, r, 0);
+}
+
+int apid_proof(struct apid *a, struct apid_req *q, struct apid_reply *r)
+{
+    return serve(a, q, r, 1);
+}

@@ -1,0 +1,205 @@
+/*
+ * submit.c -- POST /v1/jobs (docs/api.yaml): a job from circuit inputs,
+ * with the semantics of `zkslot submit --input` (tools/zkslot/lib/
+ * submit_core.c holds the checks both make).
+ *
+ *   {"key": NAME, "inputs": [OBJECT, ...], "priority": CLASS,
+ *    "deadline": DURATION|TIME, "request_id": STRING}
+ *
+ * 201 with the new job, 200 with the earlier job of the same request id
+ * (per token: auth.c).  Every refusal names the field and queues nothing:
+ * the body is parsed and every input checked (zk_input_check, as the
+ * key's witness generator would read it) before the one ledger
+ * transaction that queues the job.  Unknown fields are refused, so a
+ * misspelt "priorty" is not silently the default.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apid.h"
+#include "submit_core.h"
+#include "zk/error.h"
+#include "zk/witgen.h"
+
+#define APID_INPUTS_MAX 4096
+
+void apid_submit_free(struct apid_submit *s)
+{
+    for (size_t i = 0; s->inputs && i < s->ninputs; i++)
+        free(s->inputs[i]);
+    free(s->inputs);
+    free(s->lens);
+    json_decref(s->root);
+    memset(s, 0, sizeof *s);
+}
+
+static int bad(struct apid_reply *r, const char *fmt, const char *field)
+{
+    return apid_error(r, 400, "bad_field", fmt, field);
+}
+
+/* The optional string field `name` of o into *ret (NULL when absent). */
+static int opt_string(json_t *o, const char *name, const char **ret, struct apid_reply *r)
+{
+    json_t *v = json_object_get(o, name);
+    *ret = NULL;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v))
+        return bad(r, "%s: must be a string", name);
+    *ret = json_string_value(v);
+    return 0;
+}
+
+/* "inputs": a non-empty array of objects, each as compact JSON text. */
+static int parse_inputs(json_t *arr, struct apid_submit *s, struct apid_reply *r)
+{
+    if (!json_is_array(arr) || !json_array_size(arr))
+        return bad(r, "%s: must be a non-empty array of circuit input objects", "inputs");
+    size_t n = json_array_size(arr);
+    if (n > APID_INPUTS_MAX)
+        return apid_error(r, 400, "bad_field", "inputs: %zu inputs; a job has at most %d", n,
+                          APID_INPUTS_MAX);
+    if (!(s->inputs = calloc(n, sizeof *s->inputs)) || !(s->lens = calloc(n, sizeof *s->lens)))
+        return apid_error(r, 500, "internal", "out of memory");
+    s->ninputs = n;
+    for (size_t i = 0; i < n; i++) {
+        json_t *in = json_array_get(arr, i);
+        if (!json_is_object(in))
+            return apid_error(r, 400, "bad_field", "inputs[%zu]: must be an object of "
+                              "signal values", i);
+        if (!(s->inputs[i] = json_dumps(in, JSON_COMPACT | JSON_ENCODE_ANY)))
+            return apid_error(r, 500, "internal", "out of memory");
+        s->lens[i] = strlen(s->inputs[i]);
+        if (s->lens[i] > ZK_LEDGER_INPUT_MAX)
+            return apid_error(r, 413, "too_large", "inputs[%zu]: %zu bytes; an input is at "
+                              "most %u", i, s->lens[i], ZK_LEDGER_INPUT_MAX);
+        char name[32];
+        struct zk_diag d = { "" };
+        snprintf(name, sizeof name, "inputs[%zu]", i);
+        if (zk_input_check(s->inputs[i], s->lens[i], name, &d) < 0)
+            return apid_error(r, 422, "bad_input", "%s", d.msg);
+    }
+    return 0;
+}
+
+int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_submit *s,
+                      struct apid_reply *r)
+{
+    static const char *const known[] = { "key", "inputs", "priority", "deadline",
+                                         "request_id" };
+    json_error_t je;
+    const char *key, *v;
+    json_t *val;
+    memset(s, 0, sizeof *s);
+    s->priority = -1;
+    if (!body || !len)
+        return apid_error(r, 400, "bad_json", "the body is empty: a JSON object is expected");
+    if (!(s->root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je)))
+        return apid_error(r, 400, "bad_json", "line %d, column %d: %s", je.line, je.column,
+                          je.text);
+    if (!json_is_object(s->root))
+        return apid_error(r, 400, "bad_json", "the body must be a JSON object");
+    json_object_foreach(s->root, key, val) {
+        unsigned i = 0;
+        while (i < sizeof known / sizeof *known && strcmp(key, known[i]))
+            i++;
+        if (i == sizeof known / sizeof *known)
+            return apid_error(r, 400, "bad_field", "'%.64s': not a field of a job (key, "
+                              "inputs, priority, deadline, request_id)", key);
+    }
+    if (opt_string(s->root, "key", &s->key, r) < 0)
+        return -1;
+    if (!s->key || !*s->key)
+        return bad(r, "%s: the name of a registered key is required", "key");
+    if (opt_string(s->root, "priority", &v, r) < 0)
+        return -1;
+    if (v && (s->priority = zk_priority_parse(v)) < 0)
+        return apid_error(r, 400, "bad_field", "priority: '%.32s' is not low, normal, high "
+                          "or critical", v);
+    if (opt_string(s->root, "deadline", &v, r) < 0)
+        return -1;
+    int rc = v ? zk_deadline_parse(v, now_ns, &s->deadline_ns) : 0;
+    if (rc)
+        return apid_error(r, 400, "bad_field", "deadline: '%.64s' %s", v,
+                          rc == -ETIME    ? "is not in the future"
+                          : rc == -ERANGE ? "is more than 366 days ahead"
+                                          : "is not a duration (30s, 5m, 1h30m) or a time "
+                                            "(2026-12-02T03:00:00Z, @UNIX_SECONDS)");
+    if (opt_string(s->root, "request_id", &s->request_id, r) < 0)
+        return -1;
+    if (s->request_id && (!*s->request_id || strlen(s->request_id) > 96))
+        return bad(r, "%s: 1 to 96 bytes", "request_id");
+    return parse_inputs(json_object_get(s->root, "inputs"), s, r);
+}
+
+/* Queues the parsed job; the reply in r.  Returns whether the ledger broke. */
+static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_submit *s,
+                 struct apid_reply *r)
+{
+    struct zk_ledger_key k;
+    struct zk_ledger_job j;
+    struct zk_diag d = { "" };
+    char msg[SUBMIT_MSG_MAX], rid[ZK_LEDGER_REQUEST_ID_MAX + 64];
+    int64_t id = 0;
+    int rc = submit_key_check(l, &a->c.cfg, s->key, 1, &k, msg, sizeof msg);
+    if (rc == -ENOENT)
+        return apid_error(r, 404, "unknown_key", "key: %s", msg), 0;
+    if (rc == ZK_ELEDGER)
+        return apid_ledger_error(r, rc, msg), 1;
+    if (rc < 0)
+        return apid_error(r, 422, rc == -ENOEXEC ? "no_generator" : "key_unusable", "key: %s",
+                          msg), 0;
+    if (apid_request_id(q, s->request_id, rid, sizeof rid) < 0)
+        return apid_error(r, 400, "bad_field", "request_id: too long for this token"), 0;
+    const char **names = calloc(s->ninputs, sizeof *names);
+    char(*nb)[40] = calloc(s->ninputs, sizeof *nb);
+    if (!names || !nb) {
+        free(names);
+        free(nb);
+        return apid_error(r, 500, "internal", "out of memory"), 0;
+    }
+    for (size_t i = 0; i < s->ninputs; i++) {
+        snprintf(nb[i], sizeof nb[i], "(api) inputs[%zu]", i);
+        names[i] = nb[i];
+    }
+    struct zk_ledger_submit_opts so = { s->priority, s->deadline_ns, rid[0] ? rid : NULL, 0 };
+    rc = zk_ledger_job_submit_opts(l, k.id, NULL, &so, names,
+                                   (const char *const *)s->inputs, s->lens,
+                                   (uint32_t)s->ninputs, &id, &d);
+    free(names);
+    free(nb);
+    if (rc == 0 && !so.existing && (rc = zk_ledger_job_get(l, id, &j, &d)) == 0 &&
+        (rc = zk_ledger_job_resolve_out(&j, a->c.cfg.state_dir)) == 0 &&
+        submit_job_dirs(l, &j, a->c.cfg.state_dir, 0, msg, sizeof msg) < 0)
+        return apid_error(r, 500, "output_dir", "%s", msg), 0;
+    if (rc == -EINVAL)
+        return apid_error(r, 400, "bad_field", "%s", d.msg), 0;
+    if (rc < 0)
+        return apid_ledger_error(r, rc, d.msg), rc == ZK_ELEDGER;
+    return apid_job_reply(a, l, id, so.existing ? 200 : 201, r);
+}
+
+int apid_submit(struct apid *a, struct apid_req *q, struct apid_reply *r)
+{
+    struct apid_submit s;
+    int rc = -1;
+    if (apid_submit_parse(q->body, q->body_len, lcli_now_ns(), &s, r) < 0)
+        goto out;
+    if (q->who && !token_may_submit(q->who, s.key)) {
+        apid_error(r, 403, "forbidden", "key: token '%s' may not submit jobs to key '%.64s'",
+                   q->who->name, s.key);
+        goto out;
+    }
+    zk_ledger *l = apid_ledger_get(a, r);
+    if (!l)
+        goto out;
+    apid_ledger_put(a, l, queue(a, l, q, &s, r));
+    rc = 0;
+out:
+    apid_submit_free(&s);
+    return rc;
+}

@@ -1,0 +1,127 @@
+/*
+ * roles.c -- who may do what in a ledger on PostgreSQL: four group roles,
+ * their grants and row-level security, set up by the schema itself (every
+ * migration ends with lpg_roles_apply, in its transaction), so that the
+ * grants always match the tables of this zkslot.
+ *
+ *   zkslot_admin      keys (add, change: a key's generator is run by every
+ *                     synthd), and everything else
+ *   zkslot_daemon     claims, partition states, results, jobs' states,
+ *                     machines and their leases, the daemons' table; every
+ *                     column (inputs included); keys read-only
+ *   zkslot_submitter  read keys, jobs and partitions (not inputs); create
+ *                     jobs for existing keys, queued, as themselves
+ *                     (jobs.submitter = session_user, never chosen); cancel
+ *                     their own unfinished jobs; nothing else
+ *   zkslot_reader     read keys, jobs, partitions (not inputs), daemons,
+ *                     machines
+ *
+ * A login role gets its rights by membership (GRANT zkslot_submitter TO
+ * alice).  The table owner (the role that migrated) is not subject to row
+ * security and may do everything, like an administrator.  Submitters'
+ * limits are row-level security on jobs and partitions (policies that
+ * check the rows a statement inserts or changes) plus column privileges
+ * (the columns a submitter may insert or update); the other roles'
+ * policies let them see and change every row their grants allow.
+ *
+ * Inputs (partitions.input) are read by daemons and administrators only;
+ * partitions.has_input tells the others whether there is one.  Column
+ * lists are read from the catalog when applied, so a column a later
+ * migration adds is covered (readable by all; insertable by submitters on
+ * jobs and partitions, except ids, the submitter and results).
+ *
+ * Roles are the cluster's: a migrating role that may create roles
+ * (superuser or CREATEROLE) makes the four missing ones (NOLOGIN);
+ * otherwise a missing role fails the migration with one line naming it
+ * (make them first: docs/ledger.md, "Roles and grants").
+ */
+#include "ledger/pg/pg_internal.h"
+
+/* 3 -> 4: who submitted each job; whether a partition has an input, for
+ * the roles that may not read the input itself */
+const char lpg_roles_migration[] =
+    "ALTER TABLE jobs ADD COLUMN submitter TEXT NOT NULL DEFAULT session_user;"
+    "ALTER TABLE partitions ADD COLUMN has_input BOOLEAN GENERATED ALWAYS AS"
+    " (input IS NOT NULL) STORED;";
+
+/* the live states a submitter may cancel from */
+#define LPG_LIVE "('queued', 'synthesizing', 'ready', 'proving')"
+
+/* One DO block: the roles, then each table's grants and policies from
+ * scratch (REVOKE ALL first: applying it again changes nothing). */
+static const char roles_sql[] =
+    "DO $zk$ DECLARE r TEXT; cols TEXT; may BOOLEAN; BEGIN"
+    " SELECT rolsuper OR rolcreaterole INTO may FROM pg_roles WHERE rolname = current_user;"
+    " FOREACH r IN ARRAY ARRAY['zkslot_admin', 'zkslot_daemon', 'zkslot_submitter',"
+    "  'zkslot_reader'] LOOP"
+    "  CONTINUE WHEN EXISTS (SELECT FROM pg_roles WHERE rolname = r);"
+    "  IF NOT may THEN RAISE EXCEPTION 'role % does not exist and role % may not create it:"
+    " make the farm''s roles first (docs/ledger.md, Roles and grants)', r, current_user;"
+    "  END IF;"
+    "  BEGIN EXECUTE format('CREATE ROLE %I NOLOGIN', r);"
+    "  EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;"   /* made meanwhile */
+    " END LOOP;"
+    " REVOKE ALL ON keys, jobs, partitions, daemons, machines, zkslot_schema FROM PUBLIC,"
+    "  zkslot_admin, zkslot_daemon, zkslot_submitter, zkslot_reader;"
+    " GRANT ALL ON keys, jobs, partitions, daemons, machines TO zkslot_admin;"
+    " GRANT SELECT ON keys, jobs, daemons, machines, zkslot_schema TO zkslot_admin,"
+    "  zkslot_daemon, zkslot_submitter, zkslot_reader;"
+    " GRANT SELECT, UPDATE ON jobs, partitions TO zkslot_daemon;"
+    " GRANT SELECT, INSERT, UPDATE ON daemons, machines TO zkslot_daemon;"
+    /* every partition column but the input, for reading */
+    " SELECT string_agg(quote_ident(attname), ', ') INTO cols FROM pg_attribute"
+    "  WHERE attrelid = 'partitions'::regclass AND attnum > 0 AND NOT attisdropped"
+    "  AND attname <> 'input';"
+    " EXECUTE format('GRANT SELECT (%s) ON partitions TO zkslot_submitter, zkslot_reader', cols);"
+    /* what a submit writes: every column but the ids, the submitter and generated ones */
+    " SELECT string_agg(quote_ident(attname), ', ') INTO cols FROM pg_attribute"
+    "  WHERE attrelid = 'jobs'::regclass AND attnum > 0 AND NOT attisdropped"
+    "  AND attname NOT IN ('id', 'submitter') AND attgenerated = '';"
+    " EXECUTE format('GRANT INSERT (%s) ON jobs TO zkslot_submitter', cols);"
+    " SELECT string_agg(quote_ident(attname), ', ') INTO cols FROM pg_attribute"
+    "  WHERE attrelid = 'partitions'::regclass AND attnum > 0 AND NOT attisdropped"
+    "  AND attname NOT IN ('id', 'proof_json', 'public_json') AND attgenerated = '';"
+    " EXECUTE format('GRANT INSERT (%s) ON partitions TO zkslot_submitter', cols);"
+    /* what a cancel writes */
+    " GRANT UPDATE (state, error, started_ns, finished_ns) ON jobs TO zkslot_submitter;"
+    " GRANT UPDATE (state, error, done_ns, owner_pid, owner_start, owner_role) ON partitions"
+    "  TO zkslot_submitter;"
+    " ALTER TABLE jobs ENABLE ROW LEVEL SECURITY;"
+    " ALTER TABLE partitions ENABLE ROW LEVEL SECURITY;"
+    " DROP POLICY IF EXISTS zkslot_all ON jobs; DROP POLICY IF EXISTS zkslot_all ON partitions;"
+    " DROP POLICY IF EXISTS zkslot_read ON jobs; DROP POLICY IF EXISTS zkslot_read ON partitions;"
+    " DROP POLICY IF EXISTS zkslot_submit ON jobs;"
+    " DROP POLICY IF EXISTS zkslot_submit ON partitions;"
+    " DROP POLICY IF EXISTS zkslot_cancel ON jobs;"
+    " DROP POLICY IF EXISTS zkslot_cancel ON partitions;"
+    " CREATE POLICY zkslot_all ON jobs TO zkslot_admin, zkslot_daemon USING (true);"
+    " CREATE POLICY zkslot_all ON partitions TO zkslot_admin, zkslot_daemon USING (true);"
+    " CREATE POLICY zkslot_read ON jobs FOR SELECT TO zkslot_submitter, zkslot_reader"
+    "  USING (true);"
+    " CREATE POLICY zkslot_read ON partitions FOR SELECT TO zkslot_submitter, zkslot_reader"
+    "  USING (true);"
+    /* a new job: queued, untouched, the submitter's own */
+    " CREATE POLICY zkslot_submit ON jobs FOR INSERT TO zkslot_submitter WITH CHECK"
+    "  (submitter = session_user AND state = 'queued' AND started_ns = 0 AND finished_ns = 0"
+    "  AND error = '');"
+    /* its partitions: queued, never claimed, no result, in a queued job of the submitter */
+    " CREATE POLICY zkslot_submit ON partitions FOR INSERT TO zkslot_submitter WITH CHECK"
+    "  (state = 'queued' AND attempts = 0 AND errors = 0 AND proofs = 0 AND owner_pid = 0"
+    "  AND machine = '' AND error = '' AND proof_json IS NULL AND public_json IS NULL"
+    "  AND EXISTS (SELECT FROM jobs j WHERE j.id = job_id AND j.submitter = session_user"
+    "  AND j.state = 'queued'));"
+    /* a cancel: the submitter's own live job and partitions, to canceled */
+    " CREATE POLICY zkslot_cancel ON jobs FOR UPDATE TO zkslot_submitter"
+    "  USING (submitter = session_user AND state IN ('queued', 'running'))"
+    "  WITH CHECK (state = 'canceled');"
+    " CREATE POLICY zkslot_cancel ON partitions FOR UPDATE TO zkslot_submitter"
+    "  USING (state IN " LPG_LIVE " AND EXISTS (SELECT FROM jobs j WHERE j.id = job_id"
+    "  AND j.submitter = session_user))"
+    "  WITH CHECK (state = 'canceled');"
+    " END $zk$";
+
+int lpg_roles_apply(zk_ledger *l, struct zk_diag *diag)
+{
+    int r = lpg_cmd(l, roles_sql, NULL, diag);
+    return r < 0 ? r : 0;
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# test_cli_server.sh -- `zkslot --server URL` (and $ZKSLOT_SERVER) against
+# zkslot-apid on loopback, the ledger out of the CLI's reach (its state
+# directory points elsewhere): submit --input with a request id (a repeat
+# prints the same job), wait (0 done), status --json, result --out (the
+# proofs written here, snarkjs accepts them, their public signals are the
+# inputs'), cancel of a finished job (exit 1) and of a queued one (0),
+# https:// refused.  About 10 s.
+set -euo pipefail
+. "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
+. "$ZK_SOURCE_DIR/tests/pipeline/lib_inputs.sh"
+pl_init apid_cli_server || exit 77
+. "$ZK_SOURCE_DIR/tests/apid/lib_apid.sh"
+in="$PL_W/in"
+mkdir -p "$in"
+
+pl_pool 2
+pl_start_synthd --workers 2
+pl_start_gpud
+pli_circuit bn128
+pli_key_add bn128 --witness-gen "$PLI_CPP"
+apid_start
+for i in 0 1; do
+    pli_input $((i + 3)) $((i + 9)) "$i" >"$in/$i.json"
+    pli_reference "$in/$i.json" "$in/$i.wtns"
+done
+# the CLI's own ledger is elsewhere: everything below goes through apid
+remote() { ZKSLOT_STATE_DIR="$PL_W/nowhere" "$ZKSLOT" --server "$APID_URL" "$@"; }
+
+j=$(remote submit --key bn128 --input "$in/0.json" "$in/1.json" --request-id cli-1 --priority high)
+j2=$(remote submit --key bn128 --input "$in/0.json" --request-id cli-1 2>"$PL_W/err")
+[ "$j2" = "$j" ] && grep -q 'submitted before; nothing queued' "$PL_W/err" ||
+    pl_bad "a repeated request id: job $j2 ($(cat "$PL_W/err")), expected $j"
+rc=0; remote wait "$j" --timeout 60 || rc=$?
+[ "$rc" = 0 ] || pl_bad "zkslot --server wait: exit $rc"
+remote status "$j" --json >"$PL_W/st.json"
+python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(not (o["state"] == "done" and o["priority"] == "high" and len(o["partitions"]) == 2))' \
+    "$PL_W/st.json" || pl_bad "status --json: $(head -c 300 "$PL_W/st.json")"
+remote result "$j" --out "$PL_W/res" >"$PL_W/res.list"
+[ "$(wc -l <"$PL_W/res.list")" = 2 ] || pl_bad "result --out listed $(wc -l <"$PL_W/res.list") partitions"
+np=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nPublic"])' "$PLI_VK")
+args=()
+for k in 0 1; do
+    want=$(python3 "$ZK_SOURCE_DIR/tests/pipeline/wtns_public.py" "$in/$k.wtns" "$np")
+    python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.loads(sys.argv[2]))' \
+        "$PL_W/res/$k/public.json" "$want" || pl_bad "partition $k: public signals are not its input's"
+    args+=("$PL_W/res/$k/public.json" "$PL_W/res/$k/proof.json")
+done
+node "$ZK_SOURCE_DIR/tests/pipeline/verify_many.cjs" "$PLI_VK" "${args[@]}" >"$PL_W/verify.out" 2>&1 &&
+    [ "$(grep -c '^ok ' "$PL_W/verify.out")" = 2 ] ||
+    pl_bad "snarkjs: $(head -n 3 "$PL_W/verify.out")"
+rc=0; remote cancel "$j" 2>/dev/null || rc=$?
+[ "$rc" = 1 ] || pl_bad "cancel of a finished job: exit $rc, expected 1"
+pl_stop "${PL_GPUD_PIDS[0]}"
+pl_stop "${PL_SYNTHD_PIDS[0]}"
+jq=$(ZKSLOT_SERVER=$APID_URL ZKSLOT_STATE_DIR="$PL_W/nowhere" "$ZKSLOT" submit --key bn128 --input "$in/0.json")
+rc=0; remote cancel "$jq" 2>/dev/null || rc=$?
+[ "$rc" = 0 ] || pl_bad "cancel of a queued job: exit $rc"
+rc=0; remote wait "$jq" --timeout 5 2>/dev/null || rc=$?
+[ "$rc" = 1 ] || pl_bad "wait on a canceled job: exit $rc, expected 1"
+rc=0; "$ZKSLOT" --server https://127.0.0.1:1 status 2>"$PL_W/err" || rc=$?
+[ "$rc" = 2 ] && grep -q 'no TLS' "$PL_W/err" || pl_bad "https: exit $rc: $(cat "$PL_W/err")"
+[ ! -e "$PL_W/nowhere/ledger.db" ] || pl_bad "the CLI opened a ledger of its own"
+echo "ok: zkslot --server: submit, wait, status, result, cancel through apid; snarkjs accepts the proofs"
+apid_stop
+pl_done

@@ -1,0 +1,74 @@
+# lib_users.sh -- real users for the deploy tests of who may do what: a
+# daemon user D (the daemons run as D, umask 0007, as UMask= in the units)
+# and an operator O in D's group.  Source it, then:
+#
+#   zku_init NAME [COMMAND...]   # skips (77) without root, useradd,
+#                                # setpriv or the COMMANDs; sets DU OU W
+#                                # (a 0755 temporary directory), the
+#                                # private pool, state dir (W/state) and
+#                                # config (W/zkslot.conf, empty), and the
+#                                # EXIT trap that removes it all
+#   as USER UMASK CMD...         # CMD as USER with its groups
+#   zku_daemon LOG CMD...        # CMD as D in the background (PIDS)
+#   zku_ready                    # W/synthd.log and W/gpud.log say ready:
+#                                # (else a failure)
+#   bad MSG                      # a failure (fail=1); exit $fail at the end
+set -u
+: "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
+slow=1; [ -n "${ZK_SANITIZE:-}" ] && slow=3
+fail=0
+PIDS=()
+bad() { echo "FAIL: $*"; fail=1; }
+
+zku_init() {
+    local name=$1 c
+    shift
+    [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (useradd, setpriv)"; exit 77; }
+    for c in useradd userdel groupdel setpriv "$@"; do
+        command -v "$c" >/dev/null || { echo "SKIP: no $c"; exit 77; }
+    done
+    DU=zk$name-d$$ OU=zk$name-o$$
+    W=$(mktemp -d "/tmp/zk-$name.XXXXXX")
+    chmod 0755 "$W"
+    export ZKSLOT_POOL=/dev/shm/zkslot-$name-$$.pool
+    export ZKSLOT_STATE_DIR=$W/state
+    export ZKSLOT_CONFIG=$W/zkslot.conf
+    : >"$ZKSLOT_CONFIG"
+    chmod 0644 "$ZKSLOT_CONFIG"
+    trap zku_cleanup EXIT
+    useradd --system -U -M -d /nonexistent -s /usr/sbin/nologin "$DU" || { bad "useradd $DU"; exit 1; }
+    useradd -M -d /nonexistent -s /usr/sbin/nologin -G "$DU" "$OU" || { bad "useradd $OU"; exit 1; }
+}
+
+zku_cleanup() {
+    local p f
+    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".key-*
+    for p in "$OU" "$DU"; do userdel "$p" >/dev/null 2>&1; done
+    groupdel "$DU" >/dev/null 2>&1
+    if [ $fail = 0 ]; then rm -rf "$W"; else
+        echo "(kept $W)"
+        for f in "$W"/*.log; do [ -f "$f" ] && { echo "==> $f (tail)"; tail -n 20 "$f"; }; done
+    fi
+}
+
+as() {
+    local u=$1 m=$2; shift 2
+    (umask "$m"; exec setpriv --reuid="$u" --regid="$u" --init-groups -- "$@")
+}
+
+zku_daemon() {
+    local log=$1; shift
+    (umask 0007; exec setpriv --reuid="$DU" --regid="$DU" --init-groups -- "$@") >"$log" 2>&1 &
+    PIDS+=("$!")
+}
+
+zku_ready() {
+    local i
+    for ((i = 0; i < 300 * slow; i++)); do
+        grep -q 'ready:' "$W/synthd.log" && grep -q 'ready:' "$W/gpud.log" && return 0
+        sleep 0.1
+    done
+    bad "the daemons did not start as $DU"
+}

@@ -1,0 +1,115 @@
+/*
+ * fuzz_api.c -- libFuzzer target for zkslot-apid's request handling
+ * before any ledger: the route table (paths, methods, {param} segments),
+ * the bearer header against a token table, a query value as an id, and
+ * the body of POST /v1/jobs (apid_submit_parse: JSON, fields, inputs).
+ *
+ * The input: line 1 "METHOD PATH[?QUERY]", line 2 the Authorization
+ * header, the rest the body.  Every refusal is one error object {"error":
+ * {"code", "message"}} with a one-line message and a 4xx/5xx status; a
+ * routed request has its params; an accepted submit has a key and at
+ * least one input, each of which parses back as a JSON object.
+ */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apid.h"
+#include "fuzz_util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* r is an error reply of the one shape, or abort. */
+static void check_error(struct apid_reply *r)
+{
+    json_error_t je;
+    json_t *o = r->body ? json_loadb(r->body, r->len, 0, &je) : NULL;
+    json_t *e = json_object_get(o, "error");
+    const char *msg = json_string_value(json_object_get(e, "message"));
+    if (r->status < 400 || r->status > 599 || !json_is_string(json_object_get(e, "code")) ||
+        !msg || strchr(msg, '\n'))
+        abort();
+    json_decref(o);
+    free(r->body);
+    memset(r, 0, sizeof *r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static struct apid a;
+    static struct api_token tok = { "fuzz", "", "k1,k2", 0 };
+    char *s = fuzz_text(data, size);
+    if (!s)
+        return 0;
+    if (!a.tokens.n) {
+        zk_sha256_hex("zks_secret", 10, tok.hash);
+        a.tokens.t = &tok;
+        a.tokens.n = 1;
+        a.tokens_path = "fuzz";
+        pthread_rwlock_init(&a.tokens_lock, NULL);
+    }
+    char *line2 = strchr(s, '\n'), *body = NULL;
+    if (line2) {
+        *line2++ = 0;
+        if ((body = strchr(line2, '\n')))
+            *body++ = 0;
+    }
+    struct apid_req q;
+    struct apid_reply r = { 0 };
+    memset(&q, 0, sizeof q);
+    char *sp = strchr(s, ' ');
+    q.method = s;
+    q.path = "/";
+    if (sp) {
+        *sp = 0;
+        q.path = sp + 1;
+        char *qs = strchr(sp + 1, '?');
+        if (qs) {
+            *qs++ = 0;
+            for (char *kv = strtok(qs, "&"); kv && q.nquery < APID_QUERY_MAX;
+                 kv = strtok(NULL, "&")) {
+                char *eq = strchr(kv, '=');
+                if (eq)
+                    *eq++ = 0;
+                q.query[q.nquery].key = kv;
+                q.query[q.nquery++].value = eq;
+            }
+        }
+    }
+    const struct apid_route *rt = apid_route(&q, &r);
+    if (!rt) {
+        check_error(&r);
+    } else {
+        for (const char *p = rt->pattern; (p = strchr(p, '{')); p++)
+            if (!q.params[0] || !*q.params[0])
+                abort();
+    }
+    if (apid_auth(&a, line2, &q, &r) < 0)
+        check_error(&r);
+    else if (!q.who || strcmp(q.who->name, "fuzz"))
+        abort();
+    int64_t id;
+    for (unsigned i = 0; i < q.nquery; i++)
+        if (q.query[i].value && apid_parse_id(q.query[i].value, &id) == 0 && id <= 0)
+            abort();
+    struct apid_submit sub;
+    size_t blen = body ? strlen(body) : 0;
+    if (apid_submit_parse(body, blen, 1764644400LL * 1000000000, &sub, &r) < 0) {
+        check_error(&r);
+    } else {
+        if (!sub.key || !*sub.key || !sub.ninputs)
+            abort();
+        for (size_t i = 0; i < sub.ninputs; i++) {
+            json_error_t je;
+            json_t *o = json_loadb(sub.inputs[i], sub.lens[i], 0, &je);
+            if (!json_is_object(o))
+                abort();
+            json_decref(o);
+        }
+        (void)token_may_submit(&tok, sub.key);
+    }
+    apid_submit_free(&sub);
+    free(s);
+    return 0;
+}

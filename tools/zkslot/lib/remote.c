@@ -1,0 +1,250 @@
+/*
+ * remote.c -- the job commands against zkslot-apid (contract in remote.h;
+ * the API in docs/api.md).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "g16_cli.h"
+#include "http_client.h"
+#include "ledger_cli.h"
+#include "remote.h"
+#include "zk/priority.h"
+#include "zk/util.h"
+
+#define REMOTE_TIMEOUT_S 60.0
+
+const char *remote_server(void)
+{
+    const char *s = getenv("ZKSLOT_SERVER");
+    return s && *s ? s : NULL;
+}
+
+/*
+ * One call; the answer's JSON into *ret (NULL allowed when not wanted).
+ * Returns the HTTP status, or -1 after "zkslot CMD: problem" on stderr
+ * (a transport failure, or any status not in `ok`, a bitmask of 2xx/4xx
+ * the caller handles: 1 = 200, 2 = 201, 4 = 409, 8 = 404).
+ */
+static int call(const char *cmd, const char *method, const char *path, json_t *body,
+                double timeout_s, unsigned ok, json_t **ret)
+{
+    struct http_resp r;
+    char err[512], *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    json_error_t je;
+    int rc = http_call(remote_server(), method, path, text, getenv("ZKSLOT_TOKEN"), timeout_s,
+                       &r, err, sizeof err);
+    free(text);
+    if (rc < 0) {
+        fprintf(stderr, "zkslot %s: %s: %s\n", cmd, remote_server(), err);
+        return -1;
+    }
+    json_t *o = json_loadb(r.body, r.len, 0, &je);
+    free(r.body);
+    unsigned bit = r.status == 200 ? 1 : r.status == 201 ? 2 : r.status == 409 ? 4
+                 : r.status == 404 ? 8 : 0;
+    if (!(bit & ok) || !o) {
+        const char *m = json_string_value(json_object_get(json_object_get(o, "error"),
+                                                          "message"));
+        fprintf(stderr, "zkslot %s: %s: %d %s\n", cmd, remote_server(), r.status,
+                m ? m : "(not a JSON answer)");
+        json_decref(o);
+        return -1;
+    }
+    if (ret)
+        *ret = o;
+    else
+        json_decref(o);
+    return r.status;
+}
+
+static const char *str(json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+int remote_submit(const char *key, char **files, int n, int input, int priority,
+                  int64_t deadline_ns, const char *request_id)
+{
+    json_t *body = json_object(), *inputs = json_array(), *o = NULL;
+    int rc = 2;
+    if (!input) {
+        fprintf(stderr, "zkslot submit: --server: jobs from witness files cannot be sent to an "
+                "API server; submit circuit inputs (--input); nothing submitted\n");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        json_error_t je;
+        json_t *in = json_load_file(files[i], 0, &je);
+        if (!in) {
+            fprintf(stderr, "zkslot submit: %s:%d:%d: %s; nothing submitted\n", files[i],
+                    je.line, je.column, je.text);
+            goto out;
+        }
+        json_array_append_new(inputs, in);
+    }
+    json_object_set_new(body, "key", json_string(key));
+    json_object_set(body, "inputs", inputs);
+    if (priority >= 0)
+        json_object_set_new(body, "priority", json_string(zk_priority_name(priority)));
+    if (deadline_ns) {   /* whole seconds, rounded up: never earlier than asked */
+        char d[32];
+        snprintf(d, sizeof d, "@%lld", (long long)((deadline_ns + 999999999) / 1000000000));
+        json_object_set_new(body, "deadline", json_string(d));
+    }
+    if (request_id)
+        json_object_set_new(body, "request_id", json_string(request_id));
+    int st = call("submit", "POST", "/v1/jobs", body, REMOTE_TIMEOUT_S, 1 | 2, &o);
+    if (st < 0)
+        goto out;
+    long long id = (long long)json_integer_value(json_object_get(o, "id"));
+    if (st == 200)
+        fprintf(stderr, "zkslot submit: request id '%s' is job %lld (%s), submitted before; "
+                "nothing queued\n", request_id ? request_id : "", id, str(o, "state"));
+    printf("%lld\n", id);
+    rc = 0;
+out:
+    json_decref(o);
+    json_decref(inputs);
+    json_decref(body);
+    return rc;
+}
+
+int remote_status(int64_t id, int json)
+{
+    char path[64];
+    json_t *o = NULL;
+    if (id)
+        snprintf(path, sizeof path, "/v1/jobs/%lld", (long long)id);
+    else
+        snprintf(path, sizeof path, "/v1/jobs?limit=1000");
+    if (call("status", "GET", path, NULL, REMOTE_TIMEOUT_S, 1, &o) < 0)
+        return 2;
+    if (json) {
+        char *s = json_dumps(o, JSON_INDENT(2));
+        if (s)
+            printf("%s\n", s);
+        free(s);
+    } else if (id) {
+        json_t *c = json_object_get(o, "counts");
+        printf("job %lld: key %s, %s, %lld/%lld done\n  class: %s\n", (long long)id,
+               str(o, "key"), str(o, "state"),
+               (long long)json_integer_value(json_object_get(c, "done")),
+               (long long)json_integer_value(json_object_get(o, "nparts")), str(o, "priority"));
+        if (*str(o, "error"))
+            printf("  error: %s\n", str(o, "error"));
+    } else {
+        size_t i;
+        json_t *j;
+        printf("%-8s %-20s %-9s %-8s %13s\n", "JOB", "KEY", "STATE", "CLASS", "DONE/TOTAL");
+        json_array_foreach(json_object_get(o, "jobs"), i, j)
+            printf("%-8lld %-20s %-9s %-8s %6lld/%-6lld\n",
+                   (long long)json_integer_value(json_object_get(j, "id")), str(j, "key"),
+                   str(j, "state"), str(j, "priority"),
+                   (long long)json_integer_value(json_object_get(json_object_get(j, "counts"),
+                                                                 "done")),
+                   (long long)json_integer_value(json_object_get(j, "nparts")));
+    }
+    json_decref(o);
+    return 0;
+}
+
+int remote_wait(int64_t id, double timeout)
+{
+    int64_t t0 = lcli_now_ns();
+    for (;;) {   /* long polls of at most 60 s, until the end or the timeout */
+        double waited = (double)(lcli_now_ns() - t0) / 1e9;
+        double w = timeout < 0 ? 60 : timeout - waited;
+        char path[64];
+        json_t *o;
+        snprintf(path, sizeof path, "/v1/jobs/%lld?wait=%.3f", (long long)id,
+                 w < 0 ? 0 : w > 60 ? 60 : w);
+        if (call("wait", "GET", path, NULL, (w > 60 ? 60 : w) + REMOTE_TIMEOUT_S, 1, &o) < 0)
+            return 2;
+        const char *st = str(o, "state");
+        int rc = !strcmp(st, "done") ? 0 : !strcmp(st, "failed") || !strcmp(st, "canceled") ? 1
+                                                                                             : -1;
+        if (rc == 1)
+            fprintf(stderr, "zkslot wait: job %lld %s: %s\n", (long long)id, st,
+                    *str(o, "error") ? str(o, "error") : "(no message)");
+        waited = (double)(lcli_now_ns() - t0) / 1e9;
+        if (rc < 0 && timeout >= 0 && waited >= timeout) {
+            json_t *c = json_object_get(o, "counts");
+            fprintf(stderr, "zkslot wait: timed out after %g s: job %lld is %s (%lld/%lld "
+                    "done)\n", timeout, (long long)id, st,
+                    (long long)json_integer_value(json_object_get(c, "done")),
+                    (long long)json_integer_value(json_object_get(o, "nparts")));
+            rc = 3;
+        }
+        json_decref(o);
+        if (rc >= 0)
+            return rc;
+    }
+}
+
+int remote_result(int64_t id, const char *out)
+{
+    char path[64], dir[4200], pf[4300], uf[4300];
+    json_t *o = NULL, *p;
+    size_t i;
+    int rc = 0;
+    if (!out) {
+        fprintf(stderr, "zkslot result: --server: the proofs are on the server; --out DIR "
+                "writes them here\n");
+        return 2;
+    }
+    snprintf(path, sizeof path, "/v1/jobs/%lld/proofs", (long long)id);
+    if (call("result", "GET", path, NULL, REMOTE_TIMEOUT_S, 1, &o) < 0)
+        return 2;
+    json_array_foreach(json_object_get(o, "proofs"), i, p) {
+        long long k = (long long)json_integer_value(json_object_get(p, "index"));
+        char *proof = json_dumps(json_object_get(p, "proof"), JSON_INDENT(1));
+        char *pub = json_dumps(json_object_get(p, "public"), JSON_INDENT(1));
+        snprintf(dir, sizeof dir, "%s/%lld", out, k);
+        snprintf(pf, sizeof pf, "%s/proof.json", dir);
+        snprintf(uf, sizeof uf, "%s/public.json", dir);
+        int r = !proof || !pub ? -ENOMEM : lcli_mkdirs(dir);
+        if (!r && !(r = zk_write_atomic(uf, pub, strlen(pub), 0644)))
+            r = zk_write_atomic(pf, proof, strlen(proof), 0644);
+        free(proof);
+        free(pub);
+        if (r < 0) {
+            fprintf(stderr, "zkslot result: cannot write %s: %s\n", dir, strerror(-r));
+            rc = 2;
+            break;
+        }
+        printf("%s %s\n", pf, uf);
+    }
+    if (!rc && strcmp(str(o, "state"), "done")) {
+        fprintf(stderr, "zkslot result: job %lld is %s: only the done partitions are "
+                "listed\n", (long long)id, str(o, "state"));
+        rc = 1;
+    }
+    json_decref(o);
+    return rc;
+}
+
+int remote_cancel(int64_t id)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%lld", (long long)id);
+    json_t *o = NULL;
+    int st = call("cancel", "DELETE", path, NULL, REMOTE_TIMEOUT_S, 1 | 4 | 8, &o);
+    int rc = 2;
+    if (st == 200) {
+        fprintf(stderr, "job %lld canceled\n", (long long)id);
+        rc = 0;
+    } else if (st == 409) {
+        fprintf(stderr, "zkslot cancel: %s\n", str(json_object_get(o, "error"), "message"));
+        rc = 1;
+    } else if (st == 404) {
+        fprintf(stderr, "zkslot cancel: no job %lld\n", (long long)id);
+    }
+    json_decref(o);
+    return rc;
+}

@@ -1,0 +1,24 @@
+/*
+ * remote.h -- `zkslot --server URL` (or $ZKSLOT_SERVER): submit, status,
+ * wait, result and cancel against a remote zkslot-apid instead of the
+ * ledger, with the local commands' output and exit codes ($ZKSLOT_TOKEN:
+ * the bearer token).  Each prints one line "zkslot CMD: ..." on failure,
+ * the server's error message when it gave one.
+ */
+#ifndef ZK_TOOLS_REMOTE_H
+#define ZK_TOOLS_REMOTE_H
+
+#include <stdint.h>
+
+/* The server's URL, or NULL when the commands go to the ledger. */
+const char *remote_server(void);
+
+/* Circuit inputs only (the API takes no witness files). */
+int remote_submit(const char *key, char **files, int n, int input, int priority,
+                  int64_t deadline_ns, const char *request_id);
+int remote_status(int64_t id, int json);      /* id 0: the list */
+int remote_wait(int64_t id, double timeout);  /* timeout < 0: none */
+int remote_result(int64_t id, const char *out);
+int remote_cancel(int64_t id);
+
+#endif /* ZK_TOOLS_REMOTE_H */

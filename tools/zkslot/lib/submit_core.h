@@ -1,0 +1,51 @@
+/*
+ * submit_core.h -- what `zkslot submit` and zkslot-apid's POST /v1/jobs
+ * share: the checks a key must pass before a job is queued for it, and a
+ * job's output directories.  Nothing here prints: each function that fails
+ * leaves one line in `msg` (n bytes), without the caller's prefix.
+ */
+#ifndef ZK_TOOLS_SUBMIT_CORE_H
+#define ZK_TOOLS_SUBMIT_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "zk/config.h"
+#include "zk/ledger.h"
+
+#define SUBMIT_MSG_MAX 1024
+
+/*
+ * Key `name` as a job for it must find it, into *ret: known (-ENOENT:
+ * "no key named 'NAME' (see zkslot key list)"), its file unchanged on a
+ * one-machine ledger (a touched or copied file of the same content gets
+ * its identity recorded again), its partitions fitting the slots of
+ * cfg->pool when that pool exists (-EFBIG), and, for a job of circuit
+ * inputs (`input`), a witness generator (-ENOEXEC).  0 or a negative code.
+ */
+int submit_key_check(zk_ledger *l, const struct zk_config *cfg, const char *name, int input,
+                     struct zk_ledger_key *ret, char *msg, size_t n);
+
+/*
+ * mkdir -p for a job's output directories: each directory made here is
+ * 02770 and given `gid` (the state directory's group), its creation
+ * fsynced in its parent; those that exist are left as they are.  0 or
+ * -errno with "DIR: ERROR" in msg (naming the group when it could not be
+ * given).
+ */
+int submit_mkdir_shared(const char *path, gid_t gid, char *msg, size_t n);
+
+/*
+ * The <out_dir>/<i> directory of every partition of job j (submit_mkdir_
+ * shared with the group of state_dir).  On a shared ledger (PostgreSQL)
+ * with no output directory given (explicit_out 0) nothing is made: each
+ * proving machine makes its own <state_dir>/jobs/<id>; with one, no group
+ * is given and no state directory is needed.  On a failure the job is
+ * canceled (its partitions could not be written) and msg says which
+ * directory.
+ */
+int submit_job_dirs(zk_ledger *l, const struct zk_ledger_job *j, const char *state_dir,
+                    int explicit_out, char *msg, size_t n);
+
+#endif /* ZK_TOOLS_SUBMIT_CORE_H */
