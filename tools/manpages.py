@@ -3,9 +3,10 @@
 docs/configuration.md already say, so that the pages, `--help` and the
 configuration reference cannot disagree.
 
-  manpages.py OUTDIR ROOT ZKSLOT ZKSLOT-SYNTHD ZKSLOT-GPUD
+  manpages.py OUTDIR ROOT ZKSLOT ZKSLOT-SYNTHD ZKSLOT-GPUD [ZKSLOT-APID]
 
-writes OUTDIR/zkslot.1, zkslot-synthd.8, zkslot-gpud.8 and zkslot.conf.5
+writes OUTDIR/zkslot.1, zkslot-synthd.8, zkslot-gpud.8, zkslot.conf.5 and,
+given the API daemon, zkslot-apid.8
 (roff, man macros), exit 0; on an error it says which program or file and
 exits 2.  The sources:
   zkslot(1)         `zkslot --help` (main.c's command table) and each
@@ -13,6 +14,7 @@ exits 2.  The sources:
                     verbatim
   zkslot-synthd(8)  `zkslot-synthd --help` (the daemon's flag table): each
   zkslot-gpud(8)    option line becomes a tagged paragraph
+  zkslot-apid(8)    `zkslot-apid --help`'s usage line, verbatim
   zkslot.conf(5)    docs/configuration.md: its first paragraph, its table of
                     options and its table of environment variables
 The few sentences of prose a page has beyond these (what the program is,
@@ -183,6 +185,14 @@ PAGES = {
         "Run one per NUMA node; the unit \\fBzkslot\\-synthd@.service\\fR passes the "
         "node as \\fB\\-\\-numa\\-node\\fR.",
     ),
+    "zkslot-apid": (
+        "the zkslot HTTP/JSON API",
+        "zkslot\\-apid serves zkslot's ledger over HTTP: jobs submitted, listed, "
+        "waited for and cancelled, their proofs fetched, keys listed, and a status "
+        "page, for clients that hold a token. The unit \\fBzkslot\\-apid.service\\fR "
+        "runs it; \\fI/usr/share/doc/zkslot/api.md\\fR lists its routes, tokens and "
+        "limits.",
+    ),
     "zkslot-gpud": (
         "the zkslot proving daemon (one per GPU)",
         "zkslot\\-gpud claims synthesized partitions from the slot pool, runs the "
@@ -204,6 +214,7 @@ SEE_ALSO = {
     "zkslot-gpud": "\\fBzkslot\\fR(1), \\fBzkslot\\-synthd\\fR(8), \\fBzkslot.conf\\fR(5), "
                    "\\fBsystemctl\\fR(1)",
     "zkslot.conf": "\\fBzkslot\\fR(1), \\fBzkslot\\-synthd\\fR(8), \\fBzkslot\\-gpud\\fR(8)",
+    "zkslot-apid": "\\fBzkslot\\fR(1), \\fBzkslot.conf\\fR(5)",
 }
 
 DOCS = ("The operator's guide, the configuration reference and the design are in "
@@ -266,6 +277,22 @@ def page_daemon(prog, name, version, date):
     return "".join(out)
 
 
+def page_usage(prog, name, version, date):
+    """A daemon whose --help is one usage line (zkslot-apid): it, verbatim."""
+    summary, desc = PAGES[name]
+    usage = [l for l in run([prog, "--help"]).split("\n") if l.startswith("usage: ")]
+    if not usage:
+        sys.exit("manpages.py: %s --help prints no usage line" % prog)
+    return "".join([header(name, "8", version, date, "zkslot manual"),
+                    ".SH NAME\n%s \\- %s\n" % (esc(name), summary),
+                    ".SH SYNOPSIS\n" + verbatim(usage[0][len("usage: "):]),
+                    ".SH DESCRIPTION\n%s\n" % desc,
+                    ".SH OPTIONS\nThe options above override the keys of "
+                    "\\fBzkslot.conf\\fR(5) of the same names; "
+                    "\\fI/usr/share/doc/zkslot/api.md\\fR describes each.\n",
+                    ".SH FILES\n" + FILES + see_also(name)])
+
+
 def page_conf(root, version, date):
     intro, options, env = configuration(root)
     out = [header("zkslot.conf", "5", version, date, "zkslot manual"),
@@ -294,8 +321,8 @@ def page_conf(root, version, date):
 
 
 def main():
-    if len(sys.argv) != 6:
-        sys.exit("usage: manpages.py OUTDIR ROOT ZKSLOT ZKSLOT-SYNTHD ZKSLOT-GPUD")
+    if len(sys.argv) not in (6, 7):
+        sys.exit("usage: manpages.py OUTDIR ROOT ZKSLOT ZKSLOT-SYNTHD ZKSLOT-GPUD [ZKSLOT-APID]")
     outdir, root, zkslot, synthd, gpud = sys.argv[1:6]
     m = re.match(r"^zkslot (\S+)$", run([zkslot, "--version"]).strip())
     if not m:
@@ -309,6 +336,8 @@ def main():
         "zkslot-gpud.8": page_daemon(gpud, "zkslot-gpud", version, date),
         "zkslot.conf.5": page_conf(root, version, date),
     }
+    if len(sys.argv) == 7:
+        pages["zkslot-apid.8"] = page_usage(sys.argv[6], "zkslot-apid", version, date)
     os.makedirs(outdir, exist_ok=True)
     for name, text in pages.items():
         tmp = os.path.join(outdir, name + ".tmp")

@@ -98,11 +98,13 @@ wait_active() {   # wait_active UNIT...: each active within 30 s
 apt_install "$W/install-1.log" || exit 1
 echo "installed zkslot $version with apt-get: $(grep -c '^Setting up' "$W/install-1.log") package(s) set up"
 [ "$(cx zkslot --version)" = "zkslot $version" ] || bad "zkslot --version: '$(cx zkslot --version)', the package is $version"
-for f in /usr/bin/zkslot /usr/bin/zkslot-synthd /usr/bin/zkslot-gpud /lib/systemd/system/zkslot.target \
+for f in /usr/bin/zkslot /usr/bin/zkslot-synthd /usr/bin/zkslot-gpud /usr/bin/zkslot-apid \
+         /lib/systemd/system/zkslot.target /lib/systemd/system/zkslot-apid.service \
          /lib/systemd/system/zkslot-gpud@.service /usr/lib/sysusers.d/zkslot.conf \
          /usr/lib/tmpfiles.d/zkslot.conf /usr/lib/sysctl.d/60-zkslot-hugepages.conf \
          /usr/share/man/man1/zkslot.1.gz /usr/share/man/man5/zkslot.conf.5.gz \
-         /usr/share/man/man8/zkslot-synthd.8.gz /usr/share/doc/zkslot/operations.md \
+         /usr/share/man/man8/zkslot-synthd.8.gz /usr/share/man/man8/zkslot-apid.8.gz \
+         /usr/share/doc/zkslot/operations.md \
          /usr/share/doc/zkslot/copyright /etc/zkslot/zkslot.conf; do
     [ -e "$R$f" ] || bad "$f is not installed"
 done
@@ -117,7 +119,8 @@ for u in zkslot.target zkslot-pool.service; do
 done
 
 # ---- 2. configure, enable --now, prove -----------------------------------------------
-printf '[pool]\nslots = 2\nslot_size = 4M\nhugepages = no\n[gpud]\nbackend = cpu\nthreads = 2\n' \
+# the generators synthd may run: root's /srv/in/gen (docs/synthesis.md)
+printf '[pool]\nslots = 2\nslot_size = 4M\nhugepages = no\n[gpud]\nbackend = cpu\nthreads = 2\n[synthd]\ngenerators = /srv/in/gen\n' \
     >"$R/etc/zkslot/zkslot.conf"
 cx zkslot key add k /srv/in/key.zkey >"$W/key.log" 2>&1 || bad "key add: $(cat "$W/key.log")"
 cx zkslot key add kin /srv/in/inputs.zkey --witness-gen /srv/in/gen/inputs >"$W/key-in.log" 2>&1 ||

@@ -2,7 +2,7 @@
 """mancheck.py -- the man pages say what the programs and the docs say.
 Run by tests/docs/test_man.sh.
 
-  mancheck.py ROOT MANDIR ZKSLOT ZKSLOT-SYNTHD ZKSLOT-GPUD
+  mancheck.py ROOT MANDIR ZKSLOT ZKSLOT-SYNTHD ZKSLOT-GPUD [ZKSLOT-APID]
                                         exit 0 all agree, 1 some differ
 
 Checked, each against the others:
@@ -12,8 +12,8 @@ Checked, each against the others:
   - the commands: tools/zkslot/main.c's command table, `zkslot --help`, the
     zkslot(1) page (one COMMANDS subsection each)
   - the flags: every --flag of `zkslot COMMAND --help` is on zkslot(1), every
-    --flag of a daemon's --help on its page, and every --flag a page shows
-    is in the matching --help
+    --flag of a daemon's --help on its page (zkslot-apid's usage line on
+    zkslot-apid(8)), and every --flag a page shows is in the matching --help
 """
 import os
 import re
@@ -21,6 +21,7 @@ import subprocess
 import sys
 
 ROOT, MANDIR, ZKSLOT, SYNTHD, GPUD = sys.argv[1:6]
+APID = sys.argv[6] if len(sys.argv) > 6 else None
 failures = []
 
 
@@ -112,6 +113,12 @@ for prog, name in ((SYNTHD, "zkslot-synthd.8"), (GPUD, "zkslot-gpud.8")):
     options = roff_text(os.path.join(MANDIR, name)).split(".SH OPTIONS", 1)[-1].split(".SH", 1)[0]
     same("flag", os.path.basename(prog) + " --help", flags(help_of([prog])), name + " OPTIONS",
          flags(options))
+
+if APID:
+    usage = "\n".join(l for l in help_of([APID]).split("\n") if l.startswith("usage: "))
+    synopsis = roff_text(os.path.join(MANDIR, "zkslot-apid.8")).split(".SH SYNOPSIS", 1)[-1]
+    same("flag", "zkslot-apid's usage", flags(usage), "zkslot-apid.8",
+         flags(synopsis.split(".SH", 1)[0]))
 
 print("mancheck: %d configuration keys, %d commands, %d CLI flags; %d failure(s)" %
       (len(code), len(table), len(cli), len(failures)))

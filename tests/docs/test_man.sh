@@ -14,6 +14,8 @@ command -v groff >/dev/null || { echo "SKIP: groff is needed (tools/deps.sh)"; e
 M=$ZK_BUILD_DIR/man
 W=$ZK_BUILD_DIR/man-test
 pages="zkslot.1 zkslot-synthd.8 zkslot-gpud.8 zkslot.conf.5"
+apid=${ZKSLOT_APID:-}                   # apid/: its page too, when it is built
+[ -n "$apid" ] && [ -x "$apid" ] && pages="$pages zkslot-apid.8" || apid=
 for p in $pages; do
     [ -s "$M/$p" ] || { echo "FAIL: $M/$p was not built (target zkslot-man)"; exit 1; }
 done
@@ -22,7 +24,7 @@ trap 'rm -rf "$W"' EXIT
 rc=0
 
 python3 "$ZK_SOURCE_DIR/tests/docs/mancheck.py" "$ZK_SOURCE_DIR" "$M" \
-    "$ZKSLOT" "$ZKSLOT_SYNTHD" "$ZKSLOT_GPUD" || rc=1
+    "$ZKSLOT" "$ZKSLOT_SYNTHD" "$ZKSLOT_GPUD" $apid || rc=1
 
 for p in $pages; do
     groff -ww -man -Tutf8 "$M/$p" >"$W/$p.txt" 2>"$W/$p.err"
@@ -44,5 +46,5 @@ for p in $pages; do
         grep -q "zkslot" "$W/$p.man" || { echo "FAIL: man -l $p: no text"; rc=1; }
     fi
 done
-[ "$rc" = 0 ] && echo "PASS: 4 pages agree with --help and docs/configuration.md, render without warnings"
+[ "$rc" = 0 ] && echo "PASS: $(echo $pages | wc -w) pages agree with --help and docs/configuration.md, render without warnings"
 exit "$rc"
