@@ -16,6 +16,10 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
 pkgs+=(nasm nlohmann-json3-dev)
 # the ledger on PostgreSQL: libpq to build, a real server (initdb, pg_ctl) for the tests
 pkgs+=(libpq-dev postgresql)
+# the man pages: groff renders them in tests/docs/test_man.sh, man-db reads them
+pkgs+=(groff-base man-db)
+# the Debian package (tools/package.sh): dpkg-buildpackage, debhelper, lintian
+pkgs+=(dpkg-dev debhelper lintian)
 # tests/apid: curl, a client of zkslot-apid beside the Python one; chromium,
 # the headless browser that loads the status page (apid_test_page)
 pkgs+=(curl chromium)

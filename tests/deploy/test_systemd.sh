@@ -24,52 +24,21 @@
 # no mirror.
 set -u
 : "${ZKSLOT:?}" "${ZK_BUILD_DIR:?}" "${ZK_SOURCE_DIR:?}"
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (systemd-nspawn)"; exit 77; }
+. "$ZK_SOURCE_DIR/tests/deploy/lib_nspawn.sh"
+nsp_check
 # the container has the release build's runtime libraries, not the
 # sanitizers' (the other deploy tests run both trees)
 [ -z "${ZK_SANITIZE:-}" ] || { echo "SKIP: a sanitizer build (no sanitizer runtime in the container)"; exit 77; }
-for c in systemd-nspawn debootstrap nsenter; do
-    command -v $c >/dev/null || { echo "SKIP: no $c"; exit 77; }
-done
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-CACHE=${ZKSLOT_TEST_NSPAWN_CACHE:-/var/tmp/zkslot-test-nspawn}
-W=$(mktemp -d /var/tmp/zk-systemd.XXXXXX)   # not /tmp: the copy is large
-R=$W/root
-NSP= CPID=
-cleanup() {
-    if [ -n "$NSP" ]; then
-        kill -TERM "$NSP" 2>/dev/null
-        for _ in $(seq 100); do kill -0 "$NSP" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$NSP" 2>/dev/null
-        wait "$NSP" 2>/dev/null
-    fi
-    if [ $fail = 0 ]; then rm -rf "$W"; else
-        rm -rf "$R"; echo "(kept $W)"
-    fi
-}
-trap cleanup EXIT
+nsp_workdir systemd
 
 # ---- the tree, once -------------------------------------------------------------
-libs=systemd,systemd-sysv,dbus,util-linux,passwd,libsqlite3-0,libjansson4,libxxhash0,libinih1,liburing2,libsystemd0,libnuma1,libgmp10,libmicrohttpd12,libpq5
-if [ ! -f "$CACHE/base/.zkslot-complete" ] || [ "$(cat "$CACHE/base/.zkslot-complete")" != "$libs" ]; then
-    mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
-    mkdir -p "$CACHE" && rm -rf "$CACHE/base.tmp"
-    echo "debootstrap bookworm into $CACHE (once) from ${mirror:-http://deb.debian.org/debian}"
-    if ! debootstrap --variant=minbase --include="$libs" bookworm "$CACHE/base.tmp" \
-            "${mirror:-http://deb.debian.org/debian}" >"$W/debootstrap.log" 2>&1; then
-        tail -n 3 "$W/debootstrap.log"; rm -rf "$CACHE/base.tmp"
-        echo "SKIP: debootstrap failed (no Debian mirror reachable?)"; exit 77
-    fi
-    echo "$libs" >"$CACHE/base.tmp/.zkslot-complete"
-    rm -rf "$CACHE/base" && mv "$CACHE/base.tmp" "$CACHE/base"
-fi
-cp -a "$CACHE/base" "$R" || { bad "copy the tree"; exit 1; }
+nsp_tree "$R" "$W/debootstrap.log" || { bad "copy the tree"; exit 1; }
 
 # ---- install, users, configuration, units enabled ------------------------------
 DESTDIR=$R cmake --install "$ZK_BUILD_DIR" >"$W/install.log" 2>&1 || { bad "cmake --install"; cat "$W/install.log"; exit 1; }
 bindir=$(dirname "$(cd "$R" && find . -path '*/bin/zkslot' -print -quit)"); bindir=${bindir#.}
 [ -x "$R$bindir/zkslot-gpud" ] || { bad "zkslot-gpud not installed"; exit 1; }
+NSP_BINDIR=$bindir
 ch() { chroot "$R" env -i PATH="$bindir:/usr/sbin:/usr/bin:/sbin:/bin" "$@"; }
 ch systemd-sysusers >"$W/sysusers.log" 2>&1 || { bad "systemd-sysusers"; cat "$W/sysusers.log"; }
 ch useradd -m -G zkslot op || bad "useradd op"
@@ -91,22 +60,7 @@ ch systemctl enable zkslot.target zkslot-pool.service zkslot-synthd@0.service zk
 ch systemctl mask systemd-networkd.service systemd-resolved.service >/dev/null 2>&1
 
 # ---- boot -----------------------------------------------------------------------
-systemd-nspawn -q -D "$R" -b --register=no --keep-unit --console=passive \
-    >"$W/nspawn.log" 2>&1 &
-NSP=$!
-for _ in $(seq 300); do
-    CPID=$(pgrep -P "$NSP" -x systemd | head -1)
-    [ -n "$CPID" ] && break
-    sleep 0.1
-done
-[ -n "$CPID" ] || { bad "no systemd in the container"; cat "$W/nspawn.log"; exit 1; }
-cx() { nsenter -t "$CPID" -a env -i PATH="$bindir:/usr/sbin:/usr/bin:/sbin:/bin" "$@"; }
-for _ in $(seq 600); do
-    st=$(cx systemctl is-system-running 2>/dev/null)
-    case $st in running | degraded) break ;; esac
-    sleep 0.1
-done
-echo "container: systemd $(cx systemctl --version | head -1 | cut -d' ' -f2), $st"
+nsp_boot "$R" "$W/nspawn.log" || { bad "no systemd in the container"; cat "$W/nspawn.log"; exit 1; }
 for u in zkslot-pool.service zkslot-synthd@0.service zkslot-gpud@0.service; do
     for _ in $(seq 300); do [ "$(cx systemctl is-active "$u")" = active ] && break; sleep 0.1; done
     [ "$(cx systemctl is-active "$u")" = active ] ||
