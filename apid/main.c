@@ -30,9 +30,9 @@
 
 #define APID_LISTEN_DEFAULT "127.0.0.1:8470"
 
-static void usage(void)
+static void usage(FILE *out)
 {
-    fprintf(stderr, "usage: zkslot-apid [--listen ADDR:PORT] [--tokens FILE] [--config FILE] "
+    fprintf(out, "usage: zkslot-apid [--listen ADDR:PORT] [--tokens FILE] [--config FILE] "
                     "[--state-dir DIR] [--ledger URL] [--max-body BYTES] [--max-requests N] "
                     "[--check-config] [--routes]\n");
 }
@@ -51,7 +51,7 @@ static int parse_uint(const char *opt, const char *s, unsigned long long lo,
     return 0;
 }
 
-/* Flags into *a; 0, 1 (--routes printed: exit 0) or -1 (said). */
+/* Flags into *a; 0, 1 (--routes or --help printed: exit 0) or -1 (said). */
 static int parse_args(int argc, char **argv, struct apid *a, const char **listen, int *check)
 {
     static const struct option opts[] = { LCLI_OPTIONS,
@@ -61,6 +61,7 @@ static int parse_args(int argc, char **argv, struct apid *a, const char **listen
                                           { "max-requests", required_argument, 0, 'm' },
                                           { "check-config", no_argument, 0, 'k' },
                                           { "routes", no_argument, 0, 'r' },
+                                          { "help", no_argument, 0, 'h' },
                                           { 0, 0, 0, 0 } };
     unsigned long long v;
     int o;
@@ -82,18 +83,21 @@ static int parse_args(int argc, char **argv, struct apid *a, const char **listen
                 return -1;
             a->max_requests = (unsigned)v;
             break;
+        case 'h':
+            usage(stdout);
+            return 1;
         case 'r':
             for (unsigned i = 0; i < apid_nroutes; i++)
                 printf("%s %s\n", apid_routes[i].method, apid_routes[i].pattern);
             return 1;
         default:
             fprintf(stderr, "zkslot-apid: bad option '%s'\n", argv[optind - 1]);
-            usage();
+            usage(stderr);
             return -1;
         }
     }
     if (optind != argc) {
-        usage();
+        usage(stderr);
         return -1;
     }
     return 0;
