@@ -59,6 +59,8 @@ for stage in ("synth", "wait", "start", "finalize", "total"):
 assert v("zkslot_latency_seconds_count", 'class="normal"') == 4
 assert v("zkslot_latency_seconds_bucket", 'class="normal",le="+Inf"') == 4
 assert v("zkslot_latency_seconds_count", 'class="critical"') == 0
+assert v("zkslot_wait_seconds_count", 'class="normal"') == 4
+assert v("zkslot_wait_seconds_sum", 'class="normal"') == v("zkslot_stage_seconds_sum", 'stage="wait"')
 assert v("zkslot_latency_seconds_sum", 'class="normal"') == v("zkslot_stage_seconds_sum", 'stage="total"')
 for c in ("low", "normal", "high", "critical"):
     assert v("zkslot_queue_partitions", 'class="%s"' % c) == 0

@@ -38,11 +38,14 @@ static int on_times(void *ctx, const struct zk_ledger_part_times *t)
         o->count[s]++;
     }
     int c = t->priority;
-    if (v[OBS_STAGES - 1] >= 0 && c >= 0 && c < ZK_PRIO_COUNT) {
+    const double cv[2] = { v[OBS_STAGES - 1], v[1] };   /* total, wait */
+    for (int k = 0; k < 2 && c >= 0 && c < ZK_PRIO_COUNT; k++) {
+        if (cv[k] < 0)
+            continue;
         for (int b = 0; b < OBS_BUCKETS; b++)
-            o->class_bucket[c][b] += v[OBS_STAGES - 1] <= obs_bucket_le[b];
-        o->class_sum[c] += v[OBS_STAGES - 1];
-        o->class_count[c]++;
+            o->class_bucket[k][c][b] += cv[k] <= obs_bucket_le[b];
+        o->class_sum[k][c] += cv[k];
+        o->class_count[k][c]++;
     }
     if (t->done_ns >= tc->recent_from) {
         if (tc->nrecent == tc->cap) {
@@ -277,19 +280,24 @@ void obs_write_prometheus(const struct obs *o, FILE *out)
     for (int c = 0; c < ZK_PRIO_COUNT; c++)
         fprintf(out, "zkslot_inflight_partitions{class=\"%s\"} %llu\n", zk_priority_name(c),
                 (unsigned long long)o->totals.inflight_class[c]);
-    help(out, "zkslot_latency_seconds", "histogram",
-         "Submit-to-done seconds of every done partition by its job's class.");
-    for (int c = 0; c < ZK_PRIO_COUNT; c++) {
-        for (int b = 0; b < OBS_BUCKETS - 1; b++)
-            fprintf(out, "zkslot_latency_seconds_bucket{class=\"%s\",le=\"%g\"} %llu\n",
-                    zk_priority_name(c), obs_bucket_le[b],
-                    (unsigned long long)o->class_bucket[c][b]);
-        fprintf(out, "zkslot_latency_seconds_bucket{class=\"%s\",le=\"+Inf\"} %llu\n",
-                zk_priority_name(c), (unsigned long long)o->class_count[c]);
-        fprintf(out, "zkslot_latency_seconds_sum{class=\"%s\"} %.6f\n", zk_priority_name(c),
-                o->class_sum[c]);
-        fprintf(out, "zkslot_latency_seconds_count{class=\"%s\"} %llu\n", zk_priority_name(c),
-                (unsigned long long)o->class_count[c]);
+    static const char *const cname[2] = { "zkslot_latency_seconds", "zkslot_wait_seconds" };
+    static const char *const chelp[2] = {
+        "Submit-to-done seconds of every done partition by its job's class.",
+        "Seconds every done partition waited READY for a prover, by its job's class." };
+    for (int k = 0; k < 2; k++) {
+        help(out, cname[k], "histogram", chelp[k]);
+        for (int c = 0; c < ZK_PRIO_COUNT; c++) {
+            for (int b = 0; b < OBS_BUCKETS - 1; b++)
+                fprintf(out, "%s_bucket{class=\"%s\",le=\"%g\"} %llu\n", cname[k],
+                        zk_priority_name(c), obs_bucket_le[b],
+                        (unsigned long long)o->class_bucket[k][c][b]);
+            fprintf(out, "%s_bucket{class=\"%s\",le=\"+Inf\"} %llu\n", cname[k],
+                    zk_priority_name(c), (unsigned long long)o->class_count[k][c]);
+            fprintf(out, "%s_sum{class=\"%s\"} %.6f\n", cname[k], zk_priority_name(c),
+                    o->class_sum[k][c]);
+            fprintf(out, "%s_count{class=\"%s\"} %llu\n", cname[k], zk_priority_name(c),
+                    (unsigned long long)o->class_count[k][c]);
+        }
     }
     char lb[512];   /* the longest escaped labels fit */
     help(out, "zkslot_daemon_starts_total", "counter", "Times each daemon instance started.");

@@ -36,10 +36,13 @@ struct obs {
     uint64_t bucket[OBS_STAGES][OBS_BUCKETS];
     double sum[OBS_STAGES];
     uint64_t count[OBS_STAGES];
-    /* submit-to-done ("total") of every done partition, by its job's class */
-    uint64_t class_bucket[ZK_PRIO_COUNT][OBS_BUCKETS];
-    double class_sum[ZK_PRIO_COUNT];
-    uint64_t class_count[ZK_PRIO_COUNT];
+    /* submit-to-done ("total", CLASS_TOTAL) and READY-to-claimed ("wait",
+     * CLASS_WAIT) of every done partition, by its job's class */
+#define OBS_CLASS_TOTAL 0
+#define OBS_CLASS_WAIT 1
+    uint64_t class_bucket[2][ZK_PRIO_COUNT][OBS_BUCKETS];
+    double class_sum[2][ZK_PRIO_COUNT];
+    uint64_t class_count[2][ZK_PRIO_COUNT];
     /* the last 60 s */
     unsigned recent;                   /* partitions done */
     double recent_median[OBS_STAGES];
