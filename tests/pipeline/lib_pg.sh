@@ -65,3 +65,22 @@ pl_pg_machines_destroy() {
     done
     return 0
 }
+
+# pl_pg_client USER URL: a client of the farm as a new user has it: USER
+# (not root, made by the caller), a configuration holding only the ledger
+# URL and the machine name laptop, no pool and a state directory that does
+# not exist ($PL_PG_ABSENT).  Its files go in $C (home: $C/home); its
+# commands run through `client CMD ARGS`.
+pl_pg_client() {
+    PL_PG_CU=$1
+    C=$(mktemp -d /tmp/zk-client.XXXXXX)
+    chmod 0755 "$C" "$PL_W"
+    printf '[ledger]\nurl = %s\n[zkslot]\nmachine = laptop\n' "$2" >"$C/zkslot.conf"
+    mkdir "$C/home" && chown "$PL_PG_CU" "$C/home"
+    PL_PG_ABSENT=/var/lib/zkslot-absent-$$
+}
+client() {
+    (cd "$C/home" && env -i PATH="$PATH" ZKSLOT_CONFIG="$C/zkslot.conf" \
+        ZKSLOT_STATE_DIR="$PL_PG_ABSENT" ZKSLOT_POOL="$PL_PG_ABSENT/pool" \
+        setpriv --reuid="$PL_PG_CU" --regid="$PL_PG_CU" --clear-groups -- "$@")
+}

@@ -28,17 +28,8 @@ pl_circuit bn128 600 2 || exit 1
 pl_pool 2 || exit 1
 
 # the client's side: its own files, a config with the URL only
-C=$(mktemp -d /tmp/zk-client.XXXXXX)
-chmod 0755 "$C" "$PL_W"
+pl_pg_client "$CU" "$ZKSLOT_LEDGER"
 cp "${PL_WTNS[0]}" "${PL_WTNS[1]}" "$C/"
-printf '[ledger]\nurl = %s\n[zkslot]\nmachine = laptop\n' "$ZKSLOT_LEDGER" >"$C/zkslot.conf"
-mkdir "$C/home" && chown "$CU" "$C/home"
-absent=/var/lib/zkslot-absent-$$
-client() {
-    (cd "$C/home" && env -i PATH="$PATH" ZKSLOT_CONFIG="$C/zkslot.conf" \
-        ZKSLOT_STATE_DIR="$absent" ZKSLOT_POOL="$absent/pool" \
-        setpriv --reuid="$CU" --regid="$CU" --clear-groups -- "$@")
-}
 w0=$C/$(basename "${PL_WTNS[0]}") w1=$C/$(basename "${PL_WTNS[1]}")
 job=$(client "$ZKSLOT" submit --key "$PL_KEYNAME" "$w0" "$w1" 2>"$C/submit.err") ||
     { pl_bad "the client's submit: $(cat "$C/submit.err")"; rm -rf "$C"; pl_done; }
@@ -49,7 +40,7 @@ pl_start_synthd --machine prover
 pl_start_gpud --threads 1 --machine prover
 client "$ZKSLOT" wait "$job" --timeout 60 >/dev/null 2>"$C/wait.err" ||
     pl_bad "the client's wait: $(cat "$C/wait.err")"
-[ ! -e "$absent" ] || pl_bad "the client made its state directory $absent"
+[ ! -e "$PL_PG_ABSENT" ] || pl_bad "the client made its state directory $PL_PG_ABSENT"
 # result: only paths that exist here (none: the prover is another machine)
 rc=0
 client "$ZKSLOT" result "$job" >"$C/result.out" 2>"$C/result.err" || rc=$?

@@ -50,17 +50,8 @@ for m in a b c; do
 done
 
 # the client: the URL only, no pool, no state directory, not root
-C=$(mktemp -d /tmp/zk-walk.XXXXXX)
-chmod 0755 "$C" "$PL_W"
+pl_pg_client "$CU" "$(url alice)"
 cp "${PL_WTNS[@]}" "$C/"
-printf '[ledger]\nurl = %s\n[zkslot]\nmachine = laptop\n' "$(url alice)" >"$C/zkslot.conf"
-mkdir "$C/home" && chown "$CU" "$C/home"
-absent=/var/lib/zkslot-absent-$$
-client() {
-    (cd "$C/home" && env -i PATH="$PATH" ZKSLOT_CONFIG="$C/zkslot.conf" \
-        ZKSLOT_STATE_DIR="$absent" ZKSLOT_POOL="$absent/pool" \
-        setpriv --reuid="$CU" --regid="$CU" --clear-groups -- "$@")
-}
 files=()
 for w in "${PL_WTNS[@]}"; do files+=("$C/$(basename "$w")"); done
 job=$(client "$ZKSLOT" submit --key "$PL_KEYNAME" "${files[@]}" 2>"$C/submit.err") ||
@@ -82,7 +73,7 @@ client "$ZKSLOT" wait "$job" --timeout 120 >/dev/null 2>"$C/wait.err" ||
     pl_bad "the client's wait: $(cat "$C/wait.err")"
 client "$ZKSLOT" result "$job" --out "$C/home/out" >"$C/fetched.out" 2>"$C/fetched.err" ||
     pl_bad "result --out on the client: $(cat "$C/fetched.err")"
-[ ! -e "$absent" ] || pl_bad "the client made its state directory $absent"
+[ ! -e "$PL_PG_ABSENT" ] || pl_bad "the client made its state directory $PL_PG_ABSENT"
 # partition k proves witness k: its public.json against the witness's signals
 args=() k=0
 while read -r proof pub; do
