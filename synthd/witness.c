@@ -289,10 +289,16 @@ static int witgen_verify(const struct zk_ledger_key *lk, const struct zk_witgen 
         return r;
     }
     if (strcmp(hex, lk->witgen_hash)) {
+        /* the hash covers every file of the generator (a wasm's .js
+         * beside it too): name them all, not only the spec */
+        char files[3 * ZK_WITGEN_FILE_MAX + 8] = "";
+        for (size_t i = 0; i < nf; i++)
+            snprintf(files + strlen(files), sizeof files - strlen(files), "%s%s",
+                     i ? ", " : "", f[i]);
         set_error(out,
-                 "key %s: its witness generator %s changed since `zkslot key add` (xxh3-128 "
-                 "%s, registered %s): register it again under a new key name",
-                 lk->name, g->spec, hex, lk->witgen_hash);
+                 "key %s: its witness generator changed since `zkslot key add` (%s %s: "
+                 "xxh3-128 %s, registered %s): register it again under a new key name",
+                 lk->name, nf > 1 ? "one of" : "file", files, hex, lk->witgen_hash);
         return -ESTALE;
     }
     *seen = now;

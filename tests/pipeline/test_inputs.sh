@@ -17,7 +17,7 @@ set -euo pipefail
 pl_init inputs || exit 77
 
 pl_pool 3
-pli_allow "$ZK_INTEROP_WORK"      # where pli_circuit builds the generators
+pli_allow "$ZK_INTEROP_WORK" "$PL_W/genjs"   # where pli_circuit builds the generators
 pl_start_synthd --workers 2
 pl_start_gpud
 in="$PL_W/in"
@@ -113,6 +113,15 @@ node "$ZK_SOURCE_DIR/tests/pipeline/verify_many.cjs" "$PLI_VK" "$PL_W/pub.json" 
 "$ZKSLOT" verify "$PLI_VK" "$PL_W/pub.json" "$PL_W/p.json" >/dev/null ||
     pl_bad "zkslot prove --input: zkslot verify rejects the proof"
 
+# a wasm generator whose generate_witness.js changed after key add: the
+# error names the files the registered hash covers, the .js among them
+mkdir -p "$PL_W/genjs" && cp -r "$PLI_JS" "$PL_W/genjs/" && chmod -R go-w "$PL_W/genjs"
+pli_key_add changed-js --witness-gen "$PL_W/genjs/$(basename "$PLI_JS")"
+echo "// changed" >>"$PL_W/genjs/$(basename "$PLI_JS")/generate_witness.js"
+cj=$("$ZKSLOT" submit --key changed-js --input "$in/good.json")
+"$ZKSLOT" wait "$cj" --timeout 60 >/dev/null 2>&1 || true
+"$ZKSLOT" status "$cj" | grep -q "changed since .zkslot key add. (one of .*generate_witness.js" ||
+    pl_bad "a changed generate_witness.js: $("$ZKSLOT" status "$cj" | grep -i error | head -n 2)"
 pl_stop "$PL_GPUD"; [ "$PL_RC" = 0 ] || pl_bad "gpud exit $PL_RC after SIGTERM"
 pl_stop "$PL_SYNTHD"; [ "$PL_RC" = 0 ] || pl_bad "synthd exit $PL_RC after SIGTERM"
 ! ls -d /dev/shm/zkslot-synthd-*-"$PL_SYNTHD"-* >/dev/null 2>&1 || pl_bad "synthd left its witness directory in /dev/shm"

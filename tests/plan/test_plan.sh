@@ -236,5 +236,9 @@ assert "reserve = 1" in b["config"], b["config"]
 PY
 run "--urgent-slots as many as --in-flight" 2 --partition-size 1G --in-flight 2 --urgent-slots 2
 
+# the configuration printed names the pool this machine's tools use (issue 36.7)
+ZKSLOT_POOL=/dev/shm/zk-plan-test.pool "$ZKSLOT" plan --partition-size 1G --ram 64G 2>/dev/null |
+    grep -q "path = /dev/shm/zk-plan-test.pool" || fail "plan's configuration ignores ZKSLOT_POOL"
+
 [ "$fails" = 0 ] && echo "all plan checks passed" || echo "$fails check(s) failed"
 [ "$fails" = 0 ]

@@ -417,7 +417,10 @@ static uint64_t node_pages(const struct plan *p, uint64_t i)
 static void print_conf(const struct plan *p, FILE *f, const char *indent)
 {
     char sz[32], nl[8192];
-    fprintf(f, "%s[pool]\n%spath = " ZK_POOL_RUN_PATH "\n", indent, indent);
+    /* the pool this machine's tools use: $ZKSLOT_POOL when set */
+    const char *pool = getenv("ZKSLOT_POOL");
+    fprintf(f, "%s[pool]\n%spath = %s\n", indent, indent,
+            pool && *pool ? pool : ZK_POOL_RUN_PATH);
     fprintf(f, "%sslots = %llu\n%sslot_size = %s\n", indent, (unsigned long long)p->slots,
             indent, exact(p->slot, sz, sizeof sz));
     if (p->nodes.v > 1) {
