@@ -5,7 +5,7 @@
 # normal job, measured in the same run.
 #
 #   tools/bench-urgency.sh [BUILD_DIR] [--repeats K] [--parts N] [--chain C]
-#                          [--reserve R] [--fifo]
+#                          [--reserve R] [--fifo] [--pg]
 #
 # The service: a pool of 3 slots (tmpfs), one synthd worker, one gpud thread
 # (CPU backend), [pool] reserve = R (default 1) for high and above; keys from
@@ -21,11 +21,13 @@
 # Printed: the medians, critical latency behind the backlog / idle, and the
 # normal job's rate interrupted / alone, against the bars (critical at most
 # 2 x idle + 1 s; the rate within 5 %).  --fifo gives every job class normal
-# and no reserve: the order before classes, for comparison.
+# and no reserve: the order before classes, for comparison.  --pg: the
+# ledger on a private PostgreSQL server (tests/lib/pg.sh) and two machines
+# on this host, each with such a pool, worker and prover, claiming at once.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$src/build
-repeats=3 parts=24 chain=30000 reserve=1 fifo=0
+repeats=3 parts=24 chain=30000 reserve=1 fifo=0 pg=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --repeats) repeats=$2; shift 2 ;;
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
     --chain) chain=$2; shift 2 ;;
     --reserve) reserve=$2; shift 2 ;;
     --fifo) fifo=1; shift ;;
+    --pg) pg=1; shift ;;
     -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-urgency: unknown option $1" >&2; exit 2 ;;
     *) build=$(cd "$1" && pwd); shift ;;
@@ -66,19 +69,42 @@ export ZKSLOT_CONFIG=$work/zkslot.conf
 mkdir -p "$ZKSLOT_STATE_DIR"
 if [ "$fifo" = 1 ]; then : >"$ZKSLOT_CONFIG"; else
     printf '[pool]\nreserve = %s\nreserve_class = high\n' "$reserve" >"$ZKSLOT_CONFIG"; fi
-pids=()
+pids=() pools=("$ZKSLOT_POOL")
 cleanup() {
     for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    "$Z" pool destroy --force >/dev/null 2>&1 || true
+    for p in "${pools[@]}"; do ZKSLOT_POOL=$p "$Z" pool destroy --force >/dev/null 2>&1 || true; done
+    [ "$pg" = 0 ] || pg_stop
     rm -rf "$work"
 }
 trap cleanup EXIT
-"$Z" pool create --slots 3 --slot-size 8M --tmpfs >/dev/null
+machines=(a)
+if [ "$pg" = 1 ]; then
+    . "$src/tests/lib/pg.sh"
+    pg_start >/dev/null || { echo "bench-urgency: no PostgreSQL server" >&2; exit 2; }
+    trap cleanup EXIT
+    pg_createdb zk
+    export ZKSLOT_LEDGER="host=$PG_DIR user=zkslot dbname=zk"
+    machines=(a b)
+fi
+# machine M: its own pool and state directory (a: the defaults above)
+on() {
+    local m=$1; shift
+    if [ "$m" = a ]; then "$@"; else
+        ZKSLOT_POOL=/dev/shm/zkslot-bench-urgency-$$-$m.pool ZKSLOT_STATE_DIR=$work/state-$m "$@"; fi
+}
+for m in "${machines[@]}"; do
+    [ "$m" = a ] || { mkdir -p "$work/state-$m"; pools+=("/dev/shm/zkslot-bench-urgency-$$-$m.pool"); }
+    on "$m" "$Z" pool create --slots 3 --slot-size 8M --tmpfs >/dev/null 2>&1
+done
 "$Z" key add normal "$key" >/dev/null
 "$Z" key add urgent "$key" >/dev/null
-"$build/synthd/zkslot-synthd" --workers 1 >>"$work/synthd.log" 2>&1 & pids+=($!)
-"$build/gpud/zkslot-gpud" --backend cpu --threads 1 >>"$work/gpud.log" 2>&1 & pids+=($!)
+for m in "${machines[@]}"; do
+    on "$m" "$build/synthd/zkslot-synthd" --workers 1 --machine "$m" >>"$work/synthd-$m.log" 2>&1 &
+    pids+=($!)
+    on "$m" "$build/gpud/zkslot-gpud" --backend cpu --threads 1 --machine "$m" >>"$work/gpud-$m.log" 2>&1 &
+    pids+=($!)
+done
 crit=critical; [ "$fifo" = 1 ] && crit=normal
 
 # job_secs JOB: submit-to-done seconds of a done job
