@@ -169,8 +169,9 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
         PQclear(res);
         struct lpg_args q = { 0 };
         lpg_arg_str(&q, rid);
-        if (!(res = lpg_query(l, "SELECT id, key_id FROM jobs WHERE request_id = $1", &q, 0,
-                              diag))) {
+        /* only this submitter's: another one's id is taken, not returned */
+        if (!(res = lpg_query(l, "SELECT id, key_id FROM jobs WHERE request_id = $1 AND"
+                                 " submitter = session_user", &q, 0, diag))) {
             r = ZK_ELEDGER;
             goto out;
         }
@@ -181,7 +182,7 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
                     : zk_diag_set(diag, l->path, -EEXIST,
                                   "request id '%s' is job %lld, of another key", rid,
                                   (long long)id);
-        } else {   /* row-level security hides another submitter's job */
+        } else {   /* another submitter's job */
             r = zk_diag_set(diag, l->path, -EEXIST,
                             "request id '%s' is taken by another submitter's job", rid);
         }
