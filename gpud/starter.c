@@ -15,6 +15,7 @@
 #include "gpud.h"
 #include "zk/error.h"
 #include "zk/slotfmt.h"
+#include "zk/statement.h"
 
 void *starter_main(void *arg)
 {
@@ -153,6 +154,21 @@ void *starter_main(void *arg)
             zkd_part_requeue(l, it->p.id, ZK_PART_PROVING, &gpud.me,
                              "its slot's data was another partition's; synthesized again",
                              &gpud.abort_flag);
+            goto drop;
+        }
+        /* the public signals synthd recorded before it published the slot
+         * (zk/statement.h): a slot whose data was replaced since, checksum
+         * and ids made to fit, is not proved */
+        char st[ZK_STATEMENT_LEN];
+        zk_statement(it->key->lk.hash, it->pub, kh->n_public, st);
+        if (it->p.statement[0] && strcmp(st, it->p.statement)) {
+            zkd_log(ZKD_WARN, "slot %u: partition %lld's public signals are not the ones "
+                    "synthd recorded (statement %.19s..., recorded %.19s...): slot dropped, "
+                    "partition re-queued", s.index, (long long)it->p.id, st, it->p.statement);
+            atomic_fetch_add(&gpud.n_dropped, 1);
+            zkd_part_requeue(l, it->p.id, ZK_PART_PROVING, &gpud.me,
+                             "its slot's public signals were not the ones synthesized; "
+                             "synthesized again", &gpud.abort_flag);
             goto drop;
         }
         it->synth_s = (double)sh.synth_ns * 1e-9;

@@ -42,6 +42,7 @@
 #include "zk/groth16.h"
 #include "zk/parallel.h"
 #include "zk/slotfmt.h"
+#include "zk/statement.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
@@ -138,6 +139,18 @@ static void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
+struct statement_op {
+    zk_ledger *l;
+    int64_t id;
+    char statement[ZK_STATEMENT_LEN];
+};
+
+static int statement_op(void *ctx, struct zk_diag *diag)
+{
+    const struct statement_op *o = ctx;
+    return zk_ledger_part_statement(o->l, o->id, &me, o->statement, diag);
+}
+
 /* Synthesizes partition p into the held slot s: the witness (read, or
  * generated from the input: witness.c), then a, b, c.  0, or an error with
  * diag; *wo gets the witness stage's time and, when it failed, its error
@@ -196,6 +209,14 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
                               threads_per_worker);
     if (r)
         return zk_diag_set(diag, p->witness, r, "synthesis failed: %s", zk_strerror(r));
+    /* the statement (key, public signals) into the ledger before the slot
+     * is READY: gpud checks the slot against it, results are checked
+     * against it when handed out (zk/statement.h) */
+    struct statement_op so = { l, p->id, "" };
+    zk_statement(e->lk.hash, (const zk_scalar *)(s->data + d.region_off[ZK_SLOTFMT_W]) + 1,
+                 kh->n_public, so.statement);
+    if ((r = zkd_ledger_retry(statement_op, &so, "recording a statement", &abort_flag, diag)))
+        return r;
     memset(&h, 0, sizeof h);
     h.magic = ZK_SLOTFMT_MAGIC;
     h.version = ZK_SLOTFMT_VERSION;
@@ -325,6 +346,10 @@ static void *worker_main(void *arg)
             if (r == ZK_ECANCELED) {
                 zkd_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &me,
                                  "synthd stopped before finishing it", &abort_flag);
+            } else if (r == ZK_ESTATE) {   /* canceled or reaped meanwhile */
+                zkd_log(ZKD_NOTICE, "partition %lld (job %lld #%u): no longer this synthd's "
+                        "in the ledger (%s); slot given back", (long long)p.id,
+                        (long long)p.job_id, p.index, d.msg);
             } else if (wo.not_here) {
                 /* claimed before this machine's claim list left its key out
                  * (a key added a moment ago): back to the queue, no error

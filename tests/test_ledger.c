@@ -230,6 +230,7 @@ static void test_open_formats(void)
                          " ALTER TABLE partitions DROP COLUMN owner_boot;"
                          " ALTER TABLE partitions DROP COLUMN proof_json;"
                          " ALTER TABLE partitions DROP COLUMN public_json;"
+                         " ALTER TABLE partitions DROP COLUMN statement;"
                          " INSERT INTO keys (name, path, curve, hash,"
                          " file_size, n_vars, n_public, domain_size, added_ns) VALUES"
                          " ('old', '/k', 'bn128', 'h', 1, 2, 1, 4, 5);"
@@ -1431,22 +1432,24 @@ static void test_pg_open(void)
     l = NULL;
     /* a version 2 ledger (before results) is migrated */
     ZT_CHECK(pg_exec("old.db", "ALTER TABLE partitions DROP COLUMN proof_json CASCADE,"
-                               " DROP COLUMN public_json CASCADE, DROP COLUMN has_input;"
+                               " DROP COLUMN public_json CASCADE, DROP COLUMN has_input,"
+                               " DROP COLUMN statement;"
                                " ALTER TABLE jobs DROP COLUMN submitter CASCADE;"
                                " ALTER TABLE keys DROP COLUMN priority CASCADE;"
                                " ALTER TABLE jobs DROP COLUMN priority CASCADE,"
                                " DROP COLUMN deadline_ns CASCADE, DROP COLUMN request_id CASCADE;"
                                " DROP INDEX jobs_state; UPDATE zkslot_schema SET version = 2")
              == 0);
-    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 5: %s", d.msg);
+    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 6: %s", d.msg);
     zk_ledger_close(l);
     l = NULL;
-    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 5") == 0 &&
-             pg_exec("old.db", "SELECT proof_json, public_json, has_input FROM partitions") == 0 &&
+    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 6") == 0 &&
+             pg_exec("old.db", "SELECT proof_json, public_json, has_input, statement FROM"
+                               " partitions") == 0 &&
              pg_exec("old.db", "SELECT submitter, priority, deadline_ns, request_id FROM jobs") ==
                  0 &&
              pg_exec("old.db", "SELECT priority FROM keys") == 0,
-             "migrated to the latest (5)");
+             "migrated to the latest (6)");
     /* a newer schema is refused and left as it is */
     ZT_CHECK(pg_exec("old.db", "UPDATE zkslot_schema SET version = 99") == 0);
     ZT_CHECK(zk_ledger_open(u, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EVERSION && !l);

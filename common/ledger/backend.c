@@ -304,6 +304,12 @@ int zk_ledger_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
     return l->ops->part_ready(l, id, me, synth_s, witness_s, diag);
 }
 
+int zk_ledger_part_statement(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                             const char *statement, struct zk_diag *diag)
+{
+    return l->ops->part_statement(l, id, me, statement, diag);
+}
+
 int zk_ledger_part_proving(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                            int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag)
 {

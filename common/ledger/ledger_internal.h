@@ -43,6 +43,7 @@ enum ledger_stmt_id {
     LS_OLDEST_QUEUED,
     LS_CLAIM,
     LS_READY,
+    LS_STATEMENT,
     LS_PROVING,
     LS_DONE,
     LS_DONE_AGAIN,
@@ -115,6 +116,8 @@ struct ledger_ops {
                     struct zk_diag *diag);
     int (*part_ready)(zk_ledger *l, int64_t id, const struct zk_proc_id *me, double synth_s,
                       double witness_s, struct zk_diag *diag);
+    int (*part_statement)(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                          const char *statement, struct zk_diag *diag);
     int (*part_proving)(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
                         int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
     int (*part_done)(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
@@ -206,6 +209,8 @@ int lsq_expire_deadlines(zk_ledger *l, int64_t now_ns, uint32_t *ret_failed,
 int lsq_estimate(zk_ledger *l, int prio, struct zk_ledger_estimate *ret, struct zk_diag *diag);
 int lsq_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me, double synth_s,
                    double witness_s, struct zk_diag *diag);
+int lsq_part_statement(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                       const char *statement, struct zk_diag *diag);
 int lsq_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
                      int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
 int lsq_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,

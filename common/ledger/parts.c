@@ -20,7 +20,7 @@
     "p.id, p.job_id, j.key_id, p.idx, p.witness, p.state, p.attempts, p.errors, p.proofs," \
     " p.owner_pid, p.owner_start, p.owner_role, p.slot, p.synth_s, p.wait_s, p.start_s,"   \
     " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error, p.input IS NOT NULL,"   \
-    " p.witness_s, p.owner_ns, p.owner_boot, j.priority, j.deadline_ns"
+    " p.witness_s, p.owner_ns, p.owner_boot, j.priority, j.deadline_ns, p.statement"
 
 /* Row s (PART_COLS) into *p. */
 static void part_row(sqlite3_stmt *s, struct zk_ledger_part *p)
@@ -53,6 +53,7 @@ static void part_row(sqlite3_stmt *s, struct zk_ledger_part *p)
     p->owner.boot = (uint64_t)sqlite3_column_int64(s, 24);
     p->priority = sqlite3_column_int(s, 25);
     p->deadline_ns = sqlite3_column_int64(s, 26);
+    ledger_text(p->statement, sizeof p->statement, s, 27);
 }
 
 int lsq_part_list(zk_ledger *l, int64_t job_id,
@@ -256,6 +257,44 @@ out:
     return r;
 }
 
+/* A transaction in which partition id is synthesizing by me (*p), or an
+ * error (ZK_ESTATE: bad_state's) with the transaction ended. */
+static int begin_synthesizing(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                              struct zk_ledger_part *p, struct zk_diag *diag)
+{
+    int r = part_begin(l, id, p, diag);
+    if (r)
+        return r;
+    if (p->state != ZK_PART_SYNTHESIZING || !same_owner(p, me))
+        return ledger_end(l, bad_state(l, p, diag), diag);
+    return 0;
+}
+
+int lsq_part_statement(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                       const char *statement, struct zk_diag *diag)
+{
+    static const char sql[] =
+        "UPDATE partitions SET statement = ? WHERE id = ? AND state = 'synthesizing'"
+        " AND owner_pid = ? AND owner_start = ?";
+    struct zk_ledger_part p;
+    sqlite3_stmt *s;
+    int r = begin_synthesizing(l, id, me, &p, diag);
+    if (r)
+        return r;
+    r = ZK_ELEDGER;
+    if (!(s = ledger_stmt(l, LS_STATEMENT, sql, diag)))
+        goto out;
+    sqlite3_bind_text(s, 1, statement, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, id);
+    sqlite3_bind_int64(s, 3, me->pid);
+    sqlite3_bind_int64(s, 4, (int64_t)me->start);
+    r = ledger_run(l, s, diag);
+    if (r > 0)
+        r = 0;
+out:
+    return ledger_end(l, r, diag);
+}
+
 int lsq_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                          double synth_s, double witness_s, struct zk_diag *diag)
 {
@@ -264,14 +303,10 @@ int lsq_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
         " owner_role = '', synth_s = ?, ready_ns = ?, witness_s = ? WHERE id = ?"
         " AND state = 'synthesizing' AND owner_pid = ? AND owner_start = ?";
     struct zk_ledger_part p;
-    int r = part_begin(l, id, &p, diag);
+    sqlite3_stmt *s;
+    int r = begin_synthesizing(l, id, me, &p, diag);
     if (r)
         return r;
-    sqlite3_stmt *s;
-    if (p.state != ZK_PART_SYNTHESIZING || !same_owner(&p, me)) {
-        r = bad_state(l, &p, diag);
-        goto out;
-    }
     r = ZK_ELEDGER;
     if (!(s = ledger_stmt(l, LS_READY, sql_ready, diag)))
         goto out;

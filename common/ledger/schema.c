@@ -103,6 +103,9 @@ static const char *const migrations[] = {
     "ALTER TABLE jobs ADD COLUMN request_id TEXT;"
     "CREATE UNIQUE INDEX jobs_request ON jobs(request_id) WHERE request_id IS NOT NULL;"
     "CREATE INDEX jobs_state ON jobs(state);",
+    /* 6 -> 7: a partition's statement, recorded at synthesis, that its
+     * result is checked against (zk/statement.h) */
+    "ALTER TABLE partitions ADD COLUMN statement TEXT NOT NULL DEFAULT '';",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == ZK_LEDGER_SCHEMA_VERSION, "one migration per schema version");
@@ -234,6 +237,7 @@ static const struct ledger_ops sqlite_ops = {
     .expire_deadlines = lsq_expire_deadlines,
     .estimate = lsq_estimate,
     .part_ready = lsq_part_ready,
+    .part_statement = lsq_part_statement,
     .part_proving = lsq_part_proving,
     .part_done = lsq_part_done,
     .part_error = lsq_part_error,

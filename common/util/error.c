@@ -35,6 +35,7 @@ static const char *const zk_messages[] = {
     [ZK_EBASE - ZK_EREJECTED] = "the witness generator rejected the input",
     [ZK_EBASE - ZK_EWITGEN] = "the witness generator failed",
     [ZK_EBASE - ZK_EUNTRUSTED] = "owned by another user or writable by others",
+    [ZK_EBASE - ZK_ESTATEMENT] = "not the proof of its job's statement",
 };
 
 const char *zk_strerror(int err)

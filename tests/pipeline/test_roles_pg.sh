@@ -164,4 +164,22 @@ pl_wait "$job" 120 && pl_check_job "$job"
 "$ZKSLOT" status >"$PL_W/status.out" 2>&1 || pl_bad "status as the reader: $(cat "$PL_W/status.out")"
 pl_stop "$PL_GPUD"; [ "$PL_RC" = 0 ] || pl_bad "gpud exit $PL_RC after SIGTERM"
 pl_stop "$PL_SYNTHD"; [ "$PL_RC" = 0 ] || pl_bad "synthd exit $PL_RC after SIGTERM"
+
+# results bound to their statements (zk/statement.h): recorded by synthd
+# (a daemon), not writable by a submitter; a result row swapped by the
+# superuser (partition 0 given partition 1's proof and signals) is
+# refused by `zkslot result`, naming the mismatch
+[ "$(super "SELECT count(DISTINCT statement) FROM partitions WHERE job_id = $job AND statement
+    LIKE 's1:%'")" = 3 ] || pl_bad "job $job: not 3 different statements recorded"
+attack "rewrite a statement" "UPDATE partitions SET statement = 'x' WHERE job_id = $job" \
+    "permission denied"
+super "UPDATE partitions p SET proof_json = q.proof_json, public_json = q.public_json
+       FROM partitions q WHERE p.job_id = $job AND p.idx = 0 AND q.job_id = $job AND q.idx = 1" \
+    >/dev/null
+rc=0
+"$ZKSLOT" result "$job" --out "$PL_W/swapped" >"$PL_W/swapped.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "partition 0: its public signals are not the ones synthesized" \
+    "$PL_W/swapped.out" || pl_bad "a swapped result: exit $rc: $(cat "$PL_W/swapped.out")"
+[ ! -e "$PL_W/swapped/0/proof.json" ] && [ -e "$PL_W/swapped/1/proof.json" ] ||
+    pl_bad "a swapped result: partition 0 written out, or partition 1 not"
 pl_done

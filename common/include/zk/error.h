@@ -46,7 +46,8 @@ enum zk_error {
     ZK_EREJECTED = -10029,        /* the witness generator refused the input */
     ZK_EWITGEN = -10030,          /* the witness generator failed (not the input's fault) */
     ZK_EUNTRUSTED = -10031,       /* a file another user owns or may write */
-    ZK_ELAST = -10031
+    ZK_ESTATEMENT = -10032,       /* a result that is not of its job's statement */
+    ZK_ELAST = -10032
 };
 
 /* Static description of a return code (0, -errno or ZK_E*).  Never NULL. */

@@ -52,7 +52,7 @@
 extern "C" {
 #endif
 
-#define ZK_LEDGER_SCHEMA_VERSION 6
+#define ZK_LEDGER_SCHEMA_VERSION 7
 #define ZK_LEDGER_FILE "ledger.db"        /* name inside the state directory */
 
 enum zk_part_state {
@@ -147,6 +147,8 @@ struct zk_ledger_part {
     char machine[64];                 /* PostgreSQL: the machine that holds or
                                          held it last (a done partition's files
                                          are there); "" on SQLite (this one) */
+    char statement[72];               /* recorded at synthesis (zk/statement.h);
+                                         "" = none recorded */
 };
 
 /* Per-stage timings reported by gpud with zk_ledger_part_done(). */
@@ -460,6 +462,16 @@ int zk_ledger_estimate(zk_ledger *l, int prio, struct zk_ledger_estimate *ret,
  */
 int zk_ledger_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                          double synth_s, double witness_s, struct zk_diag *diag);
+
+/*
+ * synthd, before it publishes the slot: records partition id's statement
+ * (zk/statement.h: its key and the public signals of the witness in the
+ * slot), which gpud checks the slot against when it claims it and results
+ * are checked against when they are handed out.  The partition must be
+ * synthesizing by me; ZK_ESTATE otherwise (reaped, canceled).
+ */
+int zk_ledger_part_statement(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                             const char *statement, struct zk_diag *diag);
 
 /*
  * gpud, after claiming the slot that holds partition id: any of queued,

@@ -24,7 +24,7 @@
     " p.owner_pid, p.owner_start, p.owner_role, p.slot, p.synth_s, p.wait_s, p.start_s,"   \
     " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error,"                          \
     " p.has_input::int, p.witness_s, p.owner_ns, p.owner_boot, p.machine, j.priority,"   \
-    " j.deadline_ns"
+    " j.deadline_ns, p.statement"
 
 /* Row `row` of res (PART_COLS) into *p; the machine into machine[64] if not NULL. */
 static void part_row(const PGresult *res, int row, struct zk_ledger_part *p, char *machine)
@@ -60,6 +60,7 @@ static void part_row(const PGresult *res, int row, struct zk_ledger_part *p, cha
         lpg_text(machine, 64, res, row, 25);
     p->priority = (int)lpg_i64(res, row, 26);
     p->deadline_ns = lpg_i64(res, row, 27);
+    lpg_text(p->statement, sizeof p->statement, res, row, 28);
 }
 
 int lpg_part_list(zk_ledger *l, int64_t job_id,
@@ -225,7 +226,7 @@ static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
     int found = PQntuples(res), queued = 0;
     if (found) {
         part_row(res, 0, ret, NULL);
-        queued = !strcmp(PQgetvalue(res, 0, 28), "queued");
+        queued = !strcmp(PQgetvalue(res, 0, 29), "queued");   /* after PART_COLS */
     }
     PQclear(res);
     if (!found)
@@ -262,18 +263,51 @@ static int part_begin(zk_ledger *l, int64_t id, struct zk_ledger_part *p, char *
     return 0;
 }
 
+/* A transaction in which partition id is synthesizing by me (*p), or an
+ * error (ZK_ESTATE: bad_state's) with the transaction ended. */
+static int begin_synthesizing(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                              struct zk_ledger_part *p, struct zk_diag *diag)
+{
+    char machine[64];
+    int r = part_begin(l, id, p, machine, diag);
+    if (r)
+        return r;
+    if (p->state != ZK_PART_SYNTHESIZING || !same_owner(p, machine, l, me))
+        return lpg_end(l, bad_state(l, p, machine, diag), diag);
+    return 0;
+}
+
+static int part_statement(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                          const char *statement, struct zk_diag *diag)
+{
+    struct zk_ledger_part p;
+    int r = begin_synthesizing(l, id, me, &p, diag);
+    if (r)
+        return r;
+    struct lpg_args a = { 0 };
+    lpg_arg_str(&a, statement);
+    lpg_arg_i64(&a, id);
+    r = lpg_cmd(l, "UPDATE partitions SET statement = $1 WHERE id = $2", &a, diag);
+    if (r > 0)
+        r = 0;
+    return lpg_end(l, r, diag);
+}
+
+int lpg_part_statement(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                       const char *statement, struct zk_diag *diag)
+{
+    int r;
+    LPG_RETRY(l, r, part_statement(l, id, me, statement, diag));
+    return r;
+}
+
 static int part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me, double synth_s,
                       double witness_s, struct zk_diag *diag)
 {
     struct zk_ledger_part p;
-    char machine[64];
-    int r = part_begin(l, id, &p, machine, diag);
+    int r = begin_synthesizing(l, id, me, &p, diag);
     if (r)
         return r;
-    if (p.state != ZK_PART_SYNTHESIZING || !same_owner(&p, machine, l, me)) {
-        r = bad_state(l, &p, machine, diag);
-        goto out;
-    }
     struct lpg_args a = { 0 };
     lpg_arg_f64(&a, synth_s);
     lpg_arg_i64(&a, ledger_now_ns());
@@ -284,7 +318,6 @@ static int part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me, dou
                 &a, diag);
     if (r > 0)
         r = lpg_derive_job(l, p.job_id, ZK_PART_READY, diag);
-out:
     return lpg_end(l, r, diag);
 }
 

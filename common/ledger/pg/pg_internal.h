@@ -211,6 +211,8 @@ int lpg_expire_deadlines(zk_ledger *l, int64_t now_ns, uint32_t *ret_failed,
 int lpg_estimate(zk_ledger *l, int prio, struct zk_ledger_estimate *ret, struct zk_diag *diag);
 int lpg_part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me, double synth_s,
                    double witness_s, struct zk_diag *diag);
+int lpg_part_statement(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
+                       const char *statement, struct zk_diag *diag);
 int lpg_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_proc_id *me,
                      int32_t slot, struct zk_ledger_part *ret, struct zk_diag *diag);
 int lpg_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,

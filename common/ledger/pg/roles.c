@@ -28,7 +28,7 @@
  * partitions.has_input tells the others whether there is one.  Column
  * lists are read from the catalog when applied, so a column a later
  * migration adds is covered (readable by all; insertable by submitters on
- * jobs and partitions, except ids, the submitter and results).
+ * jobs and partitions, except ids, the submitter, results and statements).
  *
  * Roles are the cluster's: a migrating role that may create roles
  * (superuser or CREATEROLE) makes the four missing ones (NOLOGIN);
@@ -80,7 +80,8 @@ static const char roles_sql[] =
     " EXECUTE format('GRANT INSERT (%s) ON jobs TO zkslot_submitter', cols);"
     " SELECT string_agg(quote_ident(attname), ', ') INTO cols FROM pg_attribute"
     "  WHERE attrelid = 'partitions'::regclass AND attnum > 0 AND NOT attisdropped"
-    "  AND attname NOT IN ('id', 'proof_json', 'public_json') AND attgenerated = '';"
+    "  AND attname NOT IN ('id', 'proof_json', 'public_json', 'statement')"
+    "  AND attgenerated = '';"
     " EXECUTE format('GRANT INSERT (%s) ON partitions TO zkslot_submitter', cols);"
     /* what a cancel writes */
     " GRANT UPDATE (state, error, started_ns, finished_ns) ON jobs TO zkslot_submitter;"

@@ -105,6 +105,10 @@ static const char *const migrations[] = {
     "CREATE UNIQUE INDEX jobs_request ON jobs(request_id);",
     /* 4 -> 5: jobs.submitter, partitions.has_input (roles.c) */
     lpg_roles_migration,
+    /* 5 -> 6: a partition's statement, recorded at synthesis, that its
+     * result is checked against (zk/statement.h); written by daemons only
+     * (roles.c) */
+    "ALTER TABLE partitions ADD COLUMN statement TEXT NOT NULL DEFAULT '';",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -135,6 +139,7 @@ static const struct ledger_ops pg_ops = {
     .expire_deadlines = lpg_expire_deadlines,
     .estimate = lpg_estimate,
     .part_ready = lpg_part_ready,
+    .part_statement = lpg_part_statement,
     .part_proving = lpg_part_proving,
     .part_done = lpg_part_done,
     .part_error = lpg_part_error,

@@ -45,6 +45,7 @@
 #include "submit_core.h"
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
+#include "zk/statement.h"
 #include "zk/error.h"
 #include "zk/util.h"
 #include "zk/keyfile.h"
@@ -628,8 +629,26 @@ struct result_ctx {
     const char *out_dir;              /* where the proving machine wrote them */
     const char *to;                   /* --out: written here from the ledger */
     const char *machine;              /* this machine's name */
-    unsigned written, missing;
+    unsigned written, missing, refused;
+    struct zk_ledger_key key;         /* the job's */
+    struct zk_groth16_vk vk;
+    int have_vk;                      /* else results checked by statement only */
 };
+
+/* 0 when partition p's result (proof.json, public.json texts) is the proof
+ * of p's statement (zk/statement.h); else one line and rc->refused + 1. */
+static int check_result(struct result_ctx *rc, const struct zk_ledger_part *p,
+                        const char *proof, const char *pub)
+{
+    struct zk_diag d = { "" };
+    int r = zk_result_check(&rc->key, p, rc->have_vk ? &rc->vk : NULL, proof, pub, &d);
+    if (r == 0)
+        return 0;
+    fprintf(stderr, "zkslot result: %s%s\n", d.msg,
+            r == ZK_ESTATEMENT ? " (refused: not written out)" : "");
+    rc->refused++;
+    return r;
+}
 
 /* Partition p's result from the ledger into rc->to/<index>/{proof,public}.json. */
 static int write_result(struct result_ctx *rc, const struct zk_ledger_part *p)
@@ -651,6 +670,10 @@ static int write_result(struct result_ctx *rc, const struct zk_ledger_part *p)
     if (r < 0) {
         fprintf(stderr, "zkslot result: %s\n", d.msg);
         return r;
+    }
+    if (check_result(rc, p, res.proof, res.pub)) {
+        zk_ledger_result_free(&res);
+        return 0;
     }
     /* public.json first, as gpud does: a proof.json there means both are */
     if ((r = lcli_mkdirs(dir)) < 0)
@@ -682,7 +705,12 @@ static int print_result(void *ctx, const struct zk_ledger_part *p)
     snprintf(pf, sizeof pf, "%s/%u/proof.json", rc->out_dir, p->index);
     snprintf(uf, sizeof uf, "%s/%u/public.json", rc->out_dir, p->index);
     if (!access(pf, R_OK) && !access(uf, R_OK)) {
-        printf("%s %s\n", pf, uf);
+        char *proof = g16_cli_read_text("result", pf), *pub = g16_cli_read_text("result", uf);
+        int bad = !proof || !pub ? (rc->missing++, 1) : check_result(rc, p, proof, pub);
+        free(proof);
+        free(pub);
+        if (!bad)
+            printf("%s %s\n", pf, uf);
         return 0;
     }
     if (p->machine[0] && strcmp(p->machine, rc->machine))
@@ -711,14 +739,32 @@ int cmd_result(int argc, char **argv)
     rc = 2;
     if (get_job(&a, id, &j) < 0)
         goto out;
-    struct result_ctx ctx = { a.c.l, j.out_dir, a.out, zk_ledger_machine(a.c.l), 0, 0 };
+    struct result_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.l = a.c.l;
+    ctx.out_dir = j.out_dir;
+    ctx.to = a.out;
+    ctx.machine = zk_ledger_machine(a.c.l);
+    if (zk_ledger_key_get_id(a.c.l, j.key_id, &ctx.key, &d) < 0) {
+        fprintf(stderr, "zkslot result: job %lld: its key: %s\n", (long long)id, d.msg);
+        goto out;
+    }
+    /* the proofs are verified where the key's file is here; elsewhere
+     * (a client machine of a farm) their public signals are still checked
+     * against the statement synthd recorded */
+    if (zk_result_vk(&ctx.key, &ctx.vk, &d) == 0)
+        ctx.have_vk = 1;
+    else if (j.count[ZK_PART_DONE])
+        fprintf(stderr, "zkslot result: note: proofs not verified here (%s); their public "
+                "signals are checked against the job's statement\n", d.msg);
     int r = zk_ledger_part_list(a.c.l, id, print_result, &ctx, &d);
+    zk_groth16_vk_done(&ctx.vk);
     if (r < 0) {
         if (d.msg[0])   /* else the partition's write said why */
             fprintf(stderr, "zkslot result: %s\n", d.msg);
         goto out;
     }
-    rc = ctx.missing ? 1 : 0;
+    rc = ctx.missing || ctx.refused ? 1 : 0;
     if (j.state != ZK_JOB_DONE) {
         fprintf(stderr, "zkslot result: job %lld is %s (%u/%u done): %s%s%s\n",
                 (long long)id, zk_job_state_name(j.state), j.count[ZK_PART_DONE], j.nparts,
