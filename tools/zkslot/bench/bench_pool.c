@@ -203,7 +203,7 @@ int cmd_bench_pool(int argc, char **argv)
     static const struct option opts[] = {
         { "iters", required_argument, 0, 'i' }, { "size", required_argument, 0, 's' },
         { "repeats", required_argument, 0, 'r' }, { "path", required_argument, 0, 'd' },
-        { "json", no_argument, 0, 'j' }, { 0, 0, 0, 0 }
+        { "json", no_argument, 0, 'j' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 }
     };
     unsigned iters = 2000, repeats = 9;
     uint64_t size = 256u << 20;
@@ -223,9 +223,9 @@ int cmd_bench_pool(int argc, char **argv)
         case 'd': dir = optarg; break;
         case 'j': json = 1; break;
         default:
-            fprintf(stderr, "usage: zkslot bench pool [--iters N] [--size SIZE] [--repeats R]"
-                            " [--path DIR] [--json]\n");
-            return 2;
+            fprintf(c == 'h' ? stdout : stderr, "usage: zkslot bench pool [--iters N] [--size "
+                    "SIZE] [--repeats R] [--path DIR] [--json]\n");
+            return c == 'h' ? 0 : 2;
         }
     }
     if (!iters || !repeats)
