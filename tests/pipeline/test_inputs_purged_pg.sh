@@ -7,7 +7,8 @@
 # owner finds the sealed input in the partitions table (zk/seal.h: its
 # magic) and y's digits nowhere; within the daemons' purge pass (every
 # 5 s) once the job is done, no row holds either and the partition's input
-# is empty; the job's results are all there (proofs verify).
+# is empty; the job's results are all there (proofs verify).  A witness
+# job's stored .wtns is sealed too, and proves.
 # Skips without PostgreSQL's binaries.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
@@ -37,9 +38,16 @@ for _ in $(seq 100); do [ "$(pli_part_field "$j" 0 state)" = ready ] && break; s
 # `zkslot seal-key` made the farm's pair, submit sealed the input to it
 h=$(holding | tr '\n' ' ')
 [ "$h" = "0 1 " ] || pl_bad "control: rows holding y in clear, sealed: $h, expected 0 1 while the job runs"
+# a witness job: a shared ledger stores the .wtns, sealed like an input
+jw=$("$ZKSLOT" submit --key purge "$PL_W/ref.wtns")
+pl_expect "$jw" "$PL_W/ref.wtns"
+[ "$(pg_psql zk "SELECT count(*) FROM partitions WHERE job_id = $jw AND
+    position(convert_to('zkseal1', 'UTF8') in input) = 1")" = 1 ] ||
+    pl_bad "the stored witness of job $jw is not sealed"
 
 pl_start_gpud --threads 2
 pl_wait "$j" 60 && pl_check_job "$j" 1
+pl_wait "$jw" 60 && pl_check_job "$jw" 1
 for _ in $(seq 40); do [ "$(holding | tr '\n' ' ')" = "0 0 " ] && break; sleep 0.25; done
 [ "$(holding | tr '\n' ' ')" = "0 0 " ] || pl_bad "job $j done 10 s ago: the partitions table still holds its input"
 len=$(pg_psql zk "SELECT coalesce(sum(length(input)), -1) FROM partitions")
