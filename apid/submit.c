@@ -22,6 +22,7 @@
 #include "apid.h"
 #include "submit_core.h"
 #include "zk/error.h"
+#include "zk/seal.h"
 #include "zk/witgen.h"
 
 #define APID_INPUTS_MAX 4096
@@ -167,9 +168,19 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
         names[i] = nb[i];
     }
     struct zk_ledger_submit_opts so = { s->priority, s->deadline_ns, rid[0] ? rid : NULL, 0 };
+    struct zk_seal_pub sk;   /* sealed like `zkslot submit --input`'s (zk/seal.h) */
+    rc = zk_seal_for_submit(a->c.cfg.state_dir, strcmp(zk_ledger_backend(l), "sqlite") != 0,
+                            &sk, &d);
+    if (rc < 0) {
+        free(names);
+        free(nb);
+        return apid_error(r, 500, "internal", "sealing the inputs: %s", d.msg), 0;
+    }
+    zk_ledger_set_seal(l, rc ? zk_seal_submit_cb : NULL, &sk);
     rc = zk_ledger_job_submit_opts(l, k.id, NULL, &so, names,
                                    (const char *const *)s->inputs, s->lens,
                                    (uint32_t)s->ninputs, &id, &d);
+    zk_ledger_set_seal(l, NULL, NULL);   /* a handle of apid's pool: no key left behind */
     free(names);
     free(nb);
     if (rc == 0 && !so.existing && (rc = zk_ledger_job_get(l, id, &j, &d)) == 0 &&

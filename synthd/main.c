@@ -46,6 +46,7 @@
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
+#include "sealed.h"
 #include "stored.h"
 #include "witness.h"
 
@@ -517,6 +518,7 @@ int main(int argc, char **argv)
     me = base.me;
     l = base.l;
     synthd_witness_setup(&cfg, &me);   /* a failure is logged; input partitions then fail */
+    synthd_sealed_setup(&cfg, strcmp(zk_ledger_backend(l), "sqlite") != 0);   /* likewise */
     if (cfg.pool_reserve) {
         uint32_t n = zk_pool_set_reserve(pool, cfg.pool_reserve, cfg.pool_reserve_class);
         if (n < cfg.pool_reserve)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sealed.h"
 #include "stored.h"
 #include "zk/wtns.h"
 
@@ -22,11 +23,9 @@ int synthd_stored_wtns(zk_ledger *l, const struct zk_ledger_part *p,
     char *blob = NULL;
     size_t len = 0;
     struct zk_diag d = { "" };
-    int r = zk_ledger_part_input(l, p->id, &blob, &len, &d);
-    if (r) {
-        snprintf(out->error, sizeof out->error, "reading the stored witness: %s", d.msg);
+    int r = synthd_part_input(l, p, "reading the stored witness", &blob, &len, out);
+    if (r)
         return r;
-    }
     if (len < 4 || memcmp(blob, "wtns", 4)) {   /* a circuit input under that name */
         free(blob);
         return 1;

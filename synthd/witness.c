@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "daemon/zkd.h"
+#include "sealed.h"
 #include "witness.h"
 #include "zk/error.h"
 #include "zk/wtns.h"
@@ -309,14 +310,11 @@ static int witgen_verify(const struct zk_ledger_key *lk, const struct zk_witgen 
 static int write_input(zk_ledger *l, const struct zk_ledger_part *p, char *path, size_t n,
                        struct synthd_witness_out *out)
 {
-    struct zk_diag d = { "" };
     char *text = NULL;
     size_t len = 0;
-    int r = zk_ledger_part_input(l, p->id, &text, &len, &d);
-    if (r) {
-        set_error(out, "reading the input: %s", d.msg);
+    int r = synthd_part_input(l, p, "reading the input", &text, &len, out);
+    if (r)
         return r;
-    }
     snprintf(path, n, "%s/p%lld-%u.json", wdir, (long long)p->id, atomic_fetch_add(&seq, 1));
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     r = fd < 0 ? -errno : 0;

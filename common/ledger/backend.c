@@ -264,6 +264,12 @@ void zk_ledger_set_aging(zk_ledger *l, unsigned aging_s)
     l->aging_ns = (int64_t)aging_s * 1000000000;
 }
 
+void zk_ledger_set_seal(zk_ledger *l, zk_ledger_seal_fn fn, void *ctx)
+{
+    l->seal = fn;
+    l->seal_ctx = ctx;
+}
+
 int zk_ledger_queued_top(zk_ledger *l, struct zk_diag *diag)
 {
     return l->ops->queued_top(l, diag);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ledger/ledger_internal.h"
@@ -219,11 +220,22 @@ int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
         sqlite3_bind_int64(s, 2, i);
         sqlite3_bind_text(s, 3, witness[i], -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 4, now);
+        char *sealed = NULL;
+        size_t slen = 0;
+        if (input && l->seal &&
+            (r = l->seal(l->seal_ctx, id, i, input[i], len[i], &sealed, &slen)) != 0) {
+            r = zk_diag_set(diag, l->path, r < 0 ? r : -EIO, "cannot seal input %u", i);
+            goto out;
+        }
         if (input)
-            sqlite3_bind_blob64(s, 5, input[i], len[i], SQLITE_STATIC);
+            sqlite3_bind_blob64(s, 5, sealed ? sealed : input[i], sealed ? slen : len[i],
+                                SQLITE_STATIC);
         else
             sqlite3_bind_null(s, 5);
-        if ((r = ledger_run(l, s, diag)) < 0)
+        r = ledger_run(l, s, diag);
+        sqlite3_clear_bindings(s);
+        free(sealed);
+        if (r < 0)
             goto out;
     }
     r = 0;

@@ -164,6 +164,9 @@ struct zk_ledger {
     char *claim_keys;
     /* zk_ledger_set_aging, in ns (0 = none) */
     int64_t aging_ns;
+    /* zk_ledger_set_seal (NULL = inputs stored as given) */
+    zk_ledger_seal_fn seal;
+    void *seal_ctx;
 };
 
 /* The SQLite backend's open (schema.c; zk_ledger_open's contract for a path). */

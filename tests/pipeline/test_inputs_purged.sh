@@ -3,9 +3,10 @@
 # (SQLite ledger, [ledger] keep_inputs = 0): a job from a circuit input
 # whose private signal y is a 72-digit number, padded with 2 MiB of JSON
 # white space.  While its partition waits for a gpud (control), the ledger
-# files hold the input (y's digits) and are over 2 MiB.  Once the job is
-# done, within the daemons' purge pass (every 5 s): neither ledger.db nor
-# its -wal holds y's digits or any private witness value (scan_witness.py),
+# files hold the input sealed to the daemons (zk/seal.h: its magic, never
+# y's digits) and are over 2 MiB.  Once the job is done, within the
+# daemons' purge pass (every 5 s): neither ledger.db nor its -wal holds
+# the sealed input, y's digits or any private witness value (scan_witness.py),
 # nor does `zkslot status --json`, `result`, `metrics` or a daemon's log,
 # ledger.db is back under 1 MiB (the space given back: incremental vacuum)
 # and the -wal is empty; the pool file holds no witness value, synthd's
@@ -28,7 +29,9 @@ PY
 pli_reference "$PL_W/in.json" "$PL_W/ref.wtns"
 npub=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nPublic"])' "$PLI_VK")
 L="$ZKSLOT_STATE_DIR/ledger.db"
-holds_y() { cat "$L" "$L-wal" 2>/dev/null | grep -c -F -- "$y" || true; }
+holds() { cat "$L" "$L-wal" 2>/dev/null | grep -a -c -F -- "$1" || true; }
+holds_y() { holds "$y"; }
+holds_input() { echo $(($(holds "$y") + $(holds zkseal1))); }
 scan() { python3 "$ZK_SOURCE_DIR/tests/pipeline/scan_witness.py" "$PL_W/ref.wtns" "$npub" "$@"; }
 
 pl_pool 2
@@ -39,13 +42,14 @@ pl_expect "$j" "$PL_W/ref.wtns"
 for _ in $(seq 100); do [ "$(pli_part_field "$j" 0 state)" = ready ] && break; sleep 0.1; done
 [ "$(pli_part_field "$j" 0 state)" = ready ] || pl_bad "partition of job $j never ready"
 size0=$(( $(stat -c %s "$L") + $(stat -c %s "$L-wal" 2>/dev/null || echo 0) ))
-[ "$(holds_y)" -gt 0 ] && [ "$size0" -gt $((2 << 20)) ] ||
-    pl_bad "control: the ledger ($size0 bytes) does not hold the input while the job runs"
+[ "$(holds zkseal1)" -gt 0 ] && [ "$size0" -gt $((2 << 20)) ] ||
+    pl_bad "control: the ledger ($size0 bytes) does not hold the sealed input while the job runs"
+[ "$(holds_y)" = 0 ] || pl_bad "the ledger holds the input's private y in clear while the job runs"
 
 pl_start_gpud --threads 2
 pl_wait "$j" 60 && pl_check_job "$j" 1
-for _ in $(seq 40); do [ "$(holds_y)" = 0 ] && break; sleep 0.25; done
-[ "$(holds_y)" = 0 ] || pl_bad "job $j done 10 s ago: the ledger files still hold its input"
+for _ in $(seq 40); do [ "$(holds_input)" = 0 ] && break; sleep 0.25; done
+[ "$(holds_input)" = 0 ] || pl_bad "job $j done 10 s ago: the ledger files still hold its input"
 size=$(stat -c %s "$L")
 [ "$size" -lt $((1 << 20)) ] || pl_bad "ledger.db is $size bytes after the purge (was $size0 with the input)"
 wal=$(stat -c %s "$L-wal" 2>/dev/null || echo 0)

@@ -14,6 +14,7 @@
 #     inserted with a result, `zkslot key add`: each refused with the
 #     server's reason, and the ledger (keys, jobs, partitions) unchanged,
 #     byte for byte;
+#   - the reader cannot read bob's input either (the column's grant);
 #   - the reader cannot submit, and says "permission denied", not
 #     "unreachable"; a wrong password says "password authentication
 #     failed" and exits 2, not 4 (unreachable).
@@ -130,6 +131,9 @@ for q in "UPDATE jobs SET state = 'canceled' WHERE id = $bjob RETURNING id" \
 done
 attack "read bob's input" "SELECT input FROM partitions WHERE job_id = $bjob" \
     "permission denied for table partitions"
+out=$(sql grafana "SELECT input FROM partitions WHERE job_id = $bjob" 2>&1) &&
+    pl_bad "the reader read bob's input" || grep -q "permission denied for table partitions" <<<"$out" ||
+    pl_bad "the reader's read of bob's input refused for another reason: $out"
 attack "a job inserted as done" "INSERT INTO jobs (key_id, nparts, state, out_dir, submitted_ns)
     SELECT id, 1, 'done', '', 1 FROM keys LIMIT 1" "row-level security"
 attack "a job inserted as bob's" "INSERT INTO jobs (key_id, nparts, state, out_dir,

@@ -38,6 +38,7 @@ ZK_CMD(plan);
 ZK_CMD(top);
 ZK_CMD(metrics);
 ZK_CMD(token);
+ZK_CMD(seal_key);
 
 /* `zkslot bench <what>` subbenchmarks, one per module, same convention. */
 ZK_CMD(bench_field);

@@ -40,6 +40,7 @@ static const struct command commands[] = {
       "[--textfile PATH [--interval S] | --listen ADDR:PORT [--allow-remote]]", 0 },
     { "top", cmd_top, "[--once] [--interval S]", 0 },
     { "token", cmd_token, "add NAME --keys KEYS|* [--cancel-any] | list | revoke NAME", 0 },
+    { "seal-key", cmd_seal_key, "[--state-dir DIR]", 0 },
 };
 
 static void usage(FILE *out)

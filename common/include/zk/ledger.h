@@ -333,6 +333,16 @@ int zk_ledger_job_submit_opts(zk_ledger *l, int64_t key_id, const char *out_dir,
                               struct zk_ledger_submit_opts *o, const char *const *name,
                               const char *const *input, const size_t *len, uint32_t n,
                               int64_t *ret_id, struct zk_diag *diag);
+/*
+ * What this handle's submits store instead of each input (fn NULL = the
+ * input itself, the default): fn is called for every stored input once the
+ * job's id is known, inside the submit's transaction, and what it puts in
+ * *ret (malloc'd, freed by the ledger) is stored (zk/seal.h: inputs sealed
+ * to the daemons); a non-zero return fails the submit, nothing queued.
+ */
+typedef int (*zk_ledger_seal_fn)(void *ctx, int64_t job_id, uint32_t idx, const char *in,
+                                 size_t len, char **ret, size_t *ret_len);
+void zk_ledger_set_seal(zk_ledger *l, zk_ledger_seal_fn fn, void *ctx);
 /* The input of partition id, NUL-terminated, in *ret (free it) with its
  * length; -ENOENT if the partition is unknown or has no input. */
 int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ledger/pg/pg_internal.h"
@@ -197,9 +198,18 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
         lpg_arg_i64(&p, i);
         lpg_arg_str(&p, witness[i]);
         lpg_arg_i64(&p, now);
-        lpg_arg_bytes(&p, input ? input[i] : NULL, input ? len[i] : 0);
+        char *sealed = NULL;
+        size_t slen = 0;
+        if (input && l->seal &&
+            (r = l->seal(l->seal_ctx, id, i, input[i], len[i], &sealed, &slen)) != 0) {
+            r = zk_diag_set(diag, l->path, r < 0 ? r : -EIO, "cannot seal input %u", i);
+            break;
+        }
+        lpg_arg_bytes(&p, input ? (sealed ? sealed : input[i]) : NULL,
+                      input ? (sealed ? slen : len[i]) : 0);
         r = lpg_cmd(l, "INSERT INTO partitions (job_id, idx, witness, state, queued_ns, input)"
                        " VALUES ($1, $2, $3, 'queued', $4, $5)", &p, diag);
+        free(sealed);
     }
     r = r < 0 ? r : 0;
 out:

@@ -47,6 +47,7 @@
 #include "zk/slotfmt.h"
 #include "zk/statement.h"
 #include "zk/error.h"
+#include "zk/seal.h"
 #include "zk/util.h"
 #include "zk/keyfile.h"
 #include "zk/witgen.h"
@@ -351,6 +352,15 @@ int cmd_submit(int argc, char **argv)
     /* inputs, and on a shared ledger witnesses too, are stored in the ledger */
     int stored = a.input || shared;
     struct zk_ledger_submit_opts so = { a.priority, a.deadline_ns, a.request_id, 0 };
+    /* what is stored is sealed to the daemons (zk/seal.h) */
+    struct zk_seal_pub sk;
+    if (stored && (r = zk_seal_for_submit(a.c.cfg.state_dir, shared, &sk, &d)) != 0) {
+        if (r < 0) {
+            fprintf(stderr, "zkslot submit: %s; nothing submitted\n", d.msg);
+            goto out;
+        }
+        zk_ledger_set_seal(a.c.l, zk_seal_submit_cb, &sk);
+    }
     r = zk_ledger_job_submit_opts(a.c.l, k.id, out, &so, (const char *const *)abs,
                                   stored ? (const char *const *)text : NULL,
                                   stored ? len : NULL, (uint32_t)a.npos, &id, &d);
