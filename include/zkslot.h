@@ -153,7 +153,8 @@ int zkslot_cancel(zkslot *z, int64_t job, char *msg, size_t n);
  */
 int zkslot_producer_open(zkslot *z, const char *pool, zkslot_producer **ret, char *msg,
                          size_t n);
-/* Detaches (slots still held are abandoned, their partitions re-queued); accepts NULL. */
+/* Detaches; accepts NULL.  Publish or abandon every partition first: one
+ * still in hand stays FILLING until this process exits (then it is reaped). */
 void zkslot_producer_close(zkslot_producer *p);
 
 /*

@@ -3,9 +3,10 @@
 
     submit_wait.py [--ledger URL] [--lib PATH] [--timeout S] KEY_NAME WITNESS.wtns...
 
-Submits one job (a partition per witness), waits for it, prints each
-partition's proof.json path-free: the job id, then one line per partition
-"INDEX PROOF_BYTES PUBLIC_JSON".  Exit 0 done, 1 failed or timed out.
+Submits one job (a partition per witness), waits for it, and reads each
+partition's result from the ledger.  Prints the job id, then one line per
+partition "INDEX PROOF_BYTES PUBLIC_JSON".  Exit 0 done, 1 failed or timed
+out or refused (one line on stderr).
 The library is found as libzkslot.so.0 (ld.so's search, LD_LIBRARY_PATH)
 unless --lib names it.
 """
