@@ -3,6 +3,7 @@
 # pl_init (tests/pipeline/lib.sh):
 #
 #   lib_install || exit 1   # -> LIB_PREFIX, LIB_DIR (libzkslot.so there), LIB_EXAMPLE
+#   lib_example_key bn128   # the bundled example key registered, its 4 witnesses
 #
 # The example is copied out of the tree and built with its own Makefile,
 # PKG_CONFIG_PATH naming only the staging prefix.  A sanitizer tree's
@@ -33,4 +34,17 @@ lib_install() {
         { pl_bad "make of examples/external-synth: $(tail -n 5 "$PL_W/make.log")"; return 1; }
     LIB_EXAMPLE=$PL_W/example/external-synth
     export LD_LIBRARY_PATH=$LIB_DIR
+}
+
+# lib_example_key CURVE: examples/groth16/CURVE's key registered as
+# "CURVE-multi", with PL_KEY, PL_VK, PL_KEYNAME, PL_CURVE and its four
+# witnesses in PL_WTNS (for pl_check_job).
+lib_example_key() {
+    local ex=$ZK_SOURCE_DIR/examples/groth16/$1
+    PL_CURVE=$1
+    PL_KEY=$ex/key.zkey
+    PL_VK=$ex/vk.json
+    PL_WTNS=("$ex"/witness-{1,2,3,4}.wtns)
+    PL_KEYNAME=$1-multi
+    "$ZKSLOT" key add "$PL_KEYNAME" "$PL_KEY" >/dev/null || { pl_bad "key add"; return 1; }
 }

@@ -1,8 +1,9 @@
 # lib_python.sh -- examples/external-synth/submit_wait.py (libzkslot's
 # client face through ctypes) against a running pipeline.  Source it after
-# tests/pipeline/lib.sh, with the ledger, pool and daemons up:
+# tests/pipeline/lib.sh and pl_init (and pl_pg_init for PostgreSQL):
 #
-#   py_submit_wait || ...   # a job of the bn128 example's 4 witnesses
+#   py_run        # a pool, synthd and gpud; a job of the bn128 example's
+#                 # 4 witnesses through submit_wait.py; checks; pl_done
 #
 # The library is the build tree's ($ZKSLOT_LIB).  In a sanitizer tree the
 # Python interpreter is not instrumented: the sanitizer's runtime is
@@ -10,14 +11,11 @@
 # first, then one line per partition; the job done with proofs snarkjs
 # accepts (pl_check_job); each public.json the library returned equal to
 # the one gpud wrote.
+. "$ZK_SOURCE_DIR/tests/library/lib_install.sh"   # lib_example_key
+
 py_submit_wait() {
-    local ex=$ZK_SOURCE_DIR/examples/groth16/bn128 pre=() job
-    PL_CURVE=bn128
-    PL_KEY=$ex/key.zkey
-    PL_VK=$ex/vk.json
-    PL_WTNS=("$ex"/witness-{1,2,3,4}.wtns)
-    PL_KEYNAME=bn-multi
-    "$ZKSLOT" key add "$PL_KEYNAME" "$PL_KEY" >/dev/null || { pl_bad "key add"; return 1; }
+    local pre=() job
+    lib_example_key bn128 || return 1
     if [ -n "${ZK_SANITIZE:-}" ]; then
         pre=(env LD_PRELOAD="$("${ZK_CC:-clang}" -print-file-name=libclang_rt.asan-x86_64.so)"
              ASAN_OPTIONS=detect_leaks=0)
@@ -43,4 +41,15 @@ for l in lines:
     assert int(nproof) > 100, l
 PY
     echo "ok: submit_wait.py: job $job, $PL_NPROOFS proofs accepted, results as the ledger's"
+}
+
+py_run() {
+    pl_pool 2 1M
+    pl_start_synthd --workers 1
+    pl_start_gpud
+    py_submit_wait || true
+    pl_stop "$PL_SYNTHD"
+    pl_stop "$PL_GPUD"
+    pl_pool_clean
+    pl_done
 }

@@ -15,13 +15,7 @@ set -euo pipefail
 pl_init producer_kill || exit 77
 lib_install || exit 1
 
-ex=$ZK_SOURCE_DIR/examples/groth16/bn128
-PL_CURVE=bn128
-PL_KEY=$ex/key.zkey
-PL_VK=$ex/vk.json
-PL_WTNS=("$ex"/witness-{1,2,3,4}.wtns)
-PL_KEYNAME=bn-multi
-"$ZKSLOT" key add "$PL_KEYNAME" "$PL_KEY" >/dev/null
+lib_example_key bn128 || exit 1
 pl_pool 2 1M
 pl_start_gpud
 

@@ -6,10 +6,4 @@ set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 . "$ZK_SOURCE_DIR/tests/library/lib_python.sh"
 pl_init python_client || exit 77
-pl_pool 2 1M
-pl_start_synthd --workers 1
-pl_start_gpud
-py_submit_wait || true
-pl_stop "$PL_SYNTHD"; pl_stop "$PL_GPUD"
-pl_pool_clean
-pl_done
+py_run

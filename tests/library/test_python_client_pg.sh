@@ -8,10 +8,4 @@ set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/library/lib_python.sh"
 pl_init python_client_pg || exit 77
 pl_pg_init
-pl_pool 2 1M
-pl_start_synthd --workers 1
-pl_start_gpud
-py_submit_wait || true
-pl_stop "$PL_SYNTHD"; pl_stop "$PL_GPUD"
-pl_pool_clean
-pl_done
+py_run
