@@ -81,6 +81,27 @@ int zkslot_key_for_job(zkslot *z, const char *name, int input, struct zk_ledger_
     return submit_key_check(z->l, &z->cfg, name, input, ret, msg, n);
 }
 
+int zkslot_out_dir(zkslot *z, const char *dir, uint32_t nparts, char **ret, char *msg,
+                   size_t n)
+{
+    struct stat sst = { .st_gid = (gid_t)-1 };   /* shared: no group to give */
+    int r, shared = strcmp(zk_ledger_backend(z->l), "sqlite") != 0;
+    *ret = NULL;
+    if (!dir || !dir[0])
+        return 0;
+    if (!shared && stat(z->cfg.state_dir, &sst) != 0)
+        return zkslot_say(msg, n, -errno, "%s: %s", z->cfg.state_dir, strerror(errno));
+    if ((r = submit_mkdir_shared(dir, sst.st_gid, msg, n)) < 0)
+        return r;
+    if (!(*ret = realpath(dir, NULL)))
+        return zkslot_say(msg, n, -errno, "%s: %s", dir, strerror(errno));
+    if ((r = submit_out_dir_check(*ret, nparts, msg, n)) < 0) {
+        free(*ret);
+        *ret = NULL;
+    }
+    return r;
+}
+
 /* A whole file into a malloc'd NUL-terminated buffer (at most `max` bytes). */
 static int read_file(const char *path, size_t max, char **ret, size_t *ret_len, char *msg,
                      size_t n)
@@ -174,19 +195,8 @@ ZKSLOT_EXPORT int zkslot_submit(zkslot *z, const char *key, const char *const *f
         r = check_file(&k, files[i], inputs, stored, &abs[i], &text[i], &len[i], msg, n);
     if (r)
         goto out;
-    if (o && o->out_dir && o->out_dir[0]) {
-        struct stat sst = { .st_gid = (gid_t)-1 };
-        if (!shared && stat(z->cfg.state_dir, &sst) != 0) {
-            r = zkslot_say(msg, n, -errno, "%s: %s", z->cfg.state_dir, strerror(errno));
-            goto out;
-        }
-        if ((r = submit_mkdir_shared(o->out_dir, sst.st_gid, msg, n)) < 0)
-            goto out;
-        if (!(out = realpath(o->out_dir, NULL))) {
-            r = zkslot_say(msg, n, -errno, "%s: %s", o->out_dir, strerror(errno));
-            goto out;
-        }
-    }
+    if (o && (r = zkslot_out_dir(z, o->out_dir, nfiles, &out, msg, n)) < 0)
+        goto out;
     struct zk_ledger_submit_opts so = { o ? o->priority : -1, o ? o->deadline_ns : 0,
                                         o ? o->request_id : NULL, 0 };
     r = zk_ledger_job_submit_opts(z->l, k.id, out, &so, (const char *const *)abs,

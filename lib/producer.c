@@ -130,13 +130,20 @@ ZKSLOT_EXPORT int zkslot_job_create(zkslot_producer *p, const char *key, uint32_
         names[i] = name;
     struct zk_ledger_submit_opts so = { o ? o->priority : -1, o ? o->deadline_ns : 0,
                                         o ? o->request_id : NULL, 0 };
-    const char *out = o && o->out_dir && o->out_dir[0] ? o->out_dir : NULL;
+    char *out = NULL;
+    if (o && (r = zkslot_out_dir(z, o->out_dir, nparts, &out, msg, n)) < 0) {
+        free(names);
+        return r;
+    }
     r = zk_ledger_job_submit_opts(z->l, k.id, out, &so, names, NULL, NULL, nparts, &id, &d);
     free(names);
     if (r < 0 || (r = zk_ledger_job_get(z->l, id, &j, &d)) < 0 ||
         (r = zk_ledger_job_resolve_out(&j, z->cfg.state_dir)) < 0)
-        return zkslot_say(msg, n, r, "%s", d.msg[0] ? d.msg : zk_strerror(r));
-    if (!so.existing && (r = submit_job_dirs(z->l, &j, z->cfg.state_dir, out != NULL, msg, n)))
+        r = zkslot_say(msg, n, r, "%s", d.msg[0] ? d.msg : zk_strerror(r));
+    else if (!so.existing)
+        r = submit_job_dirs(z->l, &j, z->cfg.state_dir, out != NULL, msg, n);
+    free(out);
+    if (r < 0)
         return r;
     *ret_job = id;
     return zkslot_say(msg, n, 0, "%s", "");

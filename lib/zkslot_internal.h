@@ -8,6 +8,7 @@
 #define ZK_LIB_ZKSLOT_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "zk/config.h"
 #include "zk/ledger.h"
@@ -29,5 +30,14 @@ int zkslot_say(char *msg, size_t n, int code, const char *fmt, ...)
 /* The key `name` as a job for it must find it (tools/zkslot/lib/submit_core). */
 int zkslot_key_for_job(zkslot *z, const char *name, int input, struct zk_ledger_key *ret,
                        char *msg, size_t n);
+
+/*
+ * A job's output directory `dir` as the caller names it (NULL or "" = the
+ * ledger's default: *ret NULL): made (mode 02770, the state directory's
+ * group, as `zkslot submit --out`), canonical into *ret (malloc'd), and
+ * writable by the caller with its partition directories (submit_core.h).
+ */
+int zkslot_out_dir(zkslot *z, const char *dir, uint32_t nparts, char **ret, char *msg,
+                   size_t n);
 
 #endif /* ZK_LIB_ZKSLOT_INTERNAL_H */

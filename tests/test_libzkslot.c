@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "zk/error.h"
@@ -88,6 +89,25 @@ static void client(zkslot *z)
     ZT_CHECK(r == ZKSLOT_EJOBFAILED && st.state == ZKSLOT_JOB_CANCELED && strstr(msg, "canceled"),
              "%d %s", r, msg);
     ZT_CHECK(zkslot_cancel(z, job, msg, sizeof msg) == ZKSLOT_ESTATE, "%s", msg);
+
+    /* an output directory: made, canonical; one whose partition directory
+     * is not a directory refused (gpud would follow nothing there) */
+    char out[600], want[600], file[700];
+    snprintf(out, sizeof out, "%s/out/../out", dir);
+    snprintf(want, sizeof want, "%s/out", dir);
+    struct zkslot_submit_opts oo = { -1, 0, NULL, out };
+    r = zkslot_submit(z, "ex", good, 1, 0, &oo, &job, NULL, msg, sizeof msg);
+    ZT_CHECK(r == 0 && zkslot_status(z, job, &st, msg, sizeof msg) == 0 &&
+             !strcmp(st.out_dir, want), "%d %s", r, st.out_dir);
+    snprintf(out, sizeof out, "%s/out-bad", dir);
+    snprintf(file, sizeof file, "%s/0", out);
+    ZT_REQUIRE(mkdir(out, 0700) == 0 && fclose(fopen(file, "w")) == 0, , "%s", file);
+    oo.out_dir = out;
+    r = zkslot_submit(z, "ex", good, 1, 0, &oo, &again, NULL, msg, sizeof msg);
+    ZT_CHECK(r == -EACCES && strstr(msg, file) && strstr(msg, "nothing submitted"), "%d %s", r,
+             msg);
+    ZT_CHECK(zkslot_status(z, job + 1, &st, msg, sizeof msg) == -ENOENT,
+             "a refused output directory queued a job");
 }
 
 static void producer(zkslot *z)
