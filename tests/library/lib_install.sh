@@ -46,5 +46,41 @@ lib_example_key() {
     PL_VK=$ex/vk.json
     PL_WTNS=("$ex"/witness-{1,2,3,4}.wtns)
     PL_KEYNAME=$1-multi
-    "$ZKSLOT" key add "$PL_KEYNAME" "$PL_KEY" >/dev/null || { pl_bad "key add"; return 1; }
+    "$ZKSLOT" key list 2>/dev/null | grep -qw -- "$PL_KEYNAME" ||
+        "$ZKSLOT" key add "$PL_KEYNAME" "$PL_KEY" >/dev/null || { pl_bad "key add"; return 1; }
+}
+
+# lib_external_synth CURVE: the example producer (lib_install) feeds the
+# running pool and gpud: a job of CURVE's 4 example witnesses, every proof
+# accepted (pl_check_job); the installed library exports nothing outside
+# zkslot_*.  0, or 1 with the failures recorded.
+lib_external_synth() {
+    local other job
+    lib_install || return 1
+    other=$(nm -D --defined-only "$LIB_DIR/libzkslot.so.0" |
+            awk '$2 ~ /^[TDBRVW]$/ && $3 !~ /^zkslot_/ { print $3 }')
+    [ -z "$other" ] || pl_bad "the installed library exports: $other"
+    lib_example_key "$1" || return 1
+    "$LIB_EXAMPLE" "$PL_KEYNAME" "${PL_WTNS[@]}" >"$PL_W/example.out" 2>"$PL_W/example.log" ||
+        { pl_bad "external-synth exit $?: $(tail -n 3 "$PL_W/example.log")"; return 1; }
+    job=$(tail -n 1 "$PL_W/example.out")
+    [[ $job =~ ^[0-9]+$ ]] || { pl_bad "external-synth's last line is not a job id: '$job'"; return 1; }
+    [ "$(grep -c 'published$' "$PL_W/example.log")" = 4 ] ||
+        pl_bad "external-synth did not publish 4 partitions: $(cat "$PL_W/example.log")"
+    pl_expect "$job" "${PL_WTNS[@]}"
+    pl_wait "$job" 120 && pl_check_job "$job" 4 &&
+        echo "ok: $PL_NPROOFS proofs of external-synth accepted"
+}
+
+# lib_finish: the daemons stopped (each must exit 0 on SIGTERM), `zkslot
+# pool check` clean, the pool destroyed; ends the test (pl_done).
+lib_finish() {
+    local p
+    for p in "${PL_SYNTHD_PIDS[@]}" "${PL_GPUD_PIDS[@]}"; do
+        pl_stop "$p"
+        [ "$PL_RC" = 0 ] || pl_bad "daemon $p exit $PL_RC after SIGTERM"
+    done
+    "$ZKSLOT" pool check >"$PL_W/check.out" 2>&1 || pl_bad "pool check: $(cat "$PL_W/check.out")"
+    pl_pool_clean
+    pl_done
 }

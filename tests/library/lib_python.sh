@@ -2,8 +2,8 @@
 # client face through ctypes) against a running pipeline.  Source it after
 # tests/pipeline/lib.sh and pl_init (and pl_pg_init for PostgreSQL):
 #
-#   py_run        # a pool, synthd and gpud; a job of the bn128 example's
-#                 # 4 witnesses through submit_wait.py; checks; pl_done
+#   py_submit_wait || ...   # a job of the bn128 example's 4 witnesses
+#                           # through submit_wait.py, with synthd and gpud up
 #
 # The library is the build tree's ($ZKSLOT_LIB).  In a sanitizer tree the
 # Python interpreter is not instrumented: the sanitizer's runtime is
@@ -43,13 +43,3 @@ PY
     echo "ok: submit_wait.py: job $job, $PL_NPROOFS proofs accepted, results as the ledger's"
 }
 
-py_run() {
-    pl_pool 2 1M
-    pl_start_synthd --workers 1
-    pl_start_gpud
-    py_submit_wait || true
-    pl_stop "$PL_SYNTHD"
-    pl_stop "$PL_GPUD"
-    pl_pool_clean
-    pl_done
-}

@@ -6,4 +6,8 @@ set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 . "$ZK_SOURCE_DIR/tests/library/lib_python.sh"
 pl_init python_client || exit 77
-py_run
+pl_pool 2 1M
+pl_start_synthd --workers 1
+pl_start_gpud
+py_submit_wait || true
+lib_finish
