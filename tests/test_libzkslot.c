@@ -3,7 +3,7 @@
  * pool, without daemons (zkslot.h, docs/library.md).
  *
  * Client: a ledger that is not there, an unknown key, a witness of the
- * wrong curve (nothing queued), a submit and its retry by request id,
+ * wrong curve (nothing queued), inputs for a key without a generator, a submit and its retry by request id,
  * status, result of an unfinished job, cancel, wait on a canceled job.
  * Producer: an unknown key; a partition taken (slot FILLING, partition
  * synthesizing), a corrupted witness refused at publish (ZKSLOT_ERANGE:
@@ -68,6 +68,12 @@ static void client(zkslot *z)
              "%d %s", r, msg);
     ZT_CHECK(zkslot_status(z, 1, &st, msg, sizeof msg) == -ENOENT && strstr(msg, "no job 1"),
              "a refused submit queued a job: %s", msg);
+
+    char input[4200];
+    snprintf(input, sizeof input, "%s/examples/groth16/bn128/input.json", src);
+    const char *inputs[1] = { input };
+    r = zkslot_submit(z, "ex", inputs, 1, 1, NULL, &job, NULL, msg, sizeof msg);
+    ZT_CHECK(r == -ENOEXEC && strstr(msg, "no witness generator"), "%d %s", r, msg);
 
     struct zkslot_submit_opts o = { 2, 0, "req-1", NULL };
     r = zkslot_submit(z, "ex", good, 1, 0, &o, &job, &existing, msg, sizeof msg);
