@@ -215,15 +215,7 @@ ZKSLOT_EXPORT int zkslot_submit(zkslot *z, const char *key, const char *const *f
         *ret_existing = so.existing;
     zkslot_say(msg, n, 0, "%s", "");
 out:
-    for (unsigned i = 0; i < nfiles; i++) {
-        if (abs)
-            free(abs[i]);
-        if (text)
-            free(text[i]);
-    }
-    free(abs);
-    free(text);
-    free(len);
+    submit_files_free(abs, text, len, nfiles);
     free(out);
     return r;
 }

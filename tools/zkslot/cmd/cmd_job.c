@@ -359,15 +359,7 @@ int cmd_submit(int argc, char **argv)
     printf("%lld\n", (long long)id);
     rc = 0;
 out:
-    for (int i = 0; i < a.npos; i++) {
-        if (abs)
-            free(abs[i]);
-        if (text)
-            free(text[i]);
-    }
-    free(abs);
-    free(text);
-    free(len);
+    submit_files_free(abs, text, len, (size_t)a.npos);
     free(out);
     lcli_close(&a.c);
     return rc;

@@ -131,6 +131,19 @@ int submit_out_dir_check(const char *out, uint32_t nparts, char *msg, size_t n)
     return -EACCES;
 }
 
+void submit_files_free(char **abs, char **text, size_t *len, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (abs)
+            free(abs[i]);
+        if (text)
+            free(text[i]);
+    }
+    free(abs);
+    free(text);
+    free(len);
+}
+
 int submit_job_dirs(zk_ledger *l, const struct zk_ledger_job *j, const char *state_dir,
                     int explicit_out, char *msg, size_t n)
 {

@@ -46,6 +46,10 @@ int submit_mkdir_shared(const char *path, gid_t gid, char *msg, size_t n);
  */
 int submit_out_dir_check(const char *out, uint32_t nparts, char *msg, size_t n);
 
+/* Frees what a submit gathered for its n files: abs[i] and text[i] (each
+ * array may be NULL), the arrays abs, text and len. */
+void submit_files_free(char **abs, char **text, size_t *len, size_t n);
+
 /*
  * The <out_dir>/<i> directory of every partition of job j (submit_mkdir_
  * shared with the group of state_dir).  On a shared ledger (PostgreSQL)
