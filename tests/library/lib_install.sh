@@ -16,7 +16,7 @@ lib_install() {
     cmake --install "$ZK_BUILD_DIR" --prefix "$LIB_PREFIX" >"$PL_W/install.log" 2>&1 ||
         { pl_bad "cmake --install: $(tail -n 3 "$PL_W/install.log")"; return 1; }
     local pc
-    pc=$(find "$LIB_PREFIX" -name zkslot.pc | head -n 1)
+    pc=$(find "$LIB_PREFIX" -name zkslot.pc -print -quit)
     [ -n "$pc" ] || { pl_bad "no zkslot.pc under $LIB_PREFIX"; return 1; }
     LIB_DIR=$(PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_LIBDIR= \
               pkg-config --variable=libdir zkslot)
@@ -46,7 +46,7 @@ lib_example_key() {
     PL_VK=$ex/vk.json
     PL_WTNS=("$ex"/witness-{1,2,3,4}.wtns)
     PL_KEYNAME=$1-multi
-    "$ZKSLOT" key list 2>/dev/null | grep -qw -- "$PL_KEYNAME" ||
+    "$ZKSLOT" key list 2>/dev/null | grep -w -- "$PL_KEYNAME" >/dev/null ||
         "$ZKSLOT" key add "$PL_KEYNAME" "$PL_KEY" >/dev/null || { pl_bad "key add"; return 1; }
 }
 
