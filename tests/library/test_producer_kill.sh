@@ -29,7 +29,7 @@ print(" ".join("%s:%d" % (p["state"], p["attempts"]) for p in parts))'
 
 "$LIB_EXAMPLE" --hold-ms 60000 "$PL_KEYNAME" "${PL_WTNS[@]}" >"$PL_W/first.out" 2>"$PL_W/first.log" &
 prod=$!
-for _ in $(seq 100); do grep -q 'holding$' "$PL_W/first.log" && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q 'holding$' "$PL_W/first.log" && break; sleep 0.1; done
 grep -q 'holding$' "$PL_W/first.log" || { pl_bad "the producer never held a slot: $(cat "$PL_W/first.log")"; exit 1; }
 job=$(sed -n 's/^external-synth: job \([0-9]*\),.*/\1/p' "$PL_W/first.log")
 held="synthesizing:1 queued:0 queued:0 queued:0"
@@ -39,7 +39,7 @@ kill -9 "$prod"; wait "$prod" 2>/dev/null || true
 echo "producer killed mid-write (slot FILLING, partition 0 synthesizing)"
 
 back="queued:1 queued:0 queued:0 queued:0"
-for _ in $(seq 100); do [ "$(pstate FREE)" = 2 ] && [ "$(lstate)" = "$back" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(pstate FREE)" = 2 ] && [ "$(lstate)" = "$back" ] && break; sleep 0.1; done
 [ "$(pstate FREE)" = 2 ] || pl_bad "the killed producer's slot was not reaped: $(pstate FILLING) FILLING"
 [ "$(lstate)" = "$back" ] || pl_bad "the killed producer's partition was not re-queued: $(lstate)"
 
