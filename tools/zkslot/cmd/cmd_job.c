@@ -207,29 +207,14 @@ static int check_inputs(const struct zk_ledger_key *k, char **files, int n, char
     return bad;
 }
 
-/*
- * --out DIR (canonical) and the partition directories already in it: gpud
- * writes there as the daemons' user, so the submitter must be able to
- * write there itself (access(2): the real uid, who runs this CLI), and a
- * partition directory must be a directory, not a link (gpud follows none).
- * 0, or -1 with the refusal printed.
- */
+/* --out DIR (canonical) and the partition directories already in it, as
+ * submit_out_dir_check judges them.  0, or -1 with the refusal printed. */
 static int out_dir_writable(const char *out, int n)
 {
-    char dir[PATH_MAX + 16];
-    struct stat st;
-    const char *bad = NULL;
-    if (access(out, W_OK | X_OK) != 0)
-        bad = out;
-    for (int i = 0; i < n && !bad; i++) {
-        snprintf(dir, sizeof dir, "%s/%d", out, i);
-        if (lstat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0))
-            bad = dir;
-    }
-    if (!bad)
+    char msg[SUBMIT_MSG_MAX];
+    if (submit_out_dir_check(out, (uint32_t)n, msg, sizeof msg) == 0)
         return 0;
-    fprintf(stderr, "zkslot submit: the output directory %s is not a directory you may write "
-            "(gpud writes the proofs there for you); nothing submitted\n", bad);
+    fprintf(stderr, "zkslot submit: %s\n", msg);
     return -1;
 }
 
@@ -385,15 +370,7 @@ int cmd_submit(int argc, char **argv)
     printf("%lld\n", (long long)id);
     rc = 0;
 out:
-    for (int i = 0; i < a.npos; i++) {
-        if (abs)
-            free(abs[i]);
-        if (text)
-            free(text[i]);
-    }
-    free(abs);
-    free(text);
-    free(len);
+    submit_files_free(abs, text, len, (size_t)a.npos);
     free(out);
     lcli_close(&a.c);
     return rc;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ledger_cli.h"
 #include "submit_core.h"
@@ -109,6 +110,38 @@ int submit_mkdir_shared(const char *path, gid_t gid, char *msg, size_t n)
         say(msg, n, "%s: %s", failed, zk_strerror(r));
     }
     return r;
+}
+
+int submit_out_dir_check(const char *out, uint32_t nparts, char *msg, size_t n)
+{
+    char dir[4200];
+    struct stat st;
+    const char *bad = NULL;
+    if (access(out, W_OK | X_OK) != 0)
+        bad = out;
+    for (uint32_t i = 0; i < nparts && !bad; i++) {
+        snprintf(dir, sizeof dir, "%s/%u", out, i);
+        if (lstat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0))
+            bad = dir;
+    }
+    if (!bad)
+        return 0;
+    say(msg, n, "the output directory %s is not a directory you may write (gpud writes the "
+        "proofs there for you); nothing submitted", bad);
+    return -EACCES;
+}
+
+void submit_files_free(char **abs, char **text, size_t *len, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (abs)
+            free(abs[i]);
+        if (text)
+            free(text[i]);
+    }
+    free(abs);
+    free(text);
+    free(len);
 }
 
 int submit_job_dirs(zk_ledger *l, const struct zk_ledger_job *j, const char *state_dir,

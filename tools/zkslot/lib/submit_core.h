@@ -37,6 +37,20 @@ int submit_key_check(zk_ledger *l, const struct zk_config *cfg, const char *name
 int submit_mkdir_shared(const char *path, gid_t gid, char *msg, size_t n);
 
 /*
+ * An output directory a submitter names (canonical, made already) and the
+ * partition directories already in it (<out>/0 .. <out>/<n-1>): gpud
+ * writes there as the daemons' user, so the submitter must be able to
+ * write there itself (access(2): the real uid) and a partition directory
+ * must be a directory, not a link (gpud follows none).  0, or -EACCES
+ * with the refusal in msg.  (libzkslot's check of a job's out_dir.)
+ */
+int submit_out_dir_check(const char *out, uint32_t nparts, char *msg, size_t n);
+
+/* Frees what a submit gathered for its n files: abs[i] and text[i] (each
+ * array may be NULL), the arrays abs, text and len. */
+void submit_files_free(char **abs, char **text, size_t *len, size_t n);
+
+/*
  * The <out_dir>/<i> directory of every partition of job j (submit_mkdir_
  * shared with the group of state_dir).  On a shared ledger (PostgreSQL)
  * with no output directory given (explicit_out 0) nothing is made: each

@@ -1,0 +1,368 @@
+/*
+ * producer.c -- libzkslot's producer face (zkslot.h): an external
+ * synthesizer creates a job, takes a free slot and a queued partition of
+ * it, writes the witness into the slot, and publishes it for gpud as
+ * synthd would.
+ *
+ * The path is synthd's (synthd/main.c), through the public APIs of the
+ * pool and the ledger: the slot first (zk_pool_acquire_class, the permit:
+ * memory stays bounded, backpressure holds), then the ledger claim
+ * (queued -> synthesizing(this process), the slot recorded), then the data,
+ * the slot header (zk/slotfmt.h), publish and `ready`.  gpud checks a
+ * producer's slot exactly as a synthd's: checksum, header against the key
+ * and the ledger's record of the partition and slot.  The owner of the
+ * slot and of the claim is this process (pid and start time): killed, its
+ * slot is reaped FREE by the next waiter on the pool and its partition
+ * goes back to queued by the daemons' reconciliation, for a producer to
+ * take again (zkslot_part_take).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "submit_core.h"
+#include "zk/error.h"
+#include "zk/groth16.h"
+#include "zk/pool.h"
+#include "zk/slotfmt.h"
+#include "zk/zkey.h"
+#include "zkslot_internal.h"
+
+/* Partitions of other jobs of the same key a take may claim (and hand
+ * back) before it finds one of its job: claims come in the ledger's order. */
+#define SET_ASIDE_MAX 64
+
+struct zkslot_producer {
+    zkslot *z;
+    zk_pool *pool;
+    struct zk_proc_id me;
+    int64_t key_id;                    /* the key loaded, 0 = none */
+    struct zk_groth16_key *k;
+    unsigned held;                     /* partitions in hand */
+};
+
+/* A partition in hand (zkslot_part.priv). */
+struct held {
+    struct zk_slot s;
+    struct zk_slot_desc d;
+    struct zk_ledger_part p;
+    struct timespec t0;
+};
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+ZKSLOT_EXPORT int zkslot_producer_open(zkslot *z, const char *pool, zkslot_producer **ret,
+                                       char *msg, size_t n)
+{
+    struct zk_diag d = { "" };
+    int r;
+    if (!z || !ret)
+        return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_producer_open: no handle");
+    if (z->producer)
+        return zkslot_say(msg, n, ZK_ESTATE, "zkslot_producer_open: this handle has a "
+                          "producer already");
+    zkslot_producer *p = calloc(1, sizeof *p);
+    if (!p || !(p->pool = calloc(1, zk_pool_sizeof()))) {
+        free(p);
+        return zkslot_say(msg, n, -ENOMEM, "zkslot_producer_open: out of memory");
+    }
+    if ((r = zk_proc_self(&p->me)) < 0) {
+        free(p->pool);
+        free(p);
+        return zkslot_say(msg, n, r, "/proc/self: %s", zk_strerror(r));
+    }
+    struct zk_pool_attach_opts ao = { "producer", 0, 0, &d };
+    const char *path = pool && *pool ? pool : z->cfg.pool;
+    if ((r = zk_pool_attach(p->pool, path, &ao)) < 0) {
+        free(p->pool);
+        free(p);
+        return zkslot_say(msg, n, r, "%s", d.msg[0] ? d.msg : zk_strerror(r));
+    }
+    zk_pool_set_reserve(p->pool, z->cfg.pool_reserve, z->cfg.pool_reserve_class);
+    p->z = z;
+    z->producer = p;
+    *ret = p;
+    return zkslot_say(msg, n, 0, "%s", "");
+}
+
+ZKSLOT_EXPORT void zkslot_producer_close(zkslot_producer *p)
+{
+    if (!p)
+        return;
+    zk_pool_detach(p->pool);
+    free(p->pool);
+    zk_groth16_key_free(p->k);
+    p->z->producer = NULL;
+    free(p);
+}
+
+ZKSLOT_EXPORT int zkslot_job_create(zkslot_producer *p, const char *key, uint32_t nparts,
+                                    const struct zkslot_submit_opts *o, int64_t *ret_job,
+                                    char *msg, size_t n)
+{
+    struct zk_ledger_key k;
+    struct zk_ledger_job j;
+    struct zk_diag d = { "" };
+    int64_t id = 0;
+    int r;
+    if (!p || !nparts || nparts > 1u << 20 || !ret_job)
+        return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_job_create: no producer, "
+                          "partitions (1 .. 2^20) or job id");
+    zkslot *z = p->z;
+    if ((r = zkslot_key_for_job(z, key, 0, &k, msg, n)) < 0)
+        return r;
+    /* the partitions' witness names say who writes them: no file is read */
+    char name[64];
+    snprintf(name, sizeof name, "producer:%d", (int)getpid());
+    const char **names = calloc(nparts, sizeof *names);
+    if (!names)
+        return zkslot_say(msg, n, -ENOMEM, "zkslot_job_create: out of memory");
+    for (uint32_t i = 0; i < nparts; i++)
+        names[i] = name;
+    struct zk_ledger_submit_opts so = { o ? o->priority : -1, o ? o->deadline_ns : 0,
+                                        o ? o->request_id : NULL, 0 };
+    char *out = NULL;
+    if (o && (r = zkslot_out_dir(z, o->out_dir, nparts, &out, msg, n)) < 0) {
+        free(names);
+        return r;
+    }
+    r = zk_ledger_job_submit_opts(z->l, k.id, out, &so, names, NULL, NULL, nparts, &id, &d);
+    free(names);
+    if (r < 0 || (r = zk_ledger_job_get(z->l, id, &j, &d)) < 0 ||
+        (r = zk_ledger_job_resolve_out(&j, z->cfg.state_dir)) < 0)
+        r = zkslot_say(msg, n, r, "%s", d.msg[0] ? d.msg : zk_strerror(r));
+    else if (!so.existing)
+        r = submit_job_dirs(z->l, &j, z->cfg.state_dir, out != NULL, msg, n);
+    free(out);
+    if (r < 0)
+        return r;
+    *ret_job = id;
+    return zkslot_say(msg, n, 0, "%s", "");
+}
+
+/* The coefficients of key_id into p->k (once per key: a producer that
+ * changes keys reloads). */
+static int load_key(zkslot_producer *p, int64_t key_id, char *msg, size_t n)
+{
+    struct zk_ledger_key lk;
+    struct zk_zkey zf;
+    struct zk_diag d = { "" };
+    struct zk_groth16_load_opts lo = { ZK_G16_LOAD_COEFS, NULL, NULL, 0 };
+    struct zk_groth16_key *k = NULL;
+    int r;
+    if (p->key_id == key_id)
+        return 0;
+    if ((r = zk_ledger_key_get_id(p->z->l, key_id, &lk, &d)) < 0)
+        return zkslot_say(msg, n, r, "%s", d.msg);
+    memset(&zf, 0, sizeof zf);
+    if ((r = zk_zkey_open(&zf, lk.path, &d)) == 0) {
+        r = zk_groth16_key_load_opts(&zf, &lo, &d, &k);
+        zk_zkey_done(&zf);
+    }
+    if (r < 0)
+        return zkslot_say(msg, n, r, "key '%s': %s", lk.name, d.msg);
+    zk_groth16_key_free(p->k);
+    p->k = k;
+    p->key_id = key_id;
+    return 0;
+}
+
+/* Claims a queued partition of job `job` (key key_id) for slot s into *ret:
+ * the ledger hands out the next queued partition of the key; one of
+ * another job is handed back after this job's is found.  -ENOENT when the
+ * job has none queued. */
+static int claim_part(zkslot_producer *p, int64_t job, int64_t key_id, const struct zk_slot *s,
+                      struct zk_ledger_part *ret, char *msg, size_t n)
+{
+    zk_ledger *l = p->z->l;
+    struct zk_diag d = { "" };
+    int64_t aside[SET_ASIDE_MAX];
+    unsigned naside = 0;
+    int min_class = zk_pool_slot_reserved(p->pool, s->index) ? p->z->cfg.pool_reserve_class
+                                                              : ZK_PRIO_LOW;
+    int r = zk_ledger_set_claim_keys(l, &key_id, 1);
+    while (r == 0) {
+        r = zk_ledger_claim_queued_class(l, &p->me, (int32_t)s->index, min_class, ret, &d);
+        if (r == 0 && ret->job_id != job) {
+            aside[naside++] = ret->id;
+            r = naside < SET_ASIDE_MAX ? 0 : -ENOENT;
+            continue;
+        }
+        break;
+    }
+    for (unsigned i = 0; i < naside; i++)
+        zk_ledger_part_requeue(l, aside[i], ZK_PART_SYNTHESIZING, &p->me,
+                               "set aside by a producer of another job", NULL);
+    zk_ledger_set_claim_keys(l, NULL, 0);
+    if (r == -ENOENT)
+        return zkslot_say(msg, n, r, "job %lld: no queued partition to take", (long long)job);
+    return r < 0 ? zkslot_say(msg, n, r, "%s", d.msg) : 0;
+}
+
+ZKSLOT_EXPORT int zkslot_part_take(zkslot_producer *p, int64_t job, int timeout_ms,
+                                   struct zkslot_part **ret, char *msg, size_t n)
+{
+    struct zk_ledger_job j;
+    struct zk_diag d = { "" };
+    int r;
+    if (!p || !ret)
+        return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_part_take: no producer or part");
+    if ((r = zk_ledger_job_get(p->z->l, job, &j, &d)) == -ENOENT)
+        return zkslot_say(msg, n, r, "no job %lld", (long long)job);
+    if (r < 0)
+        return zkslot_say(msg, n, r, "%s", d.msg);
+    if (j.state != ZK_JOB_QUEUED && j.state != ZK_JOB_RUNNING)
+        return zkslot_say(msg, n, ZK_ESTATE, "job %lld is %s", (long long)job,
+                          zk_job_state_name(j.state));
+    if (!j.count[ZK_PART_QUEUED])
+        return zkslot_say(msg, n, -ENOENT, "job %lld: no queued partition to take",
+                          (long long)job);
+    if ((r = load_key(p, j.key_id, msg, n)) < 0)
+        return r;
+    const struct zk_zkey_header *kh = zk_groth16_key_header(p->k);
+    struct held *h = calloc(1, sizeof *h);
+    struct zkslot_part *part = calloc(1, sizeof *part);
+    if (!h || !part) {
+        free(h);
+        free(part);
+        return zkslot_say(msg, n, -ENOMEM, "zkslot_part_take: out of memory");
+    }
+    uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, &h->d);
+    r = zk_pool_acquire_class(p->pool, ZK_POOL_NO_ID, ZK_POOL_NO_ID, j.priority, timeout_ms,
+                              NULL, &h->s);
+    if (r == 0 && (!need || need > h->s.capacity)) {
+        zk_pool_abandon(p->pool, &h->s);
+        r = zkslot_say(msg, n, ZK_ELENGTH, "key '%s': a partition needs %llu bytes but a slot "
+                       "holds %llu", j.key_name, (unsigned long long)need,
+                       (unsigned long long)h->s.capacity);
+    } else if (r < 0) {
+        zkslot_say(msg, n, r, "taking a slot: %s", zk_strerror(r));
+    } else if ((r = claim_part(p, job, j.key_id, &h->s, &h->p, msg, n)) < 0) {
+        zk_pool_abandon(p->pool, &h->s);
+    }
+    if (r < 0) {
+        free(h);
+        free(part);
+        return r;
+    }
+    zk_pool_set_ids(p->pool, &h->s, (uint64_t)h->p.id, (uint64_t)h->p.key_id);
+    clock_gettime(CLOCK_MONOTONIC, &h->t0);
+    part->job = job;
+    part->index = h->p.index;
+    part->slot = h->s.index;
+    part->curve = (int)kh->curve + 1;
+    part->n_vars = kh->n_vars;
+    part->n_public = kh->n_public;
+    part->domain_size = kh->domain_size;
+    part->witness = h->s.data + h->d.region_off[ZK_SLOTFMT_W];
+    part->a = h->s.data + h->d.region_off[ZK_SLOTFMT_A];
+    part->b = h->s.data + h->d.region_off[ZK_SLOTFMT_B];
+    part->c = h->s.data + h->d.region_off[ZK_SLOTFMT_C];
+    part->priv = h;
+    p->held++;
+    *ret = part;
+    return zkslot_say(msg, n, 0, "%s", "");
+}
+
+/* Frees part after the slot left our hands. */
+static void drop(zkslot_producer *p, struct zkslot_part *part)
+{
+    free(part->priv);
+    free(part);
+    p->held--;
+}
+
+ZKSLOT_EXPORT int zkslot_part_abandon(zkslot_producer *p, struct zkslot_part *part, char *msg,
+                                      size_t n)
+{
+    if (!p || !part || !part->priv)
+        return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_part_abandon: no producer or part");
+    struct held *h = part->priv;
+    struct zk_diag d = { "" };
+    int r = zk_pool_abandon(p->pool, &h->s);
+    int q = zk_ledger_part_requeue(p->z->l, h->p.id, ZK_PART_SYNTHESIZING, &p->me,
+                                   "abandoned by its producer", &d);
+    int64_t id = h->p.id;
+    drop(p, part);
+    if (r < 0)
+        return zkslot_say(msg, n, r, "partition %lld: its slot was taken from this producer "
+                          "(reaped?): %s", (long long)id, zk_strerror(r));
+    if (q < 0 && q != ZK_ESTATE)
+        return zkslot_say(msg, n, q, "%s", d.msg);
+    return zkslot_say(msg, n, 0, "%s", "");
+}
+
+/* Every witness value below r: a .wtns's own check, applied to what the
+ * producer wrote. */
+static int check_witness(const struct zk_zkey_header *kh, const struct zkslot_part *part,
+                         char *msg, size_t n)
+{
+    const uint8_t *w = part->witness;
+    for (uint64_t i = 0; i < kh->n_vars; i++)
+        if (!zk_curve_fr_is_canonical(kh->curve, w + 32 * i, 32))
+            return zkslot_say(msg, n, ZK_ERANGE, "job %lld partition %u: witness value %llu "
+                              "is not below the field's modulus; nothing published",
+                              (long long)part->job, part->index, (unsigned long long)i);
+    return 0;
+}
+
+ZKSLOT_EXPORT int zkslot_part_publish(zkslot_producer *p, struct zkslot_part *part,
+                                      unsigned flags, char *msg, size_t n)
+{
+    if (!p || !part || !part->priv)
+        return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_part_publish: no producer or part");
+    struct held *h = part->priv;
+    const struct zk_zkey_header *kh = zk_groth16_key_header(p->k);
+    struct zk_slotfmt_header hd;
+    struct zk_diag d = { "" };
+    int r = flags & ~ZKSLOT_PUBLISH_ABC ? zkslot_say(msg, n, ZK_EBADPARAMS, "unknown flags %#x",
+                                                     flags)
+                                        : check_witness(kh, part, msg, n);
+    if (r == 0 && !(flags & ZKSLOT_PUBLISH_ABC) &&
+        (r = zk_groth16_synthesize(p->k, part->witness, part->a, part->b, part->c, 0)) < 0)
+        zkslot_say(msg, n, r, "job %lld partition %u: synthesis failed: %s",
+                   (long long)part->job, part->index, zk_strerror(r));
+    if (r < 0) {
+        char why[512];
+        zkslot_part_abandon(p, part, why, sizeof why);
+        return r;
+    }
+    memset(&hd, 0, sizeof hd);
+    hd.magic = ZK_SLOTFMT_MAGIC;
+    hd.version = ZK_SLOTFMT_VERSION;
+    hd.curve = kh->curve;
+    hd.partition_id = (uint64_t)h->p.id;
+    hd.key_id = (uint64_t)h->p.key_id;
+    hd.n_vars = kh->n_vars;
+    hd.n_public = kh->n_public;
+    hd.domain_size = kh->domain_size;
+    double synth_s = since(&h->t0);
+    hd.synth_ns = (uint64_t)(synth_s * 1e9);
+    hd.attempt = h->p.attempts;
+    hd.priority = (uint32_t)h->p.priority;
+    hd.deadline_ns = (uint64_t)h->p.deadline_ns;
+    h->d.priority = hd.priority;
+    h->d.deadline_ns = hd.deadline_ns;
+    memcpy(h->s.data, &hd, sizeof hd);
+    int64_t id = h->p.id;
+    if ((r = zk_pool_publish(p->pool, &h->s, &h->d)) < 0) {
+        zkslot_part_abandon(p, part, NULL, 0);
+        return zkslot_say(msg, n, r, "partition %lld: slot %u: publish failed: %s",
+                          (long long)id, part->slot, zk_strerror(r));
+    }
+    drop(p, part);
+    /* a gpud may have taken it from synthesizing already: ZK_ESTATE is fine */
+    r = zk_ledger_part_ready(p->z->l, id, &p->me, synth_s, -1, &d);
+    if (r < 0 && r != ZK_ESTATE)
+        return zkslot_say(msg, n, r, "%s", d.msg);
+    return zkslot_say(msg, n, 0, "%s", "");
+}
