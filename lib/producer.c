@@ -29,6 +29,7 @@
 #include "zk/groth16.h"
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
+#include "zk/statement.h"
 #include "zk/zkey.h"
 #include "zkslot_internal.h"
 
@@ -42,6 +43,7 @@ struct zkslot_producer {
     struct zk_proc_id me;
     int64_t key_id;                    /* the key loaded, 0 = none */
     struct zk_groth16_key *k;
+    char key_hash[33];                 /* its registered hash (the statement's) */
     unsigned held;                     /* partitions in hand */
 };
 
@@ -173,6 +175,7 @@ static int load_key(zkslot_producer *p, int64_t key_id, char *msg, size_t n)
     zk_groth16_key_free(p->k);
     p->k = k;
     p->key_id = key_id;
+    snprintf(p->key_hash, sizeof p->key_hash, "%s", lk.hash);
     return 0;
 }
 
@@ -354,6 +357,15 @@ ZKSLOT_EXPORT int zkslot_part_publish(zkslot_producer *p, struct zkslot_part *pa
     h->d.deadline_ns = hd.deadline_ns;
     memcpy(h->s.data, &hd, sizeof hd);
     int64_t id = h->p.id;
+    /* the statement into the ledger before the slot is READY, as synthd
+     * does (zk/statement.h): gpud and result readers check against it */
+    char st[ZK_STATEMENT_LEN];
+    zk_statement(p->key_hash, (const zk_scalar *)part->witness + 1, kh->n_public, st);
+    if ((r = zk_ledger_part_statement(p->z->l, id, &p->me, st, &d)) < 0) {
+        zkslot_part_abandon(p, part, NULL, 0);
+        return zkslot_say(msg, n, r, "partition %lld: recording its statement: %s",
+                          (long long)id, d.msg);
+    }
     if ((r = zk_pool_publish(p->pool, &h->s, &h->d)) < 0) {
         zkslot_part_abandon(p, part, NULL, 0);
         return zkslot_say(msg, n, r, "partition %lld: slot %u: publish failed: %s",
