@@ -43,6 +43,7 @@ extern "C" {
 #define ZKSLOT_ERANGE (-10025)       /* a value out of range (witness >= r) */
 #define ZKSLOT_ELEDGER (-10026)      /* the ledger's database failed */
 #define ZKSLOT_EUNTRUSTED (-10031)   /* a file another user owns or may write */
+#define ZKSLOT_ESTATEMENT (-10032)   /* a result that is not the proof of its job's statement */
 #define ZKSLOT_EJOBFAILED (-10900)   /* zkslot_wait: the job failed or was canceled */
 
 /* Job states (zkslot_job_status.state), as `zkslot status` names them. */
@@ -131,7 +132,11 @@ int zkslot_wait(zkslot *z, int64_t job, int timeout_ms, struct zkslot_job_status
  * Partition `index` of a done job: its proof.json and public.json texts
  * from the ledger, NUL-terminated, into *ret_proof and *ret_public (free
  * them with zkslot_free).  ZKSLOT_ESTATE when that partition is not done,
- * -ENOENT when the job, partition or its recorded result is unknown.
+ * -ENOENT when the job, partition or its recorded result is unknown,
+ * ZKSLOT_ESTATEMENT when the result is not the proof of the statement
+ * synthesized for the partition (its public signals differ, or its proof
+ * does not verify with the key's file where that is on this machine): as
+ * `zkslot result`, nothing is handed out then.
  */
 int zkslot_result(zkslot *z, int64_t job, uint32_t index, char **ret_proof, char **ret_public,
                   char *msg, size_t n);

@@ -17,6 +17,7 @@
 
 #include "submit_core.h"
 #include "zk/error.h"
+#include "zk/statement.h"
 #include "zk/witgen.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
@@ -330,6 +331,21 @@ ZKSLOT_EXPORT int zkslot_result(zkslot *z, int64_t job, uint32_t index, char **r
                           (long long)job, index);
     if (r < 0)
         return zkslot_say(msg, n, r, "%s", d.msg);
+    /* handed out only as the proof of the partition's statement */
+    struct zk_ledger_key k;
+    struct zk_groth16_vk vk;
+    int have_vk = 0;
+    if ((r = zk_ledger_key_get_id(z->l, f.p.key_id, &k, &d)) == 0) {
+        struct zk_diag dv = { "" };
+        have_vk = zk_result_vk(&k, &vk, &dv) == 0;
+        r = zk_result_check(&k, &f.p, have_vk ? &vk : NULL, res.proof, res.pub, &d);
+        if (have_vk)
+            zk_groth16_vk_done(&vk);
+    }
+    if (r < 0) {
+        zk_ledger_result_free(&res);
+        return zkslot_say(msg, n, r, "%s", d.msg);
+    }
     *ret_proof = res.proof;
     *ret_public = res.pub;
     return zkslot_say(msg, n, 0, "%s", "");
