@@ -48,7 +48,7 @@ cleanup() {
     local p
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
     wait 2>/dev/null
-    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".key-*   # the key stores gpud built beside it
+    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".data "$ZKSLOT_POOL".key-*   # the key stores gpud built beside it
     for u in "$XU" "$OU" "$DU"; do userdel "$u" >/dev/null 2>&1; done
     groupdel "$DU" >/dev/null 2>&1
     if [ $fail = 0 ]; then rm -rf "$W"; else
