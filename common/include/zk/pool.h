@@ -259,8 +259,8 @@ size_t zk_pool_sizeof(void);
  * read-only): the file must be a
  * regular file owned by the caller's effective user, by root, or by the
  * owner of its directory when others cannot write that directory (so
- * operators and root may act on the pool in /run/zkslot, user zkslot's,
- * but not on one another user left in /dev/shm), not writable by others,
+ * root, and operators as observers, may use the pool in /run/zkslot, user
+ * zkslot's, but not one another user left in /dev/shm), not writable by others,
  * and group-writable only for a group the caller is in; `path` may be a
  * symlink (a hugetlbfs data file) only when the link passes the same
  * owner rule, and its target is opened without following another link.  Else ZK_EUNTRUSTED, the cause naming the
