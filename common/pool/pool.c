@@ -272,17 +272,16 @@ static int init_mapping(struct pool_hdr *hdr, const struct zk_pool_params *p,
     return 0;
 }
 
-/* The files' modes: operators read the control file, nobody but its
- * owner (the daemons' user) the slot data. */
+/* The files' modes (a umask may narrow them): operators read the control
+ * file, nobody but its owner (the daemons' user) the slot data. */
 #define POOL_CTL_MODE 0640
 #define POOL_DATA_MODE 0600
 
 /*
  * Builds the new file `tmp`: the data file (is_data: data_size bytes, 0600,
  * its slots reserved on their nodes) or the control file (ctl_size bytes,
- * 0640, mapped and initialised).  The mode is fchmod'ed, so no umask
- * widens it.  Fails with the file removed; a shortage of huge pages is
- * ZK_ENOHUGEPAGES.
+ * 0640, mapped and initialised).  Fails with the file removed; a shortage
+ * of huge pages is ZK_ENOHUGEPAGES.
  */
 static int build_file(const char *tmp, int is_data, const struct zk_pool_params *p,
                       struct zk_pool_create_result *res, uint64_t slot_size, uint64_t ctl_size,
@@ -294,7 +293,7 @@ static int build_file(const char *tmp, int is_data, const struct zk_pool_params 
     int r = 0, fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0)
         return -errno;
-    if (fchmod(fd, mode) < 0 || ftruncate(fd, (off_t)size) < 0) {
+    if (ftruncate(fd, (off_t)size) < 0) {
         r = -errno;
         goto out;
     }
@@ -561,11 +560,15 @@ static int open_pool_file(const char *path, int writable, int check, struct stat
             return zk_diag_set(diag, path, ZK_EUNTRUSTED, "%s is a symlink to a symlink", file);
         /* a file we may not open: whose is it? (a planted one says so) */
         if ((e == EACCES || e == EPERM) && lstat(file, &st) == 0) {
-            if (writable)   /* whoever owns it, this caller may not write it */
+            /* an operator of this pool (in its group) may not write it;
+             * anyone else hears first whose file it is (a planted one) */
+            if (writable && in_group(st.st_gid))
                 return write_refused(path, &st, e, diag);
             int r = check == CHECK_ALL ? trusted(file, &st, 0, diag) : 0;
             if (r < 0)
                 return r;
+            if (writable)
+                return write_refused(path, &st, e, diag);
             char who[128];
             return zk_diag_set(diag, path, -e, "%s (owner %s, mode %04o)", strerror(e),
                                user_name(st.st_uid, who, sizeof who),

@@ -244,6 +244,6 @@ for d in "$ZKSLOT_SYNTHD" "$ZKSLOT_GPUD --backend cpu"; do
             bad "$n on the untrusted pool $p: $(cat "$W/untrusted.log")"
     done
 done
-rm -f "$planted"
+rm -f "$planted" "$planted".data
 [ $fail = 0 ] && echo "multiuser: ok"
 exit $fail

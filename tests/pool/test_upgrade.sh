@@ -19,6 +19,7 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 export ZKSLOT_CONFIG=$shm/none.conf ZKSLOT_POOL=$shm/zkslot.pool
 : >"$ZKSLOT_CONFIG"
+umask 0022   # the modes checked below are the pool's own (a umask may narrow them)
 
 "$ZKSLOT" pool create --slots 2 --slot-size 4M --tmpfs >/dev/null 2>&1 || { fail "pool create"; exit 1; }
 # to_v2 [PID]: the pool as version 2 made it, PID (if given) in its attach table
