@@ -185,6 +185,16 @@ static void test_attach_errors(void)
     struct zk_pool_attach_opts o = { .diag = &d };
     ZT_CHECK(zk_pool_attach(h, path, &o) == -ENOENT && strstr(d.msg, ".data"), "%s", d.msg);
     unlink_pool_files();
+    /* the slot data of a create that died before linking its control file:
+     * create refuses to take it over, destroy removes it */
+    make_pool(2, 1 << 20);
+    ZT_CHECK(unlink(path) == 0 && access(data, F_OK) == 0);
+    struct zk_pool_params pp = { .nslots = 2, .slot_size = 1 << 20, .flags = ZK_POOL_CREATE_TMPFS };
+    ZT_CHECK(zk_pool_create(path, &pp, NULL) == -EEXIST && access(path, F_OK) != 0,
+             "a create over a left data file");
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0 && access(data, F_OK) != 0, "destroy left it");
+    ZT_CHECK(zk_pool_create(path, &pp, NULL) == 0);
+    unlink_pool_files();
     /* a version-2 pool (one file, the data after the tables, as the
      * previous release made it): refused, but destroyed (how `pool create
      * --exist-ok` replaces it on upgrade) */

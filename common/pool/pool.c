@@ -316,21 +316,13 @@ out:
     return r;
 }
 
-/*
- * Links the built `tmp` at `file` (never replacing anything).  A data file
- * left at `file` by a create that died before its control file was linked
- * (`ctl` absent) is removed first when it is ours; anything else is -EEXIST.
- */
-static int link_new(const char *tmp, const char *file, const char *ctl)
+/* Removes `file` if it is still the file `tmp` names (ours, not the one
+ * a concurrent create linked there). */
+static void unlink_if_same(const char *file, const char *tmp)
 {
-    struct stat st;
-    if (link(tmp, file) == 0)
-        return 0;
-    int r = -errno;
-    if (r == -EEXIST && ctl && lstat(ctl, &st) < 0 && lstat(file, &st) == 0 &&
-        S_ISREG(st.st_mode) && st.st_uid == geteuid() && unlink(file) == 0)
-        r = link(tmp, file) < 0 ? -errno : 0;
-    return r;
+    struct stat a, b;
+    if (stat(file, &a) == 0 && stat(tmp, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        unlink(file);
 }
 
 int zk_pool_create(const char *path, const struct zk_pool_params *p,
@@ -379,9 +371,15 @@ int zk_pool_create(const char *path, const struct zk_pool_params *p,
         return r;
     }
     /* The data first: a control file in place means a complete pool.
-     * Never replace an existing pool: a live one's semaphores would be lost. */
-    if ((r = link_new(dtmp, data, res->file)) == 0 && (r = link_new(tmp, res->file, NULL)) < 0)
-        unlink(data);
+     * Never replace an existing pool: a live one's semaphores would be lost.
+     * (A data file left by a create that died between the two links is
+     * -EEXIST here; zk_pool_destroy removes it.) */
+    if (link(dtmp, data) < 0)
+        r = -errno;
+    else if (link(tmp, res->file) < 0) {
+        r = -errno;
+        unlink_if_same(data, dtmp);
+    }
     unlink(dtmp);
     unlink(tmp);
     if (r < 0)
@@ -844,6 +842,16 @@ int zk_pool_destroy(const char *path, int force, unsigned *ret_live)
         if (ret_live)
             *ret_live = 0;
         return unlink_pool(path);
+    }
+    char data[PATH_MAX + 8];
+    snprintf(data, sizeof data, "%s" POOL_DATA_SUFFIX, path);
+    if (r == -ENOENT && lstat(data, &st) == 0 && S_ISREG(st.st_mode) &&
+        (st.st_uid == geteuid() || geteuid() == 0)) {
+        /* only the slot data of a create that died before its control
+         * file was linked */
+        if (ret_live)
+            *ret_live = 0;
+        return unlink(data) < 0 ? -errno : 0;
     }
     if (r < 0)
         return r;
