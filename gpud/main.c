@@ -216,7 +216,7 @@ int main(int argc, char **argv)
         void *mem;
         size_t len;
         double t0 = zkd_now();
-        if ((r = zk_pool_mapping(gpud.pool, &mem, &len)) ||
+        if ((r = zk_pool_data_mapping(gpud.pool, &mem, &len)) ||
             (r = gpud.backend->attach_pool(gpud.backend, mem, len, &d))) {
             zkd_log(ZKD_ERR, "%s", r == ZK_ESTATE ? "pool not attached" : d.msg);
             goto out;

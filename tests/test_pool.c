@@ -44,6 +44,15 @@ static void drop(zk_pool *h)
     free(h);
 }
 
+/* Removes the pool's two files (control and slot data) at `path`. */
+static void unlink_pool_files(void)
+{
+    char data[300];
+    snprintf(data, sizeof data, "%s.data", path);
+    unlink(path);
+    unlink(data);
+}
+
 static int make_pool(uint32_t nslots, uint64_t size)
 {
     struct zk_pool_params p = { .nslots = nslots, .slot_size = size,
@@ -138,14 +147,14 @@ static void test_attach_errors(void)
     int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);     /* empty file */
     close(fd);
     ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_EBADMAGIC);
-    unlink(path);
+    unlink_pool_files();
     fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);         /* garbage */
     char junk[8192];
     zt_rand_bytes(junk, sizeof junk);
     ZT_CHECK(write(fd, junk, sizeof junk) == (ssize_t)sizeof junk);
     close(fd);
     ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_EBADMAGIC);
-    unlink(path);
+    unlink_pool_files();
     make_pool(2, 1 << 20);
     uint32_t v = 99;
     poke(offsetof(struct pool_hdr, version), &v, 4);
@@ -166,7 +175,42 @@ static void test_attach_errors(void)
     ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_ETRUNCATED);
     ZT_CHECK(truncate(path, 100) == 0);
     ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_ETRUNCATED);
-    unlink(path);
+    unlink_pool_files();
+    /* the slot data is a second file: without it no one attaches to write */
+    make_pool(2, 1 << 20);
+    char data[300];
+    snprintf(data, sizeof data, "%s.data", path);
+    ZT_CHECK(unlink(data) == 0);
+    struct zk_diag d;
+    struct zk_pool_attach_opts o = { .diag = &d };
+    ZT_CHECK(zk_pool_attach(h, path, &o) == -ENOENT && strstr(d.msg, ".data"), "%s", d.msg);
+    unlink_pool_files();
+    /* the slot data of a create that died before linking its control file:
+     * create refuses to take it over, destroy removes it */
+    make_pool(2, 1 << 20);
+    ZT_CHECK(unlink(path) == 0 && access(data, F_OK) == 0);
+    struct zk_pool_params pp = { .nslots = 2, .slot_size = 1 << 20, .flags = ZK_POOL_CREATE_TMPFS };
+    ZT_CHECK(zk_pool_create(path, &pp, NULL) == -EEXIST && access(path, F_OK) != 0,
+             "a create over a left data file");
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0 && access(data, F_OK) != 0, "destroy left it");
+    ZT_CHECK(zk_pool_create(path, &pp, NULL) == 0);
+    unlink_pool_files();
+    /* a version-2 pool (one file, the data after the tables, as the
+     * previous release made it): refused, but destroyed (how `pool create
+     * --exist-ok` replaces it on upgrade) */
+    make_pool(2, 1 << 20);
+    struct stat st;
+    ZT_CHECK(stat(path, &st) == 0 && unlink(data) == 0);
+    uint64_t ctl = (uint64_t)st.st_size, total = ctl + 2 * (2u << 20), zero = 0;
+    v = POOL_LAYOUT_LEGACY;
+    poke(offsetof(struct pool_hdr, version), &v, 4);
+    poke(offsetof(struct pool_hdr, data_off), &ctl, 8);
+    poke(offsetof(struct pool_hdr, file_size), &total, 8);
+    poke(offsetof(struct pool_hdr, data_size), &zero, 8);
+    ZT_CHECK(truncate(path, (off_t)total) == 0);
+    ZT_CHECK(zk_pool_attach(h, path, NULL) == ZK_EVERSION);
+    ZT_CHECK(zk_pool_destroy(path, 0, NULL) == 0 && access(path, F_OK) != 0,
+             "a version-2 pool is destroyed");
     free(h);
 }
 
@@ -573,7 +617,9 @@ static void test_owner_namespaces(void)
     int held;
     pid_t holder = child_holding(ZK_SLOT_FILLING, 1, &held);
     ZT_REQUIRE(held >= 0, , "holder could not acquire");
-    ZT_CHECK(chown(path, 0, 65534) == 0 && chmod(path, 0660) == 0);
+    char data[300];
+    snprintf(data, sizeof data, "%s.data", path);   /* the slot data: its owner's alone */
+    ZT_CHECK(chown(path, 65534, 65534) == 0 && chown(data, 65534, 65534) == 0);
     pid_t reaper = fork();
     if (reaper == 0) {
         struct zk_pool_attach_opts o = { .name = "hidden", .flags = ZK_POOL_NO_REAP };
@@ -682,12 +728,18 @@ static void test_trust(void)
         ZT_CHECK(mkdir(dir, 0750) == 0 && chown(dir, 65534, 65534) == 0);
         snprintf(path, sizeof path, "%s/p.pool", dir);
         make_pool(1, 1 << 20);
+        char data[300];
+        snprintf(data, sizeof data, "%s.data", path);
         ZT_CHECK(chown(path, 65534, 65534) == 0 && chmod(path, 0600) == 0);
+        ZT_CHECK(zk_pool_attach(h, path, &o) == ZK_EUNTRUSTED && strstr(d.msg, ".data"),
+                 "slot data of another owner than the pool file's: %s", d.msg);
+        ZT_CHECK(chown(data, 65534, 65534) == 0);
         ZT_CHECK(zk_pool_attach(h, path, &o) == 0, "the directory owner's pool: %s", d.msg);
         zk_pool_detach(h);
         ZT_CHECK(chmod(dir, 0757) == 0);
         ZT_CHECK(zk_pool_attach(h, path, &o) == ZK_EUNTRUSTED, "others may write the directory");
-        unlink(path);
+        unlink_pool_files();
+        unlink(data);
         rmdir(dir);
         snprintf(path, sizeof path, "%s", saved);
     }
@@ -707,7 +759,7 @@ static void test_trust(void)
     /* ...and a header rewritten that way no longer attaches */
     ZT_CHECK(zk_pool_attach(h, path, &o) == ZK_EPOOL_LAYOUT);
     free(h);
-    unlink(path);
+    unlink_pool_files();
 }
 
 static void test_leaked_permit(void)
@@ -887,7 +939,7 @@ int main(int argc, char **argv)
 {
     zt_init(argc, argv);
     snprintf(path, sizeof path, "/dev/shm/zkslot-test-%d.pool", (int)getpid());
-    unlink(path);
+    unlink_pool_files();
     test_parse_size();
     test_create_errors();
     test_attach_errors();
@@ -902,6 +954,6 @@ int main(int argc, char **argv)
     test_permit_surplus();
     test_attach_table_and_destroy();
     test_cli();
-    unlink(path);
+    unlink_pool_files();
     return zt_finish();
 }

@@ -2,7 +2,7 @@
  * nodump.c -- no witness on disk by accident: a daemon that holds slots
  * (witnesses, and a, b, c computed from them) makes itself non-dumpable
  * (PR_SET_DUMPABLE 0: no core file, whatever RLIMIT_CORE says, and
- * /proc/PID's private files become root's) and marks the pool mapping
+ * /proc/PID's private files become root's) and marks the pool's slot data
  * MADV_DONTDUMP, so that a core taken anyway (gcore by root, a
  * coredump_filter that includes shared mappings) leaves slot memory out.
  * The prover's own copies are zk_secret_alloc's (zk/util.h).
@@ -34,9 +34,10 @@ int zkd_nodump(zk_pool *pool)
     }
     void *base;
     size_t len;
-    if (pool && zk_pool_mapping(pool, &base, &len) == 0 && madvise(base, len, MADV_DONTDUMP)) {
+    if (pool && zk_pool_data_mapping(pool, &base, &len) == 0 &&
+        madvise(base, len, MADV_DONTDUMP)) {
         int e = errno;
-        zkd_log(ZKD_ERR, "pool: madvise(MADV_DONTDUMP) of its %zu-byte mapping: %s", len,
+        zkd_log(ZKD_ERR, "pool: madvise(MADV_DONTDUMP) of its %zu-byte slot data: %s", len,
                 strerror(e));
         return -e;
     }

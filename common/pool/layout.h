@@ -1,13 +1,17 @@
 /*
- * layout.h -- the pool file as every process sees it (private).
+ * layout.h -- the pool's two files as every process sees them (private).
  *
+ * The control file (the pool path; 0640: operators read it):
  *   [0, 4096)                       struct pool_hdr
  *   [attach_off, +64 * 64)          struct pool_attach[ZK_POOL_MAX_ATTACH]
  *   [table_off, +nslots * 256)      struct pool_slot[nslots]  (slot headers)
- *   [data_off + i * slot_size, ...) slot i's data; data_off and slot_size
- *                                   are multiples of the huge-page size
+ *   padded to file_size, a multiple of the huge-page size
+ * The data file (the control file's name + POOL_DATA_SUFFIX, beside it;
+ * 0600: the daemons' user only, since slots hold witnesses):
+ *   [i * slot_size, +slot_size)     slot i's data; slot_size is a multiple
+ *                                   of the huge-page size, data_size bytes
  *
- * Only offsets are stored; nothing in the file is a pointer.  Changing any
+ * Only offsets are stored; nothing in the files is a pointer.  Changing any
  * structure below means bumping POOL_LAYOUT_VERSION.
  */
 #ifndef ZK_COMMON_POOL_LAYOUT_H
@@ -21,7 +25,9 @@
 #include "zk/pool.h"
 
 #define POOL_MAGIC 0x314C4F4F504B5AULL /* "ZKPOOL1\0" little-endian */
-#define POOL_LAYOUT_VERSION 2u  /* 2: the attach lock is flock(), not a mutex */
+#define POOL_LAYOUT_VERSION 3u  /* 3: slot data in a file of its own (0600) */
+#define POOL_LAYOUT_LEGACY 2u   /* one file, data after the table: destroy only */
+#define POOL_DATA_SUFFIX ".data"
 #define POOL_HDR_SIZE 4096u
 #define POOL_ATTACH_SIZE 64u
 #define POOL_SLOT_SIZE 256u
@@ -61,11 +67,12 @@ struct pool_hdr {
     uint64_t slot_size;             /* 48: bytes per slot, page multiple */
     uint64_t attach_off;            /* 56 */
     uint64_t table_off;             /* 64 */
-    uint64_t data_off;              /* 72 */
-    uint64_t file_size;             /* 80 */
+    uint64_t data_off;              /* 72: 0 (version 2: the data's offset) */
+    uint64_t file_size;             /* 80: the control file's size */
     uint64_t created_ns;            /* 88 */
     uint64_t publish_seq;           /* 96: atomic, orders READY slots (FIFO) */
-    uint64_t reserved0[3];          /* 104 */
+    uint64_t data_size;             /* 104: the data file's size (version 2: 0) */
+    uint64_t reserved0[2];          /* 112 */
     uint64_t counters[ZK_PC_COUNT]; /* 128: atomic statistics */
     uint64_t reserved1[16 - ZK_PC_COUNT];
     sem_t sem_free __attribute__((aligned(64)));  /* 256 */
@@ -87,7 +94,7 @@ struct pool_attach {
 
 struct pool_slot {
     uint64_t state;                 /* 0: the state word, changed by CAS only */
-    uint64_t data_off;              /* 8 */
+    uint64_t data_off;              /* 8: in the data file */
     int32_t numa_node;              /* 16 */
     uint32_t index;                 /* 20 */
     uint64_t nregions;              /* 24 */
@@ -110,6 +117,7 @@ struct pool_slot {
 
 _Static_assert(sizeof(struct pool_hdr) == POOL_HDR_SIZE, "pool header is one page");
 _Static_assert(offsetof(struct pool_hdr, counters) == 128, "counters at 128");
+_Static_assert(offsetof(struct pool_hdr, data_size) == 104, "data size at 104");
 _Static_assert(ZK_PC_COUNT <= 16, "counter space");
 _Static_assert(offsetof(struct pool_hdr, sem_free) == 256, "sem_free at 256");
 _Static_assert(offsetof(struct pool_hdr, sem_ready) == 320, "sem_ready at 320");
@@ -133,10 +141,13 @@ _Static_assert(ZK_POOL_MAX_SLOTS - 1 <= UINT32_MAX, "slot index fits");
  * header.
  */
 struct zk_pool {
-    struct pool_hdr *hdr;           /* the mapping; NULL when not attached */
+    struct pool_hdr *hdr;           /* the control file's mapping; NULL when not attached */
     size_t map_len;
+    unsigned char *data;            /* the data file's mapping; NULL when this
+                                       observer may not read it (or destroy) */
+    size_t data_len;
     uint32_t nslots;                /* geometry, from the validated header */
-    uint64_t slot_size, page_size, attach_off, table_off, data_off;
+    uint64_t slot_size, page_size, attach_off, table_off;
     uint64_t owner;                 /* this process: pid/start word (0 observer) */
     int fd;                         /* the pool file, open while attached: flock() */
     int32_t pid;                    /* getpid() at attach: detects use after fork */
@@ -158,9 +169,10 @@ static inline struct pool_slot *pool_slot(const struct zk_pool *h, uint32_t i)
     return (struct pool_slot *)((unsigned char *)h->hdr + h->table_off) + i;
 }
 
+/* Slot i's data; only where h->data is mapped (writers always are). */
 static inline unsigned char *pool_slot_data(const struct zk_pool *h, uint32_t i)
 {
-    return (unsigned char *)h->hdr + h->data_off + (uint64_t)i * h->slot_size;
+    return h->data + (uint64_t)i * h->slot_size;
 }
 
 /* proc.c: process identity and liveness. */

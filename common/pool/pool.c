@@ -2,6 +2,14 @@
  * pool.c -- creating, attaching, detaching and destroying the slot pool,
  * and the read-only views (info, slot and attach iterators).  The protocol
  * itself (acquire/publish/claim/release/reap/check) is in proto.c.
+ *
+ * A pool is two files (layout.h): the control file at the pool path (or
+ * its symlink's target), 0640, which operators map read-only for their
+ * views, and the slot data beside it (POOL_DATA_SUFFIX), 0600, which only
+ * the daemons' user and root open.  Whoever attaches to write (acquire,
+ * publish, claim, release, reap, destroy) opens both read-write, so the
+ * files' modes are the rule: only the daemons write the pool, only they
+ * read the witnesses in it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -192,34 +200,33 @@ static uint64_t round_up(uint64_t x, uint64_t a)
     return (x + a - 1) / a * a;
 }
 
-/* Geometry from the parameters; ZK_EBADPARAMS / -EOVERFLOW when absurd. */
+/* Geometry from the parameters: the control file's size (header, attach
+ * table, slot table, page-aligned) and the data file's; ZK_EBADPARAMS /
+ * -EOVERFLOW when absurd. */
 static int geometry(const struct zk_pool_params *p, uint64_t page, uint64_t *slot_size,
-                    uint64_t *data_off, uint64_t *file_size)
+                    uint64_t *ctl_size, uint64_t *data_size)
 {
     if (p->nslots == 0 || p->nslots > ZK_POOL_MAX_SLOTS || p->slot_size == 0 ||
         p->slot_size > (UINT64_MAX >> 2))
         return ZK_EBADPARAMS;
     *slot_size = round_up(p->slot_size, page);
-    *data_off = round_up(POOL_HDR_SIZE + (uint64_t)ZK_POOL_MAX_ATTACH * POOL_ATTACH_SIZE +
+    *ctl_size = round_up(POOL_HDR_SIZE + (uint64_t)ZK_POOL_MAX_ATTACH * POOL_ATTACH_SIZE +
                          (uint64_t)p->nslots * POOL_SLOT_SIZE, page);
-    if (*slot_size > (UINT64_MAX - *data_off) / p->nslots ||
-        *data_off + *slot_size * p->nslots > (uint64_t)INT64_MAX)
+    if (*slot_size > (UINT64_MAX - *ctl_size) / p->nslots ||
+        *ctl_size + *slot_size * p->nslots > (uint64_t)INT64_MAX)
         return -EOVERFLOW;
-    *file_size = *data_off + *slot_size * p->nslots;
+    *data_size = *slot_size * p->nslots;
     return 0;
 }
 
-/* Reserves the file's memory, slot by slot on its NUMA node. */
-static int reserve(int fd, const struct zk_pool_params *p, uint64_t slot_size,
-                   uint64_t data_off)
+/* Reserves the data file's memory, slot by slot on its NUMA node. */
+static int reserve(int fd, const struct zk_pool_params *p, uint64_t slot_size)
 {
     int r = 0;
-    if (fallocate(fd, 0, 0, (off_t)data_off) < 0)
-        return -errno;
     for (uint32_t i = 0; i < p->nslots && !r; i++) {
         if (p->n_numa_nodes)
             r = pool_numa_prefer(p->numa_nodes[i % p->n_numa_nodes]);
-        if (!r && fallocate(fd, 0, (off_t)(data_off + i * slot_size), (off_t)slot_size) < 0)
+        if (!r && fallocate(fd, 0, (off_t)(i * slot_size), (off_t)slot_size) < 0)
             r = -errno;
     }
     if (p->n_numa_nodes)
@@ -227,12 +234,12 @@ static int reserve(int fd, const struct zk_pool_params *p, uint64_t slot_size,
     return r;
 }
 
-/* Fills in a fresh mapping; the magic goes last. */
+/* Fills in a fresh control mapping of ctl_size bytes; the magic goes last. */
 static int init_mapping(struct pool_hdr *hdr, const struct zk_pool_params *p,
                         const struct zk_pool_create_result *res, uint64_t slot_size,
-                        uint64_t data_off)
+                        uint64_t ctl_size, uint64_t data_size)
 {
-    memset(hdr, 0, data_off);
+    memset(hdr, 0, ctl_size);
     hdr->version = POOL_LAYOUT_VERSION;
     hdr->hdr_size = POOL_HDR_SIZE;
     hdr->attach_entry_size = POOL_ATTACH_SIZE;
@@ -245,15 +252,16 @@ static int init_mapping(struct pool_hdr *hdr, const struct zk_pool_params *p,
     hdr->slot_size = slot_size;
     hdr->attach_off = POOL_HDR_SIZE;
     hdr->table_off = POOL_HDR_SIZE + (uint64_t)ZK_POOL_MAX_ATTACH * POOL_ATTACH_SIZE;
-    hdr->data_off = data_off;
-    hdr->file_size = res->file_size;
+    hdr->data_off = 0;
+    hdr->file_size = ctl_size;
+    hdr->data_size = data_size;
     hdr->created_ns = pool_now_ns();
     if (sem_init(&hdr->sem_free, 1, p->nslots) < 0 || sem_init(&hdr->sem_ready, 1, 0) < 0)
         return -errno;
     struct pool_slot *t = (struct pool_slot *)((unsigned char *)hdr + hdr->table_off);
     for (uint32_t i = 0; i < p->nslots; i++) {
         t[i].index = i;
-        t[i].data_off = data_off + i * slot_size;
+        t[i].data_off = i * slot_size;
         t[i].numa_node = p->n_numa_nodes ? p->numa_nodes[i % p->n_numa_nodes] : -1;
         t[i].partition_id = t[i].key_id = ZK_POOL_NO_ID;
         t[i].state_ns = hdr->created_ns;
@@ -264,50 +272,65 @@ static int init_mapping(struct pool_hdr *hdr, const struct zk_pool_params *p,
     return 0;
 }
 
-/* Builds, maps and initialises the file `tmp`; fails with the file removed. */
-static int build_file(const char *tmp, const struct zk_pool_params *p,
-                      struct zk_pool_create_result *res, uint64_t slot_size,
-                      uint64_t data_off)
+/* The files' modes (a umask may narrow them): operators read the control
+ * file, nobody but its owner (the daemons' user) the slot data. */
+#define POOL_CTL_MODE 0640
+#define POOL_DATA_MODE 0600
+
+/*
+ * Builds the new file `tmp`: the data file (is_data: data_size bytes, 0600,
+ * its slots reserved on their nodes) or the control file (ctl_size bytes,
+ * 0640, mapped and initialised).  Fails with the file removed; a shortage
+ * of huge pages is ZK_ENOHUGEPAGES.
+ */
+static int build_file(const char *tmp, int is_data, const struct zk_pool_params *p,
+                      struct zk_pool_create_result *res, uint64_t slot_size, uint64_t ctl_size,
+                      uint64_t data_size)
 {
     void *map = MAP_FAILED;
-    int r = 0, fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0660);
+    mode_t mode = is_data ? POOL_DATA_MODE : POOL_CTL_MODE;
+    uint64_t size = is_data ? data_size : ctl_size;
+    int r = 0, fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0)
         return -errno;
-    if (ftruncate(fd, (off_t)res->file_size) < 0) {
+    if (ftruncate(fd, (off_t)size) < 0) {
         r = -errno;
         goto out;
     }
-    if (res->backing == ZK_POOL_BACKING_HUGETLBFS) {
-        res->pages_needed = res->file_size / res->page_size;
-        res->pages_free = hugepages_count(res->page_size, "free_hugepages");
-        res->pages_reserved = hugepages_count(res->page_size, "nr_hugepages");
+    if (is_data) {
+        r = reserve(fd, p, slot_size);
+    } else if (fallocate(fd, 0, 0, (off_t)size) < 0) {
+        r = -errno;
+    } else {
+        map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        r = map == MAP_FAILED ? -errno : init_mapping(map, p, res, slot_size, ctl_size, data_size);
     }
-    r = reserve(fd, p, slot_size, data_off);
     if (r == -ENOSPC && res->backing == ZK_POOL_BACKING_HUGETLBFS)
         r = ZK_ENOHUGEPAGES;
-    if (r)
-        goto out;
-    map = mmap(NULL, (size_t)data_off, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) {
-        r = -errno;
-        goto out;
-    }
-    r = init_mapping(map, p, res, slot_size, data_off);
 out:
     if (map != MAP_FAILED)
-        munmap(map, (size_t)data_off);
+        munmap(map, (size_t)size);
     close(fd);
     if (r)
         unlink(tmp);
     return r;
 }
 
+/* Removes `file` if it is still the file `tmp` names (ours, not the one
+ * a concurrent create linked there). */
+static void unlink_if_same(const char *file, const char *tmp)
+{
+    struct stat a, b;
+    if (stat(file, &a) == 0 && stat(tmp, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        unlink(file);
+}
+
 int zk_pool_create(const char *path, const struct zk_pool_params *p,
                    struct zk_pool_create_result *res)
 {
     struct zk_pool_create_result local;
-    char dir[PATH_MAX], tmp[PATH_MAX + 32];
-    uint64_t slot_size, data_off;
+    char dir[PATH_MAX], tmp[PATH_MAX + 32], data[PATH_MAX + 8], dtmp[PATH_MAX + 40];
+    uint64_t slot_size, ctl_size, data_size;
     struct stat st;
     int r, derived_dir = 0;
     if (!res)
@@ -323,8 +346,9 @@ int zk_pool_create(const char *path, const struct zk_pool_params *p,
         return -EEXIST;
     if ((r = choose_dir(path, p, res, dir, sizeof dir, &derived_dir)) < 0)
         return r;
-    if ((r = geometry(p, res->page_size, &slot_size, &data_off, &res->file_size)) < 0)
+    if ((r = geometry(p, res->page_size, &slot_size, &ctl_size, &data_size)) < 0)
         return r;
+    res->file_size = ctl_size + data_size;   /* both files: the pool's memory */
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     if (!*base || snprintf(res->file, sizeof res->file, "%s/%s", dir, base) >=
@@ -332,35 +356,56 @@ int zk_pool_create(const char *path, const struct zk_pool_params *p,
         return ZK_EBADPARAMS;
     if (derived_dir)   /* data next to the pool path: it is the pool path */
         snprintf(res->file, sizeof res->file, "%s", path);
+    if (res->backing == ZK_POOL_BACKING_HUGETLBFS) {
+        res->pages_needed = res->file_size / res->page_size;
+        res->pages_free = hugepages_count(res->page_size, "free_hugepages");
+        res->pages_reserved = hugepages_count(res->page_size, "nr_hugepages");
+    }
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", res->file, (int)getpid());
-    if ((r = build_file(tmp, p, res, slot_size, data_off)) < 0)
+    snprintf(data, sizeof data, "%s" POOL_DATA_SUFFIX, res->file);
+    snprintf(dtmp, sizeof dtmp, "%s.tmp.%d", data, (int)getpid());
+    if ((r = build_file(dtmp, 1, p, res, slot_size, ctl_size, data_size)) < 0)
         return r;
-    /* Never replace an existing pool: a live one's semaphores would be lost. */
-    if (link(tmp, res->file) < 0) {
-        r = -errno;
-        unlink(tmp);
+    if ((r = build_file(tmp, 0, p, res, slot_size, ctl_size, data_size)) < 0) {
+        unlink(dtmp);
         return r;
     }
+    /* The data first: a control file in place means a complete pool.
+     * Never replace an existing pool: a live one's semaphores would be lost.
+     * (A data file left by a create that died between the two links is
+     * -EEXIST here; zk_pool_destroy removes it.) */
+    if (link(dtmp, data) < 0)
+        r = -errno;
+    else if (link(tmp, res->file) < 0) {
+        r = -errno;
+        unlink_if_same(data, dtmp);
+    }
+    unlink(dtmp);
     unlink(tmp);
+    if (r < 0)
+        return r;
     char *rp = realpath(path, NULL);   /* NULL: path does not exist yet */
     int same = rp && !strcmp(rp, res->file);
     free(rp);
     if (!same && strcmp(path, res->file) && symlink(res->file, path) < 0) {
         r = -errno;
         unlink(res->file);
+        unlink(data);
         return r;
     }
     return 0;
 }
 
-/* Validates a header read from a file of `size` bytes. */
-static int validate(const struct pool_hdr *h, uint64_t size)
+/* Validates a header read from a control file of `size` bytes.  `legacy`:
+ * a version-2 pool (one file) passes too, for zk_pool_destroy. */
+static int validate(const struct pool_hdr *h, uint64_t size, int legacy)
 {
     if (h->magic == POOL_MAGIC_DEAD)
         return -ENOENT;
     if (h->magic != POOL_MAGIC)
         return ZK_EBADMAGIC;
-    if (h->version != POOL_LAYOUT_VERSION)
+    int old = legacy && h->version == POOL_LAYOUT_LEGACY;
+    if (h->version != POOL_LAYOUT_VERSION && !old)
         return ZK_EVERSION;
     if (h->hdr_size != POOL_HDR_SIZE || h->attach_entry_size != POOL_ATTACH_SIZE ||
         h->slot_entry_size != POOL_SLOT_SIZE || h->attach_max != ZK_POOL_MAX_ATTACH ||
@@ -373,14 +418,16 @@ static int validate(const struct pool_hdr *h, uint64_t size)
     if (h->backing != ZK_POOL_BACKING_HUGETLBFS && h->backing != ZK_POOL_BACKING_TMPFS)
         return ZK_EPOOL_LAYOUT;
     struct zk_pool_params p = { .nslots = h->nslots, .slot_size = h->slot_size };
-    uint64_t ss, doff, fsize;
-    if (geometry(&p, h->page_size, &ss, &doff, &fsize) < 0 || ss != h->slot_size)
+    uint64_t ss, csize, dsize;
+    if (geometry(&p, h->page_size, &ss, &csize, &dsize) < 0 || ss != h->slot_size)
         return ZK_EPOOL_LAYOUT;
     if (h->attach_off != POOL_HDR_SIZE ||
-        h->table_off != POOL_HDR_SIZE + (uint64_t)ZK_POOL_MAX_ATTACH * POOL_ATTACH_SIZE ||
-        h->data_off != doff || h->file_size != fsize)
+        h->table_off != POOL_HDR_SIZE + (uint64_t)ZK_POOL_MAX_ATTACH * POOL_ATTACH_SIZE)
         return ZK_EPOOL_LAYOUT;
-    return size == fsize ? 0 : ZK_ETRUNCATED;
+    if (old ? h->data_off != csize || h->file_size != csize + dsize
+            : h->data_off != 0 || h->file_size != csize || h->data_size != dsize)
+        return ZK_EPOOL_LAYOUT;
+    return size == h->file_size ? 0 : ZK_ETRUNCATED;
 }
 
 /* 1 when the caller is in group `gid` (effective or supplementary). */
@@ -463,12 +510,24 @@ static int trusted(const char *path, const struct stat *st, int is_link, struct 
  * never following a further link.  `check`: CHECK_ALL, the trust checks
  * (writers, and observers that ask); CHECK_LINK, only the link's (destroy:
  * it unlinks a link's target, and writes nothing a hostile file could
- * turn against it); 0, none.  The fd, with *ret_st its fstat.
+ * turn against it); 0, none.  The fd, with *ret_st its fstat and ret_file
+ * (PATH_MAX bytes) the file opened (path or the link's target).
  */
 enum { CHECK_LINK = 1, CHECK_ALL = 2 };
 
+/* The one line a caller that may not write the pool gets. */
+static int write_refused(const char *path, const struct stat *st, int e, struct zk_diag *diag)
+{
+    char who[128];
+    return zk_diag_set(diag, path, -e,
+                       "%s (owner %s, mode %04o): only the daemons' user and root write the"
+                       " pool; other users get read-only views (zkslot pool status, pool"
+                       " check, top, metrics)", strerror(e),
+                       user_name(st->st_uid, who, sizeof who), (unsigned)(st->st_mode & 07777));
+}
+
 static int open_pool_file(const char *path, int writable, int check, struct stat *ret_st,
-                          struct zk_diag *diag)
+                          char *ret_file, struct zk_diag *diag)
 {
     int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW;
     int fd = open(path, flags);
@@ -499,9 +558,15 @@ static int open_pool_file(const char *path, int writable, int check, struct stat
             return zk_diag_set(diag, path, ZK_EUNTRUSTED, "%s is a symlink to a symlink", file);
         /* a file we may not open: whose is it? (a planted one says so) */
         if ((e == EACCES || e == EPERM) && lstat(file, &st) == 0) {
+            /* an operator of this pool (in its group) may not write it;
+             * anyone else hears first whose file it is (a planted one) */
+            if (writable && in_group(st.st_gid))
+                return write_refused(path, &st, e, diag);
             int r = check == CHECK_ALL ? trusted(file, &st, 0, diag) : 0;
             if (r < 0)
                 return r;
+            if (writable)
+                return write_refused(path, &st, e, diag);
             char who[128];
             return zk_diag_set(diag, path, -e, "%s (owner %s, mode %04o)", strerror(e),
                                user_name(st.st_uid, who, sizeof who),
@@ -522,7 +587,59 @@ static int open_pool_file(const char *path, int writable, int check, struct stat
         return r;
     }
     *ret_st = st;
+    snprintf(ret_file, PATH_MAX, "%s", file);
     return fd;
+}
+
+/*
+ * Maps the slot data file beside the control file `ctl` (opened by
+ * open_pool_file, described by `cst`) into h: read-write for a writer,
+ * read-only for an observer, whose attach does without it when the file
+ * is not for it to read (h->data stays NULL).  The file must be a regular
+ * file of the control file's owner, of data_size bytes, and (for a writer)
+ * readable and writable by that owner alone: it holds the witnesses.
+ */
+static int map_data(struct zk_pool *h, const char *path, const char *ctl,
+                    const struct stat *cst, int writable, uint64_t data_size,
+                    struct zk_diag *diag)
+{
+    char file[PATH_MAX + 8], who[128];
+    struct stat st;
+    if (snprintf(file, sizeof file, "%s" POOL_DATA_SUFFIX, ctl) >= (int)sizeof file)
+        return zk_diag_set(diag, path, -ENAMETOOLONG, "%s", strerror(ENAMETOOLONG));
+    int fd = open(file, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        int e = errno;
+        if (!writable && (e == EACCES || e == EPERM))
+            return 0;   /* an operator: the views need no slot data */
+        if (writable && (e == EACCES || e == EPERM) && lstat(file, &st) == 0)
+            return write_refused(file, &st, e, diag);
+        return zk_diag_set(diag, file, -e, "the pool's slot data: %s", strerror(e));
+    }
+    int r = 0;
+    if (fstat(fd, &st) < 0)
+        r = zk_diag_set(diag, file, -errno, "%s", strerror(errno));
+    else if (!S_ISREG(st.st_mode) || st.st_uid != cst->st_uid ||
+             (writable && (st.st_mode & 077)))
+        r = zk_diag_set(diag, file, ZK_EUNTRUSTED,
+                        "the pool's slot data is owned by %s, mode %04o: it must be a regular"
+                        " file of the pool file's owner, mode 0600 (it holds witnesses)",
+                        user_name(st.st_uid, who, sizeof who), (unsigned)(st.st_mode & 07777));
+    else if ((uint64_t)st.st_size != data_size)
+        r = zk_diag_set(diag, file, ZK_ETRUNCATED, "the pool's slot data has %lld bytes, %llu"
+                        " expected", (long long)st.st_size, (unsigned long long)data_size);
+    if (r == 0) {
+        void *m = mmap(NULL, (size_t)data_size, writable ? PROT_READ | PROT_WRITE : PROT_READ,
+                       MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED)
+            r = zk_diag_set(diag, file, -errno, "mmap: %s", strerror(errno));
+        else {
+            h->data = m;
+            h->data_len = (size_t)data_size;
+        }
+    }
+    close(fd);
+    return r;
 }
 
 /* Opens, validates and maps the pool at `path`; the validated geometry is
@@ -531,10 +648,12 @@ static int map_pool(struct zk_pool *h, const char *path, struct zk_diag *diag)
 {
     struct pool_hdr hdr;
     struct stat st = { 0 };   /* set by open_pool_file when it returns an fd */
-    int writable = !(h->flags & ZK_POOL_OBSERVER) || (h->flags & POOL_ATTACH_WRITE);
-    int check = (h->flags & POOL_ATTACH_WRITE) ? CHECK_LINK
+    char file[PATH_MAX];
+    int destroyer = !!(h->flags & POOL_ATTACH_WRITE);
+    int writable = !(h->flags & ZK_POOL_OBSERVER) || destroyer;
+    int check = destroyer ? CHECK_LINK
                 : writable || (h->flags & ZK_POOL_CHECK_TRUST) ? CHECK_ALL : 0;
-    int r = 0, fd = open_pool_file(path, writable, check, &st, diag);
+    int r = 0, fd = open_pool_file(path, writable, check, &st, file, diag);
     if (fd < 0)
         return fd;
     if ((uint64_t)st.st_size < sizeof hdr) {
@@ -546,23 +665,30 @@ static int map_pool(struct zk_pool *h, const char *path, struct zk_diag *diag)
         r = n < 0 ? -errno : ZK_ETRUNCATED;
         goto out;
     }
-    if ((r = validate(&hdr, (uint64_t)st.st_size)) < 0)
+    if ((r = validate(&hdr, (uint64_t)st.st_size, destroyer)) < 0)
         goto out;
+    /* destroy maps only the control part of a version-2 pool */
+    size_t len = (size_t)(hdr.version == POOL_LAYOUT_VERSION ? hdr.file_size : hdr.data_off);
     int prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
-    void *map = mmap(NULL, (size_t)hdr.file_size, prot, MAP_SHARED, fd, 0);
+    void *map = mmap(NULL, len, prot, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
         r = -errno;
         goto out;
     }
     h->hdr = map;
-    h->map_len = (size_t)hdr.file_size;
+    h->map_len = len;
     h->nslots = hdr.nslots;
     h->slot_size = hdr.slot_size;
     h->page_size = hdr.page_size;
     h->attach_off = hdr.attach_off;
     h->table_off = hdr.table_off;
-    h->data_off = hdr.data_off;
     h->fd = fd;   /* kept open: the attach lock (pool_lock) */
+    if (!destroyer && (r = map_data(h, path, file, &st, writable, hdr.data_size, diag)) < 0) {
+        munmap(map, len);
+        h->hdr = NULL;
+        close(fd);
+        return r;
+    }
     return 0;
 out:
     close(fd);
@@ -651,6 +777,8 @@ void zk_pool_detach(zk_pool *h)
         zk_cas_release(&pool_attach_table(h)[h->attach_idx].owner, &mine, 0);
     }
     munmap(h->hdr, h->map_len);
+    if (h->data)
+        munmap(h->data, h->data_len);
     close(h->fd);
     memset(h, 0, sizeof *h);
     h->attach_idx = -1;
@@ -677,19 +805,28 @@ unsigned pool_live_others(const struct zk_pool *h)
     return live_others(h);
 }
 
-/* Removes the pool path and, when it is a symlink, the data file too. */
+/* Removes the pool path, the control file when the path is a symlink to
+ * it, and the slot data beside the control file (none in a version-2 pool). */
 static int unlink_pool(const char *path)
 {
-    char target[PATH_MAX];
+    char target[PATH_MAX], data[PATH_MAX + 8];
     struct stat st;
+    snprintf(data, sizeof data, "%s" POOL_DATA_SUFFIX, path);
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
         ssize_t n = readlink(path, target, sizeof target - 1);
         if (n > 0) {
             target[n] = 0;
             unlink(target);
+            if (target[0] == '/')
+                snprintf(data, sizeof data, "%s" POOL_DATA_SUFFIX, target);
+            else if (zk_path_dir(path, data, sizeof data) == 0 &&
+                     strlen(data) + strlen(target) + 8 < sizeof data)
+                strcat(strcat(strcat(data, "/"), target), POOL_DATA_SUFFIX);
         }
     }
-    return unlink(path) < 0 ? -errno : 0;
+    int r = unlink(path) < 0 ? -errno : 0;
+    unlink(data);
+    return r;
 }
 
 int zk_pool_destroy(const char *path, int force, unsigned *ret_live)
@@ -705,6 +842,16 @@ int zk_pool_destroy(const char *path, int force, unsigned *ret_live)
         if (ret_live)
             *ret_live = 0;
         return unlink_pool(path);
+    }
+    char data[PATH_MAX + 8];
+    snprintf(data, sizeof data, "%s" POOL_DATA_SUFFIX, path);
+    if (r == -ENOENT && lstat(data, &st) == 0 && S_ISREG(st.st_mode) &&
+        (st.st_uid == geteuid() || geteuid() == 0)) {
+        /* only the slot data of a create that died before its control
+         * file was linked */
+        if (ret_live)
+            *ret_live = 0;
+        return unlink(data) < 0 ? -errno : 0;
     }
     if (r < 0)
         return r;
@@ -736,6 +883,20 @@ int zk_pool_mapping(const zk_pool *h, void **ret_base, size_t *ret_len)
     return 0;
 }
 
+int zk_pool_data_mapping(const zk_pool *h, void **ret_base, size_t *ret_len)
+{
+    if (!h || !h->hdr || !h->data)
+        return ZK_ESTATE;
+    *ret_base = h->data;
+    *ret_len = h->data_len;
+    return 0;
+}
+
+int zk_pool_data_readable(const zk_pool *h)
+{
+    return h && h->data;
+}
+
 void zk_pool_info(const zk_pool *h, struct zk_pool_info *ret)
 {
     const struct pool_hdr *hdr = h->hdr;
@@ -744,7 +905,7 @@ void zk_pool_info(const zk_pool *h, struct zk_pool_info *ret)
     ret->nslots = h->nslots;
     ret->slot_size = h->slot_size;
     ret->page_size = h->page_size;
-    ret->file_size = h->map_len;
+    ret->file_size = h->map_len + (uint64_t)h->nslots * h->slot_size;   /* both files */
     ret->created_ns = zk_load_relaxed(&hdr->created_ns);
     sem_getvalue((sem_t *)&hdr->sem_free, &ret->sem_free);
     sem_getvalue((sem_t *)&hdr->sem_ready, &ret->sem_ready);

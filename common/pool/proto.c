@@ -469,7 +469,7 @@ static int take_ready(zk_pool *h, const void *arg, struct zk_slot *ret)
 
 int zk_pool_verify(const zk_pool *h, const struct zk_slot *s)
 {
-    if (!h || !h->hdr || !s->data ||
+    if (!h || !h->hdr || !h->data || !s->data ||
         !regions_ok(s->nregions, s->region_off, s->region_bytes, h->slot_size))
         return ZK_ECHECKSUM;
     uint64_t sum = hash_regions(s->data, s->nregions, s->region_off, s->region_bytes);

@@ -44,7 +44,7 @@ zku_cleanup() {
     local p f
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
     wait 2>/dev/null
-    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".key-*
+    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".data "$ZKSLOT_POOL".key-*
     for p in "$OU" "$DU"; do userdel "$p" >/dev/null 2>&1; done
     groupdel "$DU" >/dev/null 2>&1
     if [ $fail = 0 ]; then rm -rf "$W"; else

@@ -48,7 +48,7 @@ cleanup() {
     local p
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
     wait 2>/dev/null
-    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".key-*   # the key stores gpud built beside it
+    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".data "$ZKSLOT_POOL".key-*   # the key stores gpud built beside it
     for u in "$XU" "$OU" "$DU"; do userdel "$u" >/dev/null 2>&1; done
     groupdel "$DU" >/dev/null 2>&1
     if [ $fail = 0 ]; then rm -rf "$W"; else
@@ -244,6 +244,6 @@ for d in "$ZKSLOT_SYNTHD" "$ZKSLOT_GPUD --backend cpu"; do
             bad "$n on the untrusted pool $p: $(cat "$W/untrusted.log")"
     done
 done
-rm -f "$planted"
+rm -f "$planted" "$planted".data
 [ $fail = 0 ] && echo "multiuser: ok"
 exit $fail

@@ -41,7 +41,7 @@ cleanup() {
     [ -n "$SRV" ] && kill "$SRV" 2>/dev/null
     wait 2>/dev/null
     "$ZKSLOT" pool destroy --force >/dev/null 2>&1
-    rm -f "$ZKSLOT_POOL"
+    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".data
     if [ $fail = 0 ]; then rm -rf "$W"; else echo "(kept $W)"; fi
 }
 trap cleanup EXIT

@@ -68,11 +68,13 @@ for u in zkslot-pool.service zkslot-synthd@0.service zkslot-gpud@0.service; do
 done
 
 # ---- the pool in /run/zkslot, where no other user can plant one -------------------
-pool_ls=$(cx stat -c '%U:%G %a' /run/zkslot /run/zkslot/zkslot.pool 2>&1 | tr '\n' ' ')
-[ "$pool_ls" = "zkslot:zkslot 750 zkslot:zkslot 660 " ] ||
-    bad "pool place: /run/zkslot and its pool are '$pool_ls', expected zkslot:zkslot 750 and 660"
+pool_ls=$(cx stat -c '%U:%G %a' /run/zkslot /run/zkslot/zkslot.pool /run/zkslot/zkslot.pool.data 2>&1 | tr '\n' ' ')
+[ "$pool_ls" = "zkslot:zkslot 750 zkslot:zkslot 640 zkslot:zkslot 600 " ] ||
+    bad "pool place: /run/zkslot, its pool and slot data are '$pool_ls', expected zkslot:zkslot 750, 640 and 600"
 cx runuser -u op -- zkslot pool status >"$W/op-status.log" 2>&1 ||
     bad "an operator cannot read the pool: $(tail -n 2 "$W/op-status.log")"
+cx runuser -u op -- zkslot pool reap >"$W/op-reap.log" 2>&1 &&
+    bad "an operator may write the pool (pool reap): $(tail -n 2 "$W/op-reap.log")"
 
 # ---- jobs of root and of an operator ----------------------------------------------
 run_job() {   # run_job WHO CMD-PREFIX...: submit, wait, verify every proof

@@ -23,7 +23,7 @@ W=$(mktemp -d /tmp/zk-units.XXXXXX)
 POOL=/dev/shm/zkslot-units-$$.pool
 cleanup() {
     "$ZKSLOT" pool destroy --force --pool "$POOL" >/dev/null 2>&1
-    rm -f "$POOL"
+    rm -f "$POOL" "$POOL".data
     rm -rf "$W"
 }
 trap cleanup EXIT

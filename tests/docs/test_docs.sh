@@ -26,7 +26,7 @@ cleanup() {
     [ -z "$synthd" ] || kill -9 "$synthd" 2>/dev/null
     wait 2>/dev/null
     "$ZKSLOT" pool destroy --force >/dev/null 2>&1
-    rm -f "$ZKSLOT_POOL"
+    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".data
     if [ "$rc" = 0 ]; then rm -rf "$W"; else
         for f in "$W"/*.log; do echo "==> $f (tail)"; tail -n 20 "$f"; done
     fi

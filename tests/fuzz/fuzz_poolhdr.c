@@ -4,7 +4,9 @@
  * API only.  The bytes become a pool file (mode 0600, ours) in a private
  * tmpfs directory; when the header's file_size (offset 80) is larger than
  * the input and at most 16 MiB, the file is extended to it with zeros (a
- * sparse tail, so the geometry checks can pass).  It is attached as an
+ * sparse tail, so the geometry checks can pass); beside it, the slot data
+ * file of the size the header's data_size (offset 104) names, when at most
+ * 16 MiB (else empty: layout version 3).  It is attached as an
  * observer, read as `zkslot pool status` and `pool check` read it (info,
  * every slot's and attach entry's snapshot, the invariant check), then
  * attached again as a registered process (the reaper runs) and detached.
@@ -69,6 +71,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (want > size && want <= FUZZ_POOL_MAX_FILE && ftruncate(fd, (off_t)want) != 0))
         abort();
     close(fd);
+    /* the slot data file beside it, of the size the header names (at 104) */
+    char dpath[300];
+    uint64_t dsize = 0;
+    snprintf(dpath, sizeof dpath, "%s.data", path);
+    if (size >= 112)
+        memcpy(&dsize, data + 104, sizeof dsize);
+    fd = open(dpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || (dsize <= FUZZ_POOL_MAX_FILE && ftruncate(fd, (off_t)dsize) != 0))
+        abort();
+    close(fd);
 
     static zk_pool *h;
     if (!h && !(h = calloc(1, zk_pool_sizeof())))
@@ -84,5 +96,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         zk_pool_detach(h);
     }
     unlink(path);
+    unlink(dpath);
     return 0;
 }

@@ -6,7 +6,8 @@ bytes, one change every 10-60 ms.  The pool header is restored at the end
 (so that the test's own `pool check` can attach); everything else is left
 as the daemons made of it.  LOG gets one line per corruption kind with its
 count.  Offsets are those of the pool layout (common/pool/layout.h):
-header 4096 bytes, attach table 64 x 64, slot entries of 256 bytes."""
+header 4096 bytes, attach table 64 x 64, slot entries of 256 bytes; slot
+data in the file beside it (POOL.data), slot i at i * slot_size."""
 import mmap, os, random, struct, sys, time
 
 path, seconds, log = sys.argv[1], float(sys.argv[2]), sys.argv[3]
@@ -15,7 +16,9 @@ size = os.fstat(fd).st_size
 m = mmap.mmap(fd, size)
 nslots, = struct.unpack_from("<I", m, 24)
 slot_size, = struct.unpack_from("<Q", m, 48)
-table_off, data_off = struct.unpack_from("<QQ", m, 64)
+table_off, = struct.unpack_from("<Q", m, 64)
+dfd = os.open(path + ".data", os.O_RDWR)
+d = mmap.mmap(dfd, os.fstat(dfd).st_size)
 header = bytes(m[:128])                  # magic .. reserved: geometry and offsets
 rng = random.Random(int.from_bytes(os.urandom(8), "little"))
 counts = {}
@@ -40,7 +43,7 @@ kinds = {
     else u64(slot(i) + 128 + 8 * rng.randrange(16), rng.choice([slot_size, 2**62, rng.getrandbits(32)])),
     "checksum": lambda i: u64(slot(i) + 48, rng.getrandbits(64)),
     # a byte of the data, which the checksum covers
-    "data": lambda i: m.__setitem__(data_off + i * slot_size + rng.randrange(0, 1 << 16),
+    "data": lambda i: d.__setitem__(i * slot_size + rng.randrange(0, 1 << 16),
                                     rng.randrange(256)),
 }
 names = list(kinds)

@@ -84,7 +84,7 @@ pl_cleanup() {
     done
     wait 2>/dev/null
     "$ZKSLOT" pool destroy --force >/dev/null 2>&1
-    rm -f "$ZKSLOT_POOL"
+    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".data
     n=$(pl_failures)
     if [ "$rc" = 77 ] && [ "$PL_SKIPPED" != 1 ]; then
         echo "FAIL: exit 77 (skip) after pl_init without pl_skip" >&2

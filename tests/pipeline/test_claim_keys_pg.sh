@@ -24,7 +24,7 @@ set -euo pipefail
 pl_init claim_keys_pg || exit 77
 POOL_B=/dev/shm/zkslot-test-claim_keys_pg-b-$$.pool
 SRV=
-pl_pg_init '[ -z "$SRV" ] || kill "$SRV" 2>/dev/null; ZKSLOT_POOL=$POOL_B "$ZKSLOT" pool destroy --force >/dev/null 2>&1; rm -f "$POOL_B"'
+pl_pg_init '[ -z "$SRV" ] || kill "$SRV" 2>/dev/null; ZKSLOT_POOL=$POOL_B "$ZKSLOT" pool destroy --force >/dev/null 2>&1; rm -f "$POOL_B" "$POOL_B".data'
 
 pl_circuit bn128 600 3 || exit 1
 mkdir -p "$PL_W/reg" "$PL_W/keys-a" "$PL_W/b"

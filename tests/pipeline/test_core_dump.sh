@@ -3,7 +3,7 @@
 # mid-proof (gcore, as root: what a crash with core dumps on, or an operator
 # debugging, would write) holds no private value of the partition's witness
 # (scan_witness.py: up to 48 of its values of at least 2^64, standard and
-# Montgomery form), while the pool file itself holds them at that moment
+# Montgomery form), while the pool's slot data file holds them at that moment
 # (the control: the scan can find them).  gpud is held there by
 # ZKSLOT_TEST_START_HOLD_MS (the slot CLAIMED, prove_start done: its own
 # copy of the witness made).  Without gdb's gcore, or in a sanitizer build
@@ -27,10 +27,10 @@ pl_wait_log gpud "$PL_GPUD" 'test hook: slot [0-9]+ held CLAIMED after prove_sta
 core="$PL_W/core.$PL_GPUD"
 [ -s "$core" ] || pl_bad "gcore wrote no core"
 python3 "$ZK_SOURCE_DIR/tests/pipeline/scan_witness.py" "${PL_WTNS[0]}" "$npub" \
-    "$ZKSLOT_POOL" "$core" >"$PL_W/scan.out"
+    "$ZKSLOT_POOL.data" "$core" >"$PL_W/scan.out"
 kill -9 "$PL_GPUD"
 read -r _ nvals < <(grep '^values ' "$PL_W/scan.out")
-in_pool=$(awk -v f="$ZKSLOT_POOL" '$1 == f { print $2 }' "$PL_W/scan.out")
+in_pool=$(awk -v f="$ZKSLOT_POOL.data" '$1 == f { print $2 }' "$PL_W/scan.out")
 in_core=$(awk -v f="$core" '$1 == f { print $2 }' "$PL_W/scan.out")
 [ "${in_pool:-0}" -gt 0 ] || pl_bad "control: the pool file holds none of the $nvals witness values while its slot is claimed (the scan cannot fail)"
 [ "${in_core:--1}" = 0 ] || pl_bad "gpud's core ($(stat -c %s "$core") bytes) holds ${in_core:-?} of the $nvals witness values"

@@ -47,16 +47,19 @@ grep -q "^note: slot $held: READY partition [0-9]* fails its checksum after a co
 
 # the control: damage the never-claimed slot's witness region
 # flip_byte SLOT: flip the first byte of the slot's second region (the
-# witness), offsets from common/pool/layout.h (pool_hdr, pool_slot)
+# witness), offsets from common/pool/layout.h (pool_hdr, pool_slot; the
+# slot data is the file beside the pool, POOL.data)
 flip_byte() {
     python3 - "$ZKSLOT_POOL" "$1" <<'PY'
 import mmap, struct, sys
-f = open(sys.argv[1], "r+b")
-m = mmap.mmap(f.fileno(), 0)
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+g = open(sys.argv[1] + ".data", "r+b")
+d = mmap.mmap(g.fileno(), 0)
 i = int(sys.argv[2])
-slot_size, table_off, data_off = (struct.unpack_from("<Q", m, o)[0] for o in (48, 64, 72))
+slot_size, table_off = (struct.unpack_from("<Q", m, o)[0] for o in (48, 64))
 region1 = struct.unpack_from("<Q", m, table_off + 256 * i + 128 + 8)[0]
-m[data_off + i * slot_size + region1] ^= 1
+d[i * slot_size + region1] ^= 1
 PY
 }
 flip_byte "$other"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_witness_released.sh -- the pool does not keep a witness after its
-# partition: the pool file is scanned (scan_witness.py: up to 48 private
+# partition: the pool's slot data file is scanned (scan_witness.py: up to 48 private
 # witness values of at least 2^64) while a partition's slot is READY
 # (control: the scan finds them), after its job is done (release: none
 # left), and for a slot whose producer was killed mid-fill (synthd held
@@ -13,8 +13,8 @@ pl_init witness_released || exit 77
 pl_circuit bn128 600 2
 npub=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nPublic"])' "$PL_VK")
 found() {   # found WTNS: how many of its values the pool file holds
-    python3 "$ZK_SOURCE_DIR/tests/pipeline/scan_witness.py" "$1" "$npub" "$ZKSLOT_POOL" |
-        awk -v f="$ZKSLOT_POOL" '$1 == f { print $2 }'
+    python3 "$ZK_SOURCE_DIR/tests/pipeline/scan_witness.py" "$1" "$npub" "$ZKSLOT_POOL.data" |
+        awk -v f="$ZKSLOT_POOL.data" '$1 == f { print $2 }'
 }
 wait_found() {   # wait_found WTNS: 0 once the pool holds its values (20 s)
     for _ in $(seq 100); do [ "$(found "$1")" -gt 0 ] && return 0; sleep 0.2; done

@@ -95,7 +95,8 @@ struct zk_pool_create_result {
 };
 
 /* zk_pool_attach flags. */
-#define ZK_POOL_OBSERVER 0x1u          /* read-only mapping: not registered, no reaping */
+#define ZK_POOL_OBSERVER 0x1u          /* read-only mapping: not registered, no reaping,
+                                          the slot data only where the caller may read it */
 #define ZK_POOL_NO_REAP 0x2u           /* never run the reaper (test control only) */
 #define ZK_POOL_CHECK_TRUST 0x4u       /* an observer that applies the writers' trust checks */
 
@@ -247,16 +248,24 @@ size_t zk_pool_sizeof(void);
  * On failure nothing stays mapped or registered; opts->diag (when set)
  * says why in one line naming the file.
  *
+ * A pool is two files: the control file at `path` (0640: header, attach
+ * and slot tables) and the slot data beside it ("<file>.data", 0600).
+ * Writers open both read-write, so only the pool's owner (the daemons'
+ * user) and root attach without ZK_POOL_OBSERVER; anyone else gets
+ * -EACCES, the cause saying who may write the pool.  An observer maps the
+ * control file read-only and the data only where it may read it.
+ *
  * Trust (writers, and observers with ZK_POOL_CHECK_TRUST; observers map
  * read-only): the file must be a
  * regular file owned by the caller's effective user, by root, or by the
  * owner of its directory when others cannot write that directory (so
- * operators and root may act on the pool in /run/zkslot, user zkslot's,
- * but not on one another user left in /dev/shm), not writable by others,
+ * root, and operators as observers, may use the pool in /run/zkslot, user
+ * zkslot's, but not one another user left in /dev/shm), not writable by others,
  * and group-writable only for a group the caller is in; `path` may be a
  * symlink (a hugetlbfs data file) only when the link passes the same
  * owner rule, and its target is opened without following another link.  Else ZK_EUNTRUSTED, the cause naming the
- * file, its owner and its mode.  The geometry is copied into `h` here and
+ * file, its owner and its mode.  A writer's data file must be a regular
+ * file of the control file's owner, mode 0600.  The geometry is copied into `h` here and
  * never re-read from the file.
  */
 int zk_pool_attach(zk_pool *h, const char *path, const struct zk_pool_attach_opts *opts);
@@ -368,9 +377,19 @@ int zk_pool_reap(zk_pool *h, unsigned flags, zk_pool_reap_fn fn, void *ctx,
 /* Geometry, state counts, semaphore values and counters.  Cannot fail. */
 void zk_pool_info(const zk_pool *h, struct zk_pool_info *ret);
 
-/* The attached mapping (header and every slot): for page-locking it once
- * for a GPU (cudaHostRegister).  0, or ZK_ESTATE when not attached. */
+/* The attached control file's mapping (header, attach and slot tables).
+ * 0, or ZK_ESTATE when not attached. */
 int zk_pool_mapping(const zk_pool *h, void **ret_base, size_t *ret_len);
+
+/* The attached slot data's mapping (every slot): for page-locking it once
+ * for a GPU (cudaHostRegister) or keeping it out of core dumps.  0, or
+ * ZK_ESTATE when not attached or not mapped (an observer that may not
+ * read the data file). */
+int zk_pool_data_mapping(const zk_pool *h, void **ret_base, size_t *ret_len);
+
+/* 1 when this handle maps the slot data (writers; observers running as
+ * the pool's owner or root), else 0. */
+int zk_pool_data_readable(const zk_pool *h);
 
 /* Status iterator: a snapshot of slot `index`.  ZK_ERANGE past the end. */
 int zk_pool_slot_info(const zk_pool *h, uint32_t index, struct zk_pool_slot_info *ret);

@@ -79,6 +79,39 @@ static uint64_t rounded(uint64_t want, uint64_t page)
 }
 
 /*
+ * An existing pool at `path` of an older layout (version 2: the slot data
+ * in the pool file itself, readable by the group) is destroyed so that
+ * create can make it again; its READY partitions are synthesized again
+ * from the ledger (the daemons requeue what a lost pool held).  0 when it
+ * was destroyed, 1 when the pool is not an old one, 2 when it is but
+ * cannot go (explained: processes of the previous release still attached).
+ */
+static int replace_old(const char *path)
+{
+    zk_pool *h = malloc(zk_pool_sizeof());
+    struct zk_pool_attach_opts o = { .flags = ZK_POOL_OBSERVER };
+    unsigned live = 0;
+    int r = h ? zk_pool_attach(h, path, &o) : -ENOMEM;
+    if (r == 0)
+        zk_pool_detach(h);
+    free(h);
+    if (r != ZK_EVERSION)
+        return 1;
+    r = zk_pool_destroy(path, 0, &live);
+    if (r == ZK_EBUSY) {
+        fprintf(stderr, "zkslot pool create: %s has an older layout and %u live process%s"
+                        " attached; stop the daemons of the previous release first\n",
+                path, live, live == 1 ? "" : "es");
+        return 2;
+    }
+    if (r < 0)
+        return 1;   /* compare_existing explains */
+    printf("destroyed pool %s of an older layout (slot data in the pool file); its READY"
+           " partitions are synthesized again\n", path);
+    return 0;
+}
+
+/*
  * An existing pool at `path` against the requested geometry: 0 when it
  * matches (printed), 2 when not or when it cannot be read (explained).
  */
@@ -292,7 +325,11 @@ static int do_create(int argc, char **argv)
     struct stat pst;
     if (lstat(path, &pst) < 0 && create_precheck(&p, nodes_src, dir_src, hp, hp_src))
         return 2;   /* an existing pool is compared below, not re-checked */
-    int r = zk_pool_create(path, &p, &res);
+    int r = zk_pool_create(path, &p, &res), old = 1;
+    if (r == -EEXIST && exist_ok && (old = replace_old(path)) == 0)
+        r = zk_pool_create(path, &p, &res);
+    if (old == 2)
+        return 2;
     if (r == -EEXIST && exist_ok)
         return compare_existing(path, &p);
     if (r == ZK_ENOHUGEPAGES && res.pages_needed) {
@@ -391,6 +428,7 @@ static json_t *status_json(const char *path, const zk_pool *h, const struct zk_p
     json_object_set_new(o, "slots", json_integer(in->nslots));
     json_object_set_new(o, "slot_size", json_integer((json_int_t)in->slot_size));
     json_object_set_new(o, "file_size", json_integer((json_int_t)in->file_size));
+    json_object_set_new(o, "data_readable", json_boolean(zk_pool_data_readable(h)));
     json_object_set_new(o, "sem_free", json_integer(in->sem_free));
     json_object_set_new(o, "sem_ready", json_integer(in->sem_ready));
     for (int s = 0; s < 4; s++)
@@ -444,6 +482,8 @@ static void status_text(const char *path, const zk_pool *h, const struct zk_pool
            zk_size_human(in->page_size, b1, sizeof b1));
     printf("  %u slots x %s (file %s)\n", in->nslots, zk_size_human(in->slot_size, b2, sizeof b2),
            zk_size_human(in->file_size, b3, sizeof b3));
+    if (!zk_pool_data_readable(h))
+        printf("  slot data: not readable by this user (the daemons' user and root only)\n");
     printf("  FREE %u  FILLING %u  READY %u  CLAIMED %u   semaphores: free %d, ready %d\n",
            in->count[0], in->count[1], in->count[2], in->count[3], in->sem_free, in->sem_ready);
     printf("  published %llu, claimed %llu, released %llu, reaped %llu+%llu, checksum failures %llu\n",
