@@ -366,6 +366,16 @@ static int hand_back(zk_pool *h, struct zk_slot *s, int from, int to)
     if (!e)
         return ZK_ESTATE;
     uint64_t part = zk_load_relaxed(&e->partition_id);   /* relaxed: ours */
+    if (to == ZK_SLOT_FREE && from == ZK_SLOT_CLAIMED) {
+        /* FILLING (ours) while it is zeroed: a consumer killed meanwhile
+         * leaves a dead owner's FILLING slot, which the reaper zeroes whole
+         * and frees, not a CLAIMED one it would hand back READY, half
+         * zeroed (its checksum then fails) */
+        uint64_t cw = s->word, fw = word_make(ZK_SLOT_FILLING, word_low(cw));
+        if (!zk_cas_acq_rel(&e->state, &cw, fw))
+            return ZK_ESTATE;
+        s->word = fw;
+    }
     if (to == ZK_SLOT_FREE) {
         pool_slot_scrub(h, s->index, from == ZK_SLOT_FILLING);   /* still ours */
         zk_store_relaxed(&e->partition_id, ZK_POOL_NO_ID);   /* relaxed: ours */
