@@ -10,6 +10,7 @@
  *   ledgers.c   a pool of ledger handles, one per request in flight
  *   reply.c     JSON replies and the one error shape
  *   submit.c    POST /v1/jobs: the body parsed, checked, queued
+ *   witness.c   POST /v1/jobs of witnesses: base64 in JSON, or one .wtns
  *   jobs.c      GET/DELETE /v1/jobs..., long polls
  *   proofs.c    GET /v1/jobs/{id}/proofs[/{k}]
  *   keys.c      GET /v1/keys[/{name}]
@@ -41,6 +42,7 @@
 #define APID_BODY_DEFAULT (16u << 20)
 #define APID_REQUESTS_DEFAULT 64
 #define APID_WAIT_MAX_S 300
+#define APID_INPUTS_MAX 4096          /* partitions of one submitted job */
 
 struct apid {
     struct lcli c;                    /* config, state dir, ledger URL (c.l unused) */
@@ -69,6 +71,7 @@ struct apid_req {
     const char *path;                 /* without the query */
     struct apid_kv query[APID_QUERY_MAX];
     unsigned nquery;
+    const char *content_type;         /* the header (NULL: none) */
     const char *body;                 /* NUL-terminated (NULL: none) */
     size_t body_len;
     const struct api_token *who;      /* NULL: no token file (loopback); else &who_buf */
@@ -159,7 +162,9 @@ struct apid_submit {
     json_t *root;                     /* owns the strings below */
     const char *key;
     size_t ninputs;
-    char **inputs;                    /* compact JSON text of each input object */
+    char **inputs;                    /* compact JSON text of each input object,
+                                       * or each .wtns file when `witnesses` */
+    int witnesses;
     size_t *lens;
     int priority;                     /* < 0: the key's */
     int64_t deadline_ns;
@@ -168,6 +173,18 @@ struct apid_submit {
 int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_submit *s,
                       struct apid_reply *r);
 void apid_submit_free(struct apid_submit *s);
+/* key, priority, deadline and request_id of s->root into s: 0 or -1 (r set). */
+int apid_submit_fields(struct apid_submit *s, int64_t now_ns, struct apid_reply *r);
+
+/* ---- witness.c ---- */
+/* "witnesses": each base64 .wtns decoded into s (format checked; 400/413/422). */
+int apid_witnesses_parse(json_t *arr, struct apid_submit *s, struct apid_reply *r);
+/* An application/octet-stream body: one .wtns, the other fields from q's query. */
+int apid_submit_parse_binary(const struct apid_req *q, int64_t now_ns, struct apid_submit *s,
+                             struct apid_reply *r);
+/* Every witness of s against key k (curve, n_vars): 0, or 422 bad_witness. */
+int apid_witnesses_check(const struct zk_ledger_key *k, const struct apid_submit *s,
+                         struct apid_reply *r);
 
 /* ---- server.c ---- */
 /* Serves the listeners until *stop; 0, or -1 after one line on stderr. */

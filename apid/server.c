@@ -3,7 +3,8 @@
  * connection (apid.h), and the only file that speaks its API.
  *
  * A request's life: its headers (first call: a declared Content-Length
- * over max_body is 413 and a POST body that is not application/json 415,
+ * over max_body is 413 and a POST body that is not application/json or
+ * application/octet-stream 415,
  * before any of it is read), its body gathered up to max_body (413 past
  * it, the rest discarded), then the concurrency cap (429 with Retry-After
  * when max_requests are in flight), then apid_dispatch, then the reply
@@ -67,12 +68,11 @@ static enum MHD_Result fail(struct MHD_Connection *mc, unsigned status, const ch
     return send_reply(mc, &r);
 }
 
-/* application/json, any parameters (charset) after it */
-static int is_json(const char *ct)
+/* Content-Type ct is type, any parameters (charset) after it */
+static int is_type(const char *ct, const char *type)
 {
-    size_t n = strlen("application/json");
-    return ct && !strncasecmp(ct, "application/json", n) &&
-           (ct[n] == 0 || ct[n] == ';' || ct[n] == ' ');
+    size_t n = strlen(type);
+    return ct && !strncasecmp(ct, type, n) && (ct[n] == 0 || ct[n] == ';' || ct[n] == ' ');
 }
 
 static enum MHD_Result on_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -101,9 +101,11 @@ static enum MHD_Result begin(struct apid *a, struct MHD_Connection *mc, const ch
                  a->max_body);
         return fail(mc, 413, "too_large", msg);
     }
-    if (!strcmp(method, "POST") && !is_json(ct)) {
-        snprintf(msg, sizeof msg, "Content-Type: '%.40s': this server takes application/json",
-                 ct ? ct : "(none)");
+    /* application/octet-stream: one uploaded .wtns (witness.c) */
+    if (!strcmp(method, "POST") && !is_type(ct, "application/json") &&
+        !is_type(ct, "application/octet-stream")) {
+        snprintf(msg, sizeof msg, "Content-Type: '%.40s': this server takes application/json "
+                 "or application/octet-stream", ct ? ct : "(none)");
         return fail(mc, 415, "unsupported_media_type", msg);
     }
     struct conn *c = calloc(1, sizeof *c);
@@ -166,6 +168,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     }
     q->method = method;
     q->path = url;
+    q->content_type = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+                                                  MHD_HTTP_HEADER_CONTENT_TYPE);
     q->body = c->body;
     q->body_len = c->len;
     if (MHD_get_connection_values(mc, MHD_GET_ARGUMENT_KIND, on_arg, q) > APID_QUERY_MAX) {

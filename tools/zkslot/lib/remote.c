@@ -68,19 +68,41 @@ static const char *str(json_t *o, const char *k)
     return s ? s : "";
 }
 
+/* File `path` in standard base64, as a JSON string; NULL after one line. */
+static json_t *base64_file(const char *path)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = 0;
+    unsigned char *b = (unsigned char *)g16_cli_read_file("submit", path, ZK_LEDGER_INPUT_MAX, &n);
+    char *t = b ? malloc((n + 2) / 3 * 4 + 1) : NULL;
+    size_t o = 0;
+    json_t *s = NULL;
+    for (size_t i = 0; t && i < n; i += 3) {
+        uint32_t v = (uint32_t)b[i] << 16 | (i + 1 < n ? (uint32_t)b[i + 1] << 8 : 0) |
+                     (i + 2 < n ? b[i + 2] : 0);
+        t[o++] = abc[v >> 18];
+        t[o++] = abc[v >> 12 & 63];
+        t[o++] = i + 1 < n ? abc[v >> 6 & 63] : '=';
+        t[o++] = i + 2 < n ? abc[v & 63] : '=';
+    }
+    if (t)
+        s = json_stringn(t, o);
+    free(t);
+    free(b);
+    return s;
+}
+
 int remote_submit(const char *key, char **files, int n, int input, int priority,
                   int64_t deadline_ns, const char *request_id)
 {
     json_t *body = json_object(), *inputs = json_array(), *o = NULL;
     int rc = 2;
-    if (!input) {
-        fprintf(stderr, "zkslot submit: --server: jobs from witness files cannot be sent to an "
-                "API server; submit circuit inputs (--input); nothing submitted\n");
-        goto out;
-    }
     for (int i = 0; i < n; i++) {
         json_error_t je;
-        json_t *in = json_load_file(files[i], 0, &je);
+        /* a witness travels as base64 in "witnesses" (docs/api.yaml) */
+        json_t *in = input ? json_load_file(files[i], 0, &je) : base64_file(files[i]);
+        if (!in && !input)
+            goto out;
         if (!in) {
             fprintf(stderr, "zkslot submit: %s:%d:%d: %s; nothing submitted\n", files[i],
                     je.line, je.column, je.text);
@@ -89,7 +111,7 @@ int remote_submit(const char *key, char **files, int n, int input, int priority,
         json_array_append_new(inputs, in);
     }
     json_object_set_new(body, "key", json_string(key));
-    json_object_set(body, "inputs", inputs);
+    json_object_set(body, input ? "inputs" : "witnesses", inputs);
     if (priority >= 0)
         json_object_set_new(body, "priority", json_string(zk_priority_name(priority)));
     if (deadline_ns) {   /* whole seconds, rounded up: never earlier than asked */

@@ -13,7 +13,7 @@
 /* The server's URL, or NULL when the commands go to the ledger. */
 const char *remote_server(void);
 
-/* Circuit inputs only (the API takes no witness files). */
+/* Circuit inputs (`input`) or .wtns files (sent in base64). */
 int remote_submit(const char *key, char **files, int n, int input, int priority,
                   int64_t deadline_ns, const char *request_id);
 int remote_status(int64_t id, int json);      /* id 0: the list */
