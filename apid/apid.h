@@ -17,6 +17,8 @@
  *   vk.c        a key's verification key (vk.json), read once per key
  *   health.c    GET /healthz, GET /metrics
  *   status.c    GET /v1/status and the page at / (page.html, compiled in)
+ *   unix_listen.c  --listen unix:PATH, a socket of mode 0660
+ *   tls.c       --tls-cert/--tls-key: HTTPS through libmicrohttpd's GnuTLS
  *
  * Requests are served one thread per connection (libmicrohttpd's
  * MHD_USE_THREAD_PER_CONNECTION), at most `max_conns` connections; at most
@@ -47,6 +49,7 @@
 struct apid {
     struct lcli c;                    /* config, state dir, ledger URL (c.l unused) */
     const char *tokens_path;          /* NULL: no tokens, loopback only */
+    char *tls_cert, *tls_key;         /* PEM (tls.c); NULL: plain HTTP */
     struct api_tokens tokens;         /* under tokens_lock (SIGHUP re-reads them) */
     pthread_rwlock_t tokens_lock;
     size_t max_body;                  /* bytes of a request body */
@@ -185,6 +188,19 @@ int apid_submit_parse_binary(const struct apid_req *q, int64_t now_ns, struct ap
 /* Every witness of s against key k (curve, n_vars): 0, or 422 bad_witness. */
 int apid_witnesses_check(const struct zk_ledger_key *k, const struct apid_submit *s,
                          struct apid_reply *r);
+
+/* ---- unix_listen.c ---- */
+#define APID_UNIX_PREFIX "unix:"
+/* "unix:/ABSOLUTE/PATH" into *ss (AF_UNIX); 0 or -1. */
+int apid_unix_addr(const char *spec, struct sockaddr_storage *ss);
+/* A listening socket at ss's path, mode 0660 (a dead server's socket
+ * replaced); the fd, or -errno with one line in msg. */
+int apid_unix_listen(const struct sockaddr_storage *ss, char *msg, size_t n);
+
+/* ---- tls.c ---- */
+/* Reads the PEM certificate and key into a (both NULL: no TLS); 0, or -1
+ * with one line in msg. */
+int apid_tls_load(struct apid *a, const char *cert, const char *key, char *msg, size_t n);
 
 /* ---- server.c ---- */
 /* Serves the listeners until *stop; 0, or -1 after one line on stderr. */
