@@ -68,8 +68,7 @@ static const char *str(json_t *o, const char *k)
     return s ? s : "";
 }
 
-/* File `path` in standard base64, as a JSON string; NULL after one line. */
-static json_t *base64_file(const char *path)
+json_t *remote_base64_file(const char *path)
 {
     static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     size_t n = 0;
@@ -100,7 +99,7 @@ int remote_submit(const char *key, char **files, int n, int input, int priority,
     for (int i = 0; i < n; i++) {
         json_error_t je;
         /* a witness travels as base64 in "witnesses" (docs/api.yaml) */
-        json_t *in = input ? json_load_file(files[i], 0, &je) : base64_file(files[i]);
+        json_t *in = input ? json_load_file(files[i], 0, &je) : remote_base64_file(files[i]);
         if (!in && !input)
             goto out;
         if (!in) {

@@ -8,6 +8,7 @@
 #ifndef ZK_TOOLS_REMOTE_H
 #define ZK_TOOLS_REMOTE_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 /* The server's URL, or NULL when the commands go to the ledger. */
@@ -16,6 +17,9 @@ const char *remote_server(void);
 /* Circuit inputs (`input`) or .wtns files (sent in base64). */
 int remote_submit(const char *key, char **files, int n, int input, int priority,
                   int64_t deadline_ns, const char *request_id);
+/* File `path` (a .wtns) in standard base64 as a JSON string, as submit
+ * sends it; NULL after one line on stderr. */
+json_t *remote_base64_file(const char *path);
 int remote_status(int64_t id, int json);      /* id 0: the list */
 int remote_wait(int64_t id, double timeout);  /* timeout < 0: none */
 int remote_result(int64_t id, const char *out);
