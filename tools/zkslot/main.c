@@ -26,7 +26,7 @@ static const struct command commands[] = {
     { "inspect", cmd_inspect, "FILE", 0 },
     { "bench", cmd_bench, "field|ntt|msm|prove|pool|pipeline|inplace|ledger|api ...", 0 },
     { "pool", cmd_pool, "create|ensure|status|check|reap|destroy ...", 0 },
-    { "key", cmd_key, "add NAME FILE | list | load NAME | status | unload NAME", 0 },
+    { "key", cmd_key, "add NAME FILE | list | show NAME | load NAME | status | unload NAME", 0 },
     { "submit", cmd_submit,
       "--key NAME [--out DIR] [--priority CLASS] [--deadline D [--force]] [--request-id ID] "
       "WITNESS.wtns...", 0 },

@@ -269,3 +269,43 @@ int remote_cancel(int64_t id)
     json_decref(o);
     return rc;
 }
+
+int remote_keys(const char *name, int json)
+{
+    char path[300];
+    json_t *o = NULL;
+    if (name && (!*name || strcspn(name, "/?#% ") != strlen(name) || strlen(name) > 200)) {
+        fprintf(stderr, "zkslot key show: '%s' is not a key name\n", name);
+        return 2;
+    }
+    snprintf(path, sizeof path, name ? "/v1/keys/%s" : "/v1/keys", name ? name : "");
+    int st = call(name ? "key show" : "key list", "GET", path, NULL, REMOTE_TIMEOUT_S, 1 | 8, &o);
+    if (st < 0)
+        return 2;
+    if (st == 404) {   /* the server's message: "no key named 'NAME'" */
+        fprintf(stderr, "zkslot key show: %s\n",
+                str(json_object_get(o, "error"), "message"));
+        json_decref(o);
+        return 1;
+    }
+    if (json || name) {
+        char *s = json_dumps(name ? o : json_object_get(o, "keys"), JSON_INDENT(2));
+        if (s)
+            printf("%s\n", s);
+        free(s);
+    } else {
+        size_t i;
+        json_t *k;
+        printf("%-20s %-8s %10s %8s %10s %-32s %-6s %s\n", "NAME", "CURVE", "NVARS", "NPUBLIC",
+               "DOMAIN", "XXH3-128", "INPUTS", "CLASS");
+        json_array_foreach(json_object_get(o, "keys"), i, k)
+            printf("%-20s %-8s %10lld %8lld %10lld %-32s %-6s %s\n", str(k, "name"),
+                   str(k, "curve"), (long long)json_integer_value(json_object_get(k, "n_vars")),
+                   (long long)json_integer_value(json_object_get(k, "n_public")),
+                   (long long)json_integer_value(json_object_get(k, "domain_size")),
+                   str(k, "hash"), json_is_true(json_object_get(k, "inputs")) ? "yes" : "no",
+                   str(k, "priority"));
+    }
+    json_decref(o);
+    return 0;
+}

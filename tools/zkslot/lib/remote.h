@@ -1,6 +1,6 @@
 /*
  * remote.h -- `zkslot --server URL` (or $ZKSLOT_SERVER): submit, status,
- * wait, result and cancel against a remote zkslot-apid instead of the
+ * wait, result, cancel, key list and key show against a remote zkslot-apid instead of the
  * ledger, with the local commands' output and exit codes ($ZKSLOT_TOKEN:
  * the bearer token).  Each prints one line "zkslot CMD: ..." on failure,
  * the server's error message when it gave one.
@@ -24,5 +24,9 @@ int remote_status(int64_t id, int json);      /* id 0: the list */
 int remote_wait(int64_t id, double timeout);  /* timeout < 0: none */
 int remote_result(int64_t id, const char *out);
 int remote_cancel(int64_t id);
+/* `key list [--json]` (name NULL) or `key show NAME`: GET /v1/keys[/NAME].
+ * The list shows what the server shows (no paths, no generators); show
+ * prints the key's JSON with its vk.json.  0, 1 (no such key) or 2. */
+int remote_keys(const char *name, int json);
 
 #endif /* ZK_TOOLS_REMOTE_H */
