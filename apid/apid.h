@@ -10,12 +10,15 @@
  *   ledgers.c   a pool of ledger handles, one per request in flight
  *   reply.c     JSON replies and the one error shape
  *   submit.c    POST /v1/jobs: the body parsed, checked, queued
+ *   witness.c   POST /v1/jobs of witnesses: base64 in JSON, or one .wtns
  *   jobs.c      GET/DELETE /v1/jobs..., long polls
  *   proofs.c    GET /v1/jobs/{id}/proofs[/{k}]
  *   keys.c      GET /v1/keys[/{name}]
  *   vk.c        a key's verification key (vk.json), read once per key
  *   health.c    GET /healthz, GET /metrics
  *   status.c    GET /v1/status and the page at / (page.html, compiled in)
+ *   unix_listen.c  --listen unix:PATH, a socket of mode 0660
+ *   tls.c       --tls-cert/--tls-key: HTTPS through libmicrohttpd's GnuTLS
  *
  * Requests are served one thread per connection (libmicrohttpd's
  * MHD_USE_THREAD_PER_CONNECTION), at most `max_conns` connections; at most
@@ -41,10 +44,12 @@
 #define APID_BODY_DEFAULT (16u << 20)
 #define APID_REQUESTS_DEFAULT 64
 #define APID_WAIT_MAX_S 300
+#define APID_INPUTS_MAX 4096          /* partitions of one submitted job */
 
 struct apid {
     struct lcli c;                    /* config, state dir, ledger URL (c.l unused) */
     const char *tokens_path;          /* NULL: no tokens, loopback only */
+    char *tls_cert, *tls_key;         /* PEM (tls.c); NULL: plain HTTP */
     struct api_tokens tokens;         /* under tokens_lock (SIGHUP re-reads them) */
     pthread_rwlock_t tokens_lock;
     size_t max_body;                  /* bytes of a request body */
@@ -69,6 +74,7 @@ struct apid_req {
     const char *path;                 /* without the query */
     struct apid_kv query[APID_QUERY_MAX];
     unsigned nquery;
+    const char *content_type;         /* the header (NULL: none) */
     const char *body;                 /* NUL-terminated (NULL: none) */
     size_t body_len;
     const struct api_token *who;      /* NULL: no token file (loopback); else &who_buf */
@@ -159,7 +165,9 @@ struct apid_submit {
     json_t *root;                     /* owns the strings below */
     const char *key;
     size_t ninputs;
-    char **inputs;                    /* compact JSON text of each input object */
+    char **inputs;                    /* compact JSON text of each input object,
+                                       * or each .wtns file when `witnesses` */
+    int witnesses;
     size_t *lens;
     int priority;                     /* < 0: the key's */
     int64_t deadline_ns;
@@ -168,6 +176,31 @@ struct apid_submit {
 int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_submit *s,
                       struct apid_reply *r);
 void apid_submit_free(struct apid_submit *s);
+/* key, priority, deadline and request_id of s->root into s: 0 or -1 (r set). */
+int apid_submit_fields(struct apid_submit *s, int64_t now_ns, struct apid_reply *r);
+
+/* ---- witness.c ---- */
+/* "witnesses": each base64 .wtns decoded into s (format checked; 400/413/422). */
+int apid_witnesses_parse(json_t *arr, struct apid_submit *s, struct apid_reply *r);
+/* An application/octet-stream body: one .wtns, the other fields from q's query. */
+int apid_submit_parse_binary(const struct apid_req *q, int64_t now_ns, struct apid_submit *s,
+                             struct apid_reply *r);
+/* Every witness of s against key k (curve, n_vars): 0, or 422 bad_witness. */
+int apid_witnesses_check(const struct zk_ledger_key *k, const struct apid_submit *s,
+                         struct apid_reply *r);
+
+/* ---- unix_listen.c ---- */
+#define APID_UNIX_PREFIX "unix:"
+/* "unix:/ABSOLUTE/PATH" into *ss (AF_UNIX); 0 or -1. */
+int apid_unix_addr(const char *spec, struct sockaddr_storage *ss);
+/* A listening socket at ss's path, mode 0660 (a dead server's socket
+ * replaced); the fd, or -errno with one line in msg. */
+int apid_unix_listen(const struct sockaddr_storage *ss, char *msg, size_t n);
+
+/* ---- tls.c ---- */
+/* Reads the PEM certificate and key into a (both NULL: no TLS); 0, or -1
+ * with one line in msg. */
+int apid_tls_load(struct apid *a, const char *cert, const char *key, char *msg, size_t n);
 
 /* ---- server.c ---- */
 /* Serves the listeners until *stop; 0, or -1 after one line on stderr. */

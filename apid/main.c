@@ -4,10 +4,13 @@
  *
  *   zkslot-apid [--listen ADDR:PORT] [--tokens FILE] [--config FILE]
  *               [--state-dir DIR] [--ledger URL] [--max-body BYTES]
- *               [--max-requests N] [--check-config] [--routes]
+ *               [--max-requests N] [--tls-cert FILE --tls-key FILE]
+ *               [--check-config] [--routes]
  *
  * --listen takes the spellings of `zkslot metrics --listen`
- * (listen_addr.h); the default is 127.0.0.1:8470.  Without --tokens only
+ * (listen_addr.h) or unix:/PATH (unix_listen.c: a socket of mode 0660);
+ * the default is 127.0.0.1:8470.  --tls-cert and --tls-key (PEM) serve
+ * HTTPS instead of HTTP (tls.c).  Without --tokens only
  * loopback addresses are served (every local user may then submit, as
  * with the CLI and a group-writable ledger); with it every route but
  * /healthz needs a bearer token of that file, which must be mode 0600 and
@@ -34,7 +37,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: zkslot-apid [--listen ADDR:PORT] [--tokens FILE] [--config FILE] "
                     "[--state-dir DIR] [--ledger URL] [--max-body BYTES] [--max-requests N] "
-                    "[--check-config] [--routes]\n");
+                    "[--tls-cert FILE --tls-key FILE] [--check-config] [--routes]\n");
 }
 
 static int parse_uint(const char *opt, const char *s, unsigned long long lo,
@@ -52,13 +55,16 @@ static int parse_uint(const char *opt, const char *s, unsigned long long lo,
 }
 
 /* Flags into *a; 0, 1 (--routes or --help printed: exit 0) or -1 (said). */
-static int parse_args(int argc, char **argv, struct apid *a, const char **listen, int *check)
+static int parse_args(int argc, char **argv, struct apid *a, const char **listen, int *check,
+                      const char **tls)
 {
     static const struct option opts[] = { LCLI_OPTIONS,
                                           { "listen", required_argument, 0, 'l' },
                                           { "tokens", required_argument, 0, 't' },
                                           { "max-body", required_argument, 0, 'b' },
                                           { "max-requests", required_argument, 0, 'm' },
+                                          { "tls-cert", required_argument, 0, 'c' },
+                                          { "tls-key", required_argument, 0, 'K' },
                                           { "check-config", no_argument, 0, 'k' },
                                           { "routes", no_argument, 0, 'r' },
                                           { "help", no_argument, 0, 'h' },
@@ -72,6 +78,8 @@ static int parse_args(int argc, char **argv, struct apid *a, const char **listen
         switch (o) {
         case 'l': *listen = optarg; break;
         case 't': a->tokens_path = optarg; break;
+        case 'c': tls[0] = optarg; break;
+        case 'K': tls[1] = optarg; break;
         case 'k': *check = 1; break;
         case 'b':
             if (parse_uint("--max-body", optarg, 1024, 1ull << 30, &v) < 0)
@@ -107,7 +115,7 @@ int main(int argc, char **argv)
 {
     static struct apid a;
     struct metrics_listen l;
-    const char *listen = APID_LISTEN_DEFAULT;
+    const char *listen = APID_LISTEN_DEFAULT, *tls[2] = { NULL, NULL };
     char msg[512];
     int check = 0, r;
 
@@ -117,12 +125,24 @@ int main(int argc, char **argv)
     pthread_mutex_init(&a.lock, NULL);
     pthread_rwlock_init(&a.tokens_lock, NULL);
     zkd_log_init("zkslot-apid");
-    if ((r = parse_args(argc, argv, &a, &listen, &check)) != 0)
+    if ((r = parse_args(argc, argv, &a, &listen, &check, tls)) != 0)
         return r > 0 ? 0 : 2;
     a.max_conns = a.max_requests + 64;   /* room to answer 429 past the cap */
-    if (metrics_parse_listen(listen, &l) < 0) {
-        fprintf(stderr, "zkslot-apid: --listen: '%s' is not HOST:PORT, [ADDR]:PORT or :PORT\n",
-                listen);
+    memset(&l, 0, sizeof l);
+    if (!strncmp(listen, APID_UNIX_PREFIX, strlen(APID_UNIX_PREFIX))) {
+        l.n = l.loopback = 1;   /* this machine's users only, as loopback */
+        if (apid_unix_addr(listen, &l.sa[0]) < 0) {
+            fprintf(stderr, "zkslot-apid: --listen: '%s' is not unix:/ABSOLUTE/PATH (at most "
+                    "107 bytes)\n", listen);
+            return 2;
+        }
+    } else if (metrics_parse_listen(listen, &l) < 0) {
+        fprintf(stderr, "zkslot-apid: --listen: '%s' is not HOST:PORT, [ADDR]:PORT, :PORT or "
+                "unix:/PATH\n", listen);
+        return 2;
+    }
+    if (apid_tls_load(&a, tls[0], tls[1], msg, sizeof msg) < 0) {
+        fprintf(stderr, "zkslot-apid: %s\n", msg);
         return 2;
     }
     if (!l.loopback && !a.tokens_path) {
@@ -142,8 +162,9 @@ int main(int argc, char **argv)
     apid_ledger_put(&a, a.c.l, 0);   /* the first idle handle */
     a.c.l = NULL;
     if (check) {
-        printf("zkslot-apid: configuration OK (ledger %s, %s)\n", a.c.ledger_path,
-               a.tokens_path ? "bearer tokens" : "loopback only, no tokens");
+        printf("zkslot-apid: configuration OK (ledger %s, %s%s)\n", a.c.ledger_path,
+               a.tokens_path ? "bearer tokens" : "loopback only, no tokens",
+               a.tls_cert ? ", TLS" : "");
         apid_ledgers_close(&a);
         return 0;
     }
@@ -156,5 +177,7 @@ int main(int argc, char **argv)
     r = apid_serve(&a, &l, listen, sfd);
     apid_ledgers_close(&a);
     tokens_free(&a.tokens);
+    free(a.tls_cert);
+    free(a.tls_key);
     return r < 0 ? 2 : 0;
 }

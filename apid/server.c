@@ -3,12 +3,15 @@
  * connection (apid.h), and the only file that speaks its API.
  *
  * A request's life: its headers (first call: a declared Content-Length
- * over max_body is 413 and a POST body that is not application/json 415,
+ * over max_body is 413 and a POST body that is not application/json or
+ * application/octet-stream 415,
  * before any of it is read), its body gathered up to max_body (413 past
  * it, the rest discarded), then the concurrency cap (429 with Retry-After
  * when max_requests are in flight), then apid_dispatch, then the reply
  * with its headers.  Connections idle for 30 s are closed (a client that
- * sends slowly holds only its own thread, never another's).
+ * sends slowly holds only its own thread, never another's).  The
+ * listeners are TCP or one unix socket (unix_listen.c), HTTP or, with a
+ * certificate, HTTPS (tls.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "apid.h"
@@ -67,12 +71,11 @@ static enum MHD_Result fail(struct MHD_Connection *mc, unsigned status, const ch
     return send_reply(mc, &r);
 }
 
-/* application/json, any parameters (charset) after it */
-static int is_json(const char *ct)
+/* Content-Type ct is type, any parameters (charset) after it */
+static int is_type(const char *ct, const char *type)
 {
-    size_t n = strlen("application/json");
-    return ct && !strncasecmp(ct, "application/json", n) &&
-           (ct[n] == 0 || ct[n] == ';' || ct[n] == ' ');
+    size_t n = strlen(type);
+    return ct && !strncasecmp(ct, type, n) && (ct[n] == 0 || ct[n] == ';' || ct[n] == ' ');
 }
 
 static enum MHD_Result on_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -101,9 +104,11 @@ static enum MHD_Result begin(struct apid *a, struct MHD_Connection *mc, const ch
                  a->max_body);
         return fail(mc, 413, "too_large", msg);
     }
-    if (!strcmp(method, "POST") && !is_json(ct)) {
-        snprintf(msg, sizeof msg, "Content-Type: '%.40s': this server takes application/json",
-                 ct ? ct : "(none)");
+    /* application/octet-stream: one uploaded .wtns (witness.c) */
+    if (!strcmp(method, "POST") && !is_type(ct, "application/json") &&
+        !is_type(ct, "application/octet-stream")) {
+        snprintf(msg, sizeof msg, "Content-Type: '%.40s': this server takes application/json "
+                 "or application/octet-stream", ct ? ct : "(none)");
         return fail(mc, 415, "unsupported_media_type", msg);
     }
     struct conn *c = calloc(1, sizeof *c);
@@ -166,6 +171,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     }
     q->method = method;
     q->path = url;
+    q->content_type = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
+                                                  MHD_HTTP_HEADER_CONTENT_TYPE);
     q->body = c->body;
     q->body_len = c->len;
     if (MHD_get_connection_values(mc, MHD_GET_ARGUMENT_KIND, on_arg, q) > APID_QUERY_MAX) {
@@ -213,34 +220,57 @@ int apid_serve(struct apid *a, struct metrics_listen *l, const char *what, int s
 {
     struct MHD_Daemon *d[METRICS_LISTEN_MAX] = { 0 };
     char urls[METRICS_LISTEN_MAX][80];
-    int fd[METRICS_LISTEN_MAX], n = 0, rc = -1;
+    int fd[METRICS_LISTEN_MAX], n = 0, rc = -1, is_unix = l->sa[0].ss_family == AF_UNIX;
+    /* TLS (tls.c): the PEM certificate and key in memory, else no option */
+    struct MHD_OptionItem tls[] = { { MHD_OPTION_HTTPS_MEM_KEY, 0, a->tls_key },
+                                    { MHD_OPTION_HTTPS_MEM_CERT, 0, a->tls_cert },
+                                    { MHD_OPTION_END, 0, NULL } };
+    if (!a->tls_cert)
+        tls[0].option = MHD_OPTION_END;
+    else if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        zkd_log(ZKD_ERR, "--tls-cert: this libmicrohttpd was built without TLS (GnuTLS)");
+        return -1;
+    }
     for (int i = 0; i < l->n; i++) {
+        char why[256] = "";
         if (i && metrics_port_of(&l->sa[i]) == 0)   /* port 0: both loopbacks on one port */
             metrics_set_port(&l->sa[i], metrics_port_of(&l->sa[0]));
-        int r = metrics_listen_on(&l->sa[i]);
+        int r = is_unix ? apid_unix_listen(&l->sa[i], why, sizeof why)
+                        : metrics_listen_on(&l->sa[i]);
         if (r < 0 && i && l->implicit_v6 && (r == -EAFNOSUPPORT || r == -EADDRNOTAVAIL))
             break;   /* no IPv6 here: 127.0.0.1 alone */
-        metrics_url_of(&l->sa[i], "/", urls[n], sizeof urls[n]);
+        if (is_unix)
+            snprintf(urls[n], sizeof urls[n], "%s", what);
+        else
+            metrics_url_of(&l->sa[i], "/", urls[n], sizeof urls[n]);
+        if (a->tls_cert && !strncmp(urls[n], "http://", 7))   /* https:// */
+            memmove(urls[n] + 5, urls[n] + 4, strlen(urls[n] + 4) + 1), urls[n][4] = 's';
         if (r < 0) {
             zkd_log(ZKD_ERR, "cannot listen on %s (--listen %s): %s", urls[n], what,
-                    strerror(-r));
+                    why[0] ? why : strerror(-r));
             goto out;
         }
         fd[n] = r;
         d[n] = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                                    (l->sa[i].ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+                                    (l->sa[i].ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
+                                    (a->tls_cert ? MHD_USE_TLS : 0),
                                 0, NULL, NULL, on_request, a, MHD_OPTION_LISTEN_SOCKET, r,
                                 MHD_OPTION_CONNECTION_TIMEOUT, APID_IDLE_TIMEOUT_S,
                                 MHD_OPTION_CONNECTION_LIMIT, a->max_conns,
-                                MHD_OPTION_NOTIFY_COMPLETED, on_completed, a, MHD_OPTION_END);
+                                MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
+                                MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
         n++;
         if (!d[n - 1]) {
-            zkd_log(ZKD_ERR, "cannot serve %s: libmicrohttpd did not start", urls[n - 1]);
+            zkd_log(ZKD_ERR, "cannot serve %s: libmicrohttpd did not start%s", urls[n - 1],
+                    a->tls_cert ? " (is --tls-key the key of --tls-cert?)" : "");
             goto out;
         }
     }
     zkd_log(ZKD_INFO, "serving %s%s%s (%s, ledger %s)", urls[0], n == 2 ? " and " : "",
-            n == 2 ? urls[1] : "", a->tokens_path ? "bearer tokens" : "no tokens: loopback only",
+            n == 2 ? urls[1] : "",
+            a->tokens_path ? "bearer tokens"
+            : is_unix      ? "no tokens: socket mode 0660"
+                           : "no tokens: loopback only",
             a->c.ledger_path);
     zkd_notify("READY=1\nSTATUS=serving %s", urls[0]);
     uint64_t wd = zkd_watchdog_usec();
@@ -266,5 +296,7 @@ out:
         else
             close(fd[i]);
     }
+    if (is_unix && n)
+        unlink(((struct sockaddr_un *)&l->sa[0])->sun_path);
     return rc;
 }

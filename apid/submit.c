@@ -6,6 +6,9 @@
  *   {"key": NAME, "inputs": [OBJECT, ...], "priority": CLASS,
  *    "deadline": DURATION|TIME, "request_id": STRING}
  *
+ * or "witnesses": [BASE64, ...] instead of "inputs", or one .wtns as an
+ * application/octet-stream body (witness.c).
+ *
  * 201 with the new job, 200 with the earlier job of the same request id
  * (per token: auth.c).  Every refusal names the field and queues nothing:
  * the body is parsed and every input checked (zk_input_check, as the
@@ -18,14 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "apid.h"
 #include "submit_core.h"
 #include "zk/error.h"
 #include "zk/seal.h"
 #include "zk/witgen.h"
-
-#define APID_INPUTS_MAX 4096
 
 void apid_submit_free(struct apid_submit *s)
 {
@@ -90,10 +92,10 @@ static int parse_inputs(json_t *arr, struct apid_submit *s, struct apid_reply *r
 int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_submit *s,
                       struct apid_reply *r)
 {
-    static const char *const known[] = { "key", "inputs", "priority", "deadline",
-                                         "request_id" };
+    static const char *const known[] = { "key", "inputs", "witnesses", "priority",
+                                         "deadline", "request_id" };
     json_error_t je;
-    const char *key, *v;
+    const char *key;
     json_t *val;
     memset(s, 0, sizeof *s);
     s->priority = -1;
@@ -110,8 +112,21 @@ int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_
             i++;
         if (i == sizeof known / sizeof *known)
             return apid_error(r, 400, "bad_field", "'%.64s': not a field of a job (key, "
-                              "inputs, priority, deadline, request_id)", key);
+                              "inputs, witnesses, priority, deadline, request_id)", key);
     }
+    if (apid_submit_fields(s, now_ns, r) < 0)
+        return -1;
+    json_t *inputs = json_object_get(s->root, "inputs"),
+           *wits = json_object_get(s->root, "witnesses");
+    if (inputs && wits)
+        return apid_error(r, 400, "bad_field", "inputs, witnesses: a job is all inputs or "
+                          "all witnesses, not both");
+    return wits ? apid_witnesses_parse(wits, s, r) : parse_inputs(inputs, s, r);
+}
+
+int apid_submit_fields(struct apid_submit *s, int64_t now_ns, struct apid_reply *r)
+{
+    const char *v;
     if (opt_string(s->root, "key", &s->key, r) < 0)
         return -1;
     if (!s->key || !*s->key)
@@ -134,7 +149,7 @@ int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_
         return -1;
     if (s->request_id && (!*s->request_id || strlen(s->request_id) > 96))
         return bad(r, "%s: 1 to 96 bytes", "request_id");
-    return parse_inputs(json_object_get(s->root, "inputs"), s, r);
+    return 0;
 }
 
 /* Queues the parsed job; the reply in r.  Returns whether the ledger broke. */
@@ -146,7 +161,7 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
     struct zk_diag d = { "" };
     char msg[SUBMIT_MSG_MAX], rid[ZK_LEDGER_REQUEST_ID_MAX + 64];
     int64_t id = 0;
-    int rc = submit_key_check(l, &a->c.cfg, s->key, 1, &k, msg, sizeof msg);
+    int rc = submit_key_check(l, &a->c.cfg, s->key, !s->witnesses, &k, msg, sizeof msg);
     if (rc == -ENOENT)
         return apid_error(r, 404, "unknown_key", "key: %s", msg), 0;
     if (rc == ZK_ELEDGER)
@@ -154,17 +169,20 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
     if (rc < 0)
         return apid_error(r, 422, rc == -ENOEXEC ? "no_generator" : "key_unusable", "key: %s",
                           msg), 0;
+    if (s->witnesses && apid_witnesses_check(&k, s, r) < 0)
+        return 0;
     if (apid_request_id(q, s->request_id, rid, sizeof rid) < 0)
         return apid_error(r, 400, "bad_field", "request_id: too long for this token"), 0;
     const char **names = calloc(s->ninputs, sizeof *names);
-    char(*nb)[40] = calloc(s->ninputs, sizeof *nb);
+    char(*nb)[48] = calloc(s->ninputs, sizeof *nb);
     if (!names || !nb) {
         free(names);
         free(nb);
         return apid_error(r, 500, "internal", "out of memory"), 0;
     }
     for (size_t i = 0; i < s->ninputs; i++) {
-        snprintf(nb[i], sizeof nb[i], "(api) inputs[%zu]", i);
+        snprintf(nb[i], sizeof nb[i], s->witnesses ? "(api) witnesses[%zu].wtns"
+                                                   : "(api) inputs[%zu]", i);
         names[i] = nb[i];
     }
     struct zk_ledger_submit_opts so = { s->priority, s->deadline_ns, rid[0] ? rid : NULL, 0 };
@@ -198,7 +216,10 @@ int apid_submit(struct apid *a, struct apid_req *q, struct apid_reply *r)
 {
     struct apid_submit s;
     int rc = -1;
-    if (apid_submit_parse(q->body, q->body_len, lcli_now_ns(), &s, r) < 0)
+    int binary = q->content_type && !strncasecmp(q->content_type, "application/octet-stream",
+                                                 strlen("application/octet-stream"));
+    if ((binary ? apid_submit_parse_binary(q, lcli_now_ns(), &s, r)
+                : apid_submit_parse(q->body, q->body_len, lcli_now_ns(), &s, r)) < 0)
         goto out;
     if (q->who && !token_may_submit(q->who, s.key)) {
         apid_error(r, 403, "forbidden", "key: token '%s' may not submit jobs to key '%.64s'",

@@ -24,6 +24,8 @@ pkgs+=(dpkg-dev debhelper lintian)
 # tests/apid: curl, a client of zkslot-apid beside the Python one; chromium,
 # the headless browser that loads the status page (apid_test_page)
 pkgs+=(curl chromium)
+# tests/apid/test_listen.sh: a self-signed certificate for apid's HTTPS
+pkgs+=(openssl)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

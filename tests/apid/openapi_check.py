@@ -8,7 +8,9 @@ operationId, unique, and responses; every $ref resolves), then that the
 operations are exactly the routes of `zkslot-apid --routes` (ROUTES.txt,
 "METHOD /path/{param}" lines), and, given BASE_URL of a running apid,
 that the server answers every documented operation with a route (no
-no_route / method_not_allowed) and refuses a path that is not there.
+no_route / method_not_allowed) and refuses a path that is not there, and
+that POST /v1/jobs takes exactly the documented body types, Submit's
+properties and the documented query parameters of an upload.
 Exit 0, or 1 with one line per problem."""
 import json
 import re
@@ -100,6 +102,53 @@ class YamlSubset:
         return s
 
 
+def post(url, data, ctype):
+    """(status, error code, error message) of one POST."""
+    req = urllib.request.Request(url, method="POST", data=data,
+                                 headers={"Content-Type": ctype})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            status, body = r.status, r.read()
+    except urllib.error.HTTPError as e:
+        status, body = e.code, e.read()
+    try:
+        e = json.loads(body).get("error", {})
+        return status, e.get("code", ""), e.get("message", "")
+    except (ValueError, AttributeError):
+        return status, "", ""
+
+
+def listed(message):
+    """The names in the last (a, b, c) of a refusal's message."""
+    m = re.findall(r"\(([a-z_, ]+)\)", message)
+    return set(x.strip() for x in m[-1].split(",")) if m else set()
+
+
+def body_checks(doc, base):
+    """POST /v1/jobs: every documented body type is taken and no other
+    (415); the fields the server knows are Submit's properties; the query
+    parameters it takes with an upload are the documented ones."""
+    bad = []
+    op = doc["paths"]["/v1/jobs"]["post"]
+    types = set(op["requestBody"]["content"])
+    for t in sorted(types | {"application/json", "application/octet-stream", "text/plain",
+                             "multipart/form-data"}):
+        status, code, _ = post(base + "/v1/jobs", b"{}", t)
+        if (status == 415) != (t not in types):
+            bad.append("POST /v1/jobs with %s: %d %s" % (t, status, code))
+    props = set(doc["components"]["schemas"]["Submit"]["properties"])
+    _, _, msg = post(base + "/v1/jobs", b'{"zz_not_a_field": 1}', "application/json")
+    if listed(msg) != props:
+        bad.append("Submit's properties %s, the server's fields %s" %
+                   (sorted(props), sorted(listed(msg))))
+    params = set(p["name"] for p in op.get("parameters", []) if p.get("in") == "query")
+    _, _, msg = post(base + "/v1/jobs?zz_not_a_parameter=1", b"wtns", "application/octet-stream")
+    if listed(msg) != params:
+        bad.append("POST /v1/jobs's query parameters %s, the server's %s" %
+                   (sorted(params), sorted(listed(msg))))
+    return bad
+
+
 def main():
     doc = YamlSubset(open(sys.argv[1]).read()).mapping(0)
     routes = set()
@@ -169,6 +218,7 @@ def main():
                     bad.append("GET /v1/undocumented answered %d %s, not no_route" % (status, code))
             elif not routed:
                 bad.append("%s %s: the server answered %d %s" % (m, p, status, code))
+        bad += body_checks(doc, base)
     for b in bad:
         print("openapi_check: " + b)
     print("openapi_check: %d operations, %d routes, %d problem(s)" %

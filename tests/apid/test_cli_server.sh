@@ -4,8 +4,9 @@
 # directory points elsewhere): submit --input with a request id (a repeat
 # prints the same job), wait (0 done), status --json, result --out (the
 # proofs written here, snarkjs accepts them, their public signals are the
-# inputs'), cancel of a finished job (exit 1) and of a queued one (0),
-# https:// refused.  About 10 s.
+# inputs'), key list and key show (the vk.json; an unknown key exit 1),
+# cancel of a finished job (exit 1) and of a queued one (0), https://
+# refused.  About 10 s.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 . "$ZK_SOURCE_DIR/tests/pipeline/lib_inputs.sh"
@@ -50,6 +51,17 @@ done
 node "$ZK_SOURCE_DIR/tests/pipeline/verify_many.cjs" "$PLI_VK" "${args[@]}" >"$PL_W/verify.out" 2>&1 &&
     [ "$(grep -c '^ok ' "$PL_W/verify.out")" = 2 ] ||
     pl_bad "snarkjs: $(head -n 3 "$PL_W/verify.out")"
+# the keys through apid: the list, one key with its vk.json (export-vk's), an unknown one
+remote key list >"$PL_W/keys.txt"
+grep -q '^bn128  *bn128  *[0-9]' "$PL_W/keys.txt" && grep -q ' yes  *normal$' "$PL_W/keys.txt" ||
+    pl_bad "key list over --server: $(cat "$PL_W/keys.txt")"
+remote key show bn128 >"$PL_W/key.json"
+python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(not (o["name"] == "bn128" and o["vk"] == json.load(open(sys.argv[2])) and "path" not in o))' \
+    "$PL_W/key.json" "$PLI_VK" || pl_bad "key show over --server: $(head -c 300 "$PL_W/key.json")"
+rc=0; remote key show nope 2>"$PL_W/err" || rc=$?
+[ "$rc" = 1 ] && grep -q "no key named 'nope'" "$PL_W/err" || pl_bad "key show of an unknown key: exit $rc: $(cat "$PL_W/err")"
+"$ZKSLOT" key show bn128 | python3 -c 'import json,sys; o=json.load(sys.stdin); sys.exit(not (o["name"] == "bn128" and o["path"]))' ||
+    pl_bad "key show on the ledger"
 rc=0; remote cancel "$j" 2>/dev/null || rc=$?
 [ "$rc" = 1 ] || pl_bad "cancel of a finished job: exit $rc, expected 1"
 pl_stop "${PL_GPUD_PIDS[0]}"

@@ -2,13 +2,15 @@
  * fuzz_api.c -- libFuzzer target for zkslot-apid's request handling
  * before any ledger: the route table (paths, methods, {param} segments),
  * the bearer header against a token table, a query value as an id, and
- * the body of POST /v1/jobs (apid_submit_parse: JSON, fields, inputs).
+ * the body of POST /v1/jobs (apid_submit_parse: JSON, fields, inputs,
+ * base64 witnesses).
  *
  * The input: line 1 "METHOD PATH[?QUERY]", line 2 the Authorization
  * header, the rest the body.  Every refusal is one error object {"error":
  * {"code", "message"}} with a one-line message and a 4xx/5xx status; a
  * routed request has its params; an accepted submit has a key and at
- * least one input, each of which parses back as a JSON object.
+ * least one input, each of which parses back as a JSON object, or at
+ * least one witness, each a .wtns.
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -100,7 +102,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         if (!sub.key || !*sub.key || !sub.ninputs)
             abort();
-        for (size_t i = 0; i < sub.ninputs; i++) {
+        for (size_t i = 0; i < sub.ninputs && sub.witnesses; i++)
+            if (sub.lens[i] < 4 || memcmp(sub.inputs[i], "wtns", 4))
+                abort();   /* a witness passed its format check */
+        for (size_t i = 0; i < sub.ninputs && !sub.witnesses; i++) {
             json_error_t je;
             json_t *o = json_loadb(sub.inputs[i], sub.lens[i], 0, &je);
             if (!json_is_object(o))

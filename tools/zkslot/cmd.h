@@ -49,5 +49,6 @@ ZK_CMD(bench_pool);
 ZK_CMD(bench_pipeline);
 ZK_CMD(bench_inplace);
 ZK_CMD(bench_ledger);
+ZK_CMD(bench_api);
 
 #endif /* ZK_TOOLS_CMD_H */

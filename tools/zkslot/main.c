@@ -24,9 +24,9 @@ static const struct command commands[] = {
     { "export-vk", cmd_export_vk, "KEY.zkey VK.json", 0 },
     { "setup", cmd_setup, "CIRCUIT.r1cs KEY.zkey [--curve bn254|bls12-381]", 1 },
     { "inspect", cmd_inspect, "FILE", 0 },
-    { "bench", cmd_bench, "field|ntt|msm|prove|pool|pipeline|inplace|ledger ...", 0 },
+    { "bench", cmd_bench, "field|ntt|msm|prove|pool|pipeline|inplace|ledger|api ...", 0 },
     { "pool", cmd_pool, "create|ensure|status|check|reap|destroy ...", 0 },
-    { "key", cmd_key, "add NAME FILE | list | load NAME | status | unload NAME", 0 },
+    { "key", cmd_key, "add NAME FILE | list | show NAME | load NAME | status | unload NAME", 0 },
     { "submit", cmd_submit,
       "--key NAME [--out DIR] [--priority CLASS] [--deadline D [--force]] [--request-id ID] "
       "WITNESS.wtns...", 0 },

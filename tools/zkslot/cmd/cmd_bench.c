@@ -16,6 +16,7 @@
 #pragma weak cmd_bench_pipeline
 #pragma weak cmd_bench_inplace
 #pragma weak cmd_bench_ledger
+#pragma weak cmd_bench_api
 
 int cmd_bench(int argc, char **argv)
 {
@@ -27,6 +28,7 @@ int cmd_bench(int argc, char **argv)
         { "msm", cmd_bench_msm },     { "prove", cmd_bench_prove },
         { "pool", cmd_bench_pool },   { "pipeline", cmd_bench_pipeline },
         { "inplace", cmd_bench_inplace }, { "ledger", cmd_bench_ledger },
+        { "api", cmd_bench_api },
     };
     if (argc >= 2) {
         for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++) {

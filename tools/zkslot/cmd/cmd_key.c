@@ -1,6 +1,8 @@
 /*
- * cmd_key.c -- `zkslot key add NAME FILE`, `zkslot key list [--json]`:
- * the proving keys registered in the ledger.
+ * cmd_key.c -- `zkslot key add NAME FILE`, `zkslot key list [--json]`,
+ * `zkslot key show NAME`: the proving keys registered in the ledger.
+ * Under `zkslot --server URL` list and show ask a zkslot-apid instead
+ * (remote.h; what it shows: no paths, no generators; show adds vk.json).
  *
  * `key add` validates the .zkey (zk_zkey_open), hashes the whole file with
  * XXH3-128 and records its absolute path, curve and sizes under NAME
@@ -35,6 +37,7 @@
 
 #include "cmd.h"
 #include "ledger_cli.h"
+#include "remote.h"
 #include "zk/error.h"
 #include "zk/keyfile.h"
 #include "zk/keystore.h"
@@ -250,6 +253,34 @@ static int key_list(struct lcli *c, int json)
         free(s);
     }
     rc = 0;
+out:
+    json_decref(arr);
+    lcli_close(c);
+    return rc;
+}
+
+/* `key show NAME`: the key as `key list --json` shows it, alone.  0, 1
+ * (no such key) or 2. */
+static int key_show(struct lcli *c, const char *name)
+{
+    struct zk_ledger_key k;
+    struct zk_diag d = { "" };
+    json_t *arr = json_array();
+    int rc = 2;
+    if (!arr || lcli_open(c, 0) < 0)
+        goto out;
+    int r = zk_ledger_key_get(c->l, name, &k, &d);
+    if (r == -ENOENT) {
+        fprintf(stderr, "zkslot key show: no key named '%s' (zkslot key list)\n", name);
+        rc = 1;
+    } else if (r < 0) {
+        fprintf(stderr, "zkslot key show: %s\n", d.msg);
+    } else if (print_key(arr, &k) == 0) {
+        char *s = json_dumps(json_array_get(arr, 0), JSON_INDENT(2));
+        if (s)
+            printf("%s\n", s), rc = 0;
+        free(s);
+    }
 out:
     json_decref(arr);
     lcli_close(c);
@@ -497,6 +528,8 @@ static void usage(void)
             "                      [--priority low|normal|high|critical]\n"
             "                      [--config FILE] [--state-dir DIR] [--ledger URL]\n"
             "       zkslot key list [--json] [--config FILE] [--state-dir DIR] [--ledger URL]\n"
+            "       zkslot key show NAME                            (its JSON; with --server\n"
+            "                                                        also its vk.json)\n"
             "       zkslot key load NAME [--precompute none|h|all] [--table-factor F]\n"
             "                                                       (its store beside the pool)\n"
             "       zkslot key status                               (which keys are resident)\n"
@@ -528,6 +561,7 @@ int cmd_key(int argc, char **argv)
     }
     const char *sub = argv[1];
     static const char *const cmds[][2] = { { "add", "key add" }, { "list", "key list" },
+                                           { "show", "key show" },
                                            { "load", "key load" }, { "status", "key status" },
                                            { "unload", "key unload" } };
     unsigned tables = ZK_KEYSTORE_TABLES_NONE, factor = ZK_G16_TABLE_FACTOR_DEFAULT;
@@ -588,6 +622,10 @@ int cmd_key(int argc, char **argv)
     }
     int npos = argc - 1 - optind;
     char **pos = argv + 1 + optind;
+    if (remote_server() && !strcmp(sub, "list") && npos == 0)   /* zkslot --server URL */
+        return remote_keys(NULL, json);
+    if (!strcmp(sub, "show") && npos == 1)
+        return remote_server() ? remote_keys(pos[0], 1) : key_show(&c, pos[0]);
     if (!strcmp(sub, "add") && npos == 2)
         return key_add(&c, pos[0], pos[1], gen, gen_is_cmd, prio);
     if (!strcmp(sub, "list") && npos == 0)

@@ -1,5 +1,5 @@
 /*
- * http_client.c -- one HTTP/1.1 exchange over TCP (contract in
+ * http_client.c -- one HTTP/1.1 exchange over TCP or a unix socket (contract in
  * http_client.h).
  */
 #define _GNU_SOURCE
@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +50,34 @@ static int parse_url(const char *url, char *host, size_t hn, char *port, size_t 
     return (*p == 0 || !strcmp(p, "/")) ? 0 : -1;
 }
 
+static void set_timeouts(int fd, double timeout_s)
+{
+    struct timeval tv = { (time_t)timeout_s, (long)((timeout_s - (double)(time_t)timeout_s) * 1e6) };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+/* "unix:/PATH": zkslot-apid --listen unix:/PATH on this machine. */
+static int connect_unix(const char *path, double timeout_s, char *err, size_t n)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd = -1;
+    if (strlen(path) >= sizeof sa.sun_path) {
+        snprintf(err, n, "%s: a socket path is at most %zu bytes", path, sizeof sa.sun_path - 1);
+        return -1;
+    }
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0) {
+        set_timeouts(fd, timeout_s);
+        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
+            return fd;
+    }
+    snprintf(err, n, "cannot connect to %s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
 static int connect_to(const char *host, const char *port, double timeout_s, char *err, size_t n)
 {
     struct addrinfo hints = { 0 }, *res, *ai;
@@ -58,14 +87,12 @@ static int connect_to(const char *host, const char *port, double timeout_s, char
         snprintf(err, n, "%s: %s", host, gai_strerror(r));
         return -1;
     }
-    struct timeval tv = { (time_t)timeout_s, (long)((timeout_s - (double)(time_t)timeout_s) * 1e6) };
     int e = 0;
     for (ai = res; ai && fd < 0; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
         if (fd < 0)
             continue;
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        set_timeouts(fd, timeout_s);
         if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
             e = errno;
             close(fd);
@@ -132,12 +159,18 @@ int http_call(const char *base_url, const char *method, const char *path, const 
     size_t len = 0, cap = 0;
     int rc = -1, fd;
     memset(ret, 0, sizeof *ret);
-    if (parse_url(base_url, host, sizeof host, port, sizeof port) < 0) {
-        snprintf(err, n, "'%s' is not http://HOST[:PORT]%s", base_url,
+    if (!strncmp(base_url, "unix:/", 6)) {   /* the Host header names no host */
+        snprintf(host, sizeof host, "localhost");
+        snprintf(port, sizeof port, "80");
+        fd = connect_unix(base_url + 5, timeout_s, err, n);
+    } else if (parse_url(base_url, host, sizeof host, port, sizeof port) < 0) {
+        snprintf(err, n, "'%s' is not http://HOST[:PORT] or unix:/PATH%s", base_url,
                  strncmp(base_url, "https:", 6) ? "" : " (no TLS here: use a tunnel or proxy)");
         return -1;
+    } else {
+        fd = connect_to(host, port, timeout_s, err, n);
     }
-    if ((fd = connect_to(host, port, timeout_s, err, n)) < 0)
+    if (fd < 0)
         return -1;
     int rl = asprintf(&req, "%s %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n"
                       "Accept: application/json\r\n%s%s%s%s%s%zu\r\n\r\n%s",

@@ -21,8 +21,9 @@ struct http_resp {
 /*
  * METHOD base_url + path, with `body` (NULL: none) as application/json and
  * `token` (NULL: none) as a bearer token; the whole exchange within
- * timeout_s seconds.  0 with *ret filled (free ret->body), or -1 with one
- * line in err (n bytes): a URL that is not http://HOST[:PORT], a host that
+ * timeout_s seconds.  base_url is http://HOST[:PORT] or unix:/PATH (a
+ * zkslot-apid --listen unix:/PATH).  0 with *ret filled (free ret->body), or -1 with one
+ * line in err (n bytes): a URL that is neither, a host that
  * does not resolve, a refused connection, a timeout, a malformed answer.
  */
 int http_call(const char *base_url, const char *method, const char *path, const char *body,

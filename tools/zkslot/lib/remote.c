@@ -68,19 +68,40 @@ static const char *str(json_t *o, const char *k)
     return s ? s : "";
 }
 
+json_t *remote_base64_file(const char *path)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = 0;
+    unsigned char *b = (unsigned char *)g16_cli_read_file("submit", path, ZK_LEDGER_INPUT_MAX, &n);
+    char *t = b ? malloc((n + 2) / 3 * 4 + 1) : NULL;
+    size_t o = 0;
+    json_t *s = NULL;
+    for (size_t i = 0; t && i < n; i += 3) {
+        uint32_t v = (uint32_t)b[i] << 16 | (i + 1 < n ? (uint32_t)b[i + 1] << 8 : 0) |
+                     (i + 2 < n ? b[i + 2] : 0);
+        t[o++] = abc[v >> 18];
+        t[o++] = abc[v >> 12 & 63];
+        t[o++] = i + 1 < n ? abc[v >> 6 & 63] : '=';
+        t[o++] = i + 2 < n ? abc[v & 63] : '=';
+    }
+    if (t)
+        s = json_stringn(t, o);
+    free(t);
+    free(b);
+    return s;
+}
+
 int remote_submit(const char *key, char **files, int n, int input, int priority,
                   int64_t deadline_ns, const char *request_id)
 {
     json_t *body = json_object(), *inputs = json_array(), *o = NULL;
     int rc = 2;
-    if (!input) {
-        fprintf(stderr, "zkslot submit: --server: jobs from witness files cannot be sent to an "
-                "API server; submit circuit inputs (--input); nothing submitted\n");
-        goto out;
-    }
     for (int i = 0; i < n; i++) {
         json_error_t je;
-        json_t *in = json_load_file(files[i], 0, &je);
+        /* a witness travels as base64 in "witnesses" (docs/api.yaml) */
+        json_t *in = input ? json_load_file(files[i], 0, &je) : remote_base64_file(files[i]);
+        if (!in && !input)
+            goto out;
         if (!in) {
             fprintf(stderr, "zkslot submit: %s:%d:%d: %s; nothing submitted\n", files[i],
                     je.line, je.column, je.text);
@@ -89,7 +110,7 @@ int remote_submit(const char *key, char **files, int n, int input, int priority,
         json_array_append_new(inputs, in);
     }
     json_object_set_new(body, "key", json_string(key));
-    json_object_set(body, "inputs", inputs);
+    json_object_set(body, input ? "inputs" : "witnesses", inputs);
     if (priority >= 0)
         json_object_set_new(body, "priority", json_string(zk_priority_name(priority)));
     if (deadline_ns) {   /* whole seconds, rounded up: never earlier than asked */
@@ -247,4 +268,44 @@ int remote_cancel(int64_t id)
     }
     json_decref(o);
     return rc;
+}
+
+int remote_keys(const char *name, int json)
+{
+    char path[300];
+    json_t *o = NULL;
+    if (name && (!*name || strcspn(name, "/?#% ") != strlen(name) || strlen(name) > 200)) {
+        fprintf(stderr, "zkslot key show: '%s' is not a key name\n", name);
+        return 2;
+    }
+    snprintf(path, sizeof path, name ? "/v1/keys/%s" : "/v1/keys", name ? name : "");
+    int st = call(name ? "key show" : "key list", "GET", path, NULL, REMOTE_TIMEOUT_S, 1 | 8, &o);
+    if (st < 0)
+        return 2;
+    if (st == 404) {   /* the server's message: "no key named 'NAME'" */
+        fprintf(stderr, "zkslot key show: %s\n",
+                str(json_object_get(o, "error"), "message"));
+        json_decref(o);
+        return 1;
+    }
+    if (json || name) {
+        char *s = json_dumps(name ? o : json_object_get(o, "keys"), JSON_INDENT(2));
+        if (s)
+            printf("%s\n", s);
+        free(s);
+    } else {
+        size_t i;
+        json_t *k;
+        printf("%-20s %-8s %10s %8s %10s %-32s %-6s %s\n", "NAME", "CURVE", "NVARS", "NPUBLIC",
+               "DOMAIN", "XXH3-128", "INPUTS", "CLASS");
+        json_array_foreach(json_object_get(o, "keys"), i, k)
+            printf("%-20s %-8s %10lld %8lld %10lld %-32s %-6s %s\n", str(k, "name"),
+                   str(k, "curve"), (long long)json_integer_value(json_object_get(k, "n_vars")),
+                   (long long)json_integer_value(json_object_get(k, "n_public")),
+                   (long long)json_integer_value(json_object_get(k, "domain_size")),
+                   str(k, "hash"), json_is_true(json_object_get(k, "inputs")) ? "yes" : "no",
+                   str(k, "priority"));
+    }
+    json_decref(o);
+    return 0;
 }
