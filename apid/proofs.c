@@ -7,6 +7,11 @@
  *   /proofs      {"proofs": [{"index": K, "proof": {...}, "public": [...]}, ...]}
  *                (the done partitions, in index order)
  *   /proofs/{k}  {"proof": {...}, "public": [...]}; 409 "not_done" before
+ *
+ * A result is served only as the proof of its partition's statement
+ * (zk_result_check: the signals synthd recorded, the proof verified with
+ * the key's file where it is on this machine); otherwise 500
+ * "result_mismatch" naming the partition, and nothing of it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +19,7 @@
 
 #include "apid.h"
 #include "zk/error.h"
+#include "zk/statement.h"
 
 struct proofs_ctx {
     zk_ledger *l;
@@ -23,15 +29,26 @@ struct proofs_ctx {
     int state;                        /* of `want` */
     int found;
     struct zk_diag d;
+    struct zk_ledger_key key;         /* the job's */
+    struct zk_groth16_vk vk;          /* where its file is here */
+    int have_vk;
 };
 
-/* The result of partition id as {"proof", "public"}; NULL with rc set. */
-static json_t *result_obj(zk_ledger *l, int64_t id, int *rc, struct zk_diag *d)
+/* The result of partition p as {"proof", "public"}, only as the proof of
+ * p's statement (zk/statement.h); NULL with rc set (ZK_ESTATEMENT: not). */
+static json_t *result_obj(struct proofs_ctx *c, const struct zk_ledger_part *p, int *rc)
 {
     struct zk_ledger_result res;
     json_error_t je;
-    if ((*rc = zk_ledger_part_result(l, id, &res, d)) < 0)
+    struct zk_diag *d = &c->d;
+    int64_t id = p->id;
+    if ((*rc = zk_ledger_part_result(c->l, id, &res, d)) < 0)
         return NULL;
+    if ((*rc = zk_result_check(&c->key, p, c->have_vk ? &c->vk : NULL, res.proof, res.pub,
+                               d)) < 0) {
+        zk_ledger_result_free(&res);
+        return NULL;
+    }
     json_t *proof = json_loadb(res.proof, res.proof_len, 0, &je);
     json_t *pub = json_loadb(res.pub, res.pub_len, 0, &je);
     zk_ledger_result_free(&res);
@@ -55,13 +72,13 @@ static int each_part(void *ctx, const struct zk_ledger_part *p)
             return 0;
         c->found = 1;
         c->state = p->state;
-        if (p->state == ZK_PART_DONE && !(c->one = result_obj(c->l, p->id, &rc, &c->d)))
+        if (p->state == ZK_PART_DONE && !(c->one = result_obj(c, p, &rc)))
             return rc;
         return 0;
     }
     if (p->state != ZK_PART_DONE)
         return 0;
-    json_t *o = result_obj(c->l, p->id, &rc, &c->d);
+    json_t *o = result_obj(c, p, &rc);
     if (!o)
         return rc == -ENOENT ? 0 : rc;   /* done by a zkslot that kept none */
     json_object_set_new(o, "index", json_integer(p->index));
@@ -85,7 +102,14 @@ static int serve(struct apid *a, struct apid_req *q, struct apid_reply *r, int o
     c.arr = one ? NULL : json_array();
     int rc = zk_ledger_job_get(c.l, id, &j, &c.d), nojob = rc == -ENOENT;
     if (rc == 0)
+        rc = zk_ledger_key_get_id(c.l, j.key_id, &c.key, &c.d);
+    if (rc == 0) {
+        struct zk_diag dv = { "" };   /* no file here: signals checked alone */
+        c.have_vk = zk_result_vk(&c.key, &c.vk, &dv) == 0;
         rc = zk_ledger_part_list(c.l, id, each_part, &c, &c.d);
+        if (c.have_vk)
+            zk_groth16_vk_done(&c.vk);
+    }
     apid_ledger_put(a, c.l, rc == ZK_ELEDGER);
     if (nojob) {
         json_decref(c.arr);
@@ -94,6 +118,8 @@ static int serve(struct apid *a, struct apid_req *q, struct apid_reply *r, int o
     if (rc < 0) {
         json_decref(c.arr);
         json_decref(c.one);
+        if (rc == ZK_ESTATEMENT)
+            return apid_error(r, 500, "result_mismatch", "%s", c.d.msg);
         if (rc == -ENOENT)
             return apid_error(r, 404, "no_proof", "job %lld partition %lld: no result kept "
                               "(proved by a zkslot that kept none)", (long long)id,

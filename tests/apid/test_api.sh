@@ -96,6 +96,23 @@ read -r st j3 < <(python3 "$client" "$APID_URL" submit bn128 py-bn128 "$in/bn128
 [ "$(njobs)" = "$before" ] || pl_bad "retry after kill -9 queued a job"
 echo "ok: retry after kill -9 of apid: job $j3 again"
 
+# a result row rewritten in the ledger (partition 0 given partition 1's
+# proof and signals, as the file's owner could): served as neither
+# partition's; partition 1 still is (zk/statement.h)
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE partitions SET (proof_json, public_json) = (SELECT proof_json, public_json"
+          " FROM partitions WHERE job_id = ? AND idx = 1) WHERE job_id = ? AND idx = 0",
+          (int(sys.argv[2]), int(sys.argv[2])))
+c.commit()' "$ZKSLOT_STATE_DIR/ledger.db" "$j_bn128"
+code=$(apid_req GET "/v1/jobs/$j_bn128/proofs/0")
+[ "$code" = 500 ] && [ "$(apid_code)" = result_mismatch ] &&
+    grep -q "not the ones synthesized" "$PL_W/resp" ||
+    pl_bad "a swapped result row: GET /proofs/0 answered $code $(apid_code): $(head -c 300 "$PL_W/resp")"
+code=$(apid_req GET "/v1/jobs/$j_bn128/proofs/1")
+[ "$code" = 200 ] || pl_bad "partition 1's own result: $code $(apid_code)"
+echo "ok: a swapped result row is answered 500 result_mismatch, not served"
+
 # refusals: stable codes, nothing queued
 before=$(njobs)
 refuse() {   # WANT_STATUS WANT_CODE WHAT CURL ARGS...
