@@ -764,7 +764,9 @@ int GROUP_FN(msm_table_build)(struct zk_msm_table *table, const GROUP_AFFINE_T *
 /* 1 if the MSM of n points with opts takes the GLV path. */
 static int GROUP_FN(msm_uses_glv)(size_t n, const struct zk_msm_opts *opts)
 {
-    return n >= MSM_GLV_MIN && !(opts && (opts->table || opts->glv == ZK_MSM_GLV_OFF));
+    unsigned glv = opts ? opts->glv : ZK_MSM_GLV_AUTO;
+    return n >= MSM_GLV_MIN && !(opts && opts->table) && glv != ZK_MSM_GLV_OFF &&
+           (n < MSM_GLV_MAX || glv == ZK_MSM_GLV_ON);
 }
 
 /* Scratch bytes of msm_any (msm_scratch_size's contract). */
