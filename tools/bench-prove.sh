@@ -11,7 +11,9 @@
 # domain 2^16; others in tests/interop/circuits: g16_bench_sha256_pub, the
 # same with its 256 digest bits public, g16_bench_mimc, 64 x MiMC7 with
 # full-width values, 2^15, g16_bench_merkle, a Poseidon Merkle path of
-# depth 20, 2^13; input NAME.input.json beside it where there is one) is
+# depth 20, 2^13; chain_N, N chained multiplications of full-width values
+# (the scale: chain_250000 is 2^18, chain_1000000 2^20); input
+# NAME.input.json beside it where there is one) is
 # compiled with the pinned circom2 --O2, its key made by
 # `zkslot setup`, its witness by snarkjs, all cached under
 # BUILD_DIR/interop-work (ZK_INTEROP_WORK).  Every tool's proof is checked
@@ -46,7 +48,7 @@ while [ $# -gt 0 ]; do
     --circuit) circuit=$2; shift 2 ;;
     --store) store=$2; shift 2 ;;
     --table-factor) factor=$2; shift 2 ;;
-    -h | --help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-prove: unknown option $1" >&2; exit 2 ;;
     *) build=$(cd "$1" && pwd); shift ;;
     esac
@@ -74,6 +76,7 @@ fi
 # the circuit's input: circuits/NAME.input.json where there is one, else
 # the two 64-bit x of the SHA-256 circuits
 input=$ZK_INTEROP_DIR/circuits/$circuit.input.json
+case "$circuit" in chain_[0-9]*) input=$ZK_INTEROP_DIR/circuits/chain.input.json ;; esac
 if [ ! -f "$input" ]; then
     input=$w/input.json
     printf '{"x": ["5", "77"]}\n' >"$input"
