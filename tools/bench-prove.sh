@@ -8,7 +8,13 @@
 #                        [--store none|h|all] [--table-factor F]
 #
 # The circuit (default g16_bench_sha256: circomlib SHA-256 of 119 bytes,
-# domain 2^16) is compiled with the pinned circom2 --O2, its key made by
+# domain 2^16; others in tests/interop/circuits: g16_bench_sha256_pub, the
+# same with its 256 digest bits public, g16_bench_mimc, 64 x MiMC7 with
+# full-width values, 2^15, g16_bench_merkle, a Poseidon Merkle path of
+# depth 20, 2^13; chain_N, N chained multiplications of full-width values
+# (the scale: chain_250000 is 2^18, chain_1000000 2^20); input
+# NAME.input.json beside it where there is one) is
+# compiled with the pinned circom2 --O2, its key made by
 # `zkslot setup`, its witness by snarkjs, all cached under
 # BUILD_DIR/interop-work (ZK_INTEROP_WORK).  Every tool's proof is checked
 # with `snarkjs groth16 verify` first.  Then K rounds (default 5): each
@@ -21,7 +27,8 @@
 # --store P: the key is resident in a key store beside a private pool
 # (`zkslot key load --precompute P --table-factor F`), which every zkslot
 # run finds by the key's content hash (docs/keystore.md); the store's
-# build is not timed.
+# build is not timed.  Printed too: each tool's peak RSS (the largest of its
+# runs, from /usr/bin/time), and `zkslot bench prove`'s per-stage medians.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$src/build
@@ -41,7 +48,7 @@ while [ $# -gt 0 ]; do
     --circuit) circuit=$2; shift 2 ;;
     --store) store=$2; shift 2 ;;
     --table-factor) factor=$2; shift 2 ;;
-    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-prove: unknown option $1" >&2; exit 2 ;;
     *) build=$(cd "$1" && pwd); shift ;;
     esac
@@ -66,10 +73,18 @@ if [ ! -f "$key" ] || [ "$key" -ot "$d/$circuit.r1cs" ]; then
     "$zkslot" setup "$d/$circuit.r1cs" "$key.tmp" --curve bn128 >/dev/null 2>&1
     mv "$key.tmp" "$key"
 fi
-printf '{"x": ["5", "77"]}\n' >"$w/input.json"
-wtns=$(zk_witness "$d/${circuit}_js/$circuit.wasm" "$w/input.json" "$w/$circuit-O2.wtns")
-[ -f "$w/vk.json" ] && [ "$w/vk.json" -nt "$key" ] ||
-    zk_snarkjs zkey export verificationkey "$key" "$w/vk.json" >/dev/null
+# the circuit's input: circuits/NAME.input.json where there is one, else
+# the two 64-bit x of the SHA-256 circuits
+input=$ZK_INTEROP_DIR/circuits/$circuit.input.json
+case "$circuit" in chain_[0-9]*) input=$ZK_INTEROP_DIR/circuits/chain.input.json ;; esac
+if [ ! -f "$input" ]; then
+    input=$w/input.json
+    printf '{"x": ["5", "77"]}\n' >"$input"
+fi
+wtns=$(zk_witness "$d/${circuit}_js/$circuit.wasm" "$input" "$w/$circuit-O2.wtns")
+vk=$w/$circuit-O2.vk.json
+[ -f "$vk" ] && [ "$vk" -nt "$key" ] ||
+    zk_snarkjs zkey export verificationkey "$key" "$vk" >/dev/null
 
 tmp=$(mktemp -d /tmp/zkslot-bench-prove.XXXXXX)
 cleanup() {
@@ -99,7 +114,7 @@ for i in "${!names[@]}"; do
     c=${cmds[$i]//PROOF/$tmp/${names[$i]}.json}
     c=${c//PUBLIC/$tmp/${names[$i]}-pub.json}
     $c >/dev/null 2>&1 || { echo "bench-prove: ${names[$i]} failed: $c" >&2; exit 1; }
-    zk_snarkjs groth16 verify "$w/vk.json" "$tmp/${names[$i]}-pub.json" "$tmp/${names[$i]}.json" |
+    zk_snarkjs groth16 verify "$vk" "$tmp/${names[$i]}-pub.json" "$tmp/${names[$i]}.json" |
         grep -q OK || { echo "bench-prove: snarkjs rejects the ${names[$i]} proof" >&2; exit 1; }
 done
 echo "bench-prove: $circuit, $repeats interleaved rounds, $threads threads, $(nproc) CPUs," \
@@ -113,29 +128,41 @@ names = open(f"{tmp}/names").read().split("\n")[:-1]
 cmds = open(f"{tmp}/cmds").read().split("\n")[:-1]
 wall = {n: [] for n in names}
 cpu = {n: [] for n in names}
+rss = {n: [] for n in names}
 def run(i):
     n = names[i]
     argv = [a.replace("PROOF", f"{tmp}/{n}.json").replace("PUBLIC", f"{tmp}/{n}-pub.json")
             for a in shlex.split(cmds[i])]
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # GNU time forks the tool from its own small image and reports its
+    # peak RSS; a child of this Python would inherit Python's as a floor
+    argv = ["/usr/bin/time", "-f", "%M", "-o", f"{tmp}/rss", "--"] + argv
     t0 = time.monotonic()
-    p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)   # time's and the tool's rusage
     t1 = time.monotonic()
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if p.returncode:
-        sys.exit(f"bench-prove: {n} failed: {p.stderr.decode()[-300:]}")
+    p.returncode = 0   # reaped by wait4
+    if status:
+        sys.exit(f"bench-prove: {n} failed: {err.decode()[-300:]}")
     wall[n].append(t1 - t0)
-    cpu[n].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+    cpu[n].append(ru.ru_utime + ru.ru_stime)
+    rss[n].append(int(open(f"{tmp}/rss").read().split()[-1]) / 1024)   # KiB -> MiB
 for r in range(repeats):
     for j in range(len(names)):
         run((r + j) % len(names))
 ref = "rapidsnark" if "rapidsnark" in names else ("baseline" if "baseline" in names else None)
 med = lambda v: statistics.median(v)
-print(f"{'tool':<11} {'wall s':>8} {'cpu s':>8}" + (f" {'wall/' + ref:>16} {'cpu/' + ref:>15}" if ref else ""))
+print(f"{'tool':<11} {'wall s':>8} {'cpu s':>8} {'rss MiB':>8}" +
+      (f" {'wall/' + ref:>16} {'cpu/' + ref:>15} {'rss/' + ref:>15}" if ref else ""))
 for n in names:
-    line = f"{n:<11} {med(wall[n]):8.3f} {med(cpu[n]):8.3f}"
+    line = f"{n:<11} {med(wall[n]):8.3f} {med(cpu[n]):8.3f} {max(rss[n]):8.1f}"
     if ref:
-        line += f" {med(wall[n]) / med(wall[ref]):16.2f} {med(cpu[n]) / med(cpu[ref]):15.2f}"
+        line += (f" {med(wall[n]) / med(wall[ref]):16.2f} {med(cpu[n]) / med(cpu[ref]):15.2f}"
+                 f" {max(rss[n]) / max(rss[ref]):15.2f}")
     print(line)
 print("runs (wall s): " + "; ".join(n + " " + " ".join(f"{x:.3f}" for x in wall[n]) for n in names))
 PY
+# per stage: the same key and witness proved in one process (key and
+# witness loaded once, untimed; medians of the same number of proofs)
+"$zkslot" bench prove "$key" "$wtns" --threads "$threads" --repeats "$repeats" \
+    ${store:+--precompute "$store"} ${factor:+--table-factor "$factor"} | sed 's/^/stages: /'

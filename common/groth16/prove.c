@@ -454,13 +454,13 @@ int zk_groth16_pending_new(const struct zk_groth16_key *k, const zk_scalar *w,
     return 0;
 }
 
-/* Scratch bytes for the G1 MSMs of prove_start, and also B2's if g2. */
-static size_t g16_scratch_size(const struct zk_groth16_key *k, unsigned nthreads, int g2)
+/* Scratch bytes for the G1 MSMs of prove_start. */
+static size_t g16_scratch_size(const struct zk_groth16_key *k, unsigned nthreads)
 {
     const struct zk_zkey_header *h = &k->hdr;
     const size_t n[3] = { h->n_vars, h->n_vars - h->n_public - 1, h->domain_size };
     static const enum zk_groth16_msm id[3] = { ZK_G16_MSM_A, ZK_G16_MSM_C, ZK_G16_MSM_H };
-    size_t m = g2 ? k->ops->msm_g2_scratch(h->n_vars, nthreads, k->tab[ZK_G16_MSM_B2]) : 0;
+    size_t m = 0;
     for (int i = 0; i < 3; i++) {
         size_t x = k->ops->msm_g1_scratch(n[i], nthreads, k->tab[id[i]]);
         if (i == 0) {                 /* B1 has A's count, maybe not its table */
@@ -474,7 +474,7 @@ static size_t g16_scratch_size(const struct zk_groth16_key *k, unsigned nthreads
 
 /*
  * prove_start with the MSMs' scratch memory: `scratch` holds at least
- * g16_scratch_size(k, nthreads, 0) bytes, or is NULL to allocate it here
+ * g16_scratch_size(k, nthreads) bytes, or is NULL to allocate it here
  * (once for all four MSMs: fresh memory is zeroed by the kernel on first
  * touch, a cost each MSM paid again when it allocated its own).
  */
@@ -496,7 +496,7 @@ static int g16_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scal
     ops = k->ops;
     h = &k->hdr;
     if (!scratch) {
-        if (!(mem = zk_secret_alloc(g16_scratch_size(k, nthreads, 0))))
+        if (!(mem = zk_secret_alloc(g16_scratch_size(k, nthreads))))
             return -ENOMEM;
         scratch = mem;
     }
@@ -659,21 +659,31 @@ int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigne
         return ZK_EBADPARAMS;
     if (!(k->what & ZK_G16_LOAD_POINTS) || !(k->what & ZK_G16_LOAD_COEFS))
         return ZK_ESTATE;
-    /* one block for a, b, c and every MSM's scratch, faulted in once */
+    /* one block for a, b, c and every MSM's scratch, faulted in once: b
+     * and c are dead once h is in a (before the first MSM), so the G1
+     * MSMs' scratch starts at b, and a is dead after H's MSM, so B2's
+     * starts at a (the block: the largest of the three, not their sum) */
     n = k->hdr.domain_size;
-    size_t abc_bytes = (3 * n * sizeof(zk_scalar) + 63) & ~(size_t)63;
-    abc = zk_secret_alloc(abc_bytes + g16_scratch_size(k, nthreads, 1));
+    size_t a_bytes = (n * sizeof(zk_scalar) + 63) & ~(size_t)63;
+    size_t bytes = 3 * a_bytes;
+    size_t g1 = a_bytes + g16_scratch_size(k, nthreads);
+    size_t g2 = k->ops->msm_g2_scratch(k->hdr.n_vars, nthreads, k->tab[ZK_G16_MSM_B2]);
+    bytes = g1 > bytes ? g1 : bytes;
+    bytes = g2 > bytes ? g2 : bytes;
+    abc = zk_secret_alloc(bytes);
     if (!abc)
         return -ENOMEM;
-    scratch = (uint8_t *)abc + abc_bytes;
+    scratch = (uint8_t *)abc + a_bytes;
     t0 = zk_g16_now();
-    rc = zk_groth16_synthesize(k, w, abc, abc + n, abc + 2 * n, nthreads);
+    rc = zk_groth16_synthesize(k, w, abc, (zk_scalar *)scratch,
+                               (zk_scalar *)scratch + a_bytes / sizeof *abc, nthreads);
     t1 = zk_g16_now();
     if (rc == 0)
-        rc = g16_start(k, w, abc, abc + n, abc + 2 * n, nthreads, scratch, &p);
+        rc = g16_start(k, w, abc, (zk_scalar *)scratch, (zk_scalar *)scratch + a_bytes / sizeof *abc,
+                       nthreads, scratch, &p);
     if (rc == 0) {
         p->t.synth = t1 - t0;
-        rc = g16_finalize(p, nthreads, scratch, proof);
+        rc = g16_finalize(p, nthreads, abc, proof);
     }
     zk_groth16_pending_free(p);
     zk_big_free(abc);

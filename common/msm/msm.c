@@ -99,11 +99,14 @@ static void msm_count_small(const limb_t *k, size_t n, size_t *ret_ones, size_t 
 /*
  * Window size minimizing a cost model in field multiplications for scalars
  * of `bits` bits: ceil(bits/c) windows, each n bucket additions (affine
- * batched ~6.5M, mixed Jacobian ~11M) plus 2^(c-1) buckets to reduce (~27M).
+ * batched ~6.5M, mixed Jacobian ~11M) plus 2^(c-1) buckets to reduce
+ * (~27M in Jacobian; ~12M with the affine method, whose reduction runs
+ * 256 buckets' sums in lockstep, one inversion per step: counting 27 there
+ * chose c = 12 for GLV's 2^16 half-scalars, 13 is ~10 % less CPU).
  */
 static unsigned msm_auto_window(size_t n, unsigned bits, int affine, int g2)
 {
-    double add = affine ? 6.5 : 11.0, red = 27.0, best = 0;
+    double add = affine ? 6.5 : 11.0, red = affine ? 12.0 : 27.0, best = 0;
     unsigned bc = 1, cmax = affine ? (g2 ? 15 : 16) : 16;
     (void)g2;
     for (unsigned c = 1; c <= cmax; c++) {
@@ -149,7 +152,12 @@ static void msm_plan_common(struct msm_plan *pl, size_t n, size_t nwin, unsigned
     if (a->batch) {
         pl->batch = a->batch;
     } else {
-        size_t b = nbk / 8;
+        /* nbk / 8, but up to 256 from nbk / 4 on: windows of 10 and 11
+         * bits (small MSMs) had batches of 64 and 128, their inversions
+         * 40 % of an addition's cost (bench msm 2^13: 256 is ~10 % less
+         * CPU; 1024 at 2^15 and 2^16, 5 % more) */
+        size_t b = nbk / 8, q = nbk / 4 < 256 ? nbk / 4 : 256;
+        b = b > q ? b : q;
         pl->batch = (unsigned)(b < 32 ? 32 : b > 1024 ? 1024 : b);
     }
     if (a->chunks) {

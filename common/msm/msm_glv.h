@@ -1,6 +1,7 @@
 /*
  * msm_glv.h -- the GLV scalar split of the MSM (common/msm), exposed for
- * tests.  zk/msm.h's G_msm uses it from MSM_GLV_MIN points on unless
+ * tests.  zk/msm.h's G_msm uses it from MSM_GLV_MIN points to below
+ * MSM_GLV_MAX (from MSM_GLV_MIN on with ZK_MSM_GLV_ON) unless
  * zk_msm_opts.glv is ZK_MSM_GLV_OFF or a table is given.
  *
  * Every group here has the endomorphism phi(x, y) = (beta x, y), beta a cube
@@ -28,6 +29,17 @@
 
 /* Below this many points the plain (256-bit) path is used. */
 #define MSM_GLV_MIN 64
+/*
+ * From this many points on, too, unless opts->glv is ZK_MSM_GLV_ON: the
+ * split's 2n points and scalars (3 times the scalars' and points' bytes,
+ * 12 MiB for 2^16 G1 points) buy little there.  zkslot bench msm, CPU
+ * seconds with and without GLV, BN254 G1: 2^13 -15 %, 2^15 -12 %, 2^16
+ * -0 to -4 %, 2^17 -6 %, 2^18 +8 %; G2 2^15 -13 %, 2^16 -3 %.  Since GLV
+ * keeps only phi(P) it gains ~9 % at 2^16 G1, but its head (8 MiB there)
+ * took a SHA-256 proof of 2^16 from 50 to 57 MiB, over rapidsnark's 55:
+ * the limit stays (raise it when the head shrinks further).
+ */
+#define MSM_GLV_MAX ((size_t)1 << 16)
 
 /*
  * Splits k (4 limbs, any value below 2^256; reduced mod r first) into

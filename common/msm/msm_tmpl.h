@@ -65,6 +65,9 @@ struct GROUP_FN(msm_actx) {
  */
 struct GROUP_FN(msm_job) {
     const GROUP_AFFINE_T *points;
+    const GROUP_AFFINE_T *phi;     /* GLV: entry t >= half is phi[t - half], */
+    const uint8_t *neg;            /* negated where neg[t]; both NULL without */
+    size_t half;
     const limb_t *scalars;
     size_t n, npts;
     unsigned stride;
@@ -75,6 +78,13 @@ struct GROUP_FN(msm_job) {
     GROUP_T *results;                 /* nwin * chunks window partial sums */
     atomic_uint next;              /* next task */
 };
+
+/* The point of entry t (the GLV view's phi(P) in its second half). */
+static inline const GROUP_AFFINE_T *GROUP_FN(msm_point)(const struct GROUP_FN(msm_job) *jb,
+                                                         size_t t)
+{
+    return jb->phi && t >= jb->half ? &jb->phi[t - jb->half] : &jb->points[t];
+}
 
 /* Out-of-line point operations: one copy each (compile time, code size). */
 static __attribute__((noinline)) void GROUP_FN(msm_add)(GROUP_T *r, const GROUP_T *p,
@@ -207,7 +217,8 @@ static void GROUP_FN(msm_fill_affine)(struct GROUP_FN(msm_job) *jb, struct GROUP
         int d = msm_digit(jb->scalars + 4 * i, s, c);
         if (d == 0)
             continue;
-        struct GROUP_FN(msm_ent) e = { &jb->points[t], (uint32_t)(d < 0 ? -d : d) - 1, d < 0 };
+        struct GROUP_FN(msm_ent) e = { GROUP_FN(msm_point)(jb, t), (uint32_t)(d < 0 ? -d : d) - 1,
+                                       (uint32_t)(d < 0) ^ (jb->neg ? jb->neg[t] : 0u) };
         if (GROUP_FN(affine_is_inf)(e.p))
             continue;
         while (cx->st[e.b] == MSM_LOCKED) {
@@ -322,9 +333,9 @@ static void GROUP_FN(msm_window_jac)(GROUP_T *ret, struct GROUP_FN(msm_job) *jb,
         int d = msm_digit(jb->scalars + 4 * i, s, c);
         if (d == 0)
             continue;
-        const GROUP_AFFINE_T *p = &jb->points[t];
+        const GROUP_AFFINE_T *p = GROUP_FN(msm_point)(jb, t);
         size_t b = (size_t)(d < 0 ? -d : d) - 1;
-        if (d < 0) {
+        if ((d < 0) ^ (jb->neg ? jb->neg[t] : 0)) {
             GROUP_FN(affine_neg)(&q, p);
             p = &q;
         }
@@ -443,11 +454,14 @@ static int GROUP_FN(msm_plan)(struct msm_plan *pl, size_t npts, unsigned bits,
 
 /* Pippenger over npts entries (n scalars of at most bits_max bits; with a
  * table its first nblocks blocks: struct msm_job), scratch of the plan's
- * size. */
-static int GROUP_FN(msm_core)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scalars,
-                               size_t n, unsigned bits_max, unsigned nthreads, void *scratch,
-                               const struct zk_msm_opts *opts, const struct zk_msm_table *tab,
-                               unsigned nblocks)
+ * size.  With phi (GLV, no table): entry t < n / 2 is points[t], entry
+ * t >= n / 2 is phi[t - n / 2], each negated where neg[t]. */
+static int GROUP_FN(msm_core_view)(GROUP_T *ret, const GROUP_AFFINE_T *points,
+                                    const GROUP_AFFINE_T *phi, const uint8_t *neg,
+                                    const limb_t *scalars, size_t n, unsigned bits_max,
+                                    unsigned nthreads, void *scratch,
+                                    const struct zk_msm_opts *opts,
+                                    const struct zk_msm_table *tab, unsigned nblocks)
 {
     struct GROUP_FN(msm_job) jb;
     void *mem = NULL;
@@ -472,6 +486,9 @@ static int GROUP_FN(msm_core)(GROUP_T *ret, const GROUP_AFFINE_T *points, const 
         scratch = mem;
     }
     jb.points = points;
+    jb.phi = phi;
+    jb.neg = neg;
+    jb.half = n / 2;
     jb.scalars = scalars;
     jb.n = n;
     jb.stride = tab ? tab->rounds : 0;
@@ -500,44 +517,60 @@ static int GROUP_FN(msm_core)(GROUP_T *ret, const GROUP_AFFINE_T *points, const 
     return 0;
 }
 
+/* msm_core_view without a GLV view: entry t is points[t], as it is. */
+static int GROUP_FN(msm_core)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scalars,
+                               size_t n, unsigned bits_max, unsigned nthreads, void *scratch,
+                               const struct zk_msm_opts *opts, const struct zk_msm_table *tab,
+                               unsigned nblocks)
+{
+    return GROUP_FN(msm_core_view)(ret, points, NULL, NULL, scalars, n, bits_max, nthreads,
+                                   scratch, opts, tab, nblocks);
+}
+
 /* ---- GLV: sum k_i P_i = sum (+-|k1_i|) P_i + (+-|k2_i|) phi(P_i) --------- */
 
 /* GLV: nominal bit length of the split scalars (|k1|, |k2| < 2^129). */
 #define MSM_GLV_BITS 129
 
-/* GLV working memory ahead of the inner MSM's: 2n points, 2n scalars. */
+/* GLV working memory ahead of the inner MSM's: n points phi(P), 2n
+ * scalars and 2n signs (the P themselves are the caller's, the signs
+ * applied to the digits: a copy of them was n points more). */
 static size_t GROUP_FN(msm_glv_head)(size_t n)
 {
-    return msm_align(2 * n * sizeof(GROUP_AFFINE_T)) + msm_align(2 * n * 4 * sizeof(limb_t));
+    return msm_align(n * sizeof(GROUP_AFFINE_T)) + msm_align(2 * n * 4 * sizeof(limb_t)) +
+           msm_align(2 * n);
 }
 
 struct GROUP_FN(msm_glv_arg) {
     const GROUP_AFFINE_T *in;
     const limb_t *k;
-    GROUP_AFFINE_T *out;
+    size_t n;
+    GROUP_AFFINE_T *phi;
     limb_t *ko;
+    uint8_t *neg;
 };
 
-/* out[2i] = +-P_i, out[2i+1] = +-phi(P_i), ko = |k1_i|, |k2_i| for i in range. */
+/* phi[i] = phi(P_i), ko[i] = |k1_i|, ko[n + i] = |k2_i| and their signs
+ * in neg[i], neg[n + i], for i in range. */
 static void GROUP_FN(msm_glv_range)(void *arg, size_t begin, size_t end)
 {
     const struct GROUP_FN(msm_glv_arg) *a = arg;
     for (size_t i = begin; i < end; i++) {
         const GROUP_AFFINE_T *p = &a->in[i];
-        GROUP_AFFINE_T *o = &a->out[2 * i];
-        limb_t *k1 = a->ko + 8 * i, *k2 = k1 + 4;
+        limb_t *k1 = a->ko + 4 * i, *k2 = a->ko + 4 * (a->n + i);
         const limb_t *k = a->k + 4 * i;
         if (GROUP_FN(affine_is_inf)(p) || (k[0] | k[1] | k[2] | k[3]) == 0) {
-            memset(o, 0, 2 * sizeof *o);
-            memset(k1, 0, 8 * sizeof *k1);
+            memset(&a->phi[i], 0, sizeof a->phi[i]);
+            memset(k1, 0, 4 * sizeof *k1);
+            memset(k2, 0, 4 * sizeof *k2);
+            a->neg[i] = a->neg[a->n + i] = 0;
             continue;
         }
         unsigned neg = msm_glv_split(&MSM_GLV_CONSTS, k1, k2, k);
-        o[0].x = p->x;
-        o[1].x = p->x;
-        GROUP_FN(msm_endo_x)(&o[1].x);
-        GROUP_FN(msm_y)(&o[0].y, p, neg & 1);
-        GROUP_FN(msm_y)(&o[1].y, p, neg >> 1);
+        a->phi[i] = *p;
+        GROUP_FN(msm_endo_x)(&a->phi[i].x);
+        a->neg[i] = (uint8_t)(neg & 1);
+        a->neg[a->n + i] = (uint8_t)(neg >> 1);
     }
 }
 
@@ -558,11 +591,13 @@ static int GROUP_FN(msm_glv)(GROUP_T *ret, const GROUP_AFFINE_T *points, const l
         scratch = mem;
     }
     uint8_t *s = scratch;
-    struct GROUP_FN(msm_glv_arg) a = { points, scalars, (GROUP_AFFINE_T *)s,
-                                        (limb_t *)(s + msm_align(2 * n * sizeof(GROUP_AFFINE_T))) };
+    size_t at_k = msm_align(n * sizeof(GROUP_AFFINE_T));
+    size_t at_neg = at_k + msm_align(2 * n * 4 * sizeof(limb_t));
+    struct GROUP_FN(msm_glv_arg) a = { points, scalars, n, (GROUP_AFFINE_T *)(void *)s,
+                                        (limb_t *)(void *)(s + at_k), s + at_neg };
     zk_parallel_for(pl.threads, n, 4096, GROUP_FN(msm_glv_range), &a);
-    r = GROUP_FN(msm_core)(ret, a.out, a.ko, 2 * n, MSM_GLV_BITS, nthreads,
-                            s + GROUP_FN(msm_glv_head)(n), opts, NULL, 1);
+    r = GROUP_FN(msm_core_view)(ret, points, a.phi, a.neg, a.ko, 2 * n, MSM_GLV_BITS, nthreads,
+                                s + GROUP_FN(msm_glv_head)(n), opts, NULL, 1);
     zk_big_free(mem);
     return r;
 }
@@ -764,7 +799,9 @@ int GROUP_FN(msm_table_build)(struct zk_msm_table *table, const GROUP_AFFINE_T *
 /* 1 if the MSM of n points with opts takes the GLV path. */
 static int GROUP_FN(msm_uses_glv)(size_t n, const struct zk_msm_opts *opts)
 {
-    return n >= MSM_GLV_MIN && !(opts && (opts->table || opts->glv == ZK_MSM_GLV_OFF));
+    unsigned glv = opts ? opts->glv : ZK_MSM_GLV_AUTO;
+    return n >= MSM_GLV_MIN && !(opts && opts->table) && glv != ZK_MSM_GLV_OFF &&
+           (n < MSM_GLV_MAX || glv == ZK_MSM_GLV_ON);
 }
 
 /* Scratch bytes of msm_any (msm_scratch_size's contract). */

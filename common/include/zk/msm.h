@@ -19,8 +19,8 @@
  *   points   n affine points in snarkjs's encoding (Montgomery, LE limbs);
  *            the all-zero point is infinity and contributes nothing.  Points
  *            must be on the curve AND in the prime-order subgroup: from 64
- *            points on (unless opts->glv is ZK_MSM_GLV_OFF or a table is
- *            given), scalars are split with the GLV endomorphism
+ *            points on (below 2^16 unless opts->glv is ZK_MSM_GLV_ON; never
+ *            with ZK_MSM_GLV_OFF or a table), scalars are split with the GLV endomorphism
  *            (k = k1 + k2*lambda, phi(P) = [lambda]P), which holds only
  *            there; for other points the result is not sum k_i P_i.  They
  *            need not be distinct (equal points in one bucket are doubled,
@@ -59,8 +59,9 @@ enum zk_msm_method {
 
 /* GLV selection (zk_msm_opts.glv). */
 enum zk_msm_glv {
-    ZK_MSM_GLV_AUTO = 0,   /* on from MSM_GLV_MIN (64) points, never with a table */
-    ZK_MSM_GLV_ON = 1,     /* the same as AUTO */
+    ZK_MSM_GLV_AUTO = 0,   /* on from MSM_GLV_MIN (64) to below MSM_GLV_MAX (2^16)
+                            * points, never with a table */
+    ZK_MSM_GLV_ON = 1,     /* on from MSM_GLV_MIN points, never with a table */
     ZK_MSM_GLV_OFF = 2,    /* plain 256-bit Pippenger for every n */
 };
 

@@ -1,7 +1,7 @@
 /*
  * bench_msm.c -- `zkslot bench msm --curve bn254|bls12-381 --log-n N
  * --threads T [--g2] [--repeats K] [--window C] [--method auto|affine|jacobian]
- * [--batch B] [--chunks J] [--no-glv] [--table F] [--json]`: median wall time of
+ * [--batch B] [--chunks J] [--no-glv|--glv] [--table F] [--json]`: median wall time of
  * one MSM of 2^N random points (G1, or G2 with --g2) with random scalars below
  * r (with --table F: through a table of F precomputed multiples per point,
  * built once before the timed runs, its build time printed), and the
@@ -150,7 +150,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: zkslot bench msm [--curve bn254|bls12-381] [--log-n N] "
                     "[--threads T] [--g2] [--repeats K] [--window C] "
-                    "[--method auto|affine|jacobian] [--batch B] [--chunks J] [--no-glv] "
+                    "[--method auto|affine|jacobian] [--batch B] [--chunks J] [--no-glv|--glv] "
                     "[--table F] [--json] [--backend cpu|cuda] [--device N]\n");
 }
 
@@ -167,6 +167,7 @@ int cmd_bench_msm(int argc, char **argv)
         { "batch", required_argument, NULL, 'b' },
         { "chunks", required_argument, NULL, 'k' },
         { "no-glv", no_argument, NULL, 'G' },
+        { "glv", no_argument, NULL, 'g' },    /* GLV at every n (ZK_MSM_GLV_ON) */
         { "table", required_argument, NULL, 'T' },
         { "json", no_argument, NULL, 'j' },
         { "backend", required_argument, NULL, 'B' },
@@ -216,6 +217,7 @@ int cmd_bench_msm(int argc, char **argv)
             }
             break;
         case 'G': glv = 0; mo.glv = ZK_MSM_GLV_OFF; break;
+        case 'g': glv = 1; mo.glv = ZK_MSM_GLV_ON; break;
         case 'T': F = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'j': json = 1; break;
         case 'B':
