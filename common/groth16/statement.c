@@ -98,14 +98,15 @@ int zk_result_check(const struct zk_ledger_key *k, const struct zk_ledger_part *
     zk_scalar *v = NULL;
     size_t n = 0;
     struct zk_groth16_proof pf;
+    struct zk_diag pd = { "" };       /* a parser's, named "public.json"/"proof.json" */
     int valid = 0;
     snprintf(name, sizeof name, "job %lld partition %u", (long long)p->job_id, p->index);
-    int r = zk_groth16_public_from_json(pub, name, &v, &n, diag);
+    int r = zk_groth16_public_from_json(pub, "public.json", &v, &n, &pd);
     if (r == ZK_EJSON)
-        return zk_diag_set(diag, name, ZK_ESTATEMENT, "its public.json does not parse: %s",
-                           diag->msg);
+        return zk_diag_set(diag, name, ZK_ESTATEMENT, "its public.json does not parse (%s)",
+                           pd.msg);
     if (r)
-        return r;
+        return zk_diag_set(diag, name, r, "%s", pd.msg);
     if (n != k->n_public) {
         r = zk_diag_set(diag, name, ZK_ESTATEMENT, "its public.json holds %zu signals, key "
                         "%s has %llu: not the proof of this job", n, k->name,
@@ -121,9 +122,9 @@ int zk_result_check(const struct zk_ledger_key *k, const struct zk_ledger_part *
     }
     if (!vk)
         goto out;
-    if ((r = zk_groth16_proof_from_json(proof, vk->curve, name, &pf, diag))) {
-        r = zk_diag_set(diag, name, ZK_ESTATEMENT, "its proof.json does not parse: %s",
-                        diag->msg);
+    if ((r = zk_groth16_proof_from_json(proof, vk->curve, "proof.json", &pf, &pd))) {
+        r = zk_diag_set(diag, name, ZK_ESTATEMENT, "its proof.json does not parse (%s)",
+                        pd.msg);
         goto out;
     }
     if ((r = zk_groth16_verify(vk, v, n, &pf, &valid)) == 0 && !valid)

@@ -23,7 +23,7 @@
 NSP= CPID=
 NSP_BINDIR=${NSP_BINDIR:-/usr/bin}
 NSP_CACHE=${ZKSLOT_TEST_NSPAWN_CACHE:-/var/tmp/zkslot-test-nspawn}
-NSP_PACKAGES=systemd,systemd-sysv,dbus,util-linux,passwd,libsqlite3-0,libjansson4,libxxhash0,libinih1,liburing2,libsystemd0,libnuma1,libgmp10,libmicrohttpd12,libpq5
+NSP_PACKAGES=systemd,systemd-sysv,dbus,util-linux,passwd,libsqlite3-0,libjansson4,libxxhash0,libinih1,liburing2,libsystemd0,libnuma1,libgmp10,libmicrohttpd12,libpq5,libsodium23
 
 nsp_check() {
     [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (systemd-nspawn)"; exit 77; }

@@ -285,8 +285,9 @@ pl_check_job() {
         return 1
     fi
     [ -n "$want" ] || want=$(wc -l <"$PL_W/jobs/$job.expect")
-    if ! "$ZKSLOT" result "$job" >"$PL_W/result.$job" 2>&1; then
-        pl_bad "job $job: zkslot result: $(head -n 2 "$PL_W/result.$job")"
+    # stderr apart: notes (a key file not here: proofs not verified) are not paths
+    if ! "$ZKSLOT" result "$job" >"$PL_W/result.$job" 2>"$PL_W/result.$job.err"; then
+        pl_bad "job $job: zkslot result: $(head -n 2 "$PL_W/result.$job.err")"
         return 1
     fi
     if ! "$ZKSLOT" status "$job" --json >"$PL_W/status.$job.json" 2>&1; then

@@ -139,8 +139,15 @@ db.execute("UPDATE jobs SET state='done' WHERE id=?", (int(sys.argv[2]),))
 db.commit()
 PY
 check "wait done" 0 "$Z" wait "$job2" --state-dir "$S"
-# the files gpud would have written (result lists only paths that exist)
-touch "$T/rel/out/0/proof.json" "$T/rel/out/0/public.json"
+# the files gpud would have written (result lists only paths that exist,
+# and only results that are proofs of the partition's statement: a real
+# proof of the witness, made here)
+for c in bls12381 bn128; do
+  mkdir -p "$T/$c"
+  "$Z" prove "$EX/$c/key.zkey" "$EX/$c/witness.wtns" "$T/$c/proof.json" "$T/$c/public.json" \
+    >/dev/null 2>&1 || { echo "FAIL: zkslot prove $c"; fail=1; }
+done
+cp "$T/bls12381/proof.json" "$T/bls12381/public.json" "$T/rel/out/0/"
 check "result" 0 "$Z" result "$job2" --state-dir "$S"
 [ "$(cat "$OUT")" = "$T/rel/out/0/proof.json $T/rel/out/0/public.json" ] ||
   { echo "FAIL: result paths"; cat "$OUT"; fail=1; }
@@ -160,7 +167,11 @@ db.execute("UPDATE jobs SET state='running' WHERE id=?", (j,))
 db.commit()
 PY
 check "cancel job 3" 0 "$Z" cancel "$job3" --state-dir "$S"
-touch "$T/j3/0/proof.json" "$T/j3/0/public.json"
+cp "$T/bn128/proof.json" "$T/bn128/public.json" "$T/j3/0/"
+# ... and a file that is no proof of it is not listed (exit 1, said why)
+: >"$T/rel/out/0/public.json"
+check "result of an empty public.json" 1 "$Z" result "$job2" --state-dir "$S"
+expect "empty public.json refused" "job $job2 partition 0: its public.json does not parse"
 "$Z" result "$job3" --state-dir "$S" >"$OUT" 2>"$T/err"
 rc=$?
 [ "$rc" = 1 ] || { echo "FAIL: result of a canceled job: rc $rc, expected 1"; fail=1; }
