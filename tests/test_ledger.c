@@ -1200,6 +1200,12 @@ static void test_sched(zk_ledger *l)
     bad.deadline_ns = -1;
     ZT_CHECK(zk_ledger_job_submit_opts(l, key, NULL, &bad, w1, NULL, NULL, 1, &id, NULL) ==
              -EINVAL);
+    /* a request id is quoted in messages: no control character in it */
+    struct zk_diag dr = { "" };
+    bad.deadline_ns = 0;
+    bad.request_id = "r\n1";
+    ZT_CHECK(zk_ledger_job_submit_opts(l, key, NULL, &bad, w1, NULL, NULL, 1, &id, &dr) ==
+                 -EINVAL && strstr(dr.msg, "control character (byte 1: 0x0a)"), "%s", dr.msg);
     ZT_CHECK(zk_ledger_queued_top(l, NULL) == 1 + ZK_PRIO_HIGH, "only the key's job queued");
 
     /* a request id: the same job again, nothing queued; another key's: refused */

@@ -89,10 +89,10 @@ m_fifo_slots() {
     sub common/pool/proto.c $'    if (prio != b_prio)\n        return prio > b_prio;\n' ''
 }
 m_b2_not_negated() {
-    sub common/msm/msm_tmpl.h '(uint32_t)(d < 0 ? -d : d) - 1, d < 0 };' \
-        '(uint32_t)(d < 0 ? -d : d) - 1, d < 0 && !MSM_IS_G2 };'
-    sub common/msm/msm_tmpl.h $'        if (d < 0) {\n            GROUP_FN(affine_neg)(&q, p);' \
-        $'        if (d < 0 && !MSM_IS_G2) {\n            GROUP_FN(affine_neg)(&q, p);'
+    sub common/msm/msm_tmpl.h '(uint32_t)(d < 0) ^ (jb->neg ? jb->neg[t] : 0u) };' \
+        '(uint32_t)(d < 0 && !MSM_IS_G2) ^ (jb->neg ? jb->neg[t] : 0u) };'
+    sub common/msm/msm_tmpl.h $'        if ((d < 0) ^ (jb->neg ? jb->neg[t] : 0)) {\n            GROUP_FN(affine_neg)(&q, p);' \
+        $'        if ((d < 0 && !MSM_IS_G2) ^ (jb->neg ? jb->neg[t] : 0)) {\n            GROUP_FN(affine_neg)(&q, p);'
 }
 
 # ---- machinery ----------------------------------------------------------

@@ -85,5 +85,11 @@ int ledger_submit_opts_check(const char *path, const struct zk_ledger_submit_opt
     if (o->request_id && strlen(o->request_id) > ZK_LEDGER_REQUEST_ID_MAX)
         return zk_diag_set(diag, path, -EINVAL, "request id longer than %d bytes",
                            ZK_LEDGER_REQUEST_ID_MAX);
+    /* it is quoted in messages, which stay one line */
+    for (const char *c = o->request_id; c && *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return zk_diag_set(diag, path, -EINVAL, "request id holds a control character "
+                               "(byte %d: 0x%02x)", (int)(c - o->request_id),
+                               (unsigned char)*c);
     return 0;
 }

@@ -60,13 +60,28 @@ static int check_slot_size(const struct zk_config *cfg, const struct zk_ledger_k
     return rc;
 }
 
+/* A caller's name for a message: printable ASCII as is, any other byte
+ * as \xHH (a message stays one line whatever the name holds), at most 64
+ * bytes of it. */
+static const char *name_for_msg(const char *s, char *buf, size_t n)
+{
+    size_t o = 0, i = 0;
+    for (; s[i] && i < 64 && o + 5 < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        o += (size_t)snprintf(buf + o, n - o, ch >= 0x20 && ch < 0x7f ? "%c" : "\\x%02x", ch);
+    }
+    snprintf(buf + o, n - o, "%s", s[i] ? "..." : "");
+    return buf;
+}
+
 int submit_key_check(zk_ledger *l, const struct zk_config *cfg, const char *name, int input,
                      struct zk_ledger_key *ret, char *msg, size_t n)
 {
     struct zk_diag d = { "" };
+    char nb[300];
     int r = zk_ledger_key_get(l, name, ret, &d);
     if (r == -ENOENT) {
-        say(msg, n, "no key named '%s' (see zkslot key list)", name);
+        say(msg, n, "no key named '%s' (see zkslot key list)", name_for_msg(name, nb, sizeof nb));
         return r;
     }
     if (r < 0) {
