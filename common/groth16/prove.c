@@ -692,13 +692,13 @@ int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigne
 
 /* ---- verification key and verifier ---------------------------------------- */
 
-int zk_groth16_vk_from_key(const struct zk_groth16_key *k, struct zk_groth16_vk *vk)
+/* *ret from header h and the n_public + 1 IC points at ic, pb bytes each
+ * (as the file stores them); the vk's points are ZK_G16_G1_WORDS words
+ * apart.  0 or -ENOMEM (*ret untouched). */
+static int vk_make(const struct zk_zkey_header *h, const unsigned char *ic, size_t pb,
+                   struct zk_groth16_vk *ret)
 {
-    const struct zk_zkey_header *h = &k->hdr;
     struct zk_groth16_vk v;
-
-    if (!(k->what & ZK_G16_LOAD_POINTS))
-        return ZK_ESTATE;
     memset(&v, 0, sizeof v);
     v.curve = h->curve;
     v.n_public = h->n_public;
@@ -710,9 +710,37 @@ int zk_groth16_vk_from_key(const struct zk_groth16_key *k, struct zk_groth16_vk 
     if (!v.ic)
         return -ENOMEM;
     for (size_t i = 0; i <= h->n_public; i++)
-        memcpy(v.ic[i], (const unsigned char *)k->pt_ic + i * k->g1b, k->g1b);
-    *vk = v;
+        memcpy(v.ic[i], ic + i * pb, pb);
+    *ret = v;
     return 0;
+}
+
+int zk_groth16_vk_from_key(const struct zk_groth16_key *k, struct zk_groth16_vk *vk)
+{
+    if (!(k->what & ZK_G16_LOAD_POINTS))
+        return ZK_ESTATE;
+    return vk_make(&k->hdr, (const unsigned char *)k->pt_ic, k->g1b, vk);
+}
+
+int zk_groth16_vk_from_zkey(const struct zk_zkey *z, struct zk_groth16_vk *vk,
+                            struct zk_diag *diag)
+{
+    const struct zk_zkey_header *h = &z->hdr;
+    size_t pb = 0;
+    uint64_t n = zk_zkey_section_points(z, ZK_ZKEY_SEC_IC, &pb);
+    memset(vk, 0, sizeof *vk);
+    if (n != (uint64_t)h->n_public + 1 || pb != h->g1_bytes)
+        return zk_diag_set(diag, z->bf.name, ZK_ESECTION_SIZE,
+                           "IC section holds %llu points, the header says %u public signals",
+                           (unsigned long long)n, h->n_public);
+    unsigned char *raw = malloc(n * pb);
+    if (!raw)
+        return -ENOMEM;
+    int r = zk_zkey_read_points(z, ZK_ZKEY_SEC_IC, 0, n, raw, diag);
+    if (!r)
+        r = vk_make(h, raw, pb, vk);
+    free(raw);
+    return r;
 }
 
 void zk_groth16_vk_done(struct zk_groth16_vk *vk)

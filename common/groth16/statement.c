@@ -17,10 +17,8 @@
 void zk_statement(const char *key_hash, const zk_scalar *pub, size_t n,
                   char out[ZK_STATEMENT_LEN])
 {
-    static const char hex[] = "0123456789abcdef";
     size_t hl = strnlen(key_hash, 64), len = sizeof STATEMENT_TAG - 1 + hl + 1 + 4 + 32 * n;
     unsigned char *buf = malloc(len ? len : 1), *q = buf;
-    uint8_t md[ZK_SHA256_LEN];
     if (!buf) {   /* no digest: a recorded one never matches "s1:" alone */
         snprintf(out, ZK_STATEMENT_LEN, "s1:");
         return;
@@ -36,46 +34,9 @@ void zk_statement(const char *key_hash, const zk_scalar *pub, size_t n,
         for (int w = 0; w < 4; w++)
             for (int b = 0; b < 8; b++)
                 *q++ = (unsigned char)(pub[i].l[w] >> (8 * b));
-    zk_sha256(buf, len, md);
-    free(buf);
     memcpy(out, "s1:", 3);
-    for (int i = 0; i < ZK_SHA256_LEN; i++) {
-        out[3 + 2 * i] = hex[md[i] >> 4];
-        out[4 + 2 * i] = hex[md[i] & 15];
-    }
-    out[ZK_STATEMENT_LEN - 1] = 0;
-}
-
-int zk_groth16_vk_from_zkey(const struct zk_zkey *z, struct zk_groth16_vk *vk,
-                            struct zk_diag *diag)
-{
-    const struct zk_zkey_header *h = &z->hdr;
-    size_t pb = 0;
-    uint64_t n = zk_zkey_section_points(z, ZK_ZKEY_SEC_IC, &pb);
-    memset(vk, 0, sizeof *vk);
-    if (n != (uint64_t)h->n_public + 1 || pb != h->g1_bytes)
-        return zk_diag_set(diag, z->bf.name, ZK_ESECTION_SIZE,
-                           "IC section holds %llu points, the header says %u public signals",
-                           (unsigned long long)n, h->n_public);
-    vk->curve = h->curve;
-    vk->n_public = h->n_public;
-    memcpy(vk->alpha1, h->alpha1, h->g1_bytes);
-    memcpy(vk->beta2, h->beta2, h->g2_bytes);
-    memcpy(vk->gamma2, h->gamma2, h->g2_bytes);
-    memcpy(vk->delta2, h->delta2, h->g2_bytes);
-    /* the vk's points are ZK_G16_G1_WORDS words apart, the file's pb bytes */
-    unsigned char *raw = malloc(n * pb);
-    if (!raw || !(vk->ic = calloc(n, sizeof *vk->ic))) {
-        free(raw);
-        return -ENOMEM;
-    }
-    int r = zk_zkey_read_points(z, ZK_ZKEY_SEC_IC, 0, n, raw, diag);
-    for (uint64_t i = 0; !r && i < n; i++)
-        memcpy(vk->ic[i], raw + i * pb, pb);
-    free(raw);
-    if (r)
-        zk_groth16_vk_done(vk);
-    return r;
+    zk_sha256_hex(buf, len, out + 3);   /* 64 digits and the NUL: ZK_STATEMENT_LEN */
+    free(buf);
 }
 
 int zk_result_vk(const struct zk_ledger_key *k, struct zk_groth16_vk *vk, struct zk_diag *diag)

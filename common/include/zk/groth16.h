@@ -296,6 +296,11 @@ int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigne
  */
 int zk_groth16_vk_from_key(const struct zk_groth16_key *k, struct zk_groth16_vk *vk);
 
+/* The same from an opened .zkey, reading only its IC section (no proving
+ * key loaded).  0, -ENOMEM, or an error of the read with diag. */
+int zk_groth16_vk_from_zkey(const struct zk_zkey *z, struct zk_groth16_vk *vk,
+                            struct zk_diag *diag);
+
 /* Release the IC array; accepts a zeroed or released vk. */
 void zk_groth16_vk_done(struct zk_groth16_vk *vk);
 

@@ -38,11 +38,6 @@ extern "C" {
 void zk_statement(const char *key_hash, const zk_scalar *pub, size_t n,
                   char out[ZK_STATEMENT_LEN]);
 
-/* The verification key of an opened .zkey: its header's points and the IC
- * section (the only one read).  zk_groth16_vk_done() frees it. */
-int zk_groth16_vk_from_zkey(const struct zk_zkey *z, struct zk_groth16_vk *vk,
-                            struct zk_diag *diag);
-
 /*
  * Checks a result (proof.json and public.json texts, NUL-terminated) of
  * partition p, proved with key k, against p's statement:
