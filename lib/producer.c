@@ -33,10 +33,6 @@
 #include "zk/zkey.h"
 #include "zkslot_internal.h"
 
-/* Partitions of other jobs of the same key a take may claim (and hand
- * back) before it finds one of its job: claims come in the ledger's order. */
-#define SET_ASIDE_MAX 64
-
 struct zkslot_producer {
     zkslot *z;
     zk_pool *pool;
@@ -180,31 +176,21 @@ static int load_key(zkslot_producer *p, int64_t key_id, char *msg, size_t n)
 }
 
 /* Claims a queued partition of job `job` (key key_id) for slot s into *ret:
- * the ledger hands out the next queued partition of the key; one of
- * another job is handed back after this job's is found.  -ENOENT when the
- * job has none queued. */
+ * the ledger's next one of this job alone (zk_ledger_set_claim_job), so
+ * no other job's partition is touched.  -ENOENT when the job has none
+ * queued of a class slot s may hold. */
 static int claim_part(zkslot_producer *p, int64_t job, int64_t key_id, const struct zk_slot *s,
                       struct zk_ledger_part *ret, char *msg, size_t n)
 {
     zk_ledger *l = p->z->l;
     struct zk_diag d = { "" };
-    int64_t aside[SET_ASIDE_MAX];
-    unsigned naside = 0;
     int min_class = zk_pool_slot_reserved(p->pool, s->index) ? p->z->cfg.pool_reserve_class
                                                               : ZK_PRIO_LOW;
     int r = zk_ledger_set_claim_keys(l, &key_id, 1);
-    while (r == 0) {
+    zk_ledger_set_claim_job(l, job);
+    if (r == 0)
         r = zk_ledger_claim_queued_class(l, &p->me, (int32_t)s->index, min_class, ret, &d);
-        if (r == 0 && ret->job_id != job) {
-            aside[naside++] = ret->id;
-            r = naside < SET_ASIDE_MAX ? 0 : -ENOENT;
-            continue;
-        }
-        break;
-    }
-    for (unsigned i = 0; i < naside; i++)
-        zk_ledger_part_requeue(l, aside[i], ZK_PART_SYNTHESIZING, &p->me,
-                               "set aside by a producer of another job", NULL);
+    zk_ledger_set_claim_job(l, 0);
     zk_ledger_set_claim_keys(l, NULL, 0);
     if (r == -ENOENT)
         return zkslot_say(msg, n, r, "job %lld: no queued partition to take", (long long)job);

@@ -1100,8 +1100,19 @@ static void test_claim_keys(zk_ledger *l, int64_t key)
     ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == -ENOENT);
     ZT_CHECK(zk_ledger_set_claim_keys(l, NULL, 0) == 0);
     ZT_CHECK(zk_ledger_queued_top(l, NULL) == 1 + ZK_PRIO_LOW, "test keys' class: low");
-    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == j1);
-    ZT_CHECK(zk_ledger_job_cancel(l, j1, NULL) == 0 && zk_ledger_job_cancel(l, j2, NULL) == 0);
+    /* one job's partitions alone (zk_ledger_set_claim_job): j3, behind j1
+     * in the order, is claimed and j1 is left as it was */
+    int64_t j3 = submit(l, key, 1);
+    zk_ledger_set_claim_job(l, j2);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == -ENOENT, "j2 has none queued");
+    zk_ledger_set_claim_job(l, j3);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == j3,
+             "job %lld claimed, %lld wanted", (long long)p.job_id, (long long)j3);
+    zk_ledger_set_claim_job(l, 0);
+    ZT_CHECK(zk_ledger_claim_queued(l, &me, 0, &p, NULL) == 0 && p.job_id == j1 &&
+             p.attempts == 1, "job %lld attempts %u", (long long)p.job_id, p.attempts);
+    ZT_CHECK(zk_ledger_job_cancel(l, j1, NULL) == 0 && zk_ledger_job_cancel(l, j2, NULL) == 0 &&
+             zk_ledger_job_cancel(l, j3, NULL) == 0);
 }
 
 /* The cached statements: the same prepared statement on every call for an

@@ -119,13 +119,17 @@ static void client(zkslot *z)
 static void producer(zkslot *z)
 {
     char msg[512], wtns[4200];
-    int64_t job = 0;
+    int64_t job = 0, other = 0;
     struct zkslot_job_status st;
     struct zkslot_part *part = NULL, *p2 = NULL, *p3 = NULL;
     zkslot_producer *p = NULL;
     int r = zkslot_producer_open(z, NULL, &p, msg, sizeof msg);
     ZT_REQUIRE(r == 0, , "%d %s", r, msg);
     ZT_CHECK(zkslot_job_create(p, "nope", 2, NULL, &job, msg, sizeof msg) == -ENOENT, "%s", msg);
+    /* an older job of the same key, ahead in the ledger's order: the
+     * takes below are for `job` and must not touch it */
+    r = zkslot_job_create(p, "ex", 2, NULL, &other, msg, sizeof msg);
+    ZT_REQUIRE(r == 0 && other > 0, , "%d %s", r, msg);
     r = zkslot_job_create(p, "ex", 3, NULL, &job, msg, sizeof msg);
     ZT_REQUIRE(r == 0 && job > 0, , "%d %s", r, msg);
 
@@ -173,6 +177,16 @@ static void producer(zkslot *z)
     ZT_CHECK(zkslot_part_publish(p, p2, 0, msg, sizeof msg) == 0, "%s", msg);
     zk_wtns_done(&w);
     zkslot_producer_close(p);
+
+    /* the older job was never claimed: queued, no attempt counted */
+    char id[32];
+    snprintf(id, sizeof id, "%lld", (long long)other);
+    ZT_CHECK(zkslot_status(z, other, &st, msg, sizeof msg) == 0 && st.queued == 2, "%u",
+             st.queued);
+    ZT_CHECK(sh("%s status %s --json | grep -Eq '\"attempts\": ?0'", id) == 0,
+             "no attempts in zkslot status --json");
+    ZT_CHECK(sh("%s status %s --json | grep -Eq '\"attempts\": ?[1-9]'", id) != 0,
+             "a take for job %lld claimed a partition of job %s", (long long)job, id);
 }
 
 int main(int argc, char **argv)

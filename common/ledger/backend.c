@@ -83,6 +83,11 @@ int zk_ledger_set_claim_keys(zk_ledger *l, const int64_t *ids, unsigned n)
     return 0;
 }
 
+void zk_ledger_set_claim_job(zk_ledger *l, int64_t job)
+{
+    l->claim_job = job;
+}
+
 const char *zk_ledger_path(const zk_ledger *l)
 {
     return l->path;

@@ -162,6 +162,8 @@ struct zk_ledger {
     struct ledger_pg *pg;
     /* zk_ledger_set_claim_keys: "{1,2}" (a bigint[] literal), NULL = every key */
     char *claim_keys;
+    /* zk_ledger_set_claim_job: the one job claims take, 0 = any */
+    int64_t claim_job;
     /* zk_ledger_set_aging, in ns (0 = none) */
     int64_t aging_ns;
     /* zk_ledger_set_seal (NULL = inputs stored as given) */

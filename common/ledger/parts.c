@@ -217,7 +217,8 @@ int lsq_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot, in
     static const char sql_next_queued[] =
         "SELECT p.id FROM partitions p JOIN jobs j ON j.id = p.job_id"
         " WHERE p.state = 'queued' AND j.state IN ('queued', 'running') AND j.priority >= ?1"
-        " AND " LSQ_CLAIM_KEYS("?2") " ORDER BY " LSQ_CLAIM_ORDER("?3", "?4") " LIMIT 1";
+        " AND " LSQ_CLAIM_KEYS("?2") " AND (?5 = 0 OR j.id = ?5)"
+        " ORDER BY " LSQ_CLAIM_ORDER("?3", "?4") " LIMIT 1";
     static const char sql_claim[] =
         "UPDATE partitions SET state = 'synthesizing', owner_pid = ?, owner_start = ?,"
         " owner_role = 'synthd', slot = ?, attempts = attempts + 1, synth_s = -1,"
@@ -237,6 +238,7 @@ int lsq_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot, in
         sqlite3_bind_text(s, 2, l->claim_keys, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 3, l->aging_ns);
     sqlite3_bind_int64(s, 4, ledger_now_ns());
+    sqlite3_bind_int64(s, 5, l->claim_job);
     if ((r = ledger_step(l, s, diag)) <= 0) {
         if (r == 0)
             r = zk_diag_set(diag, l->path, -ENOENT, "nothing queued");

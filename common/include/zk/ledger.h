@@ -398,6 +398,14 @@ int zk_ledger_has_queued(zk_ledger *l, struct zk_diag *diag);
 int zk_ledger_set_claim_keys(zk_ledger *l, const int64_t *ids, unsigned n);
 
 /*
+ * The job this handle's claims (zk_ledger_claim_queued, _class) take
+ * partitions of: job's alone, or any job with job 0 (the default), on
+ * both backends, within the claim keys above.  libzkslot's producer
+ * claims a partition of the job it was asked for and no other's.
+ */
+void zk_ledger_set_claim_job(zk_ledger *l, int64_t job);
+
+/*
  * synthd: claims the oldest queued partition (of a job not canceled):
  * queued -> synthesizing, owner = *me, role "synthd", slot, attempts + 1,
  * job queued -> running.  -ENOENT when nothing is queued.

@@ -203,12 +203,14 @@ static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
     lpg_arg_i64(&a, min_class);
     lpg_arg_i64(&a, l->aging_ns);
     lpg_arg_i64(&a, ledger_now_ns());
+    lpg_arg_i64(&a, l->claim_job);     /* 0: any job */
     /* zk_ledger_claim_queued_class's order (the same as SQLite's
      * LSQ_CLAIM_ORDER) */
     PGresult *res = lpg_query(l, "WITH c AS (SELECT p.id FROM partitions p JOIN jobs j ON"
                                  " j.id = p.job_id WHERE p.state = 'queued' AND j.state IN"
                                  " ('queued', 'running') AND ($7::bigint[] IS NULL OR"
                                  " j.key_id = ANY($7::bigint[])) AND j.priority >= $8"
+                                 " AND ($11::bigint = 0 OR p.job_id = $11::bigint)"
                                  " ORDER BY LEAST(3, j.priority + CASE WHEN $9::bigint > 0 AND"
                                  " $10::bigint > j.submitted_ns THEN ($10::bigint -"
                                  " j.submitted_ns) / $9::bigint ELSE 0 END)"
