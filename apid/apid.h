@@ -172,11 +172,13 @@ struct apid_submit {
     int priority;                     /* < 0: the key's */
     int64_t deadline_ns;
     const char *request_id;           /* NULL: none */
+    int force;                        /* queue a deadline admission refuses */
 };
 int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_submit *s,
                       struct apid_reply *r);
 void apid_submit_free(struct apid_submit *s);
-/* key, priority, deadline and request_id of s->root into s: 0 or -1 (r set). */
+/* key, priority, deadline, force and request_id of s->root into s: 0 or
+ * -1 (r set). */
 int apid_submit_fields(struct apid_submit *s, int64_t now_ns, struct apid_reply *r);
 
 /* ---- witness.c ---- */

@@ -4,13 +4,15 @@
  * submit_core.c holds the checks both make).
  *
  *   {"key": NAME, "inputs": [OBJECT, ...], "priority": CLASS,
- *    "deadline": DURATION|TIME, "request_id": STRING}
+ *    "deadline": DURATION|TIME, "force": BOOL, "request_id": STRING}
  *
  * or "witnesses": [BASE64, ...] instead of "inputs", or one .wtns as an
  * application/octet-stream body (witness.c).
  *
  * 201 with the new job, 200 with the earlier job of the same request id
- * (per token: auth.c).  Every refusal names the field and queues nothing:
+ * (per token: auth.c), 409 deadline_unmeetable when a deadline cannot be
+ * met behind the queue (submit_admit, as `zkslot submit --deadline`;
+ * "force": true queues it anyway).  Every refusal names the field and queues nothing:
  * the body is parsed and every input checked (zk_input_check, as the
  * key's witness generator would read it) before the one ledger
  * transaction that queues the job.  Unknown fields are refused, so a
@@ -93,7 +95,7 @@ int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_
                       struct apid_reply *r)
 {
     static const char *const known[] = { "key", "inputs", "witnesses", "priority",
-                                         "deadline", "request_id" };
+                                         "deadline", "force", "request_id" };
     json_error_t je;
     const char *key;
     json_t *val;
@@ -112,7 +114,8 @@ int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_
             i++;
         if (i == sizeof known / sizeof *known)
             return apid_error(r, 400, "bad_field", "'%.64s': not a field of a job (key, "
-                              "inputs, witnesses, priority, deadline, request_id)", key);
+                              "inputs, witnesses, priority, deadline, force, request_id)",
+                              key);
     }
     if (apid_submit_fields(s, now_ns, r) < 0)
         return -1;
@@ -145,6 +148,11 @@ int apid_submit_fields(struct apid_submit *s, int64_t now_ns, struct apid_reply 
                           : rc == -ERANGE ? "is more than 366 days ahead"
                                           : "is not a duration (30s, 5m, 1h30m) or a time "
                                             "(2026-12-02T03:00:00Z, @UNIX_SECONDS)");
+    json_t *f = json_object_get(s->root, "force");
+    if (f && !json_is_boolean(f))
+        return bad(r, "%s: true or false", "force");
+    if ((s->force = json_is_true(f)) && !s->deadline_ns)
+        return bad(r, "%s: only with a deadline", "force");
     if (opt_string(s->root, "request_id", &s->request_id, r) < 0)
         return -1;
     if (s->request_id && (!*s->request_id || strlen(s->request_id) > 96))
@@ -171,6 +179,12 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
                           msg), 0;
     if (s->witnesses && apid_witnesses_check(&k, s, r) < 0)
         return 0;
+    if (s->deadline_ns && !s->force &&
+        (rc = submit_admit(l, s->priority >= 0 ? s->priority : k.priority,
+                           (uint32_t)s->ninputs, s->deadline_ns, msg, sizeof msg)) < 0)
+        return rc == ZK_EDEADLINE ? (apid_error(r, 409, "deadline_unmeetable", "deadline: %s; "
+                                                "\"force\": true queues it anyway", msg), 0)
+                                  : (apid_ledger_error(r, rc, msg), 1);
     if (apid_request_id(q, s->request_id, rid, sizeof rid) < 0)
         return apid_error(r, 400, "bad_field", "request_id: too long for this token"), 0;
     const char **names = calloc(s->ninputs, sizeof *names);

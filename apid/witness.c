@@ -143,13 +143,18 @@ int apid_submit_parse_binary(const struct apid_req *q, int64_t now_ns, struct ap
         return apid_error(r, 500, "internal", "out of memory");
     for (unsigned i = 0; i < q->nquery; i++) {
         const char *k = q->query[i].key;
+        const char *v = q->query[i].value ? q->query[i].value : "";
         if (strcmp(k, "key") && strcmp(k, "priority") && strcmp(k, "deadline") &&
-            strcmp(k, "request_id"))
+            strcmp(k, "force") && strcmp(k, "request_id"))
             return apid_error(r, 400, "bad_field", "'%.64s': not a query parameter of an "
-                              "uploaded witness (key, priority, deadline, request_id)", k);
+                              "uploaded witness (key, priority, deadline, force, request_id)",
+                              k);
         if (json_object_get(s->root, k))
             return apid_error(r, 400, "bad_field", "%s: given twice", k);
-        json_object_set_new(s->root, k, json_string(q->query[i].value ? q->query[i].value : ""));
+        if (!strcmp(k, "force") && strcmp(v, "true") && strcmp(v, "false"))
+            return apid_error(r, 400, "bad_field", "force: true or false");
+        json_object_set_new(s->root, k, !strcmp(k, "force") ? json_boolean(!strcmp(v, "true"))
+                                                            : json_string(v));
     }
     if (apid_submit_fields(s, now_ns, r) < 0)
         return -1;

@@ -44,6 +44,7 @@ extern "C" {
 #define ZKSLOT_ELEDGER (-10026)      /* the ledger's database failed */
 #define ZKSLOT_EUNTRUSTED (-10031)   /* a file another user owns or may write */
 #define ZKSLOT_ESTATEMENT (-10032)   /* a result that is not the proof of its job's statement */
+#define ZKSLOT_EDEADLINE (-10033)    /* the deadline cannot be met (nothing queued) */
 #define ZKSLOT_EJOBFAILED (-10900)   /* zkslot_wait: the job failed or was canceled */
 
 /* Job states (zkslot_job_status.state), as `zkslot status` names them. */
@@ -91,7 +92,15 @@ struct zkslot_submit_opts {
     int64_t deadline_ns;         /* CLOCK_REALTIME; 0 = none */
     const char *request_id;      /* NULL/"" = none; a retry returns the first job */
     const char *out_dir;         /* NULL = the ledger's default (<state_dir>/jobs/<id>) */
+    unsigned flags;              /* ZKSLOT_SUBMIT_* */
 };
+
+/* A deadline is admitted as `zkslot submit --deadline` admits it: refused
+ * (ZKSLOT_EDEADLINE, nothing queued) when the work the ledger has ahead
+ * cannot let it be met at the recorded stage times; with this flag it is
+ * queued anyway, as --force does (the daemons fail a job that cannot
+ * start in time). */
+#define ZKSLOT_SUBMIT_FORCE 0x1u
 
 /*
  * Submits a job of n partitions for key `key`: files[i] is partition i's

@@ -168,6 +168,24 @@ static int check_file(const struct zk_ledger_key *k, const char *file, int input
     return 0;
 }
 
+int zkslot_admit(zkslot *z, const struct zkslot_submit_opts *o, const struct zk_ledger_key *k,
+                 uint32_t nparts, char *msg, size_t n)
+{
+    if (!o)
+        return 0;
+    if (o->flags & ~ZKSLOT_SUBMIT_FORCE)
+        return zkslot_say(msg, n, ZK_EBADPARAMS, "unknown submit flags %#x", o->flags);
+    if (!o->deadline_ns || (o->flags & ZKSLOT_SUBMIT_FORCE))
+        return 0;
+    char why[SUBMIT_MSG_MAX];
+    int r = submit_admit(z->l, o->priority >= 0 ? o->priority : k->priority, nparts,
+                         o->deadline_ns, why, sizeof why);
+    if (r == ZK_EDEADLINE)
+        return zkslot_say(msg, n, r, "key '%s': %s; ZKSLOT_SUBMIT_FORCE queues it anyway; "
+                          "nothing submitted", k->name, why);
+    return r < 0 ? zkslot_say(msg, n, r, "%s", why) : 0;
+}
+
 ZKSLOT_EXPORT int zkslot_submit(zkslot *z, const char *key, const char *const *files,
                                 unsigned nfiles, int inputs, const struct zkslot_submit_opts *o,
                                 int64_t *ret_job, int *ret_existing, char *msg, size_t n)
@@ -184,7 +202,8 @@ ZKSLOT_EXPORT int zkslot_submit(zkslot *z, const char *key, const char *const *f
     for (unsigned i = 0; i < nfiles; i++)
         if (!files[i] || !files[i][0])
             return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_submit: file %u has no name", i);
-    if ((r = zkslot_key_for_job(z, key, inputs, &k, msg, n)) < 0)
+    if ((r = zkslot_key_for_job(z, key, inputs, &k, msg, n)) < 0 ||
+        (r = zkslot_admit(z, o, &k, nfiles, msg, n)) < 0)
         return r;
     int shared = strcmp(zk_ledger_backend(z->l), "sqlite") != 0;
     int stored = inputs || shared;

@@ -116,7 +116,8 @@ ZKSLOT_EXPORT int zkslot_job_create(zkslot_producer *p, const char *key, uint32_
         return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_job_create: no producer, "
                           "partitions (1 .. 2^20) or job id");
     zkslot *z = p->z;
-    if ((r = zkslot_key_for_job(z, key, 0, &k, msg, n)) < 0)
+    if ((r = zkslot_key_for_job(z, key, 0, &k, msg, n)) < 0 ||
+        (r = zkslot_admit(z, o, &k, nparts, msg, n)) < 0)
         return r;
     /* the partitions' witness names say who writes them: no file is read */
     char name[64];

@@ -40,4 +40,13 @@ int zkslot_key_for_job(zkslot *z, const char *name, int input, struct zk_ledger_
 int zkslot_out_dir(zkslot *z, const char *dir, uint32_t nparts, char **ret, char *msg,
                    size_t n);
 
+/*
+ * The admission of o's deadline for a job of nparts partitions of key k
+ * (submit_admit, as the CLI's): 0 when there is none, it is forced
+ * (ZKSLOT_SUBMIT_FORCE) or it can be met; ZK_EDEADLINE or the ledger's
+ * error with msg.  Unknown flags are ZK_EBADPARAMS.
+ */
+int zkslot_admit(zkslot *z, const struct zkslot_submit_opts *o, const struct zk_ledger_key *k,
+                 uint32_t nparts, char *msg, size_t n);
+
 #endif /* ZK_LIB_ZKSLOT_INTERNAL_H */

@@ -75,7 +75,7 @@ static void client(zkslot *z)
     r = zkslot_submit(z, "ex", inputs, 1, 1, NULL, &job, NULL, msg, sizeof msg);
     ZT_CHECK(r == -ENOEXEC && strstr(msg, "no witness generator"), "%d %s", r, msg);
 
-    struct zkslot_submit_opts o = { 2, 0, "req-1", NULL };
+    struct zkslot_submit_opts o = { 2, 0, "req-1", NULL, 0 };
     r = zkslot_submit(z, "ex", good, 1, 0, &o, &job, &existing, msg, sizeof msg);
     ZT_REQUIRE(r == 0 && job > 0 && existing == 0, , "%d %s", r, msg);
     r = zkslot_submit(z, "ex", good, 1, 0, &o, &again, &existing, msg, sizeof msg);
@@ -101,7 +101,7 @@ static void client(zkslot *z)
     char out[600], want[600], file[700];
     snprintf(out, sizeof out, "%s/out/../out", dir);
     snprintf(want, sizeof want, "%s/out", dir);
-    struct zkslot_submit_opts oo = { -1, 0, NULL, out };
+    struct zkslot_submit_opts oo = { -1, 0, NULL, out, 0 };
     r = zkslot_submit(z, "ex", good, 1, 0, &oo, &job, NULL, msg, sizeof msg);
     ZT_CHECK(r == 0 && zkslot_status(z, job, &st, msg, sizeof msg) == 0 &&
              !strcmp(st.out_dir, want), "%d %s", r, st.out_dir);

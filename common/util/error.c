@@ -36,6 +36,7 @@ static const char *const zk_messages[] = {
     [ZK_EBASE - ZK_EWITGEN] = "the witness generator failed",
     [ZK_EBASE - ZK_EUNTRUSTED] = "owned by another user or writable by others",
     [ZK_EBASE - ZK_ESTATEMENT] = "not the proof of its job's statement",
+    [ZK_EBASE - ZK_EDEADLINE] = "the deadline cannot be met",
 };
 
 const char *zk_strerror(int err)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """submit_wait.py -- libzkslot's client face from Python (ctypes).
 
-    submit_wait.py [--ledger URL] [--lib PATH] [--timeout S] KEY_NAME WITNESS.wtns...
+    submit_wait.py [--ledger URL] [--lib PATH] [--timeout S] [--deadline S [--force]]
+                   KEY_NAME WITNESS.wtns...
 
 Submits one job (a partition per witness), waits for it, and reads each
 partition's result from the ledger.  Prints the job id, then one line per
@@ -13,11 +14,15 @@ unless --lib names it.
 import argparse
 import ctypes
 import sys
+import time
+
+ZKSLOT_SUBMIT_FORCE = 0x1
 
 
 class SubmitOpts(ctypes.Structure):
     _fields_ = [("priority", ctypes.c_int), ("deadline_ns", ctypes.c_int64),
-                ("request_id", ctypes.c_char_p), ("out_dir", ctypes.c_char_p)]
+                ("request_id", ctypes.c_char_p), ("out_dir", ctypes.c_char_p),
+                ("flags", ctypes.c_uint)]
 
 
 class JobStatus(ctypes.Structure):
@@ -36,6 +41,8 @@ def main():
     ap.add_argument("--ledger")
     ap.add_argument("--lib", default="libzkslot.so.0")
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--deadline", type=float, help="seconds from now (admitted as the CLI's)")
+    ap.add_argument("--force", action="store_true", help="queue a deadline the queue cannot meet")
     ap.add_argument("key")
     ap.add_argument("wtns", nargs="+")
     a = ap.parse_args()
@@ -60,7 +67,8 @@ def main():
         sys.exit("submit_wait.py: " + msg.value.decode())
     try:
         files = (cp * len(a.wtns))(*[enc(w) for w in a.wtns])
-        opts = SubmitOpts(-1, 0, None, None)
+        deadline_ns = time.time_ns() + int(a.deadline * 1e9) if a.deadline else 0
+        opts = SubmitOpts(-1, deadline_ns, None, None, ZKSLOT_SUBMIT_FORCE if a.force else 0)
         job, existing = ctypes.c_int64(), ctypes.c_int()
         if lib.zkslot_submit(z, enc(a.key), files, len(a.wtns), 0, ctypes.byref(opts),
                              ctypes.byref(job), ctypes.byref(existing), msg, len(msg)) < 0:

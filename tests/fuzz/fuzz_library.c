@@ -157,7 +157,7 @@ static void submit(const uint8_t *data, size_t size)
         req = t + used;
         used += strlen(req) + 1;
     }
-    struct zkslot_submit_opts o = { -1, 0, req, NULL };
+    struct zkslot_submit_opts o = { -1, 0, req, NULL, 0 };
     if (used < size)
         o.priority = (int)(int8_t)data[used];
     if (used + 9 <= size)

@@ -13,7 +13,8 @@
 #   deadline  a job that cannot start before its deadline fails with
 #             "deadline exceeded" and holds no slot; --deadline that the
 #             queue cannot meet is refused (exit 3, nothing queued) unless
-#             --force;
+#             --force; alike by libzkslot (ZKSLOT_EDEADLINE), by apid
+#             (409 deadline_unmeetable) and `zkslot --server` (exit 3);
 #   request   16 clients racing one --request-id get one job;
 #   workers   [synthd] reserve_workers = 1 of 2: a low job with long fills
 #             never has two partitions synthesizing, and a critical job
@@ -23,6 +24,7 @@
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 pl_init priority || exit 77
+. "$ZK_SOURCE_DIR/tests/apid/lib_apid.sh"
 
 pl_pool 3 4M || exit 1
 pl_circuit bn128 30000 8 || { pl_bad circuit; exit 1; }
@@ -109,6 +111,30 @@ before=$(njobs)
 rc=0; out=$("$ZKSLOT" submit --key "$PL_KEYNAME" --deadline 100ms "${W[@]}" 2>&1) || rc=$?
 [ "$rc" = 3 ] && grep -q "the deadline cannot be met" <<<"$out" || pl_bad "admission: rc $rc: $out"
 [ "$(njobs)" = "$before" ] || pl_bad "a refused job was queued"
+# libzkslot's zkslot_submit admits a deadline alike (submit_wait.py, ctypes)
+pre=()
+[ -z "${ZK_SANITIZE:-}" ] || pre=(env LD_PRELOAD="$("${ZK_CC:-clang}" -print-file-name=libclang_rt.asan-x86_64.so)" ASAN_OPTIONS=detect_leaks=0)
+rc=0; out=$("${pre[@]}" python3 "$ZK_SOURCE_DIR/examples/external-synth/submit_wait.py" --lib "$ZKSLOT_LIB" \
+    --deadline 0.1 "$PL_KEYNAME" "${W[@]}" 2>&1) || rc=$?
+[ "$rc" = 1 ] && grep -q "the deadline cannot be met.*ZKSLOT_SUBMIT_FORCE" <<<"$out" ||
+    pl_bad "libzkslot admission: rc $rc: $out"
+[ "$(njobs)" = "$before" ] || pl_bad "a job refused by libzkslot was queued"
+# and zkslot-apid's POST /v1/jobs (409, "force" a boolean), and the CLI through it
+apid_start || exit 1
+post() {   # FIELDS: a job of two witnesses with these fields
+    printf '{"key": "%s", "witnesses": ["%s", "%s"], %s}' "$PL_KEYNAME" "$(base64 -w0 "${W[0]}")" \
+        "$(base64 -w0 "${W[1]}")" "$1" >"$PL_W/body.json"
+    apid_req POST /v1/jobs -H 'Content-Type: application/json' --data-binary "@$PL_W/body.json"
+}
+st=$(post '"deadline": "100ms"')
+[ "$st" = 409 ] && [ "$(apid_code)" = deadline_unmeetable ] || pl_bad "apid admission: $st $(head -c 300 "$PL_W/resp")"
+st=$(post '"deadline": "100ms", "force": "yes"')
+[ "$st" = 400 ] && [ "$(apid_code)" = bad_field ] || pl_bad "apid force \"yes\": $st $(head -c 300 "$PL_W/resp")"
+rc=0; out=$(ZKSLOT_STATE_DIR="$PL_W/nowhere" "$ZKSLOT" --server "$APID_URL" submit --key "$PL_KEYNAME" \
+    --deadline 3s "${W[@]}" 2>&1) || rc=$?   # about 8 s needed, whole seconds sent
+[ "$rc" = 3 ] && grep -q "the deadline cannot be met" <<<"$out" || pl_bad "zkslot --server admission: rc $rc: $out"
+apid_stop
+[ "$(njobs)" = "$before" ] || pl_bad "a job refused by apid was queued"
 forced=$("$ZKSLOT" submit --key "$PL_KEYNAME" --deadline 100ms --force "${W[@]}")
 rc=0; "$ZKSLOT" wait "$forced" --timeout 30 >/dev/null 2>&1 || rc=$?
 "$ZKSLOT" status "$forced" | grep -q "deadline exceeded" || pl_bad "forced job $forced: $("$ZKSLOT" status "$forced" | head -n 4)"

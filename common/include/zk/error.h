@@ -47,7 +47,8 @@ enum zk_error {
     ZK_EWITGEN = -10030,          /* the witness generator failed (not the input's fault) */
     ZK_EUNTRUSTED = -10031,       /* a file another user owns or may write */
     ZK_ESTATEMENT = -10032,       /* a result that is not of its job's statement */
-    ZK_ELAST = -10032
+    ZK_EDEADLINE = -10033,        /* a deadline the queue ahead cannot let be met */
+    ZK_ELAST = -10033
 };
 
 /* Static description of a return code (0, -errno or ZK_E*).  Never NULL. */

@@ -218,34 +218,17 @@ static int out_dir_writable(const char *out, int n)
     return -1;
 }
 
-/*
- * The admission check of --deadline: can a job of n partitions of class
- * prio finish before a->deadline_ns behind the work the ledger has ahead
- * of it, at the stage times it recorded?  Estimated finish: the median
- * synthesis, then (ahead + n) median prove_starts shared by the provers
- * that recorded a start, then a median finalize.  0 to go on, 3 refused
- * (one line), 2 an error.  Without recorded times nothing is refused.
- */
+/* The admission check of --deadline (submit_admit): 0 to go on, 3
+ * refused (one line), 2 an error. */
 static int admit(struct args *a, int prio, uint32_t n)
 {
-    struct zk_ledger_estimate e;
-    struct zk_diag d = { "" };
-    if (zk_ledger_estimate(a->c.l, prio, &e, &d) < 0) {
-        fprintf(stderr, "zkslot submit: %s\n", d.msg);
-        return 2;
-    }
-    if (!e.samples)
+    char msg[SUBMIT_MSG_MAX];
+    int r = submit_admit(a->c.l, prio, n, a->deadline_ns, msg, sizeof msg);
+    if (r == 0)
         return 0;
-    double need = e.synth_s + (double)(e.ahead + n) * e.start_s / e.provers + e.finalize_s;
-    double left = (double)(a->deadline_ns - lcli_now_ns()) * 1e-9;
-    if (need <= left)
-        return 0;
-    fprintf(stderr, "zkslot submit: the deadline cannot be met: %.1f s left, about %.1f s "
-            "needed (%llu partition(s) of class %s or above ahead, %u of its own, %.3f s a "
-            "partition over %u prover(s), the median of the last %u); --force queues it "
-            "anyway; nothing submitted\n", left, need, (unsigned long long)e.ahead,
-            zk_priority_name(prio), n, e.start_s, e.provers, e.samples);
-    return 3;
+    fprintf(stderr, "zkslot submit: %s%s\n", msg,
+            r == ZK_EDEADLINE ? "; --force queues it anyway; nothing submitted" : "");
+    return r == ZK_EDEADLINE ? 3 : 2;
 }
 
 int cmd_submit(int argc, char **argv)
@@ -282,7 +265,7 @@ int cmd_submit(int argc, char **argv)
     }
     if (remote_server())   /* zkslot --server URL: to zkslot-apid */
         return remote_submit(a.key, a.pos, a.npos, a.input, a.priority, a.deadline_ns,
-                             a.request_id);
+                             a.force, a.request_id);
     if (lcli_open(&a.c, 1) < 0)
         return 2;
     char msg[SUBMIT_MSG_MAX];

@@ -92,7 +92,7 @@ json_t *remote_base64_file(const char *path)
 }
 
 int remote_submit(const char *key, char **files, int n, int input, int priority,
-                  int64_t deadline_ns, const char *request_id)
+                  int64_t deadline_ns, int force, const char *request_id)
 {
     json_t *body = json_object(), *inputs = json_array(), *o = NULL;
     int rc = 2;
@@ -117,12 +117,22 @@ int remote_submit(const char *key, char **files, int n, int input, int priority,
         char d[32];
         snprintf(d, sizeof d, "@%lld", (long long)((deadline_ns + 999999999) / 1000000000));
         json_object_set_new(body, "deadline", json_string(d));
+        if (force)
+            json_object_set_new(body, "force", json_true());
     }
     if (request_id)
         json_object_set_new(body, "request_id", json_string(request_id));
-    int st = call("submit", "POST", "/v1/jobs", body, REMOTE_TIMEOUT_S, 1 | 2, &o);
+    int st = call("submit", "POST", "/v1/jobs", body, REMOTE_TIMEOUT_S, 1 | 2 | 4, &o);
     if (st < 0)
         goto out;
+    if (st == 409) {   /* deadline_unmeetable: exit 3 as without --server */
+        const char *m = json_string_value(json_object_get(json_object_get(o, "error"),
+                                                          "message"));
+        fprintf(stderr, "zkslot submit: %s: %s; nothing submitted\n", remote_server(),
+                m ? m : "409");
+        rc = 3;
+        goto out;
+    }
     long long id = (long long)json_integer_value(json_object_get(o, "id"));
     if (st == 200)
         fprintf(stderr, "zkslot submit: request id '%s' is job %lld (%s), submitted before; "

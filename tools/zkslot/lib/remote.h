@@ -14,9 +14,10 @@
 /* The server's URL, or NULL when the commands go to the ledger. */
 const char *remote_server(void);
 
-/* Circuit inputs (`input`) or .wtns files (sent in base64). */
+/* Circuit inputs (`input`) or .wtns files (sent in base64); 3 when the
+ * server refuses the deadline (409 deadline_unmeetable, without force). */
 int remote_submit(const char *key, char **files, int n, int input, int priority,
-                  int64_t deadline_ns, const char *request_id);
+                  int64_t deadline_ns, int force, const char *request_id);
 /* File `path` (a .wtns) in standard base64 as a JSON string, as submit
  * sends it; NULL after one line on stderr. */
 json_t *remote_base64_file(const char *path);

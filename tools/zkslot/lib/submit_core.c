@@ -184,3 +184,25 @@ int submit_job_dirs(zk_ledger *l, const struct zk_ledger_job *j, const char *sta
     }
     return 0;
 }
+
+int submit_admit(zk_ledger *l, int prio, uint32_t nparts, int64_t deadline_ns, char *msg,
+                 size_t n)
+{
+    struct zk_ledger_estimate e;
+    struct zk_diag d = { "" };
+    if (zk_ledger_estimate(l, prio, &e, &d) < 0) {
+        say(msg, n, "%s", d.msg);
+        return ZK_ELEDGER;
+    }
+    if (!e.samples || !e.provers)
+        return 0;
+    double need = e.synth_s + (double)(e.ahead + nparts) * e.start_s / e.provers + e.finalize_s;
+    double left = (double)(deadline_ns - lcli_now_ns()) * 1e-9;
+    if (need <= left)
+        return 0;
+    say(msg, n, "the deadline cannot be met: %.1f s left, about %.1f s needed (%llu "
+        "partition(s) of class %s or above ahead, %u of its own, %.3f s a partition over %u "
+        "prover(s), the median of the last %u)", left, need, (unsigned long long)e.ahead,
+        zk_priority_name(prio), nparts, e.start_s, e.provers, e.samples);
+    return ZK_EDEADLINE;
+}
