@@ -4,11 +4,11 @@
  * it, writes the witness into the slot, and publishes it for gpud as
  * synthd would.
  *
- * The path is synthd's (synthd/main.c), through the public APIs of the
- * pool and the ledger: the slot first (zk_pool_acquire_class, the permit:
- * memory stays bounded, backpressure holds), then the ledger claim
- * (queued -> synthesizing(this process), the slot recorded), then the data,
- * the slot header (zk/slotfmt.h), publish and `ready`.  gpud checks a
+ * The path is synthd's own (zk/synthpart.h, shared with synthd/main.c):
+ * the slot first (the permit: memory stays bounded, backpressure holds),
+ * then the ledger claim (claim_part: queued -> synthesizing(this process),
+ * the slot recorded), then the data, the statement, the slot header
+ * (zk/slotfmt.h), publish and `ready`.  gpud checks a
  * producer's slot exactly as a synthd's: checksum, header against the key
  * and the ledger's record of the partition and slot.  The owner of the
  * slot and of the claim is this process (pid and start time): killed, its
@@ -29,7 +29,7 @@
 #include "zk/groth16.h"
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
-#include "zk/statement.h"
+#include "zk/synthpart.h"
 #include "zk/zkey.h"
 #include "zkslot_internal.h"
 
@@ -45,9 +45,7 @@ struct zkslot_producer {
 
 /* A partition in hand (zkslot_part.priv). */
 struct held {
-    struct zk_slot s;
-    struct zk_slot_desc d;
-    struct zk_ledger_part p;
+    struct zk_synthpart part;          /* slot, claim, layout (zk/synthpart.h) */
     struct timespec t0;
 };
 
@@ -56,6 +54,13 @@ static double since(const struct timespec *t0)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* This producer as a writer of the pool (zk/synthpart.h): its ledger
+ * writes run once, their failure answered to the caller. */
+static struct zk_synthpart_writer writer(const zkslot_producer *p)
+{
+    return (struct zk_synthpart_writer){ p->pool, p->z->l, &p->me, NULL, NULL };
 }
 
 ZKSLOT_EXPORT int zkslot_producer_open(zkslot *z, const char *pool, zkslot_producer **ret,
@@ -198,6 +203,29 @@ static int claim_part(zkslot_producer *p, int64_t job, int64_t key_id, const str
     return r < 0 ? zkslot_say(msg, n, r, "%s", d.msg) : 0;
 }
 
+/* The producer's ledger step of a take (zk_synthpart_claim): the slot
+ * checked to hold a partition of the key, then claim_part (its message
+ * into msg). */
+struct take_ctx {
+    zkslot_producer *p;
+    const struct zk_ledger_job *j;
+    uint64_t need;                     /* the bytes a partition of the key needs */
+    char *msg;
+    size_t n;
+};
+
+static int take_claim(void *ctx, const struct zk_slot *s, struct zk_ledger_part *ret,
+                      struct zk_diag *diag)
+{
+    const struct take_ctx *t = ctx;
+    (void)diag;
+    if (!t->need || t->need > s->capacity)
+        return zkslot_say(t->msg, t->n, ZK_ELENGTH, "key '%s': a partition needs %llu bytes "
+                          "but a slot holds %llu", t->j->key_name, (unsigned long long)t->need,
+                          (unsigned long long)s->capacity);
+    return claim_part(t->p, t->j->id, t->j->key_id, s, ret, t->msg, t->n);
+}
+
 ZKSLOT_EXPORT int zkslot_part_take(zkslot_producer *p, int64_t job, int timeout_ms,
                                    struct zkslot_part **ret, char *msg, size_t n)
 {
@@ -226,37 +254,31 @@ ZKSLOT_EXPORT int zkslot_part_take(zkslot_producer *p, int64_t job, int timeout_
         free(part);
         return zkslot_say(msg, n, -ENOMEM, "zkslot_part_take: out of memory");
     }
-    uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, &h->d);
-    r = zk_pool_acquire_class(p->pool, ZK_POOL_NO_ID, ZK_POOL_NO_ID, j.priority, timeout_ms,
-                              NULL, &h->s);
-    if (r == 0 && (!need || need > h->s.capacity)) {
-        zk_pool_abandon(p->pool, &h->s);
-        r = zkslot_say(msg, n, ZK_ELENGTH, "key '%s': a partition needs %llu bytes but a slot "
-                       "holds %llu", j.key_name, (unsigned long long)need,
-                       (unsigned long long)h->s.capacity);
-    } else if (r < 0) {
-        zkslot_say(msg, n, r, "taking a slot: %s", zk_strerror(r));
-    } else if ((r = claim_part(p, job, j.key_id, &h->s, &h->p, msg, n)) < 0) {
-        zk_pool_abandon(p->pool, &h->s);
-    }
+    struct zk_synthpart *sp = &h->part;
+    struct take_ctx tc = { p, &j, zk_slotfmt_layout(kh->n_vars, kh->domain_size, &sp->d), msg,
+                           n };
+    struct zk_synthpart_writer w = writer(p);
+    int step = 0;
+    r = zk_synthpart_take(&w, j.priority, timeout_ms, NULL, take_claim, &tc, sp, &step, &d);
     if (r < 0) {
+        if (step == ZK_SYNTHPART_SLOT)
+            zkslot_say(msg, n, r, "taking a slot: %s", zk_strerror(r));
         free(h);
         free(part);
         return r;
     }
-    zk_pool_set_ids(p->pool, &h->s, (uint64_t)h->p.id, (uint64_t)h->p.key_id);
     clock_gettime(CLOCK_MONOTONIC, &h->t0);
     part->job = job;
-    part->index = h->p.index;
-    part->slot = h->s.index;
+    part->index = sp->p.index;
+    part->slot = sp->s.index;
     part->curve = (int)kh->curve + 1;
     part->n_vars = kh->n_vars;
     part->n_public = kh->n_public;
     part->domain_size = kh->domain_size;
-    part->witness = h->s.data + h->d.region_off[ZK_SLOTFMT_W];
-    part->a = h->s.data + h->d.region_off[ZK_SLOTFMT_A];
-    part->b = h->s.data + h->d.region_off[ZK_SLOTFMT_B];
-    part->c = h->s.data + h->d.region_off[ZK_SLOTFMT_C];
+    part->witness = sp->s.data + sp->d.region_off[ZK_SLOTFMT_W];
+    part->a = sp->s.data + sp->d.region_off[ZK_SLOTFMT_A];
+    part->b = sp->s.data + sp->d.region_off[ZK_SLOTFMT_B];
+    part->c = sp->s.data + sp->d.region_off[ZK_SLOTFMT_C];
     part->priv = h;
     p->held++;
     *ret = part;
@@ -277,17 +299,13 @@ ZKSLOT_EXPORT int zkslot_part_abandon(zkslot_producer *p, struct zkslot_part *pa
     if (!p || !part || !part->priv)
         return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_part_abandon: no producer or part");
     struct held *h = part->priv;
+    struct zk_synthpart_writer w = writer(p);
     struct zk_diag d = { "" };
-    int r = zk_pool_abandon(p->pool, &h->s);
-    int q = zk_ledger_part_requeue(p->z->l, h->p.id, ZK_PART_SYNTHESIZING, &p->me,
-                                   "abandoned by its producer", &d);
-    int64_t id = h->p.id;
+    int64_t id = h->part.p.id;
+    int r = zk_synthpart_abandon(&w, &h->part, "abandoned by its producer", &d);
     drop(p, part);
     if (r < 0)
-        return zkslot_say(msg, n, r, "partition %lld: its slot was taken from this producer "
-                          "(reaped?): %s", (long long)id, zk_strerror(r));
-    if (q < 0 && q != ZK_ESTATE)
-        return zkslot_say(msg, n, q, "%s", d.msg);
+        return zkslot_say(msg, n, r, "partition %lld: %s", (long long)id, d.msg);
     return zkslot_say(msg, n, 0, "%s", "");
 }
 
@@ -312,7 +330,6 @@ ZKSLOT_EXPORT int zkslot_part_publish(zkslot_producer *p, struct zkslot_part *pa
         return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_part_publish: no producer or part");
     struct held *h = part->priv;
     const struct zk_zkey_header *kh = zk_groth16_key_header(p->k);
-    struct zk_slotfmt_header hd;
     struct zk_diag d = { "" };
     int r = flags & ~ZKSLOT_PUBLISH_ABC ? zkslot_say(msg, n, ZK_EBADPARAMS, "unknown flags %#x",
                                                      flags)
@@ -326,41 +343,16 @@ ZKSLOT_EXPORT int zkslot_part_publish(zkslot_producer *p, struct zkslot_part *pa
         zkslot_part_abandon(p, part, why, sizeof why);
         return r;
     }
-    memset(&hd, 0, sizeof hd);
-    hd.magic = ZK_SLOTFMT_MAGIC;
-    hd.version = ZK_SLOTFMT_VERSION;
-    hd.curve = kh->curve;
-    hd.partition_id = (uint64_t)h->p.id;
-    hd.key_id = (uint64_t)h->p.key_id;
-    hd.n_vars = kh->n_vars;
-    hd.n_public = kh->n_public;
-    hd.domain_size = kh->domain_size;
+    int64_t id = h->part.p.id;
+    struct zk_synthpart_writer w = writer(p);
     double synth_s = since(&h->t0);
-    hd.synth_ns = (uint64_t)(synth_s * 1e9);
-    hd.attempt = h->p.attempts;
-    hd.priority = (uint32_t)h->p.priority;
-    hd.deadline_ns = (uint64_t)h->p.deadline_ns;
-    h->d.priority = hd.priority;
-    h->d.deadline_ns = hd.deadline_ns;
-    memcpy(h->s.data, &hd, sizeof hd);
-    int64_t id = h->p.id;
-    /* the statement into the ledger before the slot is READY, as synthd
-     * does (zk/statement.h): gpud and result readers check against it */
-    char st[ZK_STATEMENT_LEN];
-    zk_statement(p->key_hash, (const zk_scalar *)part->witness + 1, kh->n_public, st);
-    if ((r = zk_ledger_part_statement(p->z->l, id, &p->me, st, &d)) < 0) {
+    if ((r = zk_synthpart_publish(&w, &h->part, p->key_hash, kh, synth_s, -1, &d)) < 0) {
         zkslot_part_abandon(p, part, NULL, 0);
-        return zkslot_say(msg, n, r, "partition %lld: recording its statement: %s",
-                          (long long)id, d.msg);
+        return zkslot_say(msg, n, r, "partition %lld: %s", (long long)id, d.msg);
     }
-    if ((r = zk_pool_publish(p->pool, &h->s, &h->d)) < 0) {
-        zkslot_part_abandon(p, part, NULL, 0);
-        return zkslot_say(msg, n, r, "partition %lld: slot %u: publish failed: %s",
-                          (long long)id, part->slot, zk_strerror(r));
-    }
-    drop(p, part);
     /* a gpud may have taken it from synthesizing already: ZK_ESTATE is fine */
-    r = zk_ledger_part_ready(p->z->l, id, &p->me, synth_s, -1, &d);
+    r = zk_synthpart_ready(&w, &h->part, synth_s, -1, &d);
+    drop(p, part);
     if (r < 0 && r != ZK_ESTATE)
         return zkslot_say(msg, n, r, "%s", d.msg);
     return zkslot_say(msg, n, 0, "%s", "");

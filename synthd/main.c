@@ -5,7 +5,9 @@
  * -> the oldest queued partition from the ledger -> its witness read
  * straight into the slot -> a, b, c computed into the slot with the key's
  * coefficients (loaded once per key, shared read-only by the workers) ->
- * checksum and READY -> ledger `ready`.  The main thread handles signals
+ * statement, checksum and READY -> ledger `ready`; the slot, the claim,
+ * the publish and the hand-back go through zk/synthpart.h, the path
+ * libzkslot's producers share.  The main thread handles signals
  * (signalfd), runs the recovery pass on a tick, notices a destroyed pool,
  * and talks to systemd.
  *
@@ -42,7 +44,7 @@
 #include "zk/groth16.h"
 #include "zk/parallel.h"
 #include "zk/slotfmt.h"
-#include "zk/statement.h"
+#include "zk/synthpart.h"
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
@@ -140,40 +142,39 @@ static void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
-struct statement_op {
-    zk_ledger *l;
-    int64_t id;
-    char statement[ZK_STATEMENT_LEN];
-};
-
-static int statement_op(void *ctx, struct zk_diag *diag)
+/* synthd's runner of the ledger's writes (zk/synthpart.h): retried while
+ * the ledger is unwritable, until a SIGINT hands the work back. */
+static int ledger_run(void *ctx, zk_synthpart_op op, void *op_ctx, const char *what,
+                      struct zk_diag *diag)
 {
-    const struct statement_op *o = ctx;
-    return zk_ledger_part_statement(o->l, o->id, &me, o->statement, diag);
+    (void)ctx;
+    return zkd_ledger_retry(op, op_ctx, what, &abort_flag, diag);
 }
 
-/* Synthesizes partition p into the held slot s: the witness (read, or
- * generated from the input: witness.c), then a, b, c.  0, or an error with
- * diag; *wo gets the witness stage's time and, when it failed, its error
+/* Synthesizes the partition in hand into its slot: the witness (read, or
+ * generated from the input: witness.c), then a, b, c, then publishes it
+ * (zk/synthpart.h).  0 (READY), or an error with diag and the slot still
+ * ours; *wo gets the witness stage's time and, when it failed, its error
  * text and whether a retry could help. */
-static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_slot *s,
+static int synthesize(const struct zk_synthpart_writer *w, struct zk_synthpart *part,
                       struct synthd_witness_out *wo, struct zk_diag *diag)
 {
+    const struct zk_ledger_part *p = &part->p;
+    struct zk_slot *s = &part->s;
+    struct zk_slot_desc *d = &part->d;
     struct zkd_key *e;
     const struct zk_groth16_key *k;
     const struct zk_zkey_header *kh;
-    struct zk_slot_desc d;
-    struct zk_slotfmt_header h;
     double t0 = zkd_now();
     int r;
 
     memset(wo, 0, sizeof *wo);
     wo->witness_s = -1;
-    if ((r = zkd_keycache_get(&keys, l, p->key_id, &e, diag)))
+    if ((r = zkd_keycache_get(&keys, w->l, p->key_id, &e, diag)))
         return r;
     k = e->k;
     kh = zk_groth16_key_header(k);
-    uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, &d);
+    uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, d);
     if (!need || need > s->capacity)
         return zk_diag_set(diag, p->witness, ZK_ELENGTH,
                            "the partition needs %llu bytes but a slot holds %llu: recreate "
@@ -187,10 +188,10 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
     pthread_mutex_unlock(&x->seen_lock);
     /* a witness stored in the ledger (a shared ledger's witness job), else
      * the .wtns file or the generator's run */
-    r = synthd_stored_wtns(l, p, kh, s->data + d.region_off[ZK_SLOTFMT_W], wo);
+    r = synthd_stored_wtns(w->l, p, kh, s->data + d->region_off[ZK_SLOTFMT_W], wo);
     if (r == 1)
-        r = synthd_witness_fill(l, p, &e->lk, &seen, kh, s->data + d.region_off[ZK_SLOTFMT_W],
-                                &abort_flag, wo);
+        r = synthd_witness_fill(w->l, p, &e->lk, &seen, kh,
+                                s->data + d->region_off[ZK_SLOTFMT_W], &abort_flag, wo);
     pthread_mutex_lock(&x->seen_lock);
     if (seen.checked)
         x->seen = seen;
@@ -203,55 +204,39 @@ static int synthesize(zk_ledger *l, const struct zk_ledger_part *p, struct zk_sl
         sleep_ms(fill_delay_ms);
     if (atomic_load(&abort_flag))
         return ZK_ECANCELED;
-    r = zk_groth16_synthesize(k, (const zk_scalar *)(s->data + d.region_off[ZK_SLOTFMT_W]),
-                              (zk_scalar *)(s->data + d.region_off[ZK_SLOTFMT_A]),
-                              (zk_scalar *)(s->data + d.region_off[ZK_SLOTFMT_B]),
-                              (zk_scalar *)(s->data + d.region_off[ZK_SLOTFMT_C]),
+    r = zk_groth16_synthesize(k, (const zk_scalar *)(s->data + d->region_off[ZK_SLOTFMT_W]),
+                              (zk_scalar *)(s->data + d->region_off[ZK_SLOTFMT_A]),
+                              (zk_scalar *)(s->data + d->region_off[ZK_SLOTFMT_B]),
+                              (zk_scalar *)(s->data + d->region_off[ZK_SLOTFMT_C]),
                               threads_per_worker);
     if (r)
         return zk_diag_set(diag, p->witness, r, "synthesis failed: %s", zk_strerror(r));
-    /* the statement (key, public signals) into the ledger before the slot
-     * is READY: gpud checks the slot against it, results are checked
-     * against it when handed out (zk/statement.h) */
-    struct statement_op so = { l, p->id, "" };
-    zk_statement(e->lk.hash, (const zk_scalar *)(s->data + d.region_off[ZK_SLOTFMT_W]) + 1,
-                 kh->n_public, so.statement);
-    if ((r = zkd_ledger_retry(statement_op, &so, "recording a statement", &abort_flag, diag)))
-        return r;
-    memset(&h, 0, sizeof h);
-    h.magic = ZK_SLOTFMT_MAGIC;
-    h.version = ZK_SLOTFMT_VERSION;
-    h.curve = kh->curve;
-    h.partition_id = (uint64_t)p->id;
-    h.key_id = (uint64_t)p->key_id;
-    h.n_vars = kh->n_vars;
-    h.n_public = kh->n_public;
-    h.domain_size = kh->domain_size;
-    h.synth_ns = (uint64_t)((zkd_now() - t0) * 1e9);
-    h.attempt = p->attempts;
-    h.priority = (uint32_t)p->priority;
-    h.deadline_ns = (uint64_t)p->deadline_ns;
-    d.priority = h.priority;             /* gpud's claim order */
-    d.deadline_ns = h.deadline_ns;
-    if (wo->witness_s >= 0)
-        h.witness_ms = wo->witness_s * 1e3 >= 1 ? (uint32_t)(wo->witness_s * 1e3) : 1;
-    memcpy(s->data, &h, sizeof h);
-    if ((r = zk_pool_publish(pool, s, &d)))
-        return zk_diag_set(diag, "pool", r, "slot %u: publish failed: %s", s->index,
-                           zk_strerror(r));
-    return 0;
+    return zk_synthpart_publish(w, part, e->lk.hash, kh, zkd_now() - t0, wo->witness_s, diag);
 }
 
-struct ready_op {
+struct claim_ctx {
     zk_ledger *l;
-    int64_t id;
-    double synth_s, witness_s;
+    int reserved_worker;                /* a reserved worker: the reserve's class only */
+    int min_class;                      /* out: the lowest class the claim allowed */
 };
 
-static int ready_op(void *ctx, struct zk_diag *diag)
+/* synthd's ledger step of a take (zk_synthpart_claim): the next queued
+ * partition of a class this worker and slot may take (a reserved worker or
+ * slot: the reserve's class and above, docs/scheduling.md); the ledger's
+ * health noted (a failure logged once per change, ledgerretry.h). */
+static int claim_op(void *ctx, const struct zk_slot *s, struct zk_ledger_part *ret,
+                    struct zk_diag *diag)
 {
-    const struct ready_op *o = ctx;
-    return zk_ledger_part_ready(o->l, o->id, &me, o->synth_s, o->witness_s, diag);
+    struct claim_ctx *c = ctx;
+    c->min_class = c->reserved_worker || zk_pool_slot_reserved(pool, s->index)
+                       ? cfg.pool_reserve_class
+                       : ZK_PRIO_LOW;
+    int r = zk_ledger_claim_queued_class(c->l, &me, (int32_t)s->index, c->min_class, ret, diag);
+    if (zkd_ledger_transient(r))
+        zkd_ledger_unwritable("claiming a partition", diag);
+    else
+        zkd_ledger_writable();
+    return r;
 }
 
 static void *worker_main(void *arg)
@@ -266,6 +251,7 @@ static void *worker_main(void *arg)
         atomic_store(&stop_flag, 1);
         return NULL;
     }
+    const struct zk_synthpart_writer w = { pool, l, &me, ledger_run, NULL };
     while (!atomic_load(&stop_flag)) {
         atomic_store(&wk->heartbeat_ms, now_ms());
         zkd_claim_keys(l, &cfg, &wk->claim);
@@ -284,93 +270,78 @@ static void *worker_main(void *arg)
             sleep_ms(cfg.poll_ms);
             continue;
         }
-        struct zk_slot s;
-        r = zk_pool_acquire_class(pool, ZK_POOL_NO_ID, ZK_POOL_NO_ID, top, 250, &stop_flag, &s);
-        if (r == ZK_ETIMEOUT || r == ZK_ECANCELED)
-            continue;
-        if (r) {
-            zkd_log(ZKD_ERR, "worker %u: taking a slot: %s", wk->no, zk_strerror(r));
-            sleep_ms(cfg.poll_ms);
+        struct zk_synthpart part;
+        struct claim_ctx cc = { l, reserved_worker, ZK_PRIO_LOW };
+        int step = 0;
+        r = zk_synthpart_take(&w, top, 250, &stop_flag, claim_op, &cc, &part, &step, &d);
+        if (r && step == ZK_SYNTHPART_SLOT) {
+            if (r != ZK_ETIMEOUT && r != ZK_ECANCELED) {
+                zkd_log(ZKD_ERR, "worker %u: taking a slot: %s", wk->no, zk_strerror(r));
+                sleep_ms(cfg.poll_ms);
+            }
             continue;
         }
-        struct zk_ledger_part p;
-        int min_class = reserved_worker || zk_pool_slot_reserved(pool, s.index)
-                            ? cfg.pool_reserve_class
-                            : ZK_PRIO_LOW;
-        r = zk_ledger_claim_queued_class(l, &me, (int32_t)s.index, min_class, &p, &d);
-        if (zkd_ledger_transient(r))
-            zkd_ledger_unwritable("claiming a partition", &d);   /* logged once */
-        else
-            zkd_ledger_writable();
         if (r) {
             if (r != -ENOENT && !zkd_ledger_transient(r))
                 zkd_log(ZKD_WARN, "worker %u: claiming a partition: %s", wk->no, d.msg);
-            zk_pool_abandon(pool, &s);
             /* a full disk or an I/O error fails at once, not after the busy
              * timeout: pause before the next try instead of spinning */
             if (zkd_ledger_transient(r))
                 sleep_ms(cfg.poll_ms);
             continue;
         }
-        if (min_class > ZK_PRIO_LOW)
-            zkd_log(ZKD_INFO, "partition %lld (job %lld #%u, %s): a reserved %s", (long long)p.id,
-                    (long long)p.job_id, p.index, zk_priority_name(p.priority),
+        const struct zk_ledger_part *p = &part.p;
+        if (cc.min_class > ZK_PRIO_LOW)
+            zkd_log(ZKD_INFO, "partition %lld (job %lld #%u, %s): a reserved %s", (long long)p->id,
+                    (long long)p->job_id, p->index, zk_priority_name(p->priority),
                     reserved_worker ? "worker" : "slot");
         atomic_store(&wk->busy, 1);
-        zk_pool_set_ids(pool, &s, (uint64_t)p.id, (uint64_t)p.key_id);
         double t0 = zkd_now();
         struct synthd_witness_out wo;
         d.msg[0] = 0;
-        r = synthesize(l, &p, &s, &wo, &d);
+        r = synthesize(&w, &part, &wo, &d);
         double dt = zkd_now() - t0;
         if (r == 0) {
             atomic_fetch_add(&n_synthesized, 1);
-            /* retried while the ledger is unwritable: the slot is READY
-             * already (a gpud may take it from synthesizing meanwhile) and
-             * the transition is conditional, so a retry records it once */
-            struct ready_op rop = { l, p.id, dt, wo.witness_s };
-            r = zkd_ledger_retry(ready_op, &rop, "marking a partition ready", &abort_flag, &d);
+            r = zk_synthpart_ready(&w, &part, dt, wo.witness_s, &d);
             if (r == ZK_ESTATE)   /* a gpud took it already, or it was canceled */
                 zkd_log(ZKD_DEBUG, "partition %lld: no longer synthesizing in the ledger "
-                        "(taken by a gpud or canceled)", (long long)p.id);
+                        "(taken by a gpud or canceled)", (long long)p->id);
             else if (r)
-                zkd_log(ZKD_WARN, "partition %lld: marking ready: %s", (long long)p.id, d.msg);
+                zkd_log(ZKD_WARN, "partition %lld: marking ready: %s", (long long)p->id, d.msg);
             if (wo.witness_s >= 0)
                 zkd_log(ZKD_INFO, "partition %lld (job %lld #%u) ready in slot %u: %.3f s "
-                        "(witness %.3f s)", (long long)p.id, (long long)p.job_id, p.index,
-                        s.index, dt, wo.witness_s);
+                        "(witness %.3f s)", (long long)p->id, (long long)p->job_id, p->index,
+                        part.s.index, dt, wo.witness_s);
             else
                 zkd_log(ZKD_INFO, "partition %lld (job %lld #%u) ready in slot %u: %.3f s",
-                        (long long)p.id, (long long)p.job_id, p.index, s.index, dt);
+                        (long long)p->id, (long long)p->job_id, p->index, part.s.index, dt);
+        } else if (r == ZK_ECANCELED) {
+            zk_synthpart_abandon(&w, &part, "synthd stopped before finishing it", NULL);
+        } else if (r == ZK_ESTATE) {   /* canceled or reaped meanwhile */
+            zk_synthpart_abandon(&w, &part, NULL, NULL);
+            zkd_log(ZKD_NOTICE, "partition %lld (job %lld #%u): no longer this synthd's "
+                    "in the ledger (%s); slot given back", (long long)p->id,
+                    (long long)p->job_id, p->index, d.msg);
+        } else if (wo.not_here) {
+            /* claimed before this machine's claim list left its key out
+             * (a key added a moment ago): back to the queue, no error
+             * counted, and the list refreshed now */
+            zkd_log(ZKD_NOTICE, "partition %lld (job %lld #%u): %s; handed back",
+                    (long long)p->id, (long long)p->job_id, p->index, wo.error);
+            zk_synthpart_abandon(&w, &part, "its generator is not allowed on that machine", NULL);
+            wk->claim.refreshed_s = 0;
+            sleep_ms(cfg.poll_ms);
         } else {
-            zk_pool_abandon(pool, &s);
-            if (r == ZK_ECANCELED) {
-                zkd_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &me,
-                                 "synthd stopped before finishing it", &abort_flag);
-            } else if (r == ZK_ESTATE) {   /* canceled or reaped meanwhile */
-                zkd_log(ZKD_NOTICE, "partition %lld (job %lld #%u): no longer this synthd's "
-                        "in the ledger (%s); slot given back", (long long)p.id,
-                        (long long)p.job_id, p.index, d.msg);
-            } else if (wo.not_here) {
-                /* claimed before this machine's claim list left its key out
-                 * (a key added a moment ago): back to the queue, no error
-                 * counted, and the list refreshed now */
-                zkd_log(ZKD_NOTICE, "partition %lld (job %lld #%u): %s; handed back",
-                        (long long)p.id, (long long)p.job_id, p.index, wo.error);
-                zkd_part_requeue(l, p.id, ZK_PART_SYNTHESIZING, &me,
-                                 "its generator is not allowed on that machine", &abort_flag);
-                wk->claim.refreshed_s = 0;
-                sleep_ms(cfg.poll_ms);
-            } else {
-                const char *msg = wo.error[0] ? wo.error : d.msg;
-                atomic_fetch_add(&n_errors, 1);
-                zkd_log(ZKD_ERR, "partition %lld (job %lld #%u): %s%s", (long long)p.id,
-                        (long long)p.job_id, p.index, msg,
-                        wo.permanent ? " (not retried: a retry gives the same answer)" : "");
-                /* a rejected input fails at once: max_errors 1 */
-                zkd_part_error(l, &p, &me, msg, wo.permanent ? 1 : cfg.max_errors,
-                               cfg.max_attempts, &abort_flag);
-            }
+            const char *msg = wo.error[0] ? wo.error : d.msg;
+            zk_synthpart_abandon(&w, &part, NULL, NULL);
+            atomic_fetch_add(&n_errors, 1);
+            zkd_log(ZKD_ERR, "partition %lld (job %lld #%u): %s%s", (long long)p->id,
+                    (long long)p->job_id, p->index, msg,
+                    wo.permanent ? " (not retried: a retry gives the same answer)" : "");
+            /* a rejected input fails at once: max_errors 1 */
+            zkd_part_error(l, p, &me, msg, wo.permanent ? 1 : cfg.max_errors,
+                           cfg.max_attempts, &abort_flag);
         }
         atomic_store(&wk->busy, 0);
     }
