@@ -6,7 +6,8 @@
 #     list, key show, submit of a witness, status of the job and the list,
 #     by address (127.0.0.1) and by name (localhost);
 #   - the CA not given (it is in no system store): exit 2, one line saying
-#     the certificate is not trusted; a CA file that does not exist, or
+#     the certificate is not trusted (as root, also with a system store
+#     that has no CA, in a mount namespace); a CA file that does not exist, or
 #     holds no certificate: exit 2, one line naming it;
 #   - a recording HTTPS server (tls_record.py) shows what arrives: with a
 #     self-signed certificate, and with the CA's certificate for another
@@ -94,6 +95,14 @@ z --server "https://localhost:$port" --ca-file "$W/ca.crt" status >"$W/list.out"
 rc=0; z --server "$url" status >"$W/none.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && one_line "$W/none.out" "^zkslot status: $url: .*certificate is not trusted" ||
     bad "no CA given: exit $rc: $(cat "$W/none.out")"
+# a system store with no CA at all (ca-certificates missing): the same refusal, saying so
+store=/etc/ssl/certs/ca-certificates.crt
+if [ "$(id -u)" = 0 ] && [ -f "$store" ] && command -v unshare >/dev/null; then
+    rc=0; ZKSLOT_TOKEN=$alice unshare -m sh -c 'mount --bind /dev/null "$1" && exec "$2" --server "$3" status' \
+        sh "$store" "$ZKSLOT" "$url" >"$W/empty.out" 2>&1 || rc=$?
+    [ "$rc" = 2 ] && one_line "$W/empty.out" "certificate is not trusted: the system's trust store has no CA" ||
+        bad "an empty system store: exit $rc: $(cat "$W/empty.out")"
+fi
 rc=0; z --server "$url" --ca-file "$W/missing.crt" status >"$W/missing.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && one_line "$W/missing.out" "missing.crt (the CA file): No such file" ||
     bad "a CA file that does not exist: exit $rc: $(cat "$W/missing.out")"

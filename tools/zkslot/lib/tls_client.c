@@ -21,6 +21,7 @@ struct tls_client {
     gnutls_certificate_credentials_t cred;
     gnutls_session_t s;
     double timeout_s;                 /* the socket's SO_RCVTIMEO/SO_SNDTIMEO */
+    int store_empty;                  /* the system's trust store gave no CA */
     char where[300];                  /* "HOST:PORT", for messages */
 };
 
@@ -49,15 +50,20 @@ static void append(char *buf, size_t n, const char *s)
 }
 
 /* Why the verification refused the server (its status bits), in words. */
-static void cert_problem(unsigned st, const char *host, const char *ca_file, char *buf,
-                         size_t n)
+static void cert_problem(unsigned st, const char *host, const char *ca_file, int store_empty,
+                         char *buf, size_t n)
 {
     char s[400];
     buf[0] = 0;
     if (st & (GNUTLS_CERT_SIGNER_NOT_FOUND | GNUTLS_CERT_SIGNER_NOT_CA |
               GNUTLS_CERT_SIGNATURE_FAILURE)) {
-        snprintf(s, sizeof s, "the server's certificate is not trusted: no CA in %s signed it",
-                 ca_file ? ca_file : "the system's trust store");
+        if (!ca_file && store_empty)
+            snprintf(s, sizeof s, "the server's certificate is not trusted: the system's trust "
+                     "store has no CA (install ca-certificates, or give the server's CA with "
+                     "ZKSLOT_CA_FILE or --ca-file)");
+        else
+            snprintf(s, sizeof s, "the server's certificate is not trusted: no CA in %s "
+                     "signed it", ca_file ? ca_file : "the system's trust store");
         append(buf, n, s);
     }
     if (st & GNUTLS_CERT_UNEXPECTED_OWNER) {
@@ -84,7 +90,8 @@ static void handshake_error(struct tls_client *t, int r, const char *host, const
 {
     char why[1024];
     if (r == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR)
-        cert_problem(gnutls_session_get_verify_cert_status(t->s), host, ca_file, why, sizeof why);
+        cert_problem(gnutls_session_get_verify_cert_status(t->s), host, ca_file, t->store_empty,
+                     why, sizeof why);
     else if (r == GNUTLS_E_AGAIN || r == GNUTLS_E_TIMEDOUT)
         snprintf(why, sizeof why, "the TLS handshake failed: no answer in time");
     else if (r == GNUTLS_E_FATAL_ALERT_RECEIVED)
@@ -98,7 +105,8 @@ static void handshake_error(struct tls_client *t, int r, const char *host, const
     snprintf(err, n, "%s: %s", t->where, why);
 }
 
-/* The credentials: ca_file's CAs, or the system's; 0 or -1 (err). */
+/* The credentials: ca_file's CAs, or the system's (none read: every
+ * server's certificate is refused, as not trusted); 0 or -1 (err). */
 static int load_trust(struct tls_client *t, const char *ca_file, char *err, size_t n)
 {
     int r = gnutls_certificate_allocate_credentials(&t->cred);
@@ -114,13 +122,12 @@ static int load_trust(struct tls_client *t, const char *ca_file, char *err, size
                 : gnutls_certificate_set_x509_system_trust(t->cred);
     if (r > 0)
         return 0;
-    if (ca_file)
-        snprintf(err, n, "%s (the CA file): %s", ca_file,
-                 r < 0 ? gnutls_strerror(r) : "no PEM certificate in it");
-    else
-        snprintf(err, n, "the system's trust store: %s (give the server's CA with "
-                 "ZKSLOT_CA_FILE or --ca-file)",
-                 r < 0 ? gnutls_strerror(r) : "no certificate in it");
+    if (!ca_file) {   /* then no server is trusted: the handshake says so */
+        t->store_empty = 1;
+        return 0;
+    }
+    snprintf(err, n, "%s (the CA file): %s", ca_file,
+             r < 0 ? gnutls_strerror(r) : "no PEM certificate in it");
     return -1;
 }
 

@@ -22,7 +22,8 @@ struct tls_client;
  * read and write of the handshake is bounded by them, the whole handshake
  * by timeout_s) with the server `host` (the URL's host, brackets off)
  * at `port` (for messages).  ca_file NULL or "": the system's trust
- * store.  0 with *ret set (tls_client_free it; fd stays the caller's), or
+ * store (when it holds no CA, every server is refused as not trusted,
+ * the message says why).  0 with *ret set (tls_client_free it; fd stays the caller's), or
  * -1 with one line in err (n bytes) naming host:port and the problem: the
  * CA file unreadable or empty, the certificate not trusted, issued for
  * another name, expired, or the handshake failed (not a TLS server, no
