@@ -7,6 +7,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
       libgmp-dev libjansson-dev libxxhash-dev libsqlite3-dev libinih-dev libmicrohttpd-dev
+      libgnutls28-dev    # zkslot --server https://: the CLI's TLS client
       libsodium-dev    # inputs sealed to the daemons (common/seal/)
       liburing-dev libsystemd-dev libnuma-dev systemd nodejs npm
       python3    # python3: the tests parse JSON and the ledger with it

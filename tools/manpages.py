@@ -234,6 +234,8 @@ def page_zkslot(zkslot, version, date):
     for name, args in rows:
         out.append(".B zkslot %s\n%s\n.br\n" % (esc(name), esc(args)))
     out.append(".B zkslot\n\\-\\-help | \\-\\-version | help\n.I COMMAND\n")
+    out.append(".br\n.B zkslot \\-\\-server\n.I URL\n[\\fB\\-\\-ca\\-file\\fR \\fIFILE\\fR]\n"
+               ".I COMMAND\n")
     out.append(".SH DESCRIPTION\n%s\n.PP\nEach command's usage below is what "
                "\\fBzkslot\\fR \\fICOMMAND\\fR \\fB\\-\\-help\\fR prints.\n" % desc)
     out.append(".SH COMMANDS\n")
@@ -247,6 +249,15 @@ def page_zkslot(zkslot, version, date):
     out.append(".SH ENVIRONMENT\n.TP\n.B ZKSLOT_CONFIG\nthe configuration file "
                "(else \\fI/etc/zkslot/zkslot.conf\\fR); \\fBzkslot.conf\\fR(5) lists "
                "the others\n")
+    out.append(".TP\n.B ZKSLOT_SERVER\nas \\fB\\-\\-server\\fR \\fIURL\\fR: submit, status, wait, "
+               "result, cancel, key list and key show go to \\fBzkslot\\-apid\\fR(8) at URL "
+               "(http://HOST[:PORT], https://HOST[:PORT] or unix:/PATH) instead of the ledger\n"
+               ".TP\n.B ZKSLOT_TOKEN\nthe bearer token sent to that server (for https://, only "
+               "once its certificate is verified)\n"
+               ".TP\n.B ZKSLOT_CA_FILE\nas \\fB\\-\\-ca\\-file\\fR \\fIFILE\\fR: the CAs (PEM) an "
+               "https:// server's certificate must chain to, instead of the system's trust "
+               "store; the certificate must also name the URL's host. There is no way to "
+               "skip the check\n")
     out.append(".SH EXIT STATUS\n0 on success, 1 on a negative verdict (an invalid "
                "proof, a failed check), 2 on an error.\n")
     out.append(".SH FILES\n" + FILES + see_also("zkslot"))

@@ -5,8 +5,8 @@
 # prints the same job), wait (0 done), status --json, result --out (the
 # proofs written here, snarkjs accepts them, their public signals are the
 # inputs'), key list and key show (the vk.json; an unknown key exit 1),
-# cancel of a finished job (exit 1) and of a queued one (0), https://
-# refused.  About 10 s.
+# cancel of a finished job (exit 1) and of a queued one (0), a URL of
+# another scheme refused (https://: apid_test_cli_tls).  About 10 s.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 . "$ZK_SOURCE_DIR/tests/pipeline/lib_inputs.sh"
@@ -71,8 +71,8 @@ rc=0; remote cancel "$jq" 2>/dev/null || rc=$?
 [ "$rc" = 0 ] || pl_bad "cancel of a queued job: exit $rc"
 rc=0; remote wait "$jq" --timeout 5 2>/dev/null || rc=$?
 [ "$rc" = 1 ] || pl_bad "wait on a canceled job: exit $rc, expected 1"
-rc=0; "$ZKSLOT" --server https://127.0.0.1:1 status 2>"$PL_W/err" || rc=$?
-[ "$rc" = 2 ] && grep -q 'no TLS' "$PL_W/err" || pl_bad "https: exit $rc: $(cat "$PL_W/err")"
+rc=0; "$ZKSLOT" --server ftp://127.0.0.1:1 status 2>"$PL_W/err" || rc=$?
+[ "$rc" = 2 ] && grep -q 'is not http://HOST' "$PL_W/err" || pl_bad "ftp: exit $rc: $(cat "$PL_W/err")"
 [ ! -e "$PL_W/nowhere/ledger.db" ] || pl_bad "the CLI opened a ledger of its own"
 echo "ok: zkslot --server: submit, wait, status, result, cancel through apid; snarkjs accepts the proofs"
 apid_stop

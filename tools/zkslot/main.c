@@ -48,7 +48,12 @@ static void usage(FILE *out)
     fprintf(out, "usage: zkslot COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].usage);
-    fprintf(out, "\n  zkslot help COMMAND, zkslot COMMAND --help: its usage; zkslot --version\n");
+    fprintf(out, "\n  zkslot help COMMAND, zkslot COMMAND --help: its usage; zkslot --version\n"
+            "  zkslot --server URL [--ca-file FILE] COMMAND: submit, status, wait, result,\n"
+            "    cancel, key list|show through zkslot-apid at URL (http://HOST[:PORT],\n"
+            "    https://HOST[:PORT] or unix:/PATH; env ZKSLOT_SERVER, ZKSLOT_TOKEN);\n"
+            "    --ca-file (env ZKSLOT_CA_FILE): the CAs an https server's certificate\n"
+            "    must chain to, instead of the system's trust store\n");
 }
 
 /* `zkslot CMD --help` or `-h`: right after the command.  Deeper ones
@@ -93,9 +98,10 @@ static const struct command *find_command(const char *name)
 
 int main(int argc, char **argv)
 {
-    /* zkslot --server URL CMD ...: the job commands go to zkslot-apid (remote.h) */
-    if (argc > 2 && !strcmp(argv[1], "--server")) {
-        setenv("ZKSLOT_SERVER", argv[2], 1);
+    /* zkslot --server URL [--ca-file FILE] CMD ...: the job commands go to
+     * zkslot-apid (remote.h); each option is its environment variable */
+    while (argc > 2 && (!strcmp(argv[1], "--server") || !strcmp(argv[1], "--ca-file"))) {
+        setenv(argv[1][2] == 's' ? "ZKSLOT_SERVER" : "ZKSLOT_CA_FILE", argv[2], 1);
         argv[2] = argv[0];
         argc -= 2;
         argv += 2;

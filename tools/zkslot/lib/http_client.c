@@ -16,14 +16,17 @@
 #include <unistd.h>
 
 #include "http_client.h"
+#include "tls_client.h"
 
-/* "http://HOST[:PORT][/]" -> host, port; 0 or -1. */
-static int parse_url(const char *url, char *host, size_t hn, char *port, size_t pn)
+/* "http://HOST[:PORT][/]" or "https://..." -> host, port (80 or 443 by
+ * default), *tls (1 for https); 0 or -1. */
+static int parse_url(const char *url, char *host, size_t hn, char *port, size_t pn, int *tls)
 {
     const char *p, *end;
-    if (strncmp(url, "http://", 7))
+    *tls = !strncmp(url, "https://", 8);
+    if (strncmp(url, "http://", 7) && !*tls)
         return -1;
-    p = url + 7;
+    p = url + 7 + *tls;
     if (*p == '[') {
         if (!(end = strchr(p, ']')) || (size_t)(end - p - 1) >= hn)
             return -1;
@@ -38,7 +41,7 @@ static int parse_url(const char *url, char *host, size_t hn, char *port, size_t 
         host[l] = 0;
         p += l;
     }
-    snprintf(port, pn, "80");
+    snprintf(port, pn, *tls ? "443" : "80");
     if (*p == ':') {
         size_t l = strcspn(p + 1, "/");
         if (!l || l >= pn)
@@ -105,16 +108,74 @@ static int connect_to(const char *host, const char *port, double timeout_s, char
     return fd;
 }
 
-static int send_all(int fd, const char *buf, size_t len)
+/* One connection: a socket, and over it a verified TLS session for https://. */
+struct link {
+    int fd;
+    struct tls_client *tls;           /* NULL: plain HTTP */
+    char host[256], port[16];
+};
+
+/* All of buf[0..len): 0, or -1 with err filled. */
+static int link_send(struct link *l, const char *buf, size_t len, char *err, size_t n)
 {
+    if (l->tls)
+        return tls_client_send_all(l->tls, buf, len, err, n);
     while (len) {
-        ssize_t w = send(fd, buf, len, MSG_NOSIGNAL);
-        if (w <= 0)
+        ssize_t w = send(l->fd, buf, len, MSG_NOSIGNAL);
+        if (w <= 0) {
+            snprintf(err, n, "%s:%s: cannot send the request: %s", l->host, l->port,
+                     strerror(errno));
             return -1;
+        }
         buf += w;
         len -= (size_t)w;
     }
     return 0;
+}
+
+/* Up to len bytes: their count, 0 at the end, -1 with err filled. */
+static ssize_t link_recv(struct link *l, char *buf, size_t len, char *err, size_t n)
+{
+    if (l->tls)
+        return tls_client_recv(l->tls, buf, len, err, n);
+    ssize_t r = recv(l->fd, buf, len, 0);
+    if (r < 0)
+        snprintf(err, n, "%s:%s: %s", l->host, l->port,
+                 errno == EAGAIN ? "no answer in time" : strerror(errno));
+    return r;
+}
+
+/* base_url's connection into *l (for https://, the server verified: no
+ * byte of the request is sent before); 0 or -1 (err). */
+static int link_open(struct link *l, const char *base_url, const char *ca_file,
+                     double timeout_s, char *err, size_t n)
+{
+    int tls = 0;
+    l->tls = NULL;
+    if (!strncmp(base_url, "unix:/", 6)) {   /* the Host header names no host */
+        snprintf(l->host, sizeof l->host, "localhost");
+        snprintf(l->port, sizeof l->port, "80");
+        l->fd = connect_unix(base_url + 5, timeout_s, err, n);
+    } else if (parse_url(base_url, l->host, sizeof l->host, l->port, sizeof l->port, &tls) < 0) {
+        snprintf(err, n, "'%s' is not http://HOST[:PORT], https://HOST[:PORT] or unix:/PATH",
+                 base_url);
+        return -1;
+    } else {
+        l->fd = connect_to(l->host, l->port, timeout_s, err, n);
+    }
+    if (l->fd < 0)
+        return -1;
+    if (tls && tls_client_open(l->fd, l->host, l->port, ca_file, timeout_s, &l->tls, err, n) < 0) {
+        close(l->fd);
+        return -1;
+    }
+    return 0;
+}
+
+static void link_close(struct link *l)
+{
+    l->tls = tls_client_free(l->tls);
+    close(l->fd);
 }
 
 /* The answer in raw[0..len) into *ret; 0 or -1 (err). */
@@ -152,64 +213,67 @@ static int parse_answer(char *raw, size_t len, struct http_resp *ret, char *err,
     return 0;
 }
 
-int http_call(const char *base_url, const char *method, const char *path, const char *body,
-              const char *token, double timeout_s, struct http_resp *ret, char *err, size_t n)
+/* The whole answer on l, up to its end, into *ret; 0 or -1 (err). */
+static int read_answer(struct link *l, struct http_resp *ret, char *err, size_t n)
 {
-    char host[256], port[16], *req = NULL, *raw = NULL;
+    char *raw = NULL;
     size_t len = 0, cap = 0;
-    int rc = -1, fd;
-    memset(ret, 0, sizeof *ret);
-    if (!strncmp(base_url, "unix:/", 6)) {   /* the Host header names no host */
-        snprintf(host, sizeof host, "localhost");
-        snprintf(port, sizeof port, "80");
-        fd = connect_unix(base_url + 5, timeout_s, err, n);
-    } else if (parse_url(base_url, host, sizeof host, port, sizeof port) < 0) {
-        snprintf(err, n, "'%s' is not http://HOST[:PORT] or unix:/PATH%s", base_url,
-                 strncmp(base_url, "https:", 6) ? "" : " (no TLS here: use a tunnel or proxy)");
-        return -1;
-    } else {
-        fd = connect_to(host, port, timeout_s, err, n);
-    }
-    if (fd < 0)
-        return -1;
-    int rl = asprintf(&req, "%s %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n"
-                      "Accept: application/json\r\n%s%s%s%s%s%zu\r\n\r\n%s",
-                      method, path, host, port, token ? "Authorization: Bearer " : "",
-                      token ? token : "", token ? "\r\n" : "",
-                      body ? "Content-Type: application/json\r\n" : "", "Content-Length: ",
-                      body ? strlen(body) : 0, body ? body : "");
-    if (rl < 0 || send_all(fd, req, (size_t)rl) < 0) {
-        snprintf(err, n, "%s:%s: cannot send the request: %s", host, port, strerror(errno));
-        goto out;
-    }
+    int rc = -1;
     for (;;) {
         if (len + 65536 > cap) {
             if (cap > HTTP_BODY_MAX) {
-                snprintf(err, n, "%s:%s: an answer over %u bytes", host, port, HTTP_BODY_MAX);
+                snprintf(err, n, "%s:%s: an answer over %u bytes", l->host, l->port,
+                         HTTP_BODY_MAX);
                 goto out;
             }
             cap = cap ? 2 * cap : 65536 * 2;
             char *nr = realloc(raw, cap);
-            if (!nr)
+            if (!nr) {
+                snprintf(err, n, "out of memory");
                 goto out;
+            }
             raw = nr;
         }
-        ssize_t r = recv(fd, raw + len, cap - len - 1, 0);
-        if (r < 0) {
-            snprintf(err, n, "%s:%s: %s", host, port,
-                     errno == EAGAIN ? "no answer in time" : strerror(errno));
+        ssize_t r = link_recv(l, raw + len, cap - len - 1, err, n);
+        if (r < 0)
             goto out;
-        }
         if (r == 0)
             break;
         len += (size_t)r;
     }
-    if (raw)
+    if (!len)   /* as an HTTPS listener (apid's) does with plain HTTP */
+        snprintf(err, n, "%s:%s: the server closed the connection without an answer%s",
+                 l->host, l->port, l->tls ? "" : " (an HTTPS port? https:// speaks TLS)");
+    else
         raw[len] = 0;
-    rc = raw ? parse_answer(raw, len, ret, err, n) : (snprintf(err, n, "no answer"), -1);
+    rc = len ? parse_answer(raw, len, ret, err, n) : -1;
 out:
-    free(req);
     free(raw);
-    close(fd);
+    return rc;
+}
+
+int http_call(const char *base_url, const char *method, const char *path, const char *body,
+              const char *token, const char *ca_file, double timeout_s, struct http_resp *ret,
+              char *err, size_t n)
+{
+    struct link l;
+    char *req = NULL;
+    int rc = -1;
+    memset(ret, 0, sizeof *ret);
+    if (link_open(&l, base_url, ca_file, timeout_s, err, n) < 0)
+        return -1;
+    /* the token is written only here, after link_open verified an https:// server */
+    int rl = asprintf(&req, "%s %s HTTP/1.1\r\nHost: %s:%s\r\nConnection: close\r\n"
+                      "Accept: application/json\r\n%s%s%s%s%s%zu\r\n\r\n%s",
+                      method, path, l.host, l.port, token ? "Authorization: Bearer " : "",
+                      token ? token : "", token ? "\r\n" : "",
+                      body ? "Content-Type: application/json\r\n" : "", "Content-Length: ",
+                      body ? strlen(body) : 0, body ? body : "");
+    if (rl < 0)
+        snprintf(err, n, "out of memory");
+    else if (link_send(&l, req, (size_t)rl, err, n) == 0)
+        rc = read_answer(&l, ret, err, n);
+    free(req);
+    link_close(&l);
     return rc;
 }

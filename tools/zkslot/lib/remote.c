@@ -36,8 +36,8 @@ static int call(const char *cmd, const char *method, const char *path, json_t *b
     struct http_resp r;
     char err[512], *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_error_t je;
-    int rc = http_call(remote_server(), method, path, text, getenv("ZKSLOT_TOKEN"), timeout_s,
-                       &r, err, sizeof err);
+    int rc = http_call(remote_server(), method, path, text, getenv("ZKSLOT_TOKEN"),
+                       getenv("ZKSLOT_CA_FILE"), timeout_s, &r, err, sizeof err);
     free(text);
     if (rc < 0) {
         fprintf(stderr, "zkslot %s: %s: %s\n", cmd, remote_server(), err);

@@ -2,8 +2,10 @@
  * remote.h -- `zkslot --server URL` (or $ZKSLOT_SERVER): submit, status,
  * wait, result, cancel, key list and key show against a remote zkslot-apid instead of the
  * ledger, with the local commands' output and exit codes ($ZKSLOT_TOKEN:
- * the bearer token).  Each prints one line "zkslot CMD: ..." on failure,
- * the server's error message when it gave one.
+ * the bearer token; for an https:// URL, $ZKSLOT_CA_FILE or `zkslot
+ * --ca-file FILE`: the CAs its certificate is checked against instead of
+ * the system's).  Each prints one line "zkslot CMD: ..." on failure, the
+ * server's error message when it gave one.
  */
 #ifndef ZK_TOOLS_REMOTE_H
 #define ZK_TOOLS_REMOTE_H
