@@ -52,21 +52,34 @@ static inline int msm_digit(const limb_t *k, unsigned s, unsigned c)
     return zk_msm_digit(k, s, c);
 }
 
-/* Bit length of the largest of the n scalars (0 if all are zero). */
-static unsigned msm_max_bits(const limb_t *k, size_t n)
+/*
+ * Limbs a GLV half-scalar is stored in (|k1|, |k2| < 2^129): the MSM's
+ * digits of such scalars never read a fourth limb (zk_msm_digit reads
+ * limb q + 1 only for bit s - 1 = 64 q + r with r > 0, and a window's s
+ * is at most the scalars' bit length, 129: q + 1 <= 2).
+ */
+#define MSM_GLV_KW 3
+
+/* Bit length of the largest of the n scalars of kw <= 4 limbs each,
+ * kw limbs apart (0 if all are zero). */
+static unsigned msm_max_bits_kw(const limb_t *k, size_t n, unsigned kw)
 {
     limb_t o[4] = { 0, 0, 0, 0 };
     for (size_t i = 0; i < n; i++) {
-        o[0] |= k[4 * i];
-        o[1] |= k[4 * i + 1];
-        o[2] |= k[4 * i + 2];
-        o[3] |= k[4 * i + 3];
+        for (unsigned j = 0; j < kw; j++)
+            o[j] |= k[kw * i + j];
     }
     for (int j = 3; j >= 0; j--) {
         if (o[j])
             return 64 * (unsigned)j + 64 - (unsigned)__builtin_clzll(o[j]);
     }
     return 0;
+}
+
+/* Bit length of the largest of the n scalars (4 limbs; 0 if all are zero). */
+static unsigned msm_max_bits(const limb_t *k, size_t n)
+{
+    return msm_max_bits_kw(k, n, 4);
 }
 
 /* 1 if the scalar k (4 limbs) is exactly 1. */

@@ -69,6 +69,7 @@ struct GROUP_FN(msm_job) {
     const FIELD_T *phix;           /* GLV: entry t >= half is phi(points[t - half]), */
     const uint8_t *neg;            /* (phix[t - half], its y), negated where neg[t];
                                     * both NULL without */
+    unsigned kw;                   /* limbs per scalar: 4, MSM_GLV_KW with phix */
     size_t half;
     const limb_t *scalars;
     size_t n, npts;
@@ -234,7 +235,7 @@ static void GROUP_FN(msm_fill_affine)(struct GROUP_FN(msm_job) *jb, struct GROUP
             i = 0;
             s += jb->stride * c;
         }
-        int d = msm_digit(jb->scalars + 4 * i, s, c);
+        int d = msm_digit(jb->scalars + (size_t)jb->kw * i, s, c);
         if (d == 0)
             continue;
         const GROUP_AFFINE_T *p = GROUP_FN(msm_base)(jb, t);
@@ -351,7 +352,7 @@ static void GROUP_FN(msm_window_jac)(GROUP_T *ret, struct GROUP_FN(msm_job) *jb,
             i = 0;
             s += jb->stride * c;
         }
-        int d = msm_digit(jb->scalars + 4 * i, s, c);
+        int d = msm_digit(jb->scalars + (size_t)jb->kw * i, s, c);
         if (d == 0)
             continue;
         const GROUP_AFFINE_T *p = GROUP_FN(msm_point)(jb, t, &q0);
@@ -477,7 +478,7 @@ static int GROUP_FN(msm_plan)(struct msm_plan *pl, size_t npts, unsigned bits,
  * table its first nblocks blocks: struct msm_job), scratch of the plan's
  * size.  With phix (GLV, no table): entry t < n / 2 is points[t], entry
  * t >= n / 2 is phi(points[t - n / 2]) = (phix[t - n / 2], its y), each
- * negated where neg[t]. */
+ * negated where neg[t], and the scalars are MSM_GLV_KW limbs each. */
 static int GROUP_FN(msm_core_view)(GROUP_T *ret, const GROUP_AFFINE_T *points,
                                     const FIELD_T *phix, const uint8_t *neg,
                                     const limb_t *scalars, size_t n, unsigned bits_max,
@@ -492,7 +493,8 @@ static int GROUP_FN(msm_core_view)(GROUP_T *ret, const GROUP_AFFINE_T *points,
     r = GROUP_FN(msm_plan)(&jb.pl, jb.npts, bits_max, nthreads, opts, tab);
     if (r)
         return r;
-    unsigned bits = msm_max_bits(scalars, n);
+    jb.kw = phix ? MSM_GLV_KW : 4;
+    unsigned bits = msm_max_bits_kw(scalars, n, jb.kw);
     GROUP_T acc;
     GROUP_FN(set_inf)(&acc);
     if (bits == 0) {
@@ -555,12 +557,12 @@ static int GROUP_FN(msm_core)(GROUP_T *ret, const GROUP_AFFINE_T *points, const 
 #define MSM_GLV_BITS 129
 
 /* GLV working memory ahead of the inner MSM's: the n x of phi(P) (its y
- * is P's), 2n scalars and 2n signs (the P themselves are the caller's, the
- * signs applied to the digits: a copy of them was n points more; whole
- * phi(P) points were n y more). */
+ * is P's), 2n scalars of MSM_GLV_KW limbs and 2n signs (the P themselves
+ * are the caller's, the signs applied to the digits: a copy of them was n
+ * points more; whole phi(P) points were n y more, 4-limb scalars 2n limbs). */
 static size_t GROUP_FN(msm_glv_head)(size_t n)
 {
-    return msm_align(n * sizeof(FIELD_T)) + msm_align(2 * n * 4 * sizeof(limb_t)) +
+    return msm_align(n * sizeof(FIELD_T)) + msm_align(2 * n * MSM_GLV_KW * sizeof(limb_t)) +
            msm_align(2 * n);
 }
 
@@ -580,16 +582,19 @@ static void GROUP_FN(msm_glv_range)(void *arg, size_t begin, size_t end)
     const struct GROUP_FN(msm_glv_arg) *a = arg;
     for (size_t i = begin; i < end; i++) {
         const GROUP_AFFINE_T *p = &a->in[i];
-        limb_t *k1 = a->ko + 4 * i, *k2 = a->ko + 4 * (a->n + i);
+        limb_t *k1 = a->ko + MSM_GLV_KW * i, *k2 = a->ko + MSM_GLV_KW * (a->n + i);
+        limb_t h1[4], h2[4];                        /* h1[3] = h2[3] = 0: < 2^129 */
         const limb_t *k = a->k + 4 * i;
         if (GROUP_FN(affine_is_inf)(p) || (k[0] | k[1] | k[2] | k[3]) == 0) {
             memset(&a->phix[i], 0, sizeof a->phix[i]);
-            memset(k1, 0, 4 * sizeof *k1);
-            memset(k2, 0, 4 * sizeof *k2);
+            memset(k1, 0, MSM_GLV_KW * sizeof *k1);
+            memset(k2, 0, MSM_GLV_KW * sizeof *k2);
             a->neg[i] = a->neg[a->n + i] = 0;
             continue;
         }
-        unsigned neg = msm_glv_split(&MSM_GLV_CONSTS, k1, k2, k);
+        unsigned neg = msm_glv_split(&MSM_GLV_CONSTS, h1, h2, k);
+        memcpy(k1, h1, MSM_GLV_KW * sizeof *k1);
+        memcpy(k2, h2, MSM_GLV_KW * sizeof *k2);
         a->phix[i] = p->x;
         GROUP_FN(msm_endo_x)(&a->phix[i]);
         a->neg[i] = (uint8_t)(neg & 1);
@@ -615,7 +620,7 @@ static int GROUP_FN(msm_glv)(GROUP_T *ret, const GROUP_AFFINE_T *points, const l
     }
     uint8_t *s = scratch;
     size_t at_k = msm_align(n * sizeof(FIELD_T));
-    size_t at_neg = at_k + msm_align(2 * n * 4 * sizeof(limb_t));
+    size_t at_neg = at_k + msm_align(2 * n * MSM_GLV_KW * sizeof(limb_t));
     struct GROUP_FN(msm_glv_arg) a = { points, scalars, n, (FIELD_T *)(void *)s,
                                         (limb_t *)(void *)(s + at_k), s + at_neg };
     zk_parallel_for(pl.threads, n, 4096, GROUP_FN(msm_glv_range), &a);
