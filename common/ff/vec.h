@@ -402,7 +402,8 @@ ZK_HD void lincomb_mod_n(limb_t *ret, const limb_t *u, int64_t f, const limb_t *
  * by the binary extended GCD with 31 steps at a time on 64-bit approximations
  * of the two values (exact low 31 bits, top 33 bits), the steps' 2x2 matrix
  * then applied to the full values (Pornin, "Optimized Binary GCD for Modular
- * Inversion", 2020).  Runs ZK_INV_BATCHES(n) batches.  Returns 1 on success,
+ * Inversion", 2020).  Runs at most ZK_INV_BATCHES(n) batches (it stops
+ * once a is 0: bench field's BN254 fp_inv 5.1 -> 3.4 us).  Returns 1 on success,
  * 0 if the GCD did not reach 1 (a = 0, or, should the approximation ever
  * fail to converge, never observed; the caller falls back then).
  * Variable time: fine for public data (what zkslot inverts), not for secrets.
@@ -459,6 +460,15 @@ ZK_HD int inv_gcd_n(limb_t *ret, const limb_t *a_in, const limb_t *p, limb_t n0,
         lincomb_mod_n(t, u, f0, v, g0, p, n0, n);
         lincomb_mod_n(v, u, f1, v, g1, p, n0, n);
         copy_n(u, t, n);
+        if (is_zero_n(a, n)) {
+            /* done early (the batches' count is the worst case): a batch
+             * of a = 0 would leave b, and v times 2^31 * 2^-64 (its
+             * steps' matrix is (1, 0; 0, 2^31)): that factor alone, once
+             * per batch left, which the constant K expects */
+            for (size_t left = ZK_INV_BATCHES(n) - 1 - it; left > 0; left--)
+                lincomb_mod_n(v, u, 0, v, (int64_t)1 << 31, p, n0, n);
+            break;
+        }
     }
     /* now a = 0, b = gcd = 1 and v = a_in^-1 * 2^-(33 * batches) */
     limb_t one[ZK_MAX_LIMBS];

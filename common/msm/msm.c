@@ -52,21 +52,34 @@ static inline int msm_digit(const limb_t *k, unsigned s, unsigned c)
     return zk_msm_digit(k, s, c);
 }
 
-/* Bit length of the largest of the n scalars (0 if all are zero). */
-static unsigned msm_max_bits(const limb_t *k, size_t n)
+/*
+ * Limbs a GLV half-scalar is stored in (|k1|, |k2| < 2^129): the MSM's
+ * digits of such scalars never read a fourth limb (zk_msm_digit reads
+ * limb q + 1 only for bit s - 1 = 64 q + r with r > 0, and a window's s
+ * is at most the scalars' bit length, 129: q + 1 <= 2).
+ */
+#define MSM_GLV_KW 3
+
+/* Bit length of the largest of the n scalars of kw <= 4 limbs each,
+ * kw limbs apart (0 if all are zero). */
+static unsigned msm_max_bits_kw(const limb_t *k, size_t n, unsigned kw)
 {
     limb_t o[4] = { 0, 0, 0, 0 };
     for (size_t i = 0; i < n; i++) {
-        o[0] |= k[4 * i];
-        o[1] |= k[4 * i + 1];
-        o[2] |= k[4 * i + 2];
-        o[3] |= k[4 * i + 3];
+        for (unsigned j = 0; j < kw; j++)
+            o[j] |= k[kw * i + j];
     }
     for (int j = 3; j >= 0; j--) {
         if (o[j])
             return 64 * (unsigned)j + 64 - (unsigned)__builtin_clzll(o[j]);
     }
     return 0;
+}
+
+/* Bit length of the largest of the n scalars (4 limbs; 0 if all are zero). */
+static unsigned msm_max_bits(const limb_t *k, size_t n)
+{
+    return msm_max_bits_kw(k, n, 4);
 }
 
 /* 1 if the scalar k (4 limbs) is exactly 1. */
@@ -96,22 +109,60 @@ static void msm_count_small(const limb_t *k, size_t n, size_t *ret_ones, size_t 
     *ret_others = others;
 }
 
+/* Affine additions per inversion for nbk buckets (msm_plan_common's
+ * default): nbk / 8, but up to 256 from nbk / 4 on: windows of 10 and 11
+ * bits (small MSMs) had batches of 64 and 128, their inversions 40 % of an
+ * addition's cost (bench msm 2^13: 256 is ~10 % less CPU; 1024 at 2^15
+ * and 2^16, 5 % more). */
+static unsigned msm_auto_batch(size_t nbk)
+{
+    size_t b = nbk / 8, q = nbk / 4 < 256 ? nbk / 4 : 256;
+    b = b > q ? b : q;
+    return (unsigned)(b < 32 ? 32 : b > 1024 ? 1024 : b);
+}
+
+/* One field inversion, in multiplications, for msm_auto_window: the binary
+ * GCD stopping when done (inv_gcd_n) is about 155 on BN254's Fp (bench
+ * field: 3.4 us against 22 ns).  (zk_msm_table_window keeps its 300: its
+ * windows are part of stored tables' bytes.) */
+#define MSM_AUTO_INV_MULS 170.0
+
 /*
  * Window size minimizing a cost model in field multiplications for scalars
- * of `bits` bits: ceil(bits/c) windows, each n bucket additions (affine
- * batched ~6.5M, mixed Jacobian ~11M) plus 2^(c-1) buckets to reduce
- * (~27M in Jacobian; ~12M with the affine method, whose reduction runs
- * 256 buckets' sums in lockstep, one inversion per step: counting 27 there
- * chose c = 12 for GLV's 2^16 half-scalars, 13 is ~10 % less CPU).
+ * of `bits` bits.  Jacobian: ceil(bits/c) windows, each n mixed additions
+ * (~11M) plus 2^(c-1) buckets to reduce (~27M).  Affine, as msm_worker
+ * runs it: (bits + c) / c windows (Booth's top bit); in each, n batched
+ * additions (~6.5M plus the batch's share of an inversion: MSM_AUTO_INV_MULS
+ * over msm_auto_batch, a third of it on G2, whose multiplications are
+ * Fp2's) and the buckets' reduction, ~12M each where msm_reduce_lanes
+ * runs (nbk >= 1024, batch >= 256: 256 sums in lockstep, one inversion a
+ * step), ~27M in Jacobian below; the top window, whose e = bits - (nwin -
+ * 1) c bits fill only 2^e buckets, costs n mixed additions and 2^e
+ * Jacobian reductions where msm_worker runs it that way.  (A model with
+ * 6.5 and 12 for every window chose c = 10 and 11 for 2^12 and 2^13
+ * points with GLV: in bench msm 4-15 % more CPU than 11 and 12, G2 most.)
  */
 static unsigned msm_auto_window(size_t n, unsigned bits, int affine, int g2)
 {
-    double add = affine ? 6.5 : 11.0, red = affine ? 12.0 : 27.0, best = 0;
+    double best = 0;
     unsigned bc = 1, cmax = affine ? (g2 ? 15 : 16) : 16;
-    (void)g2;
     for (unsigned c = 1; c <= cmax; c++) {
-        double nwin = (double)((bits + c - 1) / c);
-        double cost = nwin * ((double)n * add + (double)((size_t)1 << (c - 1)) * red);
+        size_t nbk = (size_t)1 << (c - 1);
+        double cost;
+        if (!affine) {
+            double nwin = (double)((bits + c - 1) / c);
+            cost = nwin * ((double)n * 11.0 + (double)nbk * 27.0);
+        } else {
+            unsigned batch = msm_auto_batch(nbk), nwin = (bits + c) / c;
+            unsigned e = bits - (nwin - 1) * c;
+            double add = 6.5 + MSM_AUTO_INV_MULS / (g2 ? 3.0 : 1.0) / batch;
+            double red = nbk >= 1024 && batch >= 256 ? 12.0 : 27.0;
+            double full = (double)n * add + (double)nbk * red, top = full;
+            size_t nbe = (size_t)1 << e;
+            if (nbe * 4 <= nbk && nbe < 2 * (size_t)batch)
+                top = (double)n * 11.0 + (double)nbe * 27.0;
+            cost = (double)(nwin - 1) * full + top;
+        }
         if (c == 1 || cost < best) {
             best = cost;
             bc = c;
@@ -152,13 +203,7 @@ static void msm_plan_common(struct msm_plan *pl, size_t n, size_t nwin, unsigned
     if (a->batch) {
         pl->batch = a->batch;
     } else {
-        /* nbk / 8, but up to 256 from nbk / 4 on: windows of 10 and 11
-         * bits (small MSMs) had batches of 64 and 128, their inversions
-         * 40 % of an addition's cost (bench msm 2^13: 256 is ~10 % less
-         * CPU; 1024 at 2^15 and 2^16, 5 % more) */
-        size_t b = nbk / 8, q = nbk / 4 < 256 ? nbk / 4 : 256;
-        b = b > q ? b : q;
-        pl->batch = (unsigned)(b < 32 ? 32 : b > 1024 ? 1024 : b);
+        pl->batch = msm_auto_batch(nbk);
     }
     if (a->chunks) {
         pl->chunks = a->chunks;
@@ -203,7 +248,8 @@ static unsigned msm_table_rounds(unsigned c, unsigned factor, unsigned bits)
  * With the affine method, plus the top window's collisions: its digits
  * have e = bits + 1 - (nwin - 1) c bits, so its block's n entries share
  * about 2^e buckets, and an affine batch holds one entry per bucket: at
- * most min(2^e, batch) of them per inversion (MSM_INV_MULS).  Without
+ * most min(2^e, batch) of them per inversion (MSM_INV_MULS, 300: the
+ * inversion's cost when this model was set).  Without
  * that term the model chose c = 15 for 255-bit scalars on G2 from 2^18
  * points (BLS12-381's B2): a top window of 1 bit, nearly every entry of
  * its block in one bucket, one addition per inversion; windows 12 and 14
@@ -237,6 +283,7 @@ unsigned zk_msm_table_window(size_t n, unsigned factor, unsigned bits, int g2)
 }
 
 #undef MSM_INV_MULS
+#undef MSM_AUTO_INV_MULS
 
 /* ---- GLV scalar splitting ------------------------------------------------ */
 

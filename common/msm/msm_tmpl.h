@@ -34,9 +34,10 @@
 #define GROUP_T MSM_G                         /* bn254_g1 (Jacobian) */
 #define FIELD_T MSM_F                         /* bn254_fp */
 
-/* One pending bucket addition: bucket b += (neg ? -*p : *p). */
+/* One pending bucket addition: bucket b += (neg ? -P : P), P = (*x, *y)
+ * (apart: GLV's phi(P) is its own x with P's y). */
 struct GROUP_FN(msm_ent) {
-    const GROUP_AFFINE_T *p;
+    const FIELD_T *x, *y;
     uint32_t b;
     uint32_t neg;                  /* bit 0: -P; msm_flush adds MSM_ENT_* */
 };
@@ -65,8 +66,10 @@ struct GROUP_FN(msm_actx) {
  */
 struct GROUP_FN(msm_job) {
     const GROUP_AFFINE_T *points;
-    const GROUP_AFFINE_T *phi;     /* GLV: entry t >= half is phi[t - half], */
-    const uint8_t *neg;            /* negated where neg[t]; both NULL without */
+    const FIELD_T *phix;           /* GLV: entry t >= half is phi(points[t - half]), */
+    const uint8_t *neg;            /* (phix[t - half], its y), negated where neg[t];
+                                    * both NULL without */
+    unsigned kw;                   /* limbs per scalar: 4, MSM_GLV_KW with phix */
     size_t half;
     const limb_t *scalars;
     size_t n, npts;
@@ -79,11 +82,28 @@ struct GROUP_FN(msm_job) {
     atomic_uint next;              /* next task */
 };
 
-/* The point of entry t (the GLV view's phi(P) in its second half). */
-static inline const GROUP_AFFINE_T *GROUP_FN(msm_point)(const struct GROUP_FN(msm_job) *jb,
-                                                         size_t t)
+/* The point whose x or phi(x) entry t has (the GLV view's P in its second half). */
+static inline const GROUP_AFFINE_T *GROUP_FN(msm_base)(const struct GROUP_FN(msm_job) *jb,
+                                                        size_t t)
 {
-    return jb->phi && t >= jb->half ? &jb->phi[t - jb->half] : &jb->points[t];
+    return jb->phix && t >= jb->half ? &jb->points[t - jb->half] : &jb->points[t];
+}
+
+/* The x of entry t (the GLV view's phi(P) in its second half). */
+static inline const FIELD_T *GROUP_FN(msm_x)(const struct GROUP_FN(msm_job) *jb, size_t t)
+{
+    return jb->phix && t >= jb->half ? &jb->phix[t - jb->half] : &jb->points[t].x;
+}
+
+/* The point of entry t: points[t], or phi(P) assembled in *tmp. */
+static inline const GROUP_AFFINE_T *GROUP_FN(msm_point)(const struct GROUP_FN(msm_job) *jb,
+                                                         size_t t, GROUP_AFFINE_T *tmp)
+{
+    if (!jb->phix || t < jb->half)
+        return &jb->points[t];
+    tmp->x = jb->phix[t - jb->half];
+    tmp->y = jb->points[t - jb->half].y;
+    return tmp;
 }
 
 /* Out-of-line point operations: one copy each (compile time, code size). */
@@ -96,13 +116,13 @@ static __attribute__((noinline)) void GROUP_FN(msm_madd)(GROUP_T *r, const GROUP
 static __attribute__((noinline)) void GROUP_FN(msm_dbl)(GROUP_T *r, const GROUP_T *p)
 { GROUP_FN(dbl)(r, p); }
 
-/* Affine y of +-P. */
-ZK_HD void GROUP_FN(msm_y)(FIELD_T *y, const GROUP_AFFINE_T *p, uint32_t neg)
+/* Affine y of +-P, from P's y. */
+ZK_HD void GROUP_FN(msm_y)(FIELD_T *y, const FIELD_T *py, uint32_t neg)
 {
     if (neg)
-        FIELD_FN(neg)(y, &p->y);
+        FIELD_FN(neg)(y, py);
     else
-        *y = p->y;
+        *y = *py;
 }
 
 /*
@@ -121,9 +141,9 @@ static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
         if (k + 16 < nb)
             __builtin_prefetch(&cx->bk[cx->batch[k + 16].b]);
         const GROUP_AFFINE_T *a = &cx->bk[e->b];
-        FIELD_FN(sub)(&cx->den[k], &e->p->x, &a->x);
+        FIELD_FN(sub)(&cx->den[k], e->x, &a->x);
         if (FIELD_FN(is_zero)(&cx->den[k])) {        /* equal x: double or cancel */
-            GROUP_FN(msm_y)(&y, e->p, e->neg & 1);
+            GROUP_FN(msm_y)(&y, e->y, e->neg & 1);
             if (FIELD_FN(eq)(&y, &a->y) && !FIELD_FN(is_zero)(&a->y)) {
                 FIELD_FN(dbl)(&cx->den[k], &a->y);
                 e->neg |= MSM_ENT_DBL;
@@ -141,7 +161,8 @@ static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
         GROUP_AFFINE_T *a = &cx->bk[e->b];
         if (k >= 4) {
             __builtin_prefetch(&cx->bk[cx->batch[k - 4].b], 1);
-            __builtin_prefetch(cx->batch[k - 4].p);
+            __builtin_prefetch(cx->batch[k - 4].x);
+            __builtin_prefetch(cx->batch[k - 4].y);
         }
         if (e->neg & MSM_ENT_CANCEL) {         /* P + (-P) = O */
             cx->st[e->b] = MSM_EMPTY;
@@ -154,13 +175,13 @@ static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
             FIELD_FN(dbl)(&lam, &y);
             FIELD_FN(add)(&lam, &lam, &y);
         } else {                               /* lambda = (y2 - y1) / (x2 - x1) */
-            GROUP_FN(msm_y)(&y, e->p, e->neg & 1);
+            GROUP_FN(msm_y)(&y, e->y, e->neg & 1);
             FIELD_FN(sub)(&lam, &y, &a->y);
         }
         FIELD_FN(mul)(&lam, &lam, &t);
         FIELD_FN(sqr)(&t, &lam);
         FIELD_FN(sub)(&t, &t, &a->x);
-        FIELD_FN(sub)(&t, &t, &e->p->x);             /* x3 = lambda^2 - x1 - x2 */
+        FIELD_FN(sub)(&t, &t, e->x);                 /* x3 = lambda^2 - x1 - x2 */
         FIELD_FN(sub)(&y, &a->x, &t);
         FIELD_FN(mul)(&y, &y, &lam);
         FIELD_FN(sub)(&a->y, &y, &a->y);             /* y3 = lambda (x1 - x3) - y1 */
@@ -174,8 +195,8 @@ static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
 ZK_HD void GROUP_FN(msm_place)(struct GROUP_FN(msm_actx) *cx, const struct GROUP_FN(msm_ent) *e)
 {
     if (cx->st[e->b] == MSM_EMPTY) {
-        cx->bk[e->b].x = e->p->x;
-        GROUP_FN(msm_y)(&cx->bk[e->b].y, e->p, e->neg);
+        cx->bk[e->b].x = *e->x;
+        GROUP_FN(msm_y)(&cx->bk[e->b].y, e->y, e->neg);
         cx->st[e->b] = MSM_OCC;
         return;
     }
@@ -214,13 +235,14 @@ static void GROUP_FN(msm_fill_affine)(struct GROUP_FN(msm_job) *jb, struct GROUP
             i = 0;
             s += jb->stride * c;
         }
-        int d = msm_digit(jb->scalars + 4 * i, s, c);
+        int d = msm_digit(jb->scalars + (size_t)jb->kw * i, s, c);
         if (d == 0)
             continue;
-        struct GROUP_FN(msm_ent) e = { GROUP_FN(msm_point)(jb, t), (uint32_t)(d < 0 ? -d : d) - 1,
-                                       (uint32_t)(d < 0) ^ (jb->neg ? jb->neg[t] : 0u) };
-        if (GROUP_FN(affine_is_inf)(e.p))
+        const GROUP_AFFINE_T *p = GROUP_FN(msm_base)(jb, t);
+        if (GROUP_FN(affine_is_inf)(p))
             continue;
+        struct GROUP_FN(msm_ent) e = { GROUP_FN(msm_x)(jb, t), &p->y, (uint32_t)(d < 0 ? -d : d) - 1,
+                                       (uint32_t)(d < 0) ^ (jb->neg ? jb->neg[t] : 0u) };
         while (cx->st[e.b] == MSM_LOCKED) {
             if (cx->nq < cx->cap) {
                 cx->queue[cx->nq++] = e;
@@ -281,7 +303,7 @@ static void GROUP_FN(msm_reduce_lanes)(GROUP_T *ret, struct GROUP_FN(msm_actx) *
             size_t b = j * M + t;
             if (cx->st[b] == MSM_EMPTY)
                 continue;
-            struct GROUP_FN(msm_ent) e = { &cx->bk[b], (uint32_t)j, 0 };
+            struct GROUP_FN(msm_ent) e = { &cx->bk[b].x, &cx->bk[b].y, (uint32_t)j, 0 };
             GROUP_FN(msm_place)(&lx, &e);
         }
         if (lx.nbatch)
@@ -289,7 +311,7 @@ static void GROUP_FN(msm_reduce_lanes)(GROUP_T *ret, struct GROUP_FN(msm_actx) *
         for (size_t j = 0; j < L; j++) {
             if (lx.st[j] == MSM_EMPTY)
                 continue;
-            struct GROUP_FN(msm_ent) e = { &lx.bk[j], (uint32_t)(L + j), 0 };
+            struct GROUP_FN(msm_ent) e = { &lx.bk[j].x, &lx.bk[j].y, (uint32_t)(L + j), 0 };
             GROUP_FN(msm_place)(&lx, &e);
         }
         if (lx.nbatch)
@@ -320,7 +342,7 @@ static void GROUP_FN(msm_window_jac)(GROUP_T *ret, struct GROUP_FN(msm_job) *jb,
 {
     unsigned c = jb->pl.c;
     GROUP_T sum, acc;
-    GROUP_AFFINE_T q;
+    GROUP_AFFINE_T q, q0;
     for (size_t b = 0; b < nbk; b++)
         GROUP_FN(set_inf)(&bk[b]);
     size_t i = lo % jb->n;                                  /* as msm_fill_affine */
@@ -330,10 +352,10 @@ static void GROUP_FN(msm_window_jac)(GROUP_T *ret, struct GROUP_FN(msm_job) *jb,
             i = 0;
             s += jb->stride * c;
         }
-        int d = msm_digit(jb->scalars + 4 * i, s, c);
+        int d = msm_digit(jb->scalars + (size_t)jb->kw * i, s, c);
         if (d == 0)
             continue;
-        const GROUP_AFFINE_T *p = GROUP_FN(msm_point)(jb, t);
+        const GROUP_AFFINE_T *p = GROUP_FN(msm_point)(jb, t, &q0);
         size_t b = (size_t)(d < 0 ? -d : d) - 1;
         if ((d < 0) ^ (jb->neg ? jb->neg[t] : 0)) {
             GROUP_FN(affine_neg)(&q, p);
@@ -454,10 +476,11 @@ static int GROUP_FN(msm_plan)(struct msm_plan *pl, size_t npts, unsigned bits,
 
 /* Pippenger over npts entries (n scalars of at most bits_max bits; with a
  * table its first nblocks blocks: struct msm_job), scratch of the plan's
- * size.  With phi (GLV, no table): entry t < n / 2 is points[t], entry
- * t >= n / 2 is phi[t - n / 2], each negated where neg[t]. */
+ * size.  With phix (GLV, no table): entry t < n / 2 is points[t], entry
+ * t >= n / 2 is phi(points[t - n / 2]) = (phix[t - n / 2], its y), each
+ * negated where neg[t], and the scalars are MSM_GLV_KW limbs each. */
 static int GROUP_FN(msm_core_view)(GROUP_T *ret, const GROUP_AFFINE_T *points,
-                                    const GROUP_AFFINE_T *phi, const uint8_t *neg,
+                                    const FIELD_T *phix, const uint8_t *neg,
                                     const limb_t *scalars, size_t n, unsigned bits_max,
                                     unsigned nthreads, void *scratch,
                                     const struct zk_msm_opts *opts,
@@ -470,7 +493,8 @@ static int GROUP_FN(msm_core_view)(GROUP_T *ret, const GROUP_AFFINE_T *points,
     r = GROUP_FN(msm_plan)(&jb.pl, jb.npts, bits_max, nthreads, opts, tab);
     if (r)
         return r;
-    unsigned bits = msm_max_bits(scalars, n);
+    jb.kw = phix ? MSM_GLV_KW : 4;
+    unsigned bits = msm_max_bits_kw(scalars, n, jb.kw);
     GROUP_T acc;
     GROUP_FN(set_inf)(&acc);
     if (bits == 0) {
@@ -486,7 +510,7 @@ static int GROUP_FN(msm_core_view)(GROUP_T *ret, const GROUP_AFFINE_T *points,
         scratch = mem;
     }
     jb.points = points;
-    jb.phi = phi;
+    jb.phix = phix;
     jb.neg = neg;
     jb.half = n / 2;
     jb.scalars = scalars;
@@ -532,12 +556,13 @@ static int GROUP_FN(msm_core)(GROUP_T *ret, const GROUP_AFFINE_T *points, const 
 /* GLV: nominal bit length of the split scalars (|k1|, |k2| < 2^129). */
 #define MSM_GLV_BITS 129
 
-/* GLV working memory ahead of the inner MSM's: n points phi(P), 2n
- * scalars and 2n signs (the P themselves are the caller's, the signs
- * applied to the digits: a copy of them was n points more). */
+/* GLV working memory ahead of the inner MSM's: the n x of phi(P) (its y
+ * is P's), 2n scalars of MSM_GLV_KW limbs and 2n signs (the P themselves
+ * are the caller's, the signs applied to the digits: a copy of them was n
+ * points more; whole phi(P) points were n y more, 4-limb scalars 2n limbs). */
 static size_t GROUP_FN(msm_glv_head)(size_t n)
 {
-    return msm_align(n * sizeof(GROUP_AFFINE_T)) + msm_align(2 * n * 4 * sizeof(limb_t)) +
+    return msm_align(n * sizeof(FIELD_T)) + msm_align(2 * n * MSM_GLV_KW * sizeof(limb_t)) +
            msm_align(2 * n);
 }
 
@@ -545,30 +570,33 @@ struct GROUP_FN(msm_glv_arg) {
     const GROUP_AFFINE_T *in;
     const limb_t *k;
     size_t n;
-    GROUP_AFFINE_T *phi;
+    FIELD_T *phix;
     limb_t *ko;
     uint8_t *neg;
 };
 
-/* phi[i] = phi(P_i), ko[i] = |k1_i|, ko[n + i] = |k2_i| and their signs
+/* phix[i] = the x of phi(P_i), ko[i] = |k1_i|, ko[n + i] = |k2_i| and their signs
  * in neg[i], neg[n + i], for i in range. */
 static void GROUP_FN(msm_glv_range)(void *arg, size_t begin, size_t end)
 {
     const struct GROUP_FN(msm_glv_arg) *a = arg;
     for (size_t i = begin; i < end; i++) {
         const GROUP_AFFINE_T *p = &a->in[i];
-        limb_t *k1 = a->ko + 4 * i, *k2 = a->ko + 4 * (a->n + i);
+        limb_t *k1 = a->ko + MSM_GLV_KW * i, *k2 = a->ko + MSM_GLV_KW * (a->n + i);
+        limb_t h1[4], h2[4];                        /* h1[3] = h2[3] = 0: < 2^129 */
         const limb_t *k = a->k + 4 * i;
         if (GROUP_FN(affine_is_inf)(p) || (k[0] | k[1] | k[2] | k[3]) == 0) {
-            memset(&a->phi[i], 0, sizeof a->phi[i]);
-            memset(k1, 0, 4 * sizeof *k1);
-            memset(k2, 0, 4 * sizeof *k2);
+            memset(&a->phix[i], 0, sizeof a->phix[i]);
+            memset(k1, 0, MSM_GLV_KW * sizeof *k1);
+            memset(k2, 0, MSM_GLV_KW * sizeof *k2);
             a->neg[i] = a->neg[a->n + i] = 0;
             continue;
         }
-        unsigned neg = msm_glv_split(&MSM_GLV_CONSTS, k1, k2, k);
-        a->phi[i] = *p;
-        GROUP_FN(msm_endo_x)(&a->phi[i].x);
+        unsigned neg = msm_glv_split(&MSM_GLV_CONSTS, h1, h2, k);
+        memcpy(k1, h1, MSM_GLV_KW * sizeof *k1);
+        memcpy(k2, h2, MSM_GLV_KW * sizeof *k2);
+        a->phix[i] = p->x;
+        GROUP_FN(msm_endo_x)(&a->phix[i]);
         a->neg[i] = (uint8_t)(neg & 1);
         a->neg[a->n + i] = (uint8_t)(neg >> 1);
     }
@@ -591,12 +619,12 @@ static int GROUP_FN(msm_glv)(GROUP_T *ret, const GROUP_AFFINE_T *points, const l
         scratch = mem;
     }
     uint8_t *s = scratch;
-    size_t at_k = msm_align(n * sizeof(GROUP_AFFINE_T));
-    size_t at_neg = at_k + msm_align(2 * n * 4 * sizeof(limb_t));
-    struct GROUP_FN(msm_glv_arg) a = { points, scalars, n, (GROUP_AFFINE_T *)(void *)s,
+    size_t at_k = msm_align(n * sizeof(FIELD_T));
+    size_t at_neg = at_k + msm_align(2 * n * MSM_GLV_KW * sizeof(limb_t));
+    struct GROUP_FN(msm_glv_arg) a = { points, scalars, n, (FIELD_T *)(void *)s,
                                         (limb_t *)(void *)(s + at_k), s + at_neg };
     zk_parallel_for(pl.threads, n, 4096, GROUP_FN(msm_glv_range), &a);
-    r = GROUP_FN(msm_core_view)(ret, points, a.phi, a.neg, a.ko, 2 * n, MSM_GLV_BITS, nthreads,
+    r = GROUP_FN(msm_core_view)(ret, points, a.phix, a.neg, a.ko, 2 * n, MSM_GLV_BITS, nthreads,
                                 s + GROUP_FN(msm_glv_head)(n), opts, NULL, 1);
     zk_big_free(mem);
     return r;
@@ -900,7 +928,8 @@ static void GROUP_FN(msm_ones_tree_sum)(GROUP_T *acc, struct GROUP_FN(msm_ones_t
         for (size_t i = 0; i < h; i++) {    /* bucket i = in[2i], += in[2i + 1] */
             out[i] = in[2 * i];
             tr->st[i] = MSM_OCC;
-            tr->batch[i] = (struct GROUP_FN(msm_ent)){ &in[2 * i + 1], (uint32_t)i, 0 };
+            tr->batch[i] = (struct GROUP_FN(msm_ent)){ &in[2 * i + 1].x, &in[2 * i + 1].y,
+                                                        (uint32_t)i, 0 };
         }
         cx.bk = out;
         cx.nbatch = cx.cap = h;
