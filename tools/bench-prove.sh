@@ -5,7 +5,8 @@
 #
 #   tools/bench-prove.sh [BUILD_DIR] [--rapidsnark PATH] [--baseline ZKSLOT]
 #                        [--repeats K] [--threads T] [--circuit NAME]
-#                        [--store none|h|all] [--table-factor F]
+#                        [--store none|h|all] [--table-factor F] [--generate]
+#                        [--no-stages]
 #
 # The circuit (default g16_bench_sha256: circomlib SHA-256 of 119 bytes,
 # domain 2^16; others in tests/interop/circuits: g16_bench_sha256_pub, the
@@ -16,7 +17,11 @@
 # NAME.input.json beside it where there is one) is
 # compiled with the pinned circom2 --O2, its key made by
 # `zkslot setup`, its witness by snarkjs, all cached under
-# BUILD_DIR/interop-work (ZK_INTEROP_WORK).  Every tool's proof is checked
+# BUILD_DIR/interop-work (ZK_INTEROP_WORK); the setup's wall, CPU and
+# peak RSS are printed when it runs.  --generate (implied for chain_N with
+# N >= 100000, where circom2 needs many minutes): the chain's .r1cs and
+# .wtns are written by tools/gen-chain.py instead (the same bytes), cached
+# with the key under ZK_INTEROP_WORK/gen-chain.  Every tool's proof is checked
 # with `snarkjs groth16 verify` first.  Then K rounds (default 5): each
 # round runs every tool once as a whole command (key and witness read,
 # proof written), the order rotated from round to round, so a load that
@@ -28,7 +33,9 @@
 # (`zkslot key load --precompute P --table-factor F`), which every zkslot
 # run finds by the key's content hash (docs/keystore.md); the store's
 # build is not timed.  Printed too: each tool's peak RSS (the largest of its
-# runs, from /usr/bin/time), and `zkslot bench prove`'s per-stage medians.
+# runs, from /usr/bin/time), and `zkslot bench prove`'s per-stage medians
+# (--no-stages leaves them out: with --store that command builds the
+# tables again in its own process, minutes at 2^20).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$src/build
@@ -39,6 +46,8 @@ threads=2
 circuit=g16_bench_sha256
 store=
 factor=
+generate=
+stages=1
 while [ $# -gt 0 ]; do
     case "$1" in
     --rapidsnark) rapid=$2; shift 2 ;;
@@ -48,7 +57,9 @@ while [ $# -gt 0 ]; do
     --circuit) circuit=$2; shift 2 ;;
     --store) store=$2; shift 2 ;;
     --table-factor) factor=$2; shift 2 ;;
-    -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --generate) generate=1; shift ;;
+    --no-stages) stages=; shift ;;
+    -h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-prove: unknown option $1" >&2; exit 2 ;;
     *) build=$(cd "$1" && pwd); shift ;;
     esac
@@ -64,25 +75,46 @@ export ZK_CIRCOM_OPT=--O2    # circom2's default --O1 keeps the linear constrain
 . "$src/tests/interop/lib.sh"
 zk_interop_init || { echo "bench-prove: $ZK_INTEROP_SKIP" >&2; exit 2; }
 
-d=$(zk_compile "$circuit" bn128)
-w=$ZK_INTEROP_WORK/bench/bn128
-mkdir -p "$w"
-key=$w/$circuit-O2.zkey
-if [ ! -f "$key" ] || [ "$key" -ot "$d/$circuit.r1cs" ]; then
-    echo "bench-prove: zkslot setup (insecure test key)" >&2
-    "$zkslot" setup "$d/$circuit.r1cs" "$key.tmp" --curve bn128 >/dev/null 2>&1
-    mv "$key.tmp" "$key"
-fi
 # the circuit's input: circuits/NAME.input.json where there is one, else
 # the two 64-bit x of the SHA-256 circuits
 input=$ZK_INTEROP_DIR/circuits/$circuit.input.json
-case "$circuit" in chain_[0-9]*) input=$ZK_INTEROP_DIR/circuits/chain.input.json ;; esac
-if [ ! -f "$input" ]; then
-    input=$w/input.json
-    printf '{"x": ["5", "77"]}\n' >"$input"
+case "$circuit" in
+chain_[0-9]*)
+    input=$ZK_INTEROP_DIR/circuits/chain.input.json
+    [ "${circuit#chain_}" -lt 100000 ] || generate=1 ;;
+*) [ -z "$generate" ] || { echo "bench-prove: --generate makes only chain_N circuits" >&2; exit 2; } ;;
+esac
+if [ -n "$generate" ]; then
+    # keyed by the generator's and the input's bytes, like zk_compile's dirs
+    w=$ZK_INTEROP_WORK/gen-chain/bn128-$(zk__hash "$src/tools/gen-chain.py" "$input")
+    d=$w
+    mkdir -p "$w"
+    if [ ! -f "$w/$circuit.r1cs" ] || [ ! -f "$w/$circuit.wtns" ]; then
+        echo "bench-prove: tools/gen-chain.py ${circuit#chain_}" >&2
+        python3 "$src/tools/gen-chain.py" "${circuit#chain_}" "$w" --input "$input"
+    fi
+    key=$w/$circuit.zkey
+    wtns=$w/$circuit.wtns
+else
+    d=$(zk_compile "$circuit" bn128)
+    w=$ZK_INTEROP_WORK/bench/bn128
+    mkdir -p "$w"
+    key=$w/$circuit-O2.zkey
+    if [ ! -f "$input" ]; then
+        input=$w/input.json
+        printf '{"x": ["5", "77"]}\n' >"$input"
+    fi
 fi
-wtns=$(zk_witness "$d/${circuit}_js/$circuit.wasm" "$input" "$w/$circuit-O2.wtns")
-vk=$w/$circuit-O2.vk.json
+if [ ! -f "$key" ] || [ "$key" -ot "$d/$circuit.r1cs" ]; then
+    echo "bench-prove: zkslot setup (insecure test key)" >&2
+    /usr/bin/time -f '%e s wall, %U + %S s CPU, %M KiB peak RSS' -o "$key.time" \
+        "$zkslot" setup "$d/$circuit.r1cs" "$key.tmp" --curve bn128 >/dev/null 2>&1
+    mv "$key.tmp" "$key"
+    echo "bench-prove: zkslot setup took $(tail -n 1 "$key.time")" >&2
+fi
+[ -n "$generate" ] ||
+    wtns=$(zk_witness "$d/${circuit}_js/$circuit.wasm" "$input" "$w/$circuit-O2.wtns")
+vk=${key%.zkey}.vk.json
 [ -f "$vk" ] && [ "$vk" -nt "$key" ] ||
     zk_snarkjs zkey export verificationkey "$key" "$vk" >/dev/null
 
@@ -164,5 +196,5 @@ print("runs (wall s): " + "; ".join(n + " " + " ".join(f"{x:.3f}" for x in wall[
 PY
 # per stage: the same key and witness proved in one process (key and
 # witness loaded once, untimed; medians of the same number of proofs)
-"$zkslot" bench prove "$key" "$wtns" --threads "$threads" --repeats "$repeats" \
+[ -z "$stages" ] || "$zkslot" bench prove "$key" "$wtns" --threads "$threads" --repeats "$repeats" \
     ${store:+--precompute "$store"} ${factor:+--table-factor "$factor"} | sed 's/^/stages: /'
