@@ -32,9 +32,9 @@ version=$(sed -n 's/^project(zkslot VERSION \([0-9][0-9.]*\) .*/\1/p' "$here/CMa
 # One fixed place per user, so that ccache finds the last build's objects
 # (dpkg-buildflags put the source path in the flags); one build at a time.
 work=${TMPDIR:-/tmp}/zkslot-package-$(id -u)
-mkdir -p "$work"
 exec 9>"$work.lock"
 flock 9
+mkdir -p "$work"     # after the lock: the last holder's exit removed it
 # kept on a failure, for its build.log
 trap 'st=$?; [ "$st" -ge 2 ] && echo "package.sh: kept $work" >&2 || rm -rf "$work"' EXIT
 rm -rf "${work:?}"/* && src=$work/zkslot-$version
