@@ -5,8 +5,8 @@ configuration reference cannot disagree.
 
   manpages.py OUTDIR ROOT ZKSLOT ZKSLOT-SYNTHD ZKSLOT-GPUD [ZKSLOT-APID]
 
-writes OUTDIR/zkslot.1, zkslot-synthd.8, zkslot-gpud.8, zkslot.conf.5 and,
-given the API daemon, zkslot-apid.8
+writes OUTDIR/zkslot.1, zkslot-synthd.8, zkslot-gpud.8, zkslot.conf.5,
+libzkslot.3 and, given the API daemon, zkslot-apid.8
 (roff, man macros), exit 0; on an error it says which program or file and
 exits 2.  The sources:
   zkslot(1)         `zkslot --help` (main.c's command table) and each
@@ -17,6 +17,9 @@ exits 2.  The sources:
   zkslot-apid(8)    `zkslot-apid --help`'s usage line, verbatim
   zkslot.conf(5)    docs/configuration.md: its first paragraph, its table of
                     options and its table of environment variables
+  libzkslot(3)      include/zkslot.h's prototypes (the synopsis) and
+                    docs/library.md, section by section (its paragraphs,
+                    lists, the table of calls, the exported symbols)
 The few sentences of prose a page has beyond these (what the program is,
 its files, signals and exit status) are in PAGES below.  The version and
 date come from `zkslot --version` and SOURCE_DATE_EPOCH (else a fixed
@@ -331,6 +334,93 @@ def page_conf(root, version, date):
     return "".join(out)
 
 
+# ---- libzkslot(3): include/zkslot.h and docs/library.md --------------------
+
+
+def prototypes(root):
+    """zkslot.h's function declarations, one string each, in its order."""
+    path = os.path.join(root, "include", "zkslot.h")
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as e:
+        sys.exit("manpages.py: %s: %s" % (path, e))
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    # as the header breaks them, continuation lines indented by 4
+    decls = [re.sub(r"\n\s+", "\n    ", d) for d in
+             re.findall(r"^[a-z][^;#{}]*\bzkslot_\w+\([^;]*\)\s*;", text, flags=re.M)]
+    if len(decls) < 10:
+        sys.exit("manpages.py: %s: %d function declarations found" % (path, len(decls)))
+    return decls
+
+
+def md_text(s):
+    """md_inline, and **strong** in bold."""
+    return re.sub(r"\*\*([^*]+)\*\*", r"\\fB\1\\fR", md_inline(s))
+
+
+def md_section(lines):
+    """Markdown lines (paragraphs, "- " lists, tables, fenced blocks; HTML
+    comments left out) as roff."""
+    out, para, i = [], [], 0
+
+    def flush():
+        if para:
+            out.append((".IP \\(bu 2\n" if para[0].startswith("- ") else ".PP\n") +
+                       md_text(" ".join(l.strip() for l in para).removeprefix("- ")) + "\n")
+            para.clear()
+    while i < len(lines):
+        l = lines[i]
+        if l.startswith("```"):
+            flush()
+            j = lines.index("```", i + 1)
+            out.append(".PP\n" + verbatim("\n".join(lines[i + 1:j])))
+            i = j + 1
+            continue
+        if l.startswith("|"):
+            flush()
+            for r in md_table(lines, i):
+                extra = " (%s)" % md_text(r[2]) if len(r) > 2 and r[2] else ""
+                out.append(".TP\n%s\n%s%s\n" % (md_text(r[0]), md_text(r[1]), extra))
+            while i < len(lines) and lines[i].startswith("|"):
+                i += 1
+            continue
+        if not l.strip() or l.startswith("<!--") or l.startswith("- "):
+            flush()
+        if l.strip() and not l.startswith("<!--"):
+            para.append(l)
+        i += 1
+    flush()
+    return "".join(out)
+
+
+def page_library(root, version, date):
+    path = os.path.join(root, "docs", "library.md")
+    try:
+        lines = open(path, encoding="utf-8").read().split("\n")
+    except OSError as e:
+        sys.exit("manpages.py: %s: %s" % (path, e))
+    m = re.match(r"^# libzkslot: (.+)$", lines[0])
+    heads = [i for i, l in enumerate(lines) if l.startswith("## ")]
+    if not m or not heads:
+        sys.exit("manpages.py: %s: no '# libzkslot: ...' title or no '## ' section" % path)
+    out = [header("libzkslot", "3", version, date, "zkslot manual"),
+           ".SH NAME\nlibzkslot \\- %s\n" % esc(m.group(1)),
+           ".SH SYNOPSIS\n.nf\n.B #include <zkslot.h>\n.PP\n"]
+    out += [esc(d) + "\n.br\n" for d in prototypes(root)]
+    out.append(".fi\n.PP\nLink with \\fB$(pkg\\-config \\-\\-cflags \\-\\-libs "
+               "zkslot)\\fR (the libzkslot\\-dev package).\n")
+    out.append(".SH DESCRIPTION\n" + md_section(lines[1:heads[0]]))
+    for k, h in enumerate(heads):
+        end = heads[k + 1] if k + 1 < len(heads) else len(lines)
+        out.append('.SH "%s"\n' % esc(lines[h][3:].upper()) + md_section(lines[h + 1:end]))
+    out.append(".SH SEE ALSO\n\\fBzkslot\\fR(1), \\fBzkslot\\-gpud\\fR(8), "
+               "\\fBzkslot.conf\\fR(5), \\fBpkg\\-config\\fR(1)\n.PP\n"
+               "The guide this page is made from, and the example producer, are in "
+               "\\fI/usr/share/doc/libzkslot\\-dev/\\fR (library.md, "
+               "examples/external\\-synth) where the package installs them.\n")
+    return "".join(out)
+
+
 def main():
     if len(sys.argv) not in (6, 7):
         sys.exit("usage: manpages.py OUTDIR ROOT ZKSLOT ZKSLOT-SYNTHD ZKSLOT-GPUD [ZKSLOT-APID]")
@@ -346,6 +436,7 @@ def main():
         "zkslot-synthd.8": page_daemon(synthd, "zkslot-synthd", version, date),
         "zkslot-gpud.8": page_daemon(gpud, "zkslot-gpud", version, date),
         "zkslot.conf.5": page_conf(root, version, date),
+        "libzkslot.3": page_library(root, version, date),
     }
     if len(sys.argv) == 7:
         pages["zkslot-apid.8"] = page_usage(sys.argv[6], "zkslot-apid", version, date)

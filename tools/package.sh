@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# package.sh OUTDIR -- the Debian package of this tree, built with Debian's
+# package.sh OUTDIR -- the Debian packages of this tree, built with Debian's
 # own tools (dpkg-buildpackage, debhelper: debian/) from a clean copy of the
 # tree (the files git tracks or would add; no build directory, no
 # node_modules), then checked with lintian.  Writes
-#   OUTDIR/zkslot_VERSION_amd64.deb           the package
-#   OUTDIR/zkslot-dbgsym_VERSION_amd64.deb    its debug symbols
+#   OUTDIR/zkslot_VERSION_amd64.deb           the daemons, the CLI, units
+#   OUTDIR/libzkslot0_VERSION_amd64.deb       libzkslot.so.0
+#   OUTDIR/libzkslot-dev_VERSION_amd64.deb    zkslot.h, zkslot.pc, the example
+#   OUTDIR/zkslot-dbgsym_VERSION_amd64.deb, libzkslot0-dbgsym_VERSION_amd64.deb
+#                                             their debug symbols
 #   OUTDIR/zkslot_VERSION_amd64.buildinfo, .changes
-#   OUTDIR/lintian.txt                        lintian's findings (overrides applied)
+#   OUTDIR/lintian.txt                        lintian's findings on the three
+#                                             packages (overrides applied)
 # VERSION is CMakeLists.txt's project version (also `zkslot --version`):
 # debian/changelog is written here from it (a native package: no Debian
 # revision), dated by the last commit (SOURCE_DATE_EPOCH).
 # Exit 0 built and lintian reports no error; 1 lintian found an error;
-# 2 the build failed or a tool is missing (tools/deps.sh installs them).
+# 2 the build failed (a file no package takes, a symbol exported or gone
+# that debian/libzkslot0.symbols does not list) or a tool is missing
+# (tools/deps.sh installs them).
 # ccache is used when installed.  Takes ~3 min on 2 cores (no CUDA, no tests).
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: tools/package.sh OUTDIR" >&2; exit 2; }
@@ -26,9 +32,9 @@ version=$(sed -n 's/^project(zkslot VERSION \([0-9][0-9.]*\) .*/\1/p' "$here/CMa
 # One fixed place per user, so that ccache finds the last build's objects
 # (dpkg-buildflags put the source path in the flags); one build at a time.
 work=${TMPDIR:-/tmp}/zkslot-package-$(id -u)
-mkdir -p "$work"
 exec 9>"$work.lock"
 flock 9
+mkdir -p "$work"     # after the lock: the last holder's exit removed it
 # kept on a failure, for its build.log
 trap 'st=$?; [ "$st" -ge 2 ] && echo "package.sh: kept $work" >&2 || rm -rf "$work"' EXIT
 rm -rf "${work:?}"/* && src=$work/zkslot-$version
@@ -58,14 +64,18 @@ if ! (cd "$src" && ZK_CMAKE_EXTRA="$extra" DEB_BUILD_OPTIONS="parallel=$(nproc) 
     echo "package.sh: dpkg-buildpackage failed (the last lines above)" >&2
     exit 2
 fi
-deb=zkslot_${version}_amd64.deb
-for f in "$deb" "zkslot-dbgsym_${version}_amd64.deb" "zkslot_${version}_amd64.buildinfo" \
-         "zkslot_${version}_amd64.changes"; do
+debs="zkslot_${version}_amd64.deb libzkslot0_${version}_amd64.deb libzkslot-dev_${version}_amd64.deb"
+for f in $debs "zkslot-dbgsym_${version}_amd64.deb" "libzkslot0-dbgsym_${version}_amd64.deb" \
+         "zkslot_${version}_amd64.buildinfo" "zkslot_${version}_amd64.changes"; do
     [ -f "$work/$f" ] || { echo "package.sh: dpkg-buildpackage made no $f" >&2; exit 2; }
     cp "$work/$f" "$out/"
 done
 rc=0
-lintian --fail-on error --info "$out/$deb" >"$out/lintian.txt" 2>&1 || rc=1
+# shellcheck disable=SC2086 # the three names, split
+(cd "$out" && lintian --fail-on error --info $debs) >"$out/lintian.txt" 2>&1 || rc=1
 cat "$out/lintian.txt"
-echo "package.sh: $out/$deb ($(du -k "$out/$deb" | cut -f1) KiB), lintian: $(grep -c '^E:' "$out/lintian.txt") error(s), $(grep -c '^W:' "$out/lintian.txt") warning(s)"
+for d in $debs; do
+    echo "package.sh: $out/$d ($(du -k "$out/$d" | cut -f1) KiB)"
+done
+echo "package.sh: lintian: $(grep -c '^E:' "$out/lintian.txt") error(s), $(grep -c '^W:' "$out/lintian.txt") warning(s)"
 exit "$rc"

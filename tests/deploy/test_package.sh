@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
-# test_package.sh -- the Debian package (tools/package.sh, debian/) on a
+# test_package.sh -- the Debian packages (tools/package.sh, debian/) on a
 # Debian 12 machine with systemd as PID 1 (tests/deploy/lib_nspawn.sh: the
 # container of test_systemd.sh), as docs/operations.md ("Install from the
 # package") tells an operator:
-#   1. `apt-get install ./zkslot_VERSION_amd64.deb`: apt resolves the
-#      package's Depends from the container's Debian packages (no network:
-#      all of them are in the cached tree); the zkslot user, /var/lib/zkslot,
-#      the conffile /etc/zkslot/zkslot.conf, the units and the man pages are
-#      there, and nothing is enabled or started;
+#   1. `apt-get install ./zkslot_VERSION_amd64.deb ./libzkslot0_...
+#      ./libzkslot-dev_...`: apt resolves the packages' Depends from the
+#      container's Debian packages (no network: all of them are in the
+#      cached tree); the zkslot user, /var/lib/zkslot, the conffile
+#      /etc/zkslot/zkslot.conf, the units, the man pages, the library, its
+#      header, zkslot.pc and the example are there, and nothing is enabled
+#      or started;
 #   2. the configuration written, a key registered, `systemctl enable --now
 #      zkslot.target zkslot-synthd@0 zkslot-gpud@0`: a job of witnesses and a
 #      job of circuit inputs (circom's C++ generator run by synthd) are
 #      proved, and snarkjs, on this side, accepts every proof;
+#   L. the library (docs/library.md): the example the -dev package installs
+#      (/usr/share/doc/libzkslot-dev/examples/external-synth) is built with
+#      its own Makefile, `pkg-config --cflags --libs zkslot` reading only the
+#      container's installed zkslot.pc (PKG_CONFIG_SYSROOT_DIR: the
+#      container has no compiler, so make runs on this side against the
+#      container's /usr/include and /usr/lib), then run in the container as
+#      a unit of user zkslot against its libzkslot.so.0, synthd stopped: it
+#      feeds the pool, gpud proves, snarkjs accepts each proof.  `dpkg -r
+#      libzkslot0` is refused while libzkslot-dev is installed;
+#      libzkslot-dev removed, then libzkslot0: zkslot, which does not depend
+#      on them, keeps working (its daemons running; step 4 proves a job
+#      without them, and installing zkslot alone brings neither back);
 #   3. gpud stopped, a job submitted (it waits in the ledger), `apt-get
 #      remove zkslot`: no daemon left running, the binaries gone, the
 #      ledger, the first jobs' results and the configuration still there;
@@ -20,11 +34,13 @@
 #   5. `apt-get purge zkslot`: no /etc/zkslot, nothing of zkslot left in
 #      /etc/systemd/system; the data in /var/lib/zkslot is left (the docs
 #      say how to remove it).
-# The package: $ZKSLOT_TEST_DEB (a built zkslot_*.deb), else tools/package.sh
-# builds it here (~1 min with ccache warm, ~4 min cold on 2 cores).  Run in
+# The packages: $ZKSLOT_TEST_DEB (a built zkslot_*.deb, libzkslot0_*.deb and
+# libzkslot-dev_*.deb beside it), else tools/package.sh builds them here
+# (~1 min with ccache warm, ~4 min cold on 2 cores).  Run in
 # the release suite only (tools/test-all.sh): it does not use the build tree.
 # Skips (77): not root, a sanitizer build, no systemd-nspawn, debootstrap,
-# dpkg-buildpackage or node's snarkjs, no mirror for the first debootstrap.
+# dpkg-buildpackage or node's snarkjs, no mirror for the first debootstrap,
+# no cc, make or pkg-config here (step L).
 set -u
 : "${ZK_BUILD_DIR:?}" "${ZK_SOURCE_DIR:?}"
 . "$ZK_SOURCE_DIR/tests/deploy/lib_nspawn.sh"
@@ -37,6 +53,9 @@ if [ -z "${ZKSLOT_TEST_DEB:-}" ]; then
 fi
 . "$ZK_SOURCE_DIR/tests/interop/lib.sh"
 . "$ZK_SOURCE_DIR/tests/pipeline/lib_inputs.sh"
+for c in cc make pkg-config; do
+    command -v $c >/dev/null || { echo "SKIP: no $c (step L builds the example here)"; exit 77; }
+done
 zk_interop_init || { echo "SKIP: ${ZK_INTEROP_SKIP:-no snarkjs}"; exit 77; }
 nsp_workdir package
 t0=$SECONDS
@@ -51,12 +70,15 @@ if [ -z "$deb" ]; then
 fi
 [ -f "$deb" ] || { bad "no package $deb"; exit 1; }
 version=$(dpkg-deb -f "$deb" Version)
+libdeb=$(dirname "$deb")/libzkslot0_${version}_amd64.deb
+devdeb=$(dirname "$deb")/libzkslot-dev_${version}_amd64.deb
+[ -f "$libdeb" ] && [ -f "$devdeb" ] || { bad "no $libdeb or $devdeb beside $deb"; exit 1; }
 
 # ---- the machine ------------------------------------------------------------------
 nsp_tree "$R" "$W/debootstrap.log" || { bad "copy the tree"; exit 1; }
 chroot "$R" systemctl mask systemd-networkd.service systemd-resolved.service >/dev/null 2>&1
 mkdir -p "$R/srv/in/gen"
-cp "$deb" "$R/srv/"
+cp "$deb" "$libdeb" "$devdeb" "$R/srv/"
 cp "$ZK_SOURCE_DIR"/examples/groth16/bn128/{key.zkey,vk.json,witness-1.wtns,witness-2.wtns} "$R/srv/in/"
 pli_circuit bn128 || { bad "the inputs circuit could not be made"; exit 1; }
 cp "$PLI_CPP" "$PLI_CPP.dat" "$R/srv/in/gen/"
@@ -68,9 +90,21 @@ chmod -R a+rX "$R/srv"
 t1=$SECONDS
 nsp_boot "$R" "$W/nspawn.log" || { bad "no systemd in the container"; cat "$W/nspawn.log"; exit 1; }
 
-apt_install() {   # apt_install LOG: the package, as the docs install it
-    cx env DEBIAN_FRONTEND=noninteractive apt-get install -y "/srv/$(basename "$deb")" >"$1" 2>&1 ||
-        { bad "apt-get install ./$(basename "$deb"): $(tail -n 5 "$1")"; return 1; }
+apt_install() {   # apt_install LOG DEB...: the packages, as the docs install them
+    local log=$1 d debs=()
+    shift
+    for d in "$@"; do debs+=("/srv/$(basename "$d")"); done
+    cx env DEBIAN_FRONTEND=noninteractive apt-get install -y "${debs[@]}" >"$log" 2>&1 ||
+        { bad "apt-get install ${debs[*]}: $(tail -n 5 "$log")"; return 1; }
+}
+apt_remove() {   # apt_remove LOG PACKAGE...
+    local log=$1
+    shift
+    cx env DEBIAN_FRONTEND=noninteractive apt-get remove -y "$@" >"$log" 2>&1 ||
+        bad "apt-get remove $*: $(tail -n 5 "$log")"
+}
+installed() {   # installed PACKAGE: 0 when dpkg has it installed
+    [ "$(cx dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
 }
 # verify_job WHAT JOB VK N: the job done, N proofs, each accepted by snarkjs here
 verify_job() {
@@ -95,8 +129,10 @@ wait_active() {   # wait_active UNIT...: each active within 30 s
 }
 
 # ---- 1. install: files, user, directories, nothing started -------------------------
-apt_install "$W/install-1.log" || exit 1
-echo "installed zkslot $version with apt-get: $(grep -c '^Setting up' "$W/install-1.log") package(s) set up"
+ma=/usr/lib/x86_64-linux-gnu
+ex=/usr/share/doc/libzkslot-dev/examples/external-synth
+apt_install "$W/install-1.log" "$deb" "$libdeb" "$devdeb" || exit 1
+echo "installed zkslot, libzkslot0, libzkslot-dev $version with apt-get: $(grep -c '^Setting up' "$W/install-1.log") package(s) set up"
 [ "$(cx zkslot --version)" = "zkslot $version" ] || bad "zkslot --version: '$(cx zkslot --version)', the package is $version"
 for f in /usr/bin/zkslot /usr/bin/zkslot-synthd /usr/bin/zkslot-gpud /usr/bin/zkslot-apid \
          /lib/systemd/system/zkslot.target /lib/systemd/system/zkslot-apid.service \
@@ -105,8 +141,15 @@ for f in /usr/bin/zkslot /usr/bin/zkslot-synthd /usr/bin/zkslot-gpud /usr/bin/zk
          /usr/share/man/man1/zkslot.1.gz /usr/share/man/man5/zkslot.conf.5.gz \
          /usr/share/man/man8/zkslot-synthd.8.gz /usr/share/man/man8/zkslot-apid.8.gz \
          /usr/share/doc/zkslot/operations.md \
-         /usr/share/doc/zkslot/copyright /etc/zkslot/zkslot.conf; do
+         /usr/share/doc/zkslot/copyright /etc/zkslot/zkslot.conf \
+         $ma/libzkslot.so.0 $ma/libzkslot.so $ma/pkgconfig/zkslot.pc /usr/include/zkslot.h \
+         /usr/share/doc/libzkslot-dev/library.md $ex/Makefile $ex/external-synth.c; do
     [ -e "$R$f" ] || bad "$f is not installed"
+done
+for p in zkslot:/usr/bin/zkslot libzkslot0:$ma/libzkslot.so.0 libzkslot-dev:/usr/include/zkslot.h \
+         libzkslot-dev:$ma/pkgconfig/zkslot.pc; do
+    [ "$(cx dpkg -S "${p#*:}" 2>/dev/null | cut -d: -f1)" = "${p%%:*}" ] ||
+        bad "${p#*:} is not ${p%%:*}'s: $(cx dpkg -S "${p#*:}" 2>&1)"
 done
 cx dpkg-query -W -f='${Conffiles}\n' zkslot | grep -q '^ /etc/zkslot/zkslot.conf ' ||
     bad "/etc/zkslot/zkslot.conf is not a conffile"
@@ -136,6 +179,43 @@ j2=$(cx zkslot submit --key kin --input /srv/in/in-1.json /srv/in/in-2.json 2>"$
 [ -n "$j2" ] && verify_job inputs "$j2" /srv/in/inputs.vk.json 2
 results=$(cx zkslot result "$j1" 2>/dev/null | head -1 | cut -d' ' -f1)
 
+# ---- L. the library: the installed example built and run, the packages removed ----
+tl=$SECONDS
+cp -r "$R$ex" "$W/example" && rm -f "$W/example/external-synth"
+PKG_CONFIG_SYSROOT_DIR=$R PKG_CONFIG_LIBDIR=$R$ma/pkgconfig PKG_CONFIG_PATH= \
+    make -C "$W/example" >"$W/make.log" 2>&1 || bad "make of $ex: $(tail -n 5 "$W/make.log")"
+grep -q -- "-I$R/" "$W/make.log" && grep -q -- "-L$R/" "$W/make.log" ||
+    bad "make of $ex did not take the container's header and library: $(cat "$W/make.log")"
+install -D -m 0755 "$W/example/external-synth" "$R/srv/lib/external-synth"
+cx systemctl stop zkslot-synthd@0.service     # it would claim the producer's partitions
+# As a unit of the daemons' user, with their ProtectKernelTunables=: under
+# systemd-nspawn only a process outside that sandbox reads nspawn's own boot
+# id (the daemons read the kernel's) and looks to them like a previous
+# boot's, whose slot they reap.  --hold-ms: a daemon's recovery pass runs
+# while the slot is filled, so a producer the daemons misjudge fails here
+# every time, not now and then.
+jl=$(cx systemd-run --quiet --pipe --wait --collect -p User=zkslot -p Group=zkslot \
+        -p ProtectKernelTunables=yes /srv/lib/external-synth --hold-ms 1200 k \
+        /srv/in/witness-1.wtns /srv/in/witness-2.wtns 2>"$W/example.log" | tail -n 1)
+[[ $jl =~ ^[0-9]+$ ]] || {
+    bad "external-synth in the container: $(tail -n 3 "$W/example.log")"
+    cx journalctl -u zkslot-gpud@0 -u zkslot-synthd@0 --no-pager | tail -n 15
+    cx zkslot pool status
+}
+[ -n "$jl" ] && verify_job external-synth "$jl" /srv/in/vk.json 2
+cx systemctl start zkslot-synthd@0.service
+cx dpkg -r libzkslot0 >"$W/dpkg-r.log" 2>&1 && bad "dpkg -r libzkslot0 was not refused with libzkslot-dev installed"
+installed libzkslot0 || bad "libzkslot0 is gone after a refused dpkg -r: $(cat "$W/dpkg-r.log")"
+apt_remove "$W/remove-dev.log" libzkslot-dev
+[ ! -e "$R/usr/include/zkslot.h" ] && [ -e "$R$ma/libzkslot.so.0" ] ||
+    bad "apt-get remove libzkslot-dev: zkslot.h or libzkslot.so.0 wrong"
+apt_remove "$W/remove-lib.log" libzkslot0
+[ ! -e "$R$ma/libzkslot.so.0" ] || bad "apt-get remove libzkslot0 left libzkslot.so.0"
+installed zkslot || bad "removing the library packages removed zkslot"
+[ "$(cx zkslot --version)" = "zkslot $version" ] || bad "zkslot --version without the library: '$(cx zkslot --version)'"
+wait_active zkslot-pool.service zkslot-synthd@0.service zkslot-gpud@0.service
+[ $fail = 0 ] && echo "library: dpkg -r libzkslot0 refused while libzkslot-dev needs it; both removed, zkslot runs on ($((SECONDS - tl)) s)"
+
 # ---- 3. a job waiting, remove ---------------------------------------------------------
 cx systemctl stop zkslot-gpud@0.service
 j3=$(cx zkslot submit --key k /srv/in/witness-2.wtns 2>"$W/submit-3.log") || bad "submit: $(cat "$W/submit-3.log")"
@@ -150,7 +230,8 @@ done
 [ $fail = 0 ] && echo "removed: no daemon running, the ledger, results and configuration kept"
 
 # ---- 4. install again: the daemons come back, the waiting job is proved ---------------
-apt_install "$W/install-2.log"
+apt_install "$W/install-2.log" "$deb"
+installed libzkslot0 && bad "installing zkslot brought libzkslot0 back (it does not depend on it)"
 wait_active zkslot-pool.service zkslot-synthd@0.service zkslot-gpud@0.service
 [ -n "$j3" ] && verify_job resumed "$j3" /srv/in/vk.json 1
 

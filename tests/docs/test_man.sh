@@ -6,14 +6,16 @@
 #     each program's --flags = its page's
 #   - groff -ww -man -Tutf8 renders every page with no warning, and man -l
 #     (man-db, as an operator reads it) the installed, compressed ones
-#   - cmake --install puts the four pages, compressed, under share/man/manN
+#   - libzkslot(3) shows every call docs/library.md's "Exported symbols"
+#     lists, in its synopsis (include/zkslot.h's prototypes)
+#   - cmake --install puts the pages, compressed, under share/man/manN
 set -u
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}" "${ZK_BUILD_DIR:?}"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
 command -v groff >/dev/null || { echo "SKIP: groff is needed (tools/deps.sh)"; exit 77; }
 M=$ZK_BUILD_DIR/man
 W=$ZK_BUILD_DIR/man-test
-pages="zkslot.1 zkslot-synthd.8 zkslot-gpud.8 zkslot.conf.5"
+pages="zkslot.1 zkslot-synthd.8 zkslot-gpud.8 zkslot.conf.5 libzkslot.3"
 apid=${ZKSLOT_APID:-}                   # apid/: its page too, when it is built
 [ -n "$apid" ] && [ -x "$apid" ] && pages="$pages zkslot-apid.8" || apid=
 for p in $pages; do
@@ -25,6 +27,15 @@ rc=0
 
 python3 "$ZK_SOURCE_DIR/tests/docs/mancheck.py" "$ZK_SOURCE_DIR" "$M" \
     "$ZKSLOT" "$ZKSLOT_SYNTHD" "$ZKSLOT_GPUD" $apid || rc=1
+
+# libzkslot(3): each exported call declared in the synopsis
+syms=$(sed -n '/^## Exported symbols/,/^## /p' "$ZK_SOURCE_DIR/docs/library.md" |
+       sed -n '/^```text/,/^```$/p' | grep -E '^zkslot_')
+syn=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$M/libzkslot.3")
+[ "$(echo "$syms" | wc -l)" -ge 10 ] || { echo "FAIL: docs/library.md lists no exported symbols"; rc=1; }
+for s in $syms; do
+    grep -q "[ *]$s(" <<<"$syn" || { echo "FAIL: libzkslot.3's synopsis has no $s()"; rc=1; }
+done
 
 for p in $pages; do
     groff -ww -man -Tutf8 "$M/$p" >"$W/$p.txt" 2>"$W/$p.err"
