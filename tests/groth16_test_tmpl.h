@@ -223,7 +223,10 @@ static void CURVE_NAME(ic_scalar)(FR_T *ret, const struct CURVE_NAME(circ) *c, u
 }
 
 /* The zkey bytes of the circuit (sections 1-9 in snarkjs's setup order). */
-static uint8_t *CURVE_NAME(make_zkey)(const struct CURVE_NAME(circ) *c, size_t *ret_len)
+/* rows_down: section 4's constraints last to first (not the row order of
+ * snarkjs's files: the loader's two-pass path) */
+static uint8_t *CURVE_NAME(make_zkey)(const struct CURVE_NAME(circ) *c, size_t *ret_len,
+                                      int rows_down)
 {
     const size_t g1b = sizeof(G1_AFFINE_T), g2b = sizeof(G2_AFFINE_T), n8q = g1b / 2;
     struct zbuf b = { 0 };
@@ -261,7 +264,8 @@ static uint8_t *CURVE_NAME(make_zkey)(const struct CURVE_NAME(circ) *c, size_t *
         uint32_t cnt = 0;
         size_t cnt_at = b.len;
         zb_u32(&b, 0);
-        for (unsigned k = 0; k < c->n_cons; k++) {
+        for (unsigned j = 0; j < c->n_cons; j++) {
+            unsigned k = rows_down ? c->n_cons - 1 - j : j;
             for (int m = 0; m < 2; m++) {
                 const struct CURVE_NAME(lc) *lc = m ? &c->B[k] : &c->A[k];
                 for (unsigned i = 0; i < lc->n; i++) {
@@ -418,7 +422,7 @@ static void CURVE_NAME(run)(unsigned n_cons, unsigned n_vars, unsigned n_pub)
     memset(&vk2, 0, sizeof vk2);
     ZT_REQUIRE(CURVE_NAME(build_circuit)(&c, n_cons, n_vars, n_pub) == 0, , "alloc");
     CURVE_NAME(evaluate)(&c);
-    buf = CURVE_NAME(make_zkey)(&c, &len);
+    buf = CURVE_NAME(make_zkey)(&c, &len, 0);
     ZT_REQUIRE(buf != NULL, , "zkey bytes");
     rc = zk_zkey_open_mem(&z, buf, len, "test.zkey", &d);
     ZT_REQUIRE(rc == 0, , "%s: zkey open: %d %s", cn, rc, d.msg);
@@ -433,6 +437,29 @@ static void CURVE_NAME(run)(unsigned n_cons, unsigned n_vars, unsigned n_pub)
     for (unsigned i = 0; i < n_vars; i++)
         CURVE_NAME(plain)(&w[i], &c.w[i]);
     pub = w + 1;
+
+    /* section 4 out of row order (the loader's two passes): the same a, b, c */
+    {
+        size_t len2 = 0;
+        uint8_t *buf2 = CURVE_NAME(make_zkey)(&c, &len2, 1);
+        zk_scalar *abc2 = aligned_alloc(64, 3 * c.n * sizeof *abc2);
+        struct zk_zkey z2;
+        struct zk_groth16_key *k2 = NULL;
+        memset(&z2, 0, sizeof z2);
+        ZT_REQUIRE(buf2 && abc2, , "alloc");
+        ZT_CHECK(zk_zkey_open_mem(&z2, buf2, len2, "rows-down.zkey", &d) == 0, "%s", d.msg);
+        ZT_CHECK(zk_groth16_key_load(&z2, 2, &d, &k2) == 0, "%s", d.msg);
+        if (k2) {
+            ZT_CHECK(zk_groth16_synthesize(k, w, abc, abc + c.n, abc + 2 * c.n, 2) == 0);
+            ZT_CHECK(zk_groth16_synthesize(k2, w, abc2, abc2 + c.n, abc2 + 2 * c.n, 2) == 0);
+            ZT_CHECK(!memcmp(abc, abc2, 3 * c.n * sizeof *abc),
+                     "%s: a, b, c differ between row order and rows down", cn);
+        }
+        zk_groth16_key_free(k2);
+        zk_zkey_done(&z2);
+        free(abc2);
+        free(buf2);
+    }
 
     /* r = s = 0: the known answer, for several thread counts */
     FR_FN(zero)(&zero);

@@ -23,7 +23,8 @@ struct zk_groth16_key {
     size_t g1b, g2b;                  /* bytes per affine point */
     unsigned what;                    /* ZK_G16_LOAD_* loaded */
     /* section 4 regrouped by row: matrix m (0 = A, 1 = B), row i has entries
-     * [rowptr[m][i], rowptr[m][i+1]) of sig[m] / val[m] */
+     * [rowptr[m][i], rowptr[m][i+1]) of sig[m] / val[m]; sig and val are
+     * one allocation each, made at [0], with B's entries after A's */
     uint32_t *rowptr[2];
     uint32_t *sig[2];
     zk_scalar *val[2];                /* coef * R^2 (docs/formats.md 5.2) */

@@ -52,11 +52,10 @@ struct zk_groth16_key *zk_groth16_key_free(struct zk_groth16_key *k)
 {
     if (!k)
         return NULL;
-    for (int m = 0; m < 2; m++) {
-        free(k->rowptr[m]);
-        free(k->sig[m]);
-        zk_big_free(k->val[m]);
-    }
+    free(k->rowptr[0]);
+    free(k->rowptr[1]);
+    free(k->sig[0]);                  /* [1] points into [0]'s allocation */
+    zk_big_free(k->val[0]);
     zk_g16_tables_free(k);
     if (k->pt_release) {
         k->pt_release(k->pt_release_ctx);
@@ -116,9 +115,10 @@ const struct zk_zkey_header *zk_groth16_key_header(const struct zk_groth16_key *
 }
 
 /*
- * Section 4 is read COEF_WINDOW coefficients at a time, each window decoded
- * by the threads in tasks of COEF_TASK (zk_zkey_read_coefs checks every
- * entry), then regrouped by (matrix, row) with a counting sort: pass 1
+ * load_coefs takes the one pass of coefs_in_order (below) where it can.
+ * Otherwise section 4 is read COEF_WINDOW coefficients at a time, each
+ * window decoded by the threads in tasks of COEF_TASK (zk_zkey_read_coefs
+ * checks every entry), then regrouped by (matrix, row) with a counting sort: pass 1
  * counts the entries of each row, pass 2 places them.  A key of at most
  * one window is decoded once and placed from memory; a larger one is read
  * again in pass 2 (its transient memory stays one window: 96 MiB).
@@ -162,6 +162,77 @@ static int coef_decode(const struct zk_zkey *z, uint64_t first, uint64_t count,
     return atomic_load_explicit(&j.rc, memory_order_relaxed);
 }
 
+/*
+ * The one pass for a section 4 whose entries come row by row within each
+ * matrix (snarkjs and zkslot setup write it so: constraint by
+ * constraint): each entry is placed as it is read, COEF_RUN at a time
+ * through a stack array, with no buffer of the whole section (its pages
+ * would be fresh, zeroed by the kernel, and as large as the section).  A's
+ * entries fill sig and val (n_coef each) from the front, B's from the back
+ * downwards; B's are then turned around in place, so both end in row
+ * order, B's right after A's.  Returns 0 (rowptr, sig, val made), 1 (an
+ * entry's row comes before its matrix's previous one: nothing kept,
+ * rowptr zero again) or an error.
+ */
+#define COEF_RUN 256u
+
+static int coefs_in_order(struct zk_groth16_key *k, const struct zk_zkey *z,
+                          struct zk_diag *diag)
+{
+    const uint64_t nc = k->hdr.n_coef;
+    const size_t n = k->hdr.domain_size;
+    struct zk_zkey_coef e[COEF_RUN];
+    uint64_t front = 0, back = nc;    /* A's next slot, one past B's next */
+    uint32_t last[2] = { 0, 0 };
+    uint32_t *sig = malloc((nc ? nc : 1) * sizeof(uint32_t));
+    zk_scalar *val = zk_big_alloc((nc ? nc : 1) * sizeof(zk_scalar));
+    int rc;
+
+    k->sig[0] = sig;
+    k->val[0] = val;
+    if (!sig || !val)
+        return -ENOMEM;
+    for (uint64_t f = 0; f < nc; f += COEF_RUN) {
+        unsigned cn = nc - f < COEF_RUN ? (unsigned)(nc - f) : COEF_RUN;
+        if ((rc = zk_zkey_read_coefs(z, f, cn, e, diag)))
+            return rc;
+        for (unsigned i = 0; i < cn; i++) {
+            uint32_t m = e[i].matrix;
+            uint64_t at = m ? --back : front++;   /* f + i < nc: never meet */
+            if (e[i].constraint < last[m]) {
+                free(sig);
+                zk_big_free(val);
+                k->sig[0] = NULL;
+                k->val[0] = NULL;
+                memset(k->rowptr[0], 0, (n + 1) * sizeof(uint32_t));
+                memset(k->rowptr[1], 0, (n + 1) * sizeof(uint32_t));
+                return 1;
+            }
+            last[m] = e[i].constraint;
+            k->rowptr[m][e[i].constraint + 1]++;
+            sig[at] = e[i].signal;
+            memcpy(val[at].l, e[i].value, sizeof e[i].value);
+        }
+    }
+    for (uint64_t i = front, j = nc; i + 1 < j; i++, j--) {
+        uint32_t ts = sig[i];
+        zk_scalar tv = val[i];
+        sig[i] = sig[j - 1];
+        val[i] = val[j - 1];
+        sig[j - 1] = ts;
+        val[j - 1] = tv;
+    }
+    k->sig[1] = sig + front;
+    k->val[1] = val + front;
+    for (int m = 0; m < 2; m++) {
+        for (size_t i = 0; i < n; i++)
+            k->rowptr[m][i + 1] += k->rowptr[m][i];
+    }
+    return 0;
+}
+
+#undef COEF_RUN
+
 static int load_coefs(struct zk_groth16_key *k, const struct zk_zkey *z, unsigned nthreads,
                       struct zk_diag *diag)
 {
@@ -174,10 +245,14 @@ static int load_coefs(struct zk_groth16_key *k, const struct zk_zkey *z, unsigne
 
     if (nc > UINT32_MAX)
         return ZK_EFORMAT;
-    tmp = zk_big_alloc((size_t)win * sizeof *tmp);
     for (int m = 0; m < 2; m++)
         k->rowptr[m] = calloc(n + 1, sizeof(uint32_t));
-    if (!tmp || !k->rowptr[0] || !k->rowptr[1])
+    if (!k->rowptr[0] || !k->rowptr[1])
+        goto out;
+    if ((rc = coefs_in_order(k, z, diag)) <= 0)
+        return rc;
+    rc = -ENOMEM;
+    if (!(tmp = zk_big_alloc((size_t)win * sizeof *tmp)))
         goto out;
     /* pass 1: count entries per row */
     for (uint64_t f = 0; f < nc; f += win) {
@@ -193,11 +268,13 @@ static int load_coefs(struct zk_groth16_key *k, const struct zk_zkey *z, unsigne
     for (int m = 0; m < 2; m++) {
         for (size_t i = 0; i < n; i++)
             k->rowptr[m][i + 1] += k->rowptr[m][i];
-        k->sig[m] = malloc((cnt[m] ? cnt[m] : 1) * sizeof(uint32_t));
-        k->val[m] = zk_big_alloc((cnt[m] ? cnt[m] : 1) * sizeof(zk_scalar));
-        if (!k->sig[m] || !k->val[m])
-            goto out;
     }
+    k->sig[0] = malloc((nc ? nc : 1) * sizeof(uint32_t));
+    k->val[0] = zk_big_alloc((nc ? nc : 1) * sizeof(zk_scalar));
+    if (!k->sig[0] || !k->val[0])
+        goto out;
+    k->sig[1] = k->sig[0] + cnt[0];
+    k->val[1] = k->val[0] + cnt[0];
     /* pass 2: place entries; rowptr[m][i] is used as the fill cursor of row i
      * and ends up as the start of row i + 1, so shift back afterwards */
     for (uint64_t f = 0; f < nc; f += win) {
@@ -207,6 +284,11 @@ static int load_coefs(struct zk_groth16_key *k, const struct zk_zkey *z, unsigne
         for (uint64_t i = 0; i < cn; i++) {
             const struct zk_zkey_coef *e = &tmp[i];
             uint32_t at = k->rowptr[e->matrix][e->constraint]++;
+            if (at >= cnt[e->matrix]) {       /* the file changed since pass 1 */
+                rc = zk_diag_set(diag, z->bf.name, ZK_EFORMAT,
+                                 "section 4 changed while it was read");
+                goto out;
+            }
             k->sig[e->matrix][at] = e->signal;
             memcpy(k->val[e->matrix][at].l, e->value, sizeof e->value);
         }

@@ -2,7 +2,6 @@
  * zkey.c -- reader of snarkjs Groth16 .zkey files (see zk/zkey.h).
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "io_internal.h"
@@ -10,7 +9,7 @@
 #include "zk/zkey.h"
 
 #define HDR2_MAX 1024          /* section 2 is 660 (BN254) or 964 (BLS) bytes */
-#define COEF_CHUNK 65536u      /* entries per read in zk_zkey_read_coefs */
+#define COEF_BUF 16384u        /* bytes per read in zk_zkey_read_coefs (its stack) */
 
 static const char *const point_names[6] = { "alpha1", "beta1", "beta2",
                                             "gamma2", "delta1", "delta2" };
@@ -340,34 +339,26 @@ int zk_zkey_read_coefs(const struct zk_zkey *z, uint64_t first, uint64_t count,
 {
     const uint64_t rec = 12 + (uint64_t)z->hdr.n8r;
     const uint64_t n = z->hdr.n_coef;
-    uint8_t *buf = NULL;
-    int rc = 0;
+    const size_t chunk = COEF_BUF / rec;
+    uint8_t buf[COEF_BUF];        /* a stack buffer: no fresh pages per call */
 
     if (first > n || count > n - first)
         return zk_diag_set(diag, z->bf.name, ZK_ESECTION_SIZE,
                            "coefficients %llu..%llu requested, section 4 has %llu",
                            (unsigned long long)first, (unsigned long long)(first + count),
                            (unsigned long long)n);
-    size_t chunk = count < COEF_CHUNK ? (size_t)count : COEF_CHUNK;
-    if (chunk == 0)
-        return 0;
-    buf = malloc(chunk * rec);
-    if (!buf)
-        return zk_diag_set(diag, z->bf.name, -ENOMEM, "out of memory");
     for (uint64_t done = 0; done < count;) {
         size_t k = count - done < chunk ? (size_t)(count - done) : chunk;
-        rc = zk_binfile_read(&z->bf, &z->sec[ZK_ZKEY_SEC_COEFS], 4 + (first + done) * rec, buf,
-                             k * rec, diag);
+        int rc = zk_binfile_read(&z->bf, &z->sec[ZK_ZKEY_SEC_COEFS], 4 + (first + done) * rec,
+                                 buf, k * rec, diag);
         if (rc)
-            goto out;
+            return rc;
         for (size_t i = 0; i < k; i++) {
             rc = unpack_coef(z, buf + i * rec, first + done + i, &dst[done + i], diag);
             if (rc)
-                goto out;
+                return rc;
         }
         done += k;
     }
-out:
-    free(buf);
-    return rc;
+    return 0;
 }

@@ -140,8 +140,8 @@ int zk_zkey_read_points(const struct zk_zkey *z, enum zk_zkey_section id, uint64
  * (count elements), checking each: matrix 0 or 1, constraint <
  * domain_size, signal < n_vars, value < r.  Errors: ZK_EFORMAT (bad
  * matrix/constraint/signal), ZK_ENOT_CANONICAL, ZK_ESECTION_SIZE (range
- * outside the section), -ENOMEM, -errno / ZK_ETRUNCATED.  dst contents are
- * unspecified on failure.
+ * outside the section), -errno / ZK_ETRUNCATED.  dst contents are
+ * unspecified on failure.  Reads go through a buffer on the stack.
  */
 int zk_zkey_read_coefs(const struct zk_zkey *z, uint64_t first, uint64_t count,
                        struct zk_zkey_coef *dst, struct zk_diag *diag);
