@@ -163,7 +163,7 @@ t_start=$(date +%s)
 sync_tree
 # every test of the chosen mutants, once, on the unmutated copy
 all=$(for m in "${want[@]}"; do echo "${TESTS[$m]}"; done | paste -sd'|')
-targets=(zkslot zkslot-synthd zkslot-gpud test_pool test_msm test_ledger)
+targets=(zkslot zkslot-synthd zkslot-gpud zkslot-apid zkslot_shared test_pool test_msm test_ledger)
 [ "${ZK_MUTANTS_EMU:-1}" != 1 ] || targets+=(zkslot-gpud-emu)
 echo "=== mutants: build (${targets[*]}) ==="
 cmake -S "$src" -B "$bld" -DCMAKE_BUILD_TYPE=Release -DZK_ENABLE_CUDA=OFF -DZK_WERROR=OFF >"$work/cmake.log" 2>&1 ||
