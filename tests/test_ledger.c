@@ -7,11 +7,12 @@
  *
  * Both backends: with $ZKSLOT_TEST_LEDGER_PG set (libpq keywords of a
  * server, without dbname: tests/ledger/test_ledger_pg.sh starts one and
- * creates the databases ledger_db, race_db, fresh_db, empty_db and
- * old_db) the same suite runs on PostgreSQL, less the SQLite file checks
+ * creates the databases ledger_db, race_db, fresh_db, empty_db, old_db
+ * and late_db) the same suite runs on PostgreSQL, less the SQLite file checks
  * (formats, WAL, busy lock, statement cache) and plus PostgreSQL's own
  * (test_pg_open: schema version, refusals, an unreachable server, the
- * password kept out of messages).
+ * password kept out of messages; test_pg_migrated_meanwhile: a late
+ * opener locks nothing).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1419,6 +1420,70 @@ static void test_done_unseen(zk_ledger *l, int64_t key)
     }
 }
 
+/* One statement on an open connection: 0 or -1 (the error printed). */
+static int pg_on(PGconn *c, const char *q)
+{
+    PGresult *res = PQexec(c, q);
+    int ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+    if (!ok)
+        fprintf(stderr, "%s: %s", q, PQerrorMessage(c));
+    PQclear(res);
+    return ok ? 0 : -1;
+}
+
+/*
+ * A machine that found no schema, then waited for another machine's
+ * migration, finds nothing left to do and locks no table: it neither waits
+ * for nor deadlocks with a daemon already claiming from the tables.  (CI
+ * saw `zkslot key add` fail with "deadlock detected" against a synthd that
+ * had just migrated: the late opener ran the grants again, whose lock on
+ * jobs and partitions met the claim's.)  Made by hand: the schema's table
+ * hidden while the opener looks, the migration's advisory lock held while
+ * it waits, and a claim's locks held when it goes on (lock_timeout 3 s).
+ */
+static void test_pg_migrated_meanwhile(void)
+{
+    char u[512];
+    zk_ledger *l = NULL;
+    struct zk_diag d = { "" };
+    url_of(u, sizeof u, "late.db");
+    ZT_REQUIRE(zk_ledger_open(u, ZK_LEDGER_CREATE, 0, &l, &d) == 0, , "%s", d.msg);
+    zk_ledger_close(l);
+    PGconn *lock = PQconnectdb(u), *claim = PQconnectdb(u);
+    ZT_REQUIRE(PQstatus(lock) == CONNECTION_OK && PQstatus(claim) == CONNECTION_OK, );
+    /* schema.c's LPG_LOCK ("zksl") */
+    ZT_CHECK(pg_on(lock, "BEGIN; SELECT pg_advisory_xact_lock(2053862252)") == 0);
+    ZT_CHECK(pg_on(claim, "ALTER TABLE zkslot_schema RENAME TO zkslot_schema_away") == 0);
+    pid_t c = fork();
+    if (c == 0) {
+        int r = zk_ledger_open(u, ZK_LEDGER_CREATE, 3000, &l, &d);
+        if (r)
+            fprintf(stderr, "the late open: %s\n", d.msg);
+        _exit(r ? 1 : 0);
+    }
+    ZT_REQUIRE(c > 0, );
+    int waiting = 0;
+    for (int i = 0; i < 500 && !waiting; i++) {
+        PGresult *res = PQexec(claim, "SELECT count(*) FROM pg_locks WHERE"
+                                      " locktype = 'advisory' AND NOT granted");
+        waiting = PQresultStatus(res) == PGRES_TUPLES_OK && atoi(PQgetvalue(res, 0, 0)) > 0;
+        PQclear(res);
+        if (!waiting)
+            usleep(10000);
+    }
+    ZT_CHECK(waiting, "the opener never waited for the migration's lock");
+    ZT_CHECK(pg_on(claim, "ALTER TABLE zkslot_schema_away RENAME TO zkslot_schema") == 0);
+    ZT_CHECK(pg_on(claim, "BEGIN; SELECT id FROM partitions LIMIT 1;"
+                          " SELECT id FROM jobs LIMIT 1; SELECT id FROM keys LIMIT 1") == 0);
+    ZT_CHECK(pg_on(lock, "COMMIT") == 0);
+    int st = 0;
+    ZT_CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+             "the late opener failed (status %#x) against a claim in progress", st);
+    ZT_CHECK(pg_on(claim, "COMMIT") == 0);
+    PQfinish(lock);
+    PQfinish(claim);
+}
+
 /* The ledger's URL forms, its schema version and what is refused. */
 static void test_pg_open(void)
 {
@@ -1503,6 +1568,7 @@ int main(int argc, char **argv)
     if (pg_base) {
 #if ZK_HAVE_LIBPQ
         test_pg_open();
+        test_pg_migrated_meanwhile();
 #else
         zt_skip("ZKSLOT_TEST_LEDGER_PG is set, but this build has no libpq");
 #endif

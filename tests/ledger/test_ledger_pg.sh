@@ -8,7 +8,7 @@ set -euo pipefail
 r=0
 pg_start || r=$?
 [ "$r" = 0 ] || exit "$r"
-for db in ledger_db race_db fresh_db empty_db old_db; do
+for db in ledger_db race_db fresh_db empty_db old_db late_db; do
     pg_createdb "$db"
 done
 ZKSLOT_TEST_LEDGER_PG="host=$PG_DIR user=zkslot" "$ZK_BUILD_DIR/tests/test_ledger" || r=$?

@@ -193,6 +193,12 @@ static int migrate(zk_ledger *l, struct zk_diag *diag)
         goto out;
     int v = r;
     r = 0;
+    /* another machine migrated while this one waited for the lock: nothing
+     * is left to do, and nothing more is locked (the grants below take the
+     * tables' strongest lock, which would wait for, or deadlock with, a
+     * daemon already claiming from them) */
+    if (v == N_MIGRATIONS)
+        goto out;
     if (v > N_MIGRATIONS) {
         r = zk_diag_set(diag, l->path, ZK_EVERSION,
                         "ledger schema version %d is newer than this zkslot's (%d)", v,
@@ -258,7 +264,10 @@ int lpg_open(const char *conninfo, unsigned flags, unsigned busy_ms, zk_ledger *
                         N_MIGRATIONS);
         goto out;
     }
-    r = r < N_MIGRATIONS ? migrate(l, diag) : 0;
+    if (r < N_MIGRATIONS)   /* DDL against a daemon of an older zkslot can deadlock */
+        LPG_RETRY(l, r, migrate(l, diag));
+    else
+        r = 0;
 out:
     if (r < 0) {
         /* refused (authentication, privileges) is not unreachable */
