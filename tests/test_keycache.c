@@ -126,9 +126,6 @@ int main(int argc, char **argv)
     ZT_CHECK(zkd_keycache_get(&cache, l, NKEYS + 1, &five, &d) == -ENOENT, "unknown key");
     zkd_keycache_done(&cache);
     zk_ledger_close(l);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    zt_rmtree(dir);
     return zt_finish();
 }

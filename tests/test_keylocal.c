@@ -187,7 +187,6 @@ int main(int argc, char **argv)
         snprintf(cmd, sizeof cmd, "cat %s >&2", logpath);
         if (system(cmd)) {}
     }
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd)) {}
+    zt_rmtree(dir);
     return zt_finish();
 }

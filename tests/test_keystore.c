@@ -399,7 +399,6 @@ static void test_curve(const char *curve_dir)
 
 int main(int argc, char **argv)
 {
-    char cmd[128];
     zt_init(argc, argv);
     if (!getenv("ZK_SOURCE_DIR"))
         zt_skip("ZK_SOURCE_DIR not set (run through ctest)");
@@ -408,7 +407,6 @@ int main(int argc, char **argv)
         zt_skip("no /dev/shm");
     test_curve("bn128");
     test_curve("bls12381");
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ZT_CHECK(system(cmd) == 0);
+    ZT_CHECK(zt_rmtree(dir) == 0);
     return zt_finish();
 }

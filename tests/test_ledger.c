@@ -1612,9 +1612,6 @@ int main(int argc, char **argv)
     }
     test_concurrent();
 
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    zt_rmtree(dir);
     return zt_finish();
 }

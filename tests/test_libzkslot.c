@@ -225,8 +225,6 @@ int main(int argc, char **argv)
         zkslot_close(z);
     }
     zk_pool_destroy(pool_path, 1, NULL);
-    snprintf(path, sizeof path, "rm -rf '%s'", dir);
-    if (system(path) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
+    zt_rmtree(dir);
     return zt_finish();
 }

@@ -81,8 +81,6 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/%s", dir2, ZK_SEAL_PRIV);
     ZT_CHECK(chmod(path, 0640) == 0 && zk_seal_pair_load(dir2, &k2, &d) == -EPERM,
              "group-readable private key: %s", d.msg);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, dir2);
-    ZT_CHECK(system(cmd) == 0, "cleanup");
+    ZT_CHECK(zt_rmtree(dir) == 0 && zt_rmtree(dir2) == 0, "cleanup");
     return zt_finish();
 }

@@ -189,7 +189,7 @@ static void test_publish(const struct zk_synthpart_writer *w, const struct zk_zk
 
 int main(int argc, char **argv)
 {
-    char dir[] = "/tmp/zkt-synthpart-XXXXXX", db[300], pool_path[300], cmd[400];
+    char dir[] = "/tmp/zkt-synthpart-XXXXXX", db[300], pool_path[300];
     struct zk_diag d = { "" };
     zt_init(argc, argv);
     ZT_REQUIRE(mkdtemp(dir) && zk_proc_self(&me) == 0, 1, "setup");
@@ -231,8 +231,6 @@ int main(int argc, char **argv)
     free(pool);
     zk_ledger_close(l);
     zk_pool_destroy(pool_path, 1, NULL);
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    zt_rmtree(dir);
     return zt_finish();
 }

@@ -323,8 +323,6 @@ int main(int argc, char **argv)
         ZT_CHECK(zk_witgen_allowed(&g, sub, &d) == 0, "%s", d.msg);
     }
 
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    zt_rmtree(dir);
     return zt_finish();
 }

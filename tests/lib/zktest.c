@@ -1,8 +1,12 @@
+#define _XOPEN_SOURCE 700   /* nftw */
 #include "zktest.h"
 
+#include <errno.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t zt_s[4];
 static uint64_t zt_seed_value;
@@ -97,4 +101,21 @@ void zt_skip(const char *reason)
     printf("%s: SKIP: %s\n", zt_name, reason);
     fflush(stdout);
     exit(77);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st;
+    (void)f;
+    int r = flag == FTW_DP ? rmdir(path) : unlink(path);
+    if (r < 0 && errno != ENOENT) {
+        fprintf(stderr, "could not remove %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int zt_rmtree(const char *path)
+{
+    return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
 }

@@ -7,6 +7,7 @@
  *       return zt_finish();             // 0 pass, 1 fail
  *   }
  *   zt_skip("no GPU");                   // exits 77 with the reason
+ *   zt_rmtree(dir);                      // a mkdtemp'd directory, at the end
  *
  * The random seed comes from $ZK_TEST_SEED when set, else from the clock; it
  * is printed first so any failing run can be replayed exactly.
@@ -27,6 +28,9 @@ void zt_fail_at(const char *file, int line, const char *cond, const char *fmt, .
 int zt_failures(void);
 int zt_finish(void);
 _Noreturn void zt_skip(const char *reason);
+/* A test's temporary tree removed (files, directories, links not followed):
+ * 0, or -1 with "could not remove PATH: reason" on stderr. */
+int zt_rmtree(const char *path);
 
 #define ZT_CHECK(cond, ...)                                   \
     do {                                                      \
