@@ -6,21 +6,28 @@
 #                           # through submit_wait.py, with synthd and gpud up
 #
 # The library is the build tree's ($ZKSLOT_LIB).  In a sanitizer tree the
-# Python interpreter is not instrumented: the sanitizer's runtime is
-# preloaded (ZK_CC names the compiler that has it).  Checks: the job id
+# Python interpreter is not instrumented: py_run preloads the sanitizer's
+# runtime (ZK_CC names the compiler that has it).  Checks: the job id
 # first, then one line per partition; the job done with proofs snarkjs
 # accepts (pl_check_job); each public.json the library returned equal to
 # the one gpud wrote.
 . "$ZK_SOURCE_DIR/tests/library/lib_install.sh"   # lib_example_key
 
-py_submit_wait() {
-    local pre=() job
-    lib_example_key bn128 || return 1
+# py_run ARGS...: python3 ARGS, with the sanitizer's runtime preloaded in
+# a sanitizer tree (the interpreter loads the instrumented library).
+py_run() {
     if [ -n "${ZK_SANITIZE:-}" ]; then
-        pre=(env LD_PRELOAD="$("${ZK_CC:-clang}" -print-file-name=libclang_rt.asan-x86_64.so)"
-             ASAN_OPTIONS=detect_leaks=0)
+        env LD_PRELOAD="$("${ZK_CC:-clang}" -print-file-name=libclang_rt.asan-x86_64.so)" \
+            ASAN_OPTIONS=detect_leaks=0 python3 "$@"
+    else
+        python3 "$@"
     fi
-    "${pre[@]}" python3 "$ZK_SOURCE_DIR/examples/external-synth/submit_wait.py" \
+}
+
+py_submit_wait() {
+    local job
+    lib_example_key bn128 || return 1
+    py_run "$ZK_SOURCE_DIR/examples/external-synth/submit_wait.py" \
         --lib "$ZKSLOT_LIB" --timeout 120 "$PL_KEYNAME" "${PL_WTNS[@]}" \
         >"$PL_W/py.out" 2>"$PL_W/py.err" ||
         { pl_bad "submit_wait.py exit $?: $(tail -n 3 "$PL_W/py.err")"; return 1; }

@@ -25,6 +25,7 @@ set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 pl_init priority || exit 77
 . "$ZK_SOURCE_DIR/tests/apid/lib_apid.sh"
+. "$ZK_SOURCE_DIR/tests/library/lib_python.sh"   # py_run
 
 pl_pool 3 4M || exit 1
 pl_circuit bn128 30000 8 || { pl_bad circuit; exit 1; }
@@ -113,9 +114,7 @@ rc=0; out=$("$ZKSLOT" submit --key "$PL_KEYNAME" --deadline 100ms "${W[@]}" 2>&1
 cli_out=$out
 [ "$(njobs)" = "$before" ] || pl_bad "a refused job was queued"
 # libzkslot's zkslot_submit admits a deadline alike (submit_wait.py, ctypes)
-pre=()
-[ -z "${ZK_SANITIZE:-}" ] || pre=(env LD_PRELOAD="$("${ZK_CC:-clang}" -print-file-name=libclang_rt.asan-x86_64.so)" ASAN_OPTIONS=detect_leaks=0)
-rc=0; out=$("${pre[@]}" python3 "$ZK_SOURCE_DIR/examples/external-synth/submit_wait.py" --lib "$ZKSLOT_LIB" \
+rc=0; out=$(py_run "$ZK_SOURCE_DIR/examples/external-synth/submit_wait.py" --lib "$ZKSLOT_LIB" \
     --deadline 0.1 "$PL_KEYNAME" "${W[@]}" 2>&1) || rc=$?
 [ "$rc" = 1 ] && grep -q "the deadline cannot be met.*ZKSLOT_SUBMIT_FORCE" <<<"$out" ||
     pl_bad "libzkslot admission: rc $rc: $out"
