@@ -180,8 +180,8 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
     if (s->witnesses && apid_witnesses_check(&k, s, r) < 0)
         return 0;
     if (s->deadline_ns && !s->force &&
-        (rc = submit_admit(l, s->priority >= 0 ? s->priority : k.priority,
-                           (uint32_t)s->ninputs, s->deadline_ns, msg, sizeof msg)) < 0)
+        (rc = submit_admit(l, &k, s->priority, (uint32_t)s->ninputs, s->deadline_ns, msg,
+                           sizeof msg)) < 0)
         return rc == ZK_EDEADLINE ? (apid_error(r, 409, "deadline_unmeetable", "deadline: %s; "
                                                 "\"force\": true queues it anyway", msg), 0)
                                   : (apid_ledger_error(r, rc, msg), 1);

@@ -178,8 +178,7 @@ int zkslot_admit(zkslot *z, const struct zkslot_submit_opts *o, const struct zk_
     if (!o->deadline_ns || (o->flags & ZKSLOT_SUBMIT_FORCE))
         return 0;
     char why[SUBMIT_MSG_MAX];
-    int r = submit_admit(z->l, o->priority >= 0 ? o->priority : k->priority, nparts,
-                         o->deadline_ns, why, sizeof why);
+    int r = submit_admit(z->l, k, o->priority, nparts, o->deadline_ns, why, sizeof why);
     if (r == ZK_EDEADLINE)
         return zkslot_say(msg, n, r, "key '%s': %s; ZKSLOT_SUBMIT_FORCE queues it anyway; "
                           "nothing submitted", k->name, why);

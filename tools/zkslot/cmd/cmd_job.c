@@ -220,10 +220,10 @@ static int out_dir_writable(const char *out, int n)
 
 /* The admission check of --deadline (submit_admit): 0 to go on, 3
  * refused (one line), 2 an error. */
-static int admit(struct args *a, int prio, uint32_t n)
+static int admit(struct args *a, const struct zk_ledger_key *k, uint32_t n)
 {
     char msg[SUBMIT_MSG_MAX];
-    int r = submit_admit(a->c.l, prio, n, a->deadline_ns, msg, sizeof msg);
+    int r = submit_admit(a->c.l, k, a->priority, n, a->deadline_ns, msg, sizeof msg);
     if (r == 0)
         return 0;
     fprintf(stderr, "zkslot submit: %s%s\n", msg,
@@ -314,7 +314,7 @@ int cmd_submit(int argc, char **argv)
             goto out;
     }
     if (a.deadline_ns && !a.force &&
-        (rc = admit(&a, a.priority >= 0 ? a.priority : k.priority, (uint32_t)a.npos)) != 0)
+        (rc = admit(&a, &k, (uint32_t)a.npos)) != 0)
         goto out;
     rc = 2;
     /* inputs, and on a shared ledger witnesses too, are stored in the ledger */

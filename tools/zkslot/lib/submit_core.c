@@ -185,12 +185,12 @@ int submit_job_dirs(zk_ledger *l, const struct zk_ledger_job *j, const char *sta
     return 0;
 }
 
-int submit_admit(zk_ledger *l, int prio, uint32_t nparts, int64_t deadline_ns, char *msg,
-                 size_t n)
+int submit_admit(zk_ledger *l, const struct zk_ledger_key *k, int prio, uint32_t nparts,
+                 int64_t deadline_ns, char *msg, size_t n)
 {
     struct zk_ledger_estimate e;
     struct zk_diag d = { "" };
-    if (zk_ledger_estimate(l, prio, &e, &d) < 0) {
+    if (zk_ledger_estimate(l, prio >= 0 ? prio : k->priority, &e, &d) < 0) {
         say(msg, n, "%s", d.msg);
         return ZK_ELEDGER;
     }

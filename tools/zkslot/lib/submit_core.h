@@ -49,7 +49,8 @@ int submit_out_dir_check(const char *out, uint32_t nparts, char *msg, size_t n);
 /*
  * The admission check of a deadline, the same for `zkslot submit
  * --deadline`, POST /v1/jobs and zkslot_submit (each has its way to
- * force): can a job of nparts partitions of class prio finish before
+ * force): can a job of nparts partitions of key k and class prio (< 0:
+ * the key's class, as the ledger records the job) finish before
  * deadline_ns (CLOCK_REALTIME) behind the work the ledger has ahead of
  * it, at the stage times it recorded?  Estimated finish: the median
  * synthesis, then (ahead + nparts) median prove_starts shared by the
@@ -57,8 +58,8 @@ int submit_out_dir_check(const char *out, uint32_t nparts, char *msg, size_t n);
  * (also when nothing was recorded yet: nothing is refused blind),
  * ZK_EDEADLINE refused with the numbers in msg, or the ledger's error.
  */
-int submit_admit(zk_ledger *l, int prio, uint32_t nparts, int64_t deadline_ns, char *msg,
-                 size_t n);
+int submit_admit(zk_ledger *l, const struct zk_ledger_key *k, int prio, uint32_t nparts,
+                 int64_t deadline_ns, char *msg, size_t n);
 
 /* Frees what a submit gathered for its n files: abs[i] and text[i] (each
  * array may be NULL), the arrays abs, text and len. */
