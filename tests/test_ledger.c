@@ -63,7 +63,7 @@ static void url_of(char *buf, size_t n, const char *name)
 /* The identity of a process that really existed and is now reaped. */
 static struct zk_proc_id dead_identity(void)
 {
-    struct zk_proc_id id = { 0, 0, 0, 0 };
+    struct zk_proc_id id = { 0 };
     int fd[2];
     if (pipe(fd))
         return id;
@@ -232,6 +232,7 @@ static void test_open_formats(void)
                          " ALTER TABLE partitions DROP COLUMN proof_json;"
                          " ALTER TABLE partitions DROP COLUMN public_json;"
                          " ALTER TABLE partitions DROP COLUMN statement;"
+                         " ALTER TABLE partitions DROP COLUMN owner_btime;"
                          " INSERT INTO keys (name, path, curve, hash,"
                          " file_size, n_vars, n_public, domain_size, added_ns) VALUES"
                          " ('old', '/k', 'bn128', 'h', 1, 2, 1, 4, 5);"
@@ -683,31 +684,43 @@ static void test_proving_slot(zk_ledger *l, int64_t key)
 
 /* Owners are judged with their PID namespace and boot: a previous boot's
  * owner is dead even with a live pid; one in another namespace is never
- * judged from here, dead pid or not. */
+ * judged from here, dead pid or not; one that read another boot id of this
+ * boot (systemd-nspawn's own, zk/proc.h) is judged by pid and start time. */
 static void test_owner_boot_and_namespace(zk_ledger *l, int64_t key)
 {
     struct zk_ledger_part p;
     uint32_t changed = 0;
-    ZT_REQUIRE(me.pidns && me.boot, );
-    struct zk_proc_id ghost = me, foreign = dead;
+    ZT_REQUIRE(me.pidns && me.boot && me.btime, );
+    struct zk_proc_id ghost = me, foreign = dead, view = me, old = me;
     ghost.boot ^= 1;           /* this very pid, but recorded in another boot */
+    /* ... that ended a minute before this one began, after our start time */
+    ghost.btime -= me.start / (uint64_t)sysconf(_SC_CLK_TCK) + 60;
     foreign.pidns ^= 1;        /* a pid of another PID namespace */
+    view.boot ^= 2;            /* this very process, another view of this boot's id */
+    old.boot ^= 1;             /* another boot id, from before boot times were recorded */
+    old.btime = 0;
     ZT_CHECK(zk_proc_alive(&ghost, 64) == 0, "previous boot: dead");
+    ZT_CHECK(zk_proc_alive(&old, 64) == 0, "another boot id, no boot time: dead");
     ZT_CHECK(zk_proc_alive(&foreign, 64) == 1, "another namespace: not ours to judge");
-    int64_t jid = submit(l, key, 3);
+    ZT_CHECK(zk_proc_alive(&view, 64) == 1, "another view of this boot: alive");
+    int64_t jid = submit(l, key, 4);
     struct ids ids = parts_of(l, jid);
-    ZT_REQUIRE(ids.n == 3, );
-    const struct zk_proc_id *who[3] = { &ghost, &foreign, &me };
-    for (int i = 0; i < 3; i++)
+    ZT_REQUIRE(ids.n == 4, );
+    const struct zk_proc_id *who[4] = { &ghost, &foreign, &me, &view };
+    for (int i = 0; i < 4; i++)
         ZT_CHECK(zk_ledger_claim_queued(l, who[i], -1, &p, NULL) == 0 && p.id == ids.v[i]);
     p = part(l, ids.v[1]);
-    ZT_CHECK(p.owner.pidns == foreign.pidns && p.owner.boot == foreign.boot, "recorded");
+    ZT_CHECK(p.owner.pidns == foreign.pidns && p.owner.boot == foreign.boot &&
+             p.owner.btime == foreign.btime, "recorded");
+    p = part(l, ids.v[3]);
+    ZT_CHECK(p.owner.boot == view.boot && p.owner.btime == view.btime, "recorded");
     ZT_CHECK(zk_ledger_reconcile(l, NULL, NULL, 0, 10, &changed, NULL) == 0 && changed == 1,
              "%u", changed);
     p = part(l, ids.v[0]);
     ZT_CHECK(p.state == ZK_PART_QUEUED && strstr(p.error, "died"), "%s", p.error);
     ZT_CHECK(part(l, ids.v[1]).state == ZK_PART_SYNTHESIZING, "foreign owner kept");
     ZT_CHECK(part(l, ids.v[2]).state == ZK_PART_SYNTHESIZING, "live owner kept");
+    ZT_CHECK(part(l, ids.v[3]).state == ZK_PART_SYNTHESIZING, "another view's live owner kept");
     /* a previous boot's gpud: its proving partition can be taken over */
     ZT_CHECK(zk_ledger_part_proving(l, ids.v[1], &foreign, 1, NULL, NULL) == 0);
     ZT_CHECK(zk_ledger_part_proving(l, ids.v[1], &me, 1, NULL, NULL) == ZK_ESTATE,
@@ -1515,23 +1528,23 @@ static void test_pg_open(void)
     /* a version 2 ledger (before results) is migrated */
     ZT_CHECK(pg_exec("old.db", "ALTER TABLE partitions DROP COLUMN proof_json CASCADE,"
                                " DROP COLUMN public_json CASCADE, DROP COLUMN has_input,"
-                               " DROP COLUMN statement;"
+                               " DROP COLUMN statement, DROP COLUMN owner_btime;"
                                " ALTER TABLE jobs DROP COLUMN submitter CASCADE;"
                                " ALTER TABLE keys DROP COLUMN priority CASCADE;"
                                " ALTER TABLE jobs DROP COLUMN priority CASCADE,"
                                " DROP COLUMN deadline_ns CASCADE, DROP COLUMN request_id CASCADE;"
                                " DROP INDEX jobs_state; UPDATE zkslot_schema SET version = 2")
              == 0);
-    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 6: %s", d.msg);
+    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 7: %s", d.msg);
     zk_ledger_close(l);
     l = NULL;
-    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 6") == 0 &&
-             pg_exec("old.db", "SELECT proof_json, public_json, has_input, statement FROM"
-                               " partitions") == 0 &&
+    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 7") == 0 &&
+             pg_exec("old.db", "SELECT proof_json, public_json, has_input, statement,"
+                               " owner_btime FROM partitions") == 0 &&
              pg_exec("old.db", "SELECT submitter, priority, deadline_ns, request_id FROM jobs") ==
                  0 &&
              pg_exec("old.db", "SELECT priority FROM keys") == 0,
-             "migrated to the latest (6)");
+             "migrated to the latest (7)");
     /* a newer schema is refused and left as it is */
     ZT_CHECK(pg_exec("old.db", "UPDATE zkslot_schema SET version = 99") == 0);
     ZT_CHECK(zk_ledger_open(u, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EVERSION && !l);

@@ -25,6 +25,7 @@
 #include "zk/binfile.h"
 #include "zk/error.h"
 #include "zk/pool.h"
+#include "zk/proc.h"
 #include "zktest.h"
 
 static char path[256];
@@ -588,6 +589,35 @@ static pid_t child_in_pidns(int *ret_index)
     return pid;
 }
 
+/* A child that reads another boot id, as systemd-nspawn shows one (a file
+ * bind-mounted over the kernel's), holding a FILLING slot (index into
+ * *ret_index, -1 if it could not). */
+static pid_t child_with_boot_id(const char *fake, int *ret_index)
+{
+    int pfd[2];
+    ZT_CHECK(pipe(pfd) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        struct zk_pool_attach_opts o = { .name = "viewchild", .tick_ms = 10 };
+        zk_pool *h = calloc(1, zk_pool_sizeof());
+        struct zk_slot s;
+        int idx = -1;
+        if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+            mount(fake, "/proc/sys/kernel/random/boot_id", NULL, MS_BIND, NULL) == 0 &&
+            zk_pool_attach(h, path, &o) == 0 && zk_pool_acquire(h, 79, 1, 0, NULL, &s) == 0)
+            idx = (int)s.index;
+        if (write(pfd[1], &idx, sizeof idx) != sizeof idx)
+            _exit(3);
+        for (;;)
+            pause();
+    }
+    close(pfd[1]);
+    ZT_CHECK(read(pfd[0], ret_index, sizeof *ret_index) == sizeof *ret_index);
+    close(pfd[0]);
+    return pid;
+}
+
 static void test_owner_namespaces(void)
 {
     if (geteuid() != 0) {
@@ -648,8 +678,38 @@ static void test_owner_namespaces(void)
              zk_slot_state_name(si.state));
     kill(holder, SIGKILL);
     waitpid(holder, NULL, 0);
+    ZT_CHECK(chown(path, 0, 0) == 0 && chown(data, 0, 0) == 0);
+
+    /* 3. a live holder that reads another boot id of this boot (a process
+     * of a systemd-nspawn container outside the daemons' sandbox): alive
+     * while it runs (its boot time is ours), reaped once dead */
+    char fake[] = "/tmp/zk-test-pool-boot_id-XXXXXX";
+    int ffd = mkstemp(fake);
+    static const char id_text[] = "0badb007-0000-4000-8000-0123456789ab\n";
+    ZT_CHECK(ffd >= 0 && write(ffd, id_text, sizeof id_text - 1) == sizeof id_text - 1);
+    close(ffd);
+    pid_t view = child_with_boot_id(fake, &idx);
+    ZT_REQUIRE(idx >= 0, , "the child of another boot id could not acquire");
+    const struct pool_attach *t = pool_attach_table(h);
+    struct zk_proc_id me;
+    ZT_REQUIRE(zk_proc_self(&me) == 0, );
+    int seen = 0;
+    for (int i = 0; i < ZK_POOL_MAX_ATTACH; i++)
+        if (owner_pid(t[i].owner) == view)
+            seen = t[i].boot && t[i].boot != me.boot && t[i].btime + 1 >= me.btime &&
+                   t[i].btime <= me.btime + 1;
+    ZT_CHECK(seen, "its attach entry has its own boot id and our boot time");
+    zk_pool_slot_info(h, (uint32_t)idx, &si);
+    ZT_CHECK(si.state == ZK_SLOT_FILLING && si.owner_pid == view && si.owner_alive == 1,
+             "pid %d alive %d", si.owner_pid, si.owner_alive);
+    ZT_CHECK(zk_pool_reap(h, 0, NULL, NULL, &st) == 0 && st.filling_freed == 0,
+             "a live holder of another boot id of this boot was reaped");
+    kill(view, SIGKILL);
+    waitpid(view, NULL, 0);
+    ZT_CHECK(zk_pool_reap(h, 0, NULL, NULL, &st) == 0 && st.filling_freed == 1,
+             "its slot once it died: %u freed", st.filling_freed);
+    unlink(fake);
     drop(h);
-    ZT_CHECK(chown(path, 0, 0) == 0);
     ZT_CHECK(zk_pool_destroy(path, 1, NULL) == 0);
 }
 

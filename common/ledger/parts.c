@@ -20,7 +20,8 @@
     "p.id, p.job_id, j.key_id, p.idx, p.witness, p.state, p.attempts, p.errors, p.proofs," \
     " p.owner_pid, p.owner_start, p.owner_role, p.slot, p.synth_s, p.wait_s, p.start_s,"   \
     " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error, p.input IS NOT NULL,"   \
-    " p.witness_s, p.owner_ns, p.owner_boot, j.priority, j.deadline_ns, p.statement"
+    " p.witness_s, p.owner_ns, p.owner_boot, j.priority, j.deadline_ns, p.statement,"    \
+    " p.owner_btime"
 
 /* Row s (PART_COLS) into *p. */
 static void part_row(sqlite3_stmt *s, struct zk_ledger_part *p)
@@ -54,6 +55,7 @@ static void part_row(sqlite3_stmt *s, struct zk_ledger_part *p)
     p->priority = sqlite3_column_int(s, 25);
     p->deadline_ns = sqlite3_column_int64(s, 26);
     ledger_text(p->statement, sizeof p->statement, s, 27);
+    p->owner.btime = (uint64_t)sqlite3_column_int64(s, 28);
 }
 
 int lsq_part_list(zk_ledger *l, int64_t job_id,
@@ -191,6 +193,7 @@ static int run_owned(zk_ledger *l, sqlite3_stmt *s, const struct zk_proc_id *me,
     sqlite3_bind_int64(s, 4, id);
     sqlite3_bind_int64(s, 5, (int64_t)me->pidns);
     sqlite3_bind_int64(s, 6, (int64_t)me->boot);
+    sqlite3_bind_int64(s, 7, (int64_t)me->btime);
     return ledger_run(l, s, diag);
 }
 
@@ -223,7 +226,7 @@ int lsq_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot, in
         "UPDATE partitions SET state = 'synthesizing', owner_pid = ?, owner_start = ?,"
         " owner_role = 'synthd', slot = ?, attempts = attempts + 1, synth_s = -1,"
         " witness_s = -1, wait_s = -1, start_s = -1, finalize_s = -1, owner_ns = ?5,"
-        " owner_boot = ?6 WHERE id = ?4";
+        " owner_boot = ?6, owner_btime = ?7 WHERE id = ?4";
     struct zk_ledger_part p;
     int r = ledger_begin(l, diag);
     if (r)
@@ -331,7 +334,8 @@ int lsq_part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct zk_p
 {
     static const char sql_proving[] =
         "UPDATE partitions SET state = 'proving', owner_pid = ?, owner_start = ?,"
-        " owner_role = 'gpud', slot = ?, owner_ns = ?5, owner_boot = ?6 WHERE id = ?4";
+        " owner_role = 'gpud', slot = ?, owner_ns = ?5, owner_boot = ?6,"
+        " owner_btime = ?7 WHERE id = ?4";
     struct zk_ledger_part p;
     int r = part_begin(l, id, &p, diag);
     if (r)

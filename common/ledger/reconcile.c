@@ -34,7 +34,7 @@ static int candidates(zk_ledger *l, const char *where, struct cand **ret, size_t
     int r;
     snprintf(q, sizeof q,
              "SELECT id, job_id, ready_ns, state, attempts, owner_pid, owner_start, owner_role,"
-             " owner_ns, owner_boot FROM partitions WHERE %s ORDER BY id",
+             " owner_ns, owner_boot, owner_btime FROM partitions WHERE %s ORDER BY id",
              where);
     if (sqlite3_prepare_v2(l->db, q, -1, &s, NULL))
         return ledger_dberr(l, diag);
@@ -59,6 +59,7 @@ static int candidates(zk_ledger *l, const char *where, struct cand **ret, size_t
         ledger_text(c->role, sizeof c->role, s, 7);
         c->owner.pidns = (uint64_t)sqlite3_column_int64(s, 8);
         c->owner.boot = (uint64_t)sqlite3_column_int64(s, 9);
+        c->owner.btime = (uint64_t)sqlite3_column_int64(s, 10);
     }
     sqlite3_finalize(s);
     if (r < 0) {

@@ -106,6 +106,9 @@ static const char *const migrations[] = {
     /* 6 -> 7: a partition's statement, recorded at synthesis, that its
      * result is checked against (zk/statement.h) */
     "ALTER TABLE partitions ADD COLUMN statement TEXT NOT NULL DEFAULT '';",
+    /* 7 -> 8: an owner's boot time (zk/proc.h; 0 = not recorded), which lets
+     * two views of one boot's id agree */
+    "ALTER TABLE partitions ADD COLUMN owner_btime INTEGER NOT NULL DEFAULT 0;",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == ZK_LEDGER_SCHEMA_VERSION, "one migration per schema version");

@@ -89,7 +89,9 @@ struct pool_attach {
     char name[16];
     uint64_t pidns;                 /* 32: the owner's PID namespace (0: not recorded) */
     uint64_t boot;                  /* 40: the owner's boot id digest (0: not recorded) */
-    uint64_t reserved[2];
+    uint64_t btime;                 /* 48: the owner's boot time, zk/proc.h (0: not
+                                       recorded; a zkslot before it left it as it was) */
+    uint64_t reserved[1];
 };
 
 struct pool_slot {
@@ -176,9 +178,10 @@ static inline unsigned char *pool_slot_data(const struct zk_pool *h, uint32_t i)
 }
 
 /* proc.c: process identity and liveness. */
-/* The owner word of the caller and its namespace and boot (for its attach
- * entry); -errno / -EXDEV as zk_proc_self. */
-int pool_self_owner(uint64_t *ret_owner, uint64_t *ret_pidns, uint64_t *ret_boot);
+/* The owner word of the caller and its identity (namespace and boot for its
+ * attach entry); -errno / -EXDEV as zk_proc_self. */
+struct zk_proc_id;
+int pool_self_owner(uint64_t *ret_owner, struct zk_proc_id *ret_me);
 /* Attach entry `a` (owner word read as `owner`): 1 alive or not ours to
  * judge, 0 dead (zk_proc_alive with the entry's namespace and boot). */
 int pool_attach_alive(const struct pool_attach *a, uint64_t owner);

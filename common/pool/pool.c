@@ -30,6 +30,7 @@
 #include "zk/binfile.h"
 #include "zk/error.h"
 #include "zk/pool.h"
+#include "zk/proc.h"
 #include "zk/util.h"
 
 #define HUGETLBFS_MAGIC_ 0x958458f6L
@@ -698,7 +699,7 @@ out:
 }
 
 /* Claims an attach entry for h (empty or dead); -EUSERS when full. */
-static int register_self(struct zk_pool *h, const char *name, uint64_t pidns, uint64_t boot)
+static int register_self(struct zk_pool *h, const char *name, const struct zk_proc_id *me)
 {
     struct pool_attach *t = pool_attach_table(h);
     int r = pool_lock(h);
@@ -716,8 +717,9 @@ static int register_self(struct zk_pool *h, const char *name, uint64_t pidns, ui
         if (o && pool_attach_alive(&t[i], o))
             continue;
         memset(t[i].name, 0, sizeof t[i].name);
-        zk_store_relaxed(&t[i].pidns, pidns);
-        zk_store_relaxed(&t[i].boot, boot);
+        zk_store_relaxed(&t[i].pidns, me->pidns);
+        zk_store_relaxed(&t[i].boot, me->boot);
+        zk_store_relaxed(&t[i].btime, me->btime);
         if (name)
             strncpy(t[i].name, name, sizeof t[i].name - 1);
         zk_store_relaxed(&t[i].attach_ns, pool_now_ns());
@@ -735,7 +737,7 @@ out:
 int zk_pool_attach(zk_pool *h, const char *path, const struct zk_pool_attach_opts *opts)
 {
     struct zk_diag *diag = opts ? opts->diag : NULL;
-    uint64_t pidns = 0, boot = 0;
+    struct zk_proc_id me = { 0 };
     int r;
     memset(h, 0, sizeof *h);
     if (diag)
@@ -745,7 +747,7 @@ int zk_pool_attach(zk_pool *h, const char *path, const struct zk_pool_attach_opt
     h->flags = opts ? opts->flags : 0;
     h->tick_ms = opts && opts->tick_ms ? opts->tick_ms : 100;
     h->pid = (int32_t)getpid();
-    if (!(h->flags & ZK_POOL_OBSERVER) && (r = pool_self_owner(&h->owner, &pidns, &boot)) < 0)
+    if (!(h->flags & ZK_POOL_OBSERVER) && (r = pool_self_owner(&h->owner, &me)) < 0)
         return zk_diag_set(diag, "/proc/self", r, "%s", r == -EXDEV
                                ? "the /proc mounted here is another PID namespace's"
                                : zk_strerror(r));
@@ -755,7 +757,7 @@ int zk_pool_attach(zk_pool *h, const char *path, const struct zk_pool_attach_opt
     }
     if (h->flags & ZK_POOL_OBSERVER)
         return 0;
-    if ((r = register_self(h, opts ? opts->name : NULL, pidns, boot)) < 0)
+    if ((r = register_self(h, opts ? opts->name : NULL, &me)) < 0)
         goto fail;
     if (!(h->flags & ZK_POOL_NO_REAP) && (r = zk_pool_reap(h, 0, NULL, NULL, NULL)) < 0)
         goto fail;

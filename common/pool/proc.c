@@ -21,7 +21,7 @@
  * the 22 bits of the state word (pid_max above 2^22), else zk_proc_self's
  * errors.  Outputs untouched on failure.
  */
-int pool_self_owner(uint64_t *ret_owner, uint64_t *ret_pidns, uint64_t *ret_boot)
+int pool_self_owner(uint64_t *ret_owner, struct zk_proc_id *ret_me)
 {
     struct zk_proc_id me;
     int r = zk_proc_self(&me);
@@ -30,8 +30,7 @@ int pool_self_owner(uint64_t *ret_owner, uint64_t *ret_pidns, uint64_t *ret_boot
     if ((uint64_t)me.pid > POOL_PID_MASK)
         return -ERANGE;
     *ret_owner = ((uint64_t)me.pid << POOL_PID_SHIFT) | (me.start & POOL_START_MASK);
-    *ret_pidns = me.pidns;
-    *ret_boot = me.boot;
+    *ret_me = me;
     return 0;
 }
 
@@ -41,7 +40,8 @@ int pool_attach_alive(const struct pool_attach *a, uint64_t owner)
      * release; a torn read of a recycled entry only errs towards alive
      * (a mismatching namespace) or is settled by the start time. */
     struct zk_proc_id id = { owner_pid(owner), owner & POOL_START_MASK,
-                             zk_load_relaxed(&a->pidns), zk_load_relaxed(&a->boot) };
+                             zk_load_relaxed(&a->pidns), zk_load_relaxed(&a->boot),
+                             zk_load_relaxed(&a->btime) };
     return zk_proc_alive(&id, POOL_PID_SHIFT);   /* start time: the low 40 bits */
 }
 
@@ -53,7 +53,7 @@ int pool_owner_alive(const struct zk_pool *h, uint64_t owner)
             return pool_attach_alive(&t[i], owner);
     }
     /* No entry (it detached, or was reaped): judged in our namespace. */
-    struct zk_proc_id id = { owner_pid(owner), owner & POOL_START_MASK, 0, 0 };
+    struct zk_proc_id id = { owner_pid(owner), owner & POOL_START_MASK, 0, 0, 0 };
     return zk_proc_alive(&id, POOL_PID_SHIFT);
 }
 

@@ -1,5 +1,17 @@
 /*
  * proc.c -- process identity (zk/proc.h).
+ *
+ * The boot is recorded twice: as a digest of the boot id, exact but not
+ * the same in every view (systemd-nspawn bind-mounts a container's own
+ * over /proc/sys/kernel/random/boot_id; a unit with
+ * ProtectKernelTunables= reads the kernel's), and as the boot time
+ * (CLOCK_REALTIME - CLOCK_BOOTTIME, /proc/stat's btime), the kernel's in
+ * every view but moved by clock steps.  Equal digests: one boot.  Unequal
+ * digests: one boot seen from two views if the boot times agree within
+ * max(ZK_PROC_BTIME_SLACK_S, half the owner's start time), else (or with
+ * no boot time recorded, a record older than the field) a previous boot.
+ * The start-time term holds because a previous boot lasted at least until
+ * its owner recorded itself, start ticks after that boot began.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +20,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "zk/proc.h"
@@ -61,6 +74,31 @@ static uint64_t boot_digest(void)
     for (ssize_t i = 0; i < n && buf[i] != '\n'; i++)
         h = (h ^ (unsigned char)buf[i]) * 0x100000001b3ULL;
     return h ? h : 1;
+}
+
+uint64_t zk_proc_btime(void)
+{
+    struct timespec rt, bt;
+    if (clock_gettime(CLOCK_REALTIME, &rt) || clock_gettime(CLOCK_BOOTTIME, &bt))
+        return 0;
+    int64_t ms = ((int64_t)rt.tv_sec - (int64_t)bt.tv_sec) * 1000 +
+                 ((int64_t)rt.tv_nsec - (int64_t)bt.tv_nsec) / 1000000;
+    return ms >= 500 ? (uint64_t)((ms + 500) / 1000) : 0;
+}
+
+/* Whether owner `id`, whose boot id is not ours, was recorded in this boot
+ * as another view saw it: its boot time is recorded and close to ours. */
+static int same_boot_time(const struct zk_proc_id *id)
+{
+    uint64_t now = id->btime ? zk_proc_btime() : 0;
+    if (!now)
+        return 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    uint64_t margin = id->start / (uint64_t)(hz > 0 ? hz : 100) / 2;
+    if (margin < ZK_PROC_BTIME_SLACK_S)
+        margin = ZK_PROC_BTIME_SLACK_S;
+    uint64_t diff = now > id->btime ? now - id->btime : id->btime - now;
+    return diff <= margin;
 }
 
 static uint64_t self_pidns(void)
@@ -117,6 +155,7 @@ int zk_proc_self(struct zk_proc_id *ret)
     ret->pid = pid;
     ret->start = start;
     self_ns_boot(&ret->pidns, &ret->boot);
+    ret->btime = zk_proc_btime();
     return 0;
 }
 
@@ -127,7 +166,7 @@ int zk_proc_alive(const struct zk_proc_id *id, unsigned start_bits)
     if (id->pid <= 0)
         return 0;
     self_ns_boot(&ns, &boot);
-    if (id->boot && boot && id->boot != boot)
+    if (id->boot && boot && id->boot != boot && !same_boot_time(id))
         return 0;                   /* a previous boot's process */
     if (id->pidns && id->pidns != ns)
         return 1;                   /* not ours to judge */

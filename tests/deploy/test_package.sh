@@ -188,14 +188,13 @@ grep -q -- "-I$R/" "$W/make.log" && grep -q -- "-L$R/" "$W/make.log" ||
     bad "make of $ex did not take the container's header and library: $(cat "$W/make.log")"
 install -D -m 0755 "$W/example/external-synth" "$R/srv/lib/external-synth"
 cx systemctl stop zkslot-synthd@0.service     # it would claim the producer's partitions
-# As a unit of the daemons' user, with their ProtectKernelTunables=: under
-# systemd-nspawn only a process outside that sandbox reads nspawn's own boot
-# id (the daemons read the kernel's) and looks to them like a previous
-# boot's, whose slot they reap.  --hold-ms: a daemon's recovery pass runs
-# while the slot is filled, so a producer the daemons misjudge fails here
-# every time, not now and then.
+# As a unit of the daemons' user without their sandbox: it reads nspawn's own
+# boot id where the daemons (ProtectKernelTunables=) read the kernel's, one
+# boot by its boot time (docs/pool.md, "Which boot").  --hold-ms: a daemon's
+# recovery pass runs while the slot is filled, so a producer the daemons
+# misjudged as a previous boot's would fail here every time, not now and then.
 jl=$(cx systemd-run --quiet --pipe --wait --collect -p User=zkslot -p Group=zkslot \
-        -p ProtectKernelTunables=yes /srv/lib/external-synth --hold-ms 1200 k \
+        /srv/lib/external-synth --hold-ms 1200 k \
         /srv/in/witness-1.wtns /srv/in/witness-2.wtns 2>"$W/example.log" | tail -n 1)
 [[ $jl =~ ^[0-9]+$ ]] || {
     bad "external-synth in the container: $(tail -n 3 "$W/example.log")"

@@ -52,7 +52,7 @@
 extern "C" {
 #endif
 
-#define ZK_LEDGER_SCHEMA_VERSION 7
+#define ZK_LEDGER_SCHEMA_VERSION 8
 #define ZK_LEDGER_FILE "ledger.db"        /* name inside the state directory */
 
 enum zk_part_state {

@@ -24,7 +24,7 @@
     " p.owner_pid, p.owner_start, p.owner_role, p.slot, p.synth_s, p.wait_s, p.start_s,"   \
     " p.finalize_s, p.queued_ns, p.ready_ns, p.done_ns, p.error,"                          \
     " p.has_input::int, p.witness_s, p.owner_ns, p.owner_boot, p.machine, j.priority,"   \
-    " j.deadline_ns, p.statement"
+    " j.deadline_ns, p.statement, p.owner_btime"
 
 /* Row `row` of res (PART_COLS) into *p; the machine into machine[64] if not NULL. */
 static void part_row(const PGresult *res, int row, struct zk_ledger_part *p, char *machine)
@@ -61,6 +61,7 @@ static void part_row(const PGresult *res, int row, struct zk_ledger_part *p, cha
     p->priority = (int)lpg_i64(res, row, 26);
     p->deadline_ns = lpg_i64(res, row, 27);
     lpg_text(p->statement, sizeof p->statement, res, row, 28);
+    p->owner.btime = (uint64_t)lpg_i64(res, row, 29);
 }
 
 int lpg_part_list(zk_ledger *l, int64_t job_id,
@@ -153,7 +154,7 @@ int lpg_has_queued(zk_ledger *l, struct zk_diag *diag)
 }
 
 /* Parameters $1 pid, $2 start, $3 slot, $4 partition id, $5 pid namespace,
- * $6 boot of the new owner me, $7 this machine. */
+ * $6 boot and $8 boot time of the new owner me, $7 this machine. */
 static void owned_args(zk_ledger *l, struct lpg_args *a, const struct zk_proc_id *me,
                        int32_t slot, int64_t id)
 {
@@ -164,6 +165,7 @@ static void owned_args(zk_ledger *l, struct lpg_args *a, const struct zk_proc_id
     lpg_arg_i64(a, (int64_t)me->pidns);
     lpg_arg_i64(a, (int64_t)me->boot);
     lpg_arg_str(a, l->pg->machine);
+    lpg_arg_i64(a, (int64_t)me->btime);
 }
 
 static int same_owner(const struct zk_ledger_part *p, const char *machine, zk_ledger *l,
@@ -204,6 +206,7 @@ static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
     lpg_arg_i64(&a, l->aging_ns);
     lpg_arg_i64(&a, ledger_now_ns());
     lpg_arg_i64(&a, l->claim_job);     /* 0: any job */
+    lpg_arg_i64(&a, (int64_t)me->btime);
     /* zk_ledger_claim_queued_class's order (the same as SQLite's
      * LSQ_CLAIM_ORDER) */
     PGresult *res = lpg_query(l, "WITH c AS (SELECT p.id FROM partitions p JOIN jobs j ON"
@@ -220,7 +223,7 @@ static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
                                  " owner_start = $2, owner_role = 'synthd', slot = $3,"
                                  " attempts = attempts + 1, synth_s = -1, witness_s = -1,"
                                  " wait_s = -1, start_s = -1, finalize_s = -1, owner_ns = $4,"
-                                 " owner_boot = $5, machine = $6 FROM c, jobs j"
+                                 " owner_boot = $5, owner_btime = $12, machine = $6 FROM c, jobs j"
                                  " WHERE p.id = c.id AND j.id = p.job_id RETURNING " PART_COLS
                                  ", j.state", &a, 0, diag);
     if (!res)
@@ -228,7 +231,7 @@ static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
     int found = PQntuples(res), queued = 0;
     if (found) {
         part_row(res, 0, ret, NULL);
-        queued = !strcmp(PQgetvalue(res, 0, 29), "queued");   /* after PART_COLS */
+        queued = !strcmp(PQgetvalue(res, 0, 30), "queued");   /* after PART_COLS */
     }
     PQclear(res);
     if (!found)
@@ -374,7 +377,7 @@ static int part_proving(zk_ledger *l, int64_t id, int64_t key_id, const struct z
     owned_args(l, &a, me, slot, id);
     r = lpg_cmd(l, "UPDATE partitions SET state = 'proving', owner_pid = $1, owner_start = $2,"
                    " owner_role = 'gpud', slot = $3, owner_ns = $5, owner_boot = $6,"
-                   " machine = $7 WHERE id = $4", &a, diag);
+                   " owner_btime = $8, machine = $7 WHERE id = $4", &a, diag);
     if (r < 0 || (r = lpg_derive_job(l, p.job_id, ZK_PART_PROVING, diag)) < 0)
         goto out;
     r = part_read(l, id, 0, &p, NULL, diag);

@@ -57,7 +57,7 @@ int lpg_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id), v
     lpg_arg_i64(&a, check_ready);
     /* both kinds from one snapshot, before slot_holds is asked anything */
     PGresult *c = lpg_query(l, "SELECT id, state, owner_pid, owner_start, ready_ns, job_id,"
-                               " attempts, owner_role, owner_ns, owner_boot FROM partitions"
+                               " attempts, owner_role, owner_ns, owner_boot, owner_btime FROM partitions"
                                " WHERE machine = $1 AND (state IN ('synthesizing', 'proving')"
                                " OR ($2 <> 0 AND state = 'ready')) ORDER BY id", &a, 0, diag);
     if (!c)
@@ -72,7 +72,8 @@ int lpg_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id), v
             if ((state == ZK_PART_READY) != (pass == 1))
                 continue;
             struct zk_proc_id owner = { (int32_t)lpg_i64(c, i, 2), (uint64_t)lpg_i64(c, i, 3),
-                                        (uint64_t)lpg_i64(c, i, 8), (uint64_t)lpg_i64(c, i, 9) };
+                                        (uint64_t)lpg_i64(c, i, 8), (uint64_t)lpg_i64(c, i, 9),
+                                        (uint64_t)lpg_i64(c, i, 10) };
             if (pass == 0 && zk_proc_alive(&owner, 64))
                 continue;
             int64_t id = lpg_i64(c, i, 0);

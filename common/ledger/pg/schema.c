@@ -109,6 +109,9 @@ static const char *const migrations[] = {
      * result is checked against (zk/statement.h); written by daemons only
      * (roles.c) */
     "ALTER TABLE partitions ADD COLUMN statement TEXT NOT NULL DEFAULT '';",
+    /* 6 -> 7: an owner's boot time (zk/proc.h; 0 = not recorded), which lets
+     * two views of one boot's id agree */
+    "ALTER TABLE partitions ADD COLUMN owner_btime BIGINT NOT NULL DEFAULT 0;",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
