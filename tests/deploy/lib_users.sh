@@ -12,7 +12,8 @@
 #                                # private pool, state dir (W/state) and
 #                                # config (W/zkslot.conf, empty), and the
 #                                # EXIT trap (zku_cleanup) that removes it
-#                                # all, the users zku_user made included
+#                                # all, the users zku_user made and D's
+#                                # synthd directories in /dev/shm included
 #   zku_user VAR LETTER [GROUP]  # one more user, zkNAME-LETTER<pid>, in
 #                                # GROUP (none: in no group but its own);
 #                                # its name in VAR (zku_user XU x: X)
@@ -64,6 +65,9 @@ zku_cleanup() {
     for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
     wait 2>/dev/null
     rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".data "$ZKSLOT_POOL".key-*   # the key stores gpud built beside it
+    # a synthd killed above leaves its witness directory ([synthd]
+    # witness_dir, /dev/shm): D's, and D's uid is the next test's D's
+    find /dev/shm -maxdepth 1 -name 'zkslot-synthd-*' -user "$DU" -exec rm -rf {} + 2>/dev/null
     for p in "${ZKU_USERS[@]}" "$OU" "$DU"; do userdel "$p" >/dev/null 2>&1; done
     groupdel "$DU" >/dev/null 2>&1
     if [ $fail = 0 ]; then rm -rf "$W"; else
