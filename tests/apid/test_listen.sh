@@ -16,41 +16,10 @@
 #     key, stop apid at start (exit 2).
 # Needs root, useradd/userdel, setpriv, curl and openssl (77 otherwise).
 # About 3 s.
-set -u
 : "${ZKSLOT:?}" "${ZKSLOT_APID:?}" "${ZK_SOURCE_DIR:?}"
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (useradd, setpriv)"; exit 77; }
-for c in useradd userdel groupdel setpriv curl openssl; do
-    command -v $c >/dev/null || { echo "SKIP: no $c"; exit 77; }
-done
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-
-DU=zkal-d$$ OU=zkal-o$$ XU=zkal-x$$
-W=$(mktemp -d /var/tmp/zk-apid-listen.XXXXXX)
-chmod 0755 "$W"
-export ZKSLOT_POOL=/dev/shm/zkslot-apid-listen-$$.pool   # none: /healthz is not asked
-export ZKSLOT_STATE_DIR=$W/state
-export ZKSLOT_CONFIG=$W/empty.conf
-: >"$ZKSLOT_CONFIG"
-chmod 0644 "$ZKSLOT_CONFIG"
-PIDS=()
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-    wait 2>/dev/null
-    for u in "$XU" "$OU" "$DU"; do userdel "$u" >/dev/null 2>&1; done
-    groupdel "$DU" >/dev/null 2>&1
-    if [ $fail = 0 ]; then rm -rf "$W"; else
-        echo "(kept $W)"
-        for f in "$W"/*.log; do [ -f "$f" ] && { echo "==> $f (tail)"; tail -n 20 "$f"; }; done
-    fi
-}
-trap cleanup EXIT
-
-useradd --system -U -M -d /nonexistent -s /usr/sbin/nologin "$DU" || { bad "useradd $DU"; exit 1; }
-useradd -M -d /nonexistent -s /usr/sbin/nologin -G "$DU" "$OU" || { bad "useradd $OU"; exit 1; }
-useradd -M -d /nonexistent -s /usr/sbin/nologin "$XU" || { bad "useradd $XU"; exit 1; }
-as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
+. "$ZK_SOURCE_DIR/tests/deploy/lib_users.sh"
+zku_init al curl openssl   # ZKSLOT_POOL: none is made, /healthz is not asked
+zku_user XU x
 # wait_log LOG PATTERN: until LOG has PATTERN (5 s at most)
 wait_log() {
     for _ in $(seq 50); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
@@ -61,30 +30,29 @@ wait_log() {
 install -d -o "$DU" -g "$DU" -m 2770 "$ZKSLOT_STATE_DIR"
 cp "$ZK_SOURCE_DIR"/examples/groth16/bn128/{key.zkey,witness-1.wtns} "$W/"
 chmod 0644 "$W"/key.zkey "$W"/witness-1.wtns
-as "$DU" "$ZKSLOT" key add k "$W/key.zkey" >"$W/key.log" 2>&1 || bad "key add as $DU: $(cat "$W/key.log")"
+as "$DU" 0007 "$ZKSLOT" key add k "$W/key.zkey" >"$W/key.log" 2>&1 || bad "key add as $DU: $(cat "$W/key.log")"
 
 # ---- a unix socket ---------------------------------------------------------------------
 S=$W/run/api.sock
 install -d -o "$DU" -g "$DU" -m 0755 "$W/run"   # the socket's own mode decides, not its directory's
 start_apid() {   # LOG: apid as D on $S
-    (umask 0007; exec setpriv --reuid="$DU" --regid="$DU" --init-groups -- \
-        "$ZKSLOT_APID" --listen "unix:$S") >"$1" 2>&1 &
-    APID=$!; PIDS+=("$APID")
+    zku_daemon "$1" "$ZKSLOT_APID" --listen "unix:$S"
+    APID=$DPID
     wait_log "$1" 'serving unix:' || bad "apid on unix:$S did not start: $(tail -n 2 "$1")"
 }
 start_apid "$W/apid-unix.log"
 st=$(stat -c '%a %U:%G' "$S" 2>&1)
 [ "$st" = "660 $DU:$DU" ] || bad "the socket is '$st', expected 660 $DU:$DU"
-j=$(as "$OU" "$ZKSLOT" --server "unix:$S" submit --key k "$W/witness-1.wtns" 2>"$W/op-submit.log") ||
+j=$(as "$OU" 0022 "$ZKSLOT" --server "unix:$S" submit --key k "$W/witness-1.wtns" 2>"$W/op-submit.log") ||
     bad "operator's submit over the socket: $(cat "$W/op-submit.log")"
-as "$OU" "$ZKSLOT" --server "unix:$S" status "${j:-0}" >"$W/op-status.log" 2>&1 &&
+as "$OU" 0022 "$ZKSLOT" --server "unix:$S" status "${j:-0}" >"$W/op-status.log" 2>&1 &&
     grep -q queued "$W/op-status.log" || bad "operator's status over the socket: $(cat "$W/op-status.log")"
-code=$(as "$XU" curl -s -m 5 -o /dev/null -w '%{http_code}' --unix-socket "$S" http://x/v1/keys)
+code=$(as "$XU" 0022 curl -s -m 5 -o /dev/null -w '%{http_code}' --unix-socket "$S" http://x/v1/keys)
 rc=$?
 [ "$rc" = 7 ] && [ "$code" = 000 ] || bad "another user through the socket: curl exit $rc, HTTP $code"
-rc=0; as "$XU" "$ZKSLOT" --server "unix:$S" status >/dev/null 2>"$W/x.err" || rc=$?
+rc=0; as "$XU" 0022 "$ZKSLOT" --server "unix:$S" status >/dev/null 2>"$W/x.err" || rc=$?
 [ "$rc" = 2 ] && grep -q 'Permission denied' "$W/x.err" || bad "another user's CLI: exit $rc: $(cat "$W/x.err")"
-rc=0; as "$DU" "$ZKSLOT_APID" --listen "unix:$S" >"$W/apid-second.log" 2>&1 || rc=$?
+rc=0; as "$DU" 0007 "$ZKSLOT_APID" --listen "unix:$S" >"$W/apid-second.log" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q 'another server listens there' "$W/apid-second.log" ||
     bad "a second apid on a live socket: exit $rc: $(tail -n 1 "$W/apid-second.log")"
 : >"$W/run/file"
@@ -94,7 +62,7 @@ rc=0; "$ZKSLOT_APID" --listen "unix:$W/run/file" >"$W/apid-file.log" 2>&1 || rc=
 kill -9 "$APID"; wait "$APID" 2>/dev/null
 [ -S "$S" ] || bad "kill -9 left no socket behind (the restart below would prove nothing)"
 start_apid "$W/apid-unix2.log"
-[ "$(as "$OU" curl -s -m 5 -o /dev/null -w '%{http_code}' --unix-socket "$S" http://x/v1/keys)" = 200 ] ||
+[ "$(as "$OU" 0022 curl -s -m 5 -o /dev/null -w '%{http_code}' --unix-socket "$S" http://x/v1/keys)" = 200 ] ||
     bad "the restarted apid does not answer on the replaced socket"
 kill -TERM "$APID"; wait "$APID" 2>/dev/null
 [ ! -e "$S" ] || bad "the socket is still there after a clean stop"

@@ -18,6 +18,7 @@
 #   - the generator's environment is the fixed one: none of synthd's
 #     variables (a ZKSLOT_TEST_SECRET given to synthd) reaches it.
 # Needs root, useradd/userdel, setpriv and sqlite3 (77 otherwise).
+: "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
 . "$ZK_SOURCE_DIR/tests/deploy/lib_users.sh"
 zku_init gen sqlite3
 start_daemon() {   # start_daemon LOG CMD...: as D, with a variable only the daemons have

@@ -18,11 +18,10 @@
 #     while no synthd runs): synthd refuses it with one line naming both
 #     partitions, the generator never runs for it, A's job fails.
 # Needs root, useradd/userdel, setpriv and sqlite3 (77 otherwise).
+: "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
 . "$ZK_SOURCE_DIR/tests/deploy/lib_users.sh"
 zku_init seal sqlite3
-AU=zkseal-a$$
-trap 'userdel "$AU" >/dev/null 2>&1; zku_cleanup' EXIT
-useradd -M -d /nonexistent -s /usr/sbin/nologin -G "$DU" "$AU" || { bad "useradd $AU"; exit 1; }
+zku_user AU a "$DU"
 
 secret=$(python3 -c 'print(7**80 + 3)')
 mkdir -p "$W/in" && cp "$ZK_SOURCE_DIR"/examples/groth16/bn128/{key.zkey,vk.json,witness-1.wtns} "$W/in/"

@@ -25,57 +25,11 @@
 #     world-writable: both daemons refuse to start (exit non-zero), one
 #     line naming the file, its owner and its mode.
 # Needs root, useradd/userdel and setpriv (77 otherwise).
-set -u
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (useradd, setpriv)"; exit 77; }
-for c in useradd userdel groupdel setpriv; do
-    command -v $c >/dev/null || { echo "SKIP: no $c"; exit 77; }
-done
-slow=1; [ -n "${ZK_SANITIZE:-}" ] && slow=3
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$ZK_SOURCE_DIR/tests/deploy/lib_users.sh"
+zku_init mu
+zku_user XU x
 
-DU=zkmu-d$$ OU=zkmu-o$$ XU=zkmu-x$$
-W=$(mktemp -d /tmp/zk-multiuser.XXXXXX)
-chmod 0755 "$W"
-export ZKSLOT_POOL=/dev/shm/zkslot-multiuser-$$.pool
-export ZKSLOT_STATE_DIR=$W/state
-export ZKSLOT_CONFIG=$W/empty.conf
-: >"$ZKSLOT_CONFIG"
-chmod 0644 "$ZKSLOT_CONFIG"
-PIDS=()
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-    wait 2>/dev/null
-    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".data "$ZKSLOT_POOL".key-*   # the key stores gpud built beside it
-    for u in "$XU" "$OU" "$DU"; do userdel "$u" >/dev/null 2>&1; done
-    groupdel "$DU" >/dev/null 2>&1
-    if [ $fail = 0 ]; then rm -rf "$W"; else
-        echo "(kept $W)"
-        for f in "$W"/*.log; do [ -f "$f" ] && { echo "==> $f (tail)"; tail -n 20 "$f"; }; done
-    fi
-}
-trap cleanup EXIT
-
-useradd --system -U -M -d /nonexistent -s /usr/sbin/nologin "$DU" || { bad "useradd $DU"; exit 1; }
-useradd -M -d /nonexistent -s /usr/sbin/nologin -G "$DU" "$OU" || { bad "useradd $OU"; exit 1; }
-useradd -M -d /nonexistent -s /usr/sbin/nologin "$XU" || { bad "useradd $XU"; exit 1; }
-gid=$(getent group "$DU" | cut -d: -f3)
-
-# as USER UMASK CMD...: the command as that user with its groups, this
-# environment and that umask
-as() {
-    local u=$1 m=$2; shift 2
-    (umask "$m"; exec setpriv --reuid="$u" --regid="$u" --init-groups -- "$@")
-}
-# start_daemon LOG CMD...: in the background as D (umask 0007); the
-# subshell execs, so $DPID is the daemon's own pid (gpud's temporary names)
-start_daemon() {
-    local log=$1; shift
-    (umask 0007; exec setpriv --reuid="$DU" --regid="$DU" --init-groups -- "$@") >"$log" 2>&1 &
-    DPID=$!; PIDS+=("$DPID")
-}
 mode_of() { stat -c '%a %G' "$1" 2>/dev/null; }
 want_mode() {   # want_mode PATH MODE WHAT
     local m; m=$(mode_of "$1")
@@ -105,16 +59,11 @@ for f in ledger.db-wal ledger.db-shm; do
 done
 
 # ---- the daemons as D ------------------------------------------------------------
-start_daemon "$W/synthd.log" "$ZKSLOT_SYNTHD" --workers 1
+zku_daemon "$W/synthd.log" "$ZKSLOT_SYNTHD" --workers 1
 SPID=$DPID
-start_daemon "$W/gpud.log" "$ZKSLOT_GPUD" --backend cpu --threads 2 --max-errors 1
+zku_daemon "$W/gpud.log" "$ZKSLOT_GPUD" --backend cpu --threads 2 --max-errors 1
 GPID=$DPID
-for ((i = 0; i < 300 * slow; i++)); do
-    grep -q 'ready:' "$W/synthd.log" && grep -q 'ready:' "$W/gpud.log" && break
-    kill -0 "$SPID" 2>/dev/null && kill -0 "$GPID" 2>/dev/null || break
-    sleep 0.1
-done
-grep -q 'ready:' "$W/synthd.log" && grep -q 'ready:' "$W/gpud.log" || bad "the daemons did not start as $DU"
+zku_ready "$SPID" "$GPID"
 # (its Uid: line, not /proc/PID's owner, which is root once it is non-dumpable)
 [ "$(awk '/^Uid:/ { print $2 }' "/proc/$GPID/status")" = "$(id -u "$DU")" ] &&
     grep -q gpud "/proc/$GPID/comm" ||

@@ -11,6 +11,7 @@
 #     partition fails naming the directory;
 #   - an --out of O's own still gets its proof.
 # Needs root, useradd/userdel, setpriv and sqlite3 (77 otherwise).
+: "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
 . "$ZK_SOURCE_DIR/tests/deploy/lib_users.sh"
 zku_init out sqlite3
 

@@ -16,6 +16,7 @@
 #     rule; O's `pool destroy` leaves the pool in place;
 #   - then gpud (as D) proves both jobs, each proof of its own statement.
 # Needs root, useradd/userdel, setpriv and python3 (77 otherwise).
+: "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
 . "$ZK_SOURCE_DIR/tests/deploy/lib_users.sh"
 zku_init pp python3
 PY=$(command -v /usr/bin/python3 || command -v python3)   # one O may run (not root's shims)

@@ -20,52 +20,15 @@
 # naming it, and makes nothing there.
 # Needs root, useradd/userdel and setpriv, node and the circom C++ generator
 # toolchain (lib_inputs.sh) (77 otherwise).
-set -u
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (useradd, setpriv)"; exit 77; }
-for c in useradd userdel groupdel setpriv; do
-    command -v $c >/dev/null || { echo "SKIP: no $c"; exit 77; }
-done
+. "$ZK_SOURCE_DIR/tests/deploy/lib_users.sh"
+zku_init wp
+zku_user XU x
 . "$ZK_SOURCE_DIR/tests/interop/lib.sh"
 . "$ZK_SOURCE_DIR/tests/pipeline/lib_inputs.sh"
 zk_interop_init || { echo "SKIP: $ZK_INTEROP_SKIP"; exit 77; }
-slow=1; [ -n "${ZK_SANITIZE:-}" ] && slow=3
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-
-DU=zkwp-d$$ XU=zkwp-x$$
-W=$(mktemp -d /tmp/zk-plant.XXXXXX)
-chmod 0755 "$W"
-export ZKSLOT_POOL=/dev/shm/zkslot-plant-$$.pool
-export ZKSLOT_STATE_DIR=$W/state
-export ZKSLOT_CONFIG=$W/zkslot.conf
-PIDS=()
-cleanup() {
-    local p
-    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-    wait 2>/dev/null
-    rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".data "$ZKSLOT_POOL".key-*
-    for u in "$XU" "$DU"; do userdel "$u" >/dev/null 2>&1; done
-    groupdel "$DU" >/dev/null 2>&1
-    if [ $fail = 0 ]; then rm -rf "$W"; else
-        echo "(kept $W)"
-        for f in "$W"/*.log; do [ -f "$f" ] && { echo "==> $f (tail)"; tail -n 20 "$f"; }; done
-    fi
-}
-trap cleanup EXIT
 
 pli_circuit bn128 || { bad "building the inputs circuit"; exit 1; }
-useradd --system -U -M -d /nonexistent -s /usr/sbin/nologin "$DU" || { bad "useradd $DU"; exit 1; }
-useradd -M -d /nonexistent -s /usr/sbin/nologin "$XU" || { bad "useradd $XU"; exit 1; }
-as() {   # as USER UMASK CMD...
-    local u=$1 m=$2; shift 2
-    (umask "$m"; exec setpriv --reuid="$u" --regid="$u" --init-groups -- "$@")
-}
-start_d() {   # start_d LOG CMD...: in the background as D; $DPID
-    local log=$1; shift
-    (umask 0007; exec setpriv --reuid="$DU" --regid="$DU" --init-groups -- "$@") >>"$log" 2>&1 &
-    DPID=$!; PIDS+=("$DPID")
-}
 wait_ready() {   # wait_ready LOG PID
     local i
     for ((i = 0; i < 300 * slow; i++)); do
@@ -94,7 +57,7 @@ as "$DU" 0007 "$ZKSLOT" pool create --slots 2 --slot-size 4M --tmpfs >"$W/pool.l
     { bad "key add: $(cat "$W/key.log")"; exit 1; }
 
 # ---- X learns the pool tag from a running synthd; plants at its name once it is gone ----
-start_d "$W/synthd1.log" "$ZKSLOT_SYNTHD" --workers 1
+zku_daemon "$W/synthd1.log" "$ZKSLOT_SYNTHD" --workers 1
 s1=$DPID
 wait_ready "$W/synthd1.log" "$s1" || exit 1
 seen=$(as "$XU" 0000 ls "$W/shm" | grep -m1 "^zkslot-synthd-[0-9a-f]*-$s1-")
@@ -105,7 +68,7 @@ dead=$(echo "$seen" | sed -n 's/^\(zkslot-synthd-[0-9a-f]*-[0-9]*-[0-9]*\).*/\1/
 as "$XU" 0000 mkdir -m 0777 "$W/shm/$dead" || bad "X could not plant $dead"
 
 # ---- the next synthd: its pid and start time known before it runs ----------
-start_d "$W/synthd.log" bash -c 'echo "$$ $(cut -d" " -f22 /proc/$$/stat)" >"$1/me.tmp" &&
+zku_daemon "$W/synthd.log" bash -c 'echo "$$ $(cut -d" " -f22 /proc/$$/stat)" >"$1/me.tmp" &&
     mv "$1/me.tmp" "$1/me"; while [ ! -e "$1/go" ]; do sleep 0.05; done
     exec "$2" --workers 1' plant "$W/run" "$ZKSLOT_SYNTHD"
 SPID=$DPID
@@ -125,7 +88,7 @@ for id in 1 2 3 4; do
 done
 touch "$W/run/go"
 wait_ready "$W/synthd.log" "$SPID" || exit 1
-start_d "$W/gpud.log" "$ZKSLOT_GPUD" --backend cpu --threads 2
+zku_daemon "$W/gpud.log" "$ZKSLOT_GPUD" --backend cpu --threads 2
 GPID=$DPID
 wait_ready "$W/gpud.log" "$GPID" || exit 1
 
@@ -156,7 +119,7 @@ for p in "$GPID" "$SPID"; do kill -TERM "$p"; wait "$p"; done
 
 # ---- a witness_dir others could write: refused, named --------------------------
 printf '[synthd]\nwitness_dir = %s\ngenerators = %s\n' "$W/state" "$W/in" >"$ZKSLOT_CONFIG"   # 2770, group D
-start_d "$W/synthd3.log" "$ZKSLOT_SYNTHD" --workers 1
+zku_daemon "$W/synthd3.log" "$ZKSLOT_SYNTHD" --workers 1
 wait_ready "$W/synthd3.log" "$DPID"
 grep -q "witness_dir $W/state: writable by its group" "$W/synthd3.log" ||
     bad "synthd accepted a group-writable witness_dir: $(grep witness "$W/synthd3.log" | head -2)"
