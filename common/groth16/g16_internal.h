@@ -16,6 +16,7 @@
 #define G16_G2J_WORDS (3 * 12)
 
 struct g16_ops;
+struct g16_source;
 
 struct zk_groth16_key {
     struct zk_zkey_header hdr;
@@ -37,6 +38,9 @@ struct zk_groth16_key {
      * zk_groth16_key_precompute built tab[m] (freed with the key) */
     const struct zk_msm_table *tab[ZK_G16_MSM_COUNT];
     void *tab_own[ZK_G16_MSM_COUNT];
+    /* a one-shot key's points, read from its file per MSM (key_oneshot.c);
+     * NULL for a key whose points are resident */
+    struct g16_source *src;
 };
 
 struct zk_groth16_pending {
@@ -99,6 +103,17 @@ const struct g16_ops *zk_g16_ops(enum zk_curve curve);
 
 /* Frees the tables k built and forgets the ones it borrowed (tables.c). */
 void zk_g16_tables_free(struct zk_groth16_key *k);
+
+/*
+ * The one-shot key's source (key_oneshot.c).  g16_source_points: the points
+ * of section id (5-9) for one MSM, valid until the next call; 0 or the
+ * read's error (its message kept for zk_groth16_key_error).
+ * g16_source_synth_done: the coefficients are no longer needed, released.
+ * g16_source_free: closes the file, frees the buffer; accepts NULL.
+ */
+int g16_source_points(struct g16_source *s, enum zk_zkey_section id, const void **ret);
+void g16_source_synth_done(struct g16_source *s);
+void g16_source_free(struct g16_source *s);
 
 /* Monotonic wall clock in seconds. */
 double zk_g16_now(void);

@@ -44,9 +44,27 @@ int g16_cli_load_key(const char *cmd, const char *path, unsigned nthreads,
     return rc;
 }
 
-int g16_cli_load_key_resident(const char *cmd, const char *path, unsigned nthreads,
-                              struct zk_groth16_key **ret, char *from, size_t fn)
+int g16_cli_load_key_oneshot(const char *cmd, const char *path, unsigned nthreads,
+                             struct zk_groth16_key **ret)
 {
+    struct zk_zkey z;
+    struct zk_diag d = { { 0 } };
+    int rc;
+
+    memset(&z, 0, sizeof z);
+    if ((rc = zk_zkey_open(&z, path, &d)) == 0)
+        rc = zk_groth16_key_load_oneshot(&z, nthreads, &d, ret);
+    if (rc)
+        report(cmd, path, rc, &d);
+    zk_zkey_done(&z);
+    return rc;
+}
+
+int g16_cli_load_key_resident(const char *cmd, const char *path, unsigned nthreads,
+                              int oneshot, struct zk_groth16_key **ret, char *from, size_t fn)
+{
+    int (*from_file)(const char *, const char *, unsigned, struct zk_groth16_key **) =
+        oneshot ? g16_cli_load_key_oneshot : g16_cli_load_key;
     struct zk_config cfg;
     struct zk_zkey z;
     struct zk_diag d = { { 0 } };
@@ -63,10 +81,10 @@ int g16_cli_load_key_resident(const char *cmd, const char *path, unsigned nthrea
      * 0.27 s not) */
     if (zk_config_resolve(&cfg, NULL, &d) < 0 ||
         (rc = zk_keystore_find(cfg.pool, path, 0, &s, &d)) == -ENOENT)
-        return g16_cli_load_key(cmd, path, nthreads, ret);
+        return from_file(cmd, path, nthreads, ret);
     if (rc < 0) {   /* a store that is there but refused: say so, use the file */
         fprintf(stderr, "zkslot %s: warning: %s: loading the key from its file\n", cmd, d.msg);
-        return g16_cli_load_key(cmd, path, nthreads, ret);
+        return from_file(cmd, path, nthreads, ret);
     }
     memset(&z, 0, sizeof z);
     if ((rc = zk_zkey_open(&z, path, &d)) == 0)
