@@ -13,16 +13,12 @@
 int g16_cli_load_key(const char *cmd, const char *path, unsigned nthreads,
                      struct zk_groth16_key **ret);
 
-/* g16_cli_load_key for one proof: zk_groth16_key_load_oneshot (the points
- * read per MSM, the coefficients released after synthesis). */
-int g16_cli_load_key_oneshot(const char *cmd, const char *path, unsigned nthreads,
-                             struct zk_groth16_key **ret);
-
-/* g16_cli_load_key (g16_cli_load_key_oneshot if oneshot), with the key's
- * points from its resident store beside the pool when there is one (found
- * by the file's content hash: zk_keystore_find; a refused store is a
- * warning, then the file); where they came from into `from` ("its file",
- * "its store PATH"). */
+/* g16_cli_load_key (for one proof if oneshot: zk_groth16_key_load_oneshot,
+ * its points read per MSM, its coefficients released after synthesis),
+ * with the key's points from its resident store beside the pool when
+ * there is one (found by the file's content hash: zk_keystore_find; a
+ * refused store is a warning, then the file); where they came from into
+ * `from` ("its file", "its store PATH"). */
 int g16_cli_load_key_resident(const char *cmd, const char *path, unsigned nthreads,
                               int oneshot, struct zk_groth16_key **ret, char *from,
                               size_t fn);
