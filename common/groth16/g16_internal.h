@@ -47,6 +47,8 @@ struct zk_groth16_pending {
     const struct zk_groth16_key *k;
     zk_scalar *w;                     /* own copy of the witness (n_vars); NULL:
                                        * msm_b2 was done by the backend (GPU) */
+    int w_borrowed;                   /* w is the caller's, not a copy
+                                       * (zk_groth16_prove): not zeroed, not freed */
     uint64_t msm_a[G16_G1J_WORDS];    /* Jacobian partial results */
     uint64_t msm_b1[G16_G1J_WORDS];
     uint64_t msm_c[G16_G1J_WORDS];

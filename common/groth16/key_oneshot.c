@@ -7,9 +7,11 @@
  * loaded: each is read from the file just before its MSM, into one buffer
  * the size of the largest section that the next MSM's section overwrites.
  * The proof's peak memory so holds one section of points instead of the
- * whole key and the coefficients (docs/arithmetic.md, "Peak memory"), and
- * the buffer's pages are fresh (zeroed by the kernel) once, not once per
- * section.
+ * whole key and the coefficients (docs/arithmetic.md, "Peak memory").
+ * Fresh pages cost their zeroing by the kernel at the first touch, so the
+ * buffer is the coefficients' values' block where that is large enough
+ * (many coefficients, as SHA-256's), else a new one made at the first
+ * section; either way once, not once per section.
  *
  * The file is read, not mapped: a mapped file truncated by another process
  * is a SIGBUS at the next touch, where a read is an error.  A read that
@@ -32,7 +34,9 @@ struct g16_source {
     struct zk_groth16_key *k;         /* the key it feeds (its coefficients) */
     struct zk_zkey z;                 /* the file, open until the key is freed */
     struct stat st;                   /* the file when it was opened (fd only) */
-    void *buf;                        /* the largest section's bytes, 64-aligned */
+    void *buf;                        /* the largest section's bytes, 64-aligned;
+                                       * NULL until synthesis is done */
+    size_t most;                      /* the largest section's bytes */
     int failed;                       /* diag holds the error of a read */
     struct zk_diag diag;
 };
@@ -62,6 +66,8 @@ int g16_source_points(struct g16_source *s, enum zk_zkey_section id, const void 
                          rc < 0 ? "cannot stat: %s"
                                 : "changed since it was opened (written while a proof read it)",
                          rc < 0 ? zk_strerror(rc) : "");
+    else if (!s->buf && !(s->buf = zk_big_alloc(s->most)))
+        rc = zk_diag_set(&s->diag, s->z.bf.name, -ENOMEM, "out of memory for its points");
     else
         rc = zk_zkey_read_points(&s->z, id, 0, n, s->buf, &s->diag);
     if (rc) {
@@ -75,10 +81,16 @@ int g16_source_points(struct g16_source *s, enum zk_zkey_section id, const void 
 void g16_source_synth_done(struct g16_source *s)
 {
     struct zk_groth16_key *k = s->k;
+    /* val[0] is one zk_big_alloc of max(n_coef, 1) scalars (prove.c's
+     * load_coefs): its pages, faulted in already, hold the points if they fit */
+    size_t vb = (size_t)(k->hdr.n_coef ? k->hdr.n_coef : 1) * sizeof(zk_scalar);
     free(k->rowptr[0]);
     free(k->rowptr[1]);
     free(k->sig[0]);                  /* [1] points into [0]'s allocation */
-    zk_big_free(k->val[0]);
+    if (!s->buf && k->val[0] && vb >= s->most)
+        s->buf = k->val[0];
+    else
+        zk_big_free(k->val[0]);
     memset(k->rowptr, 0, sizeof k->rowptr);
     memset(k->sig, 0, sizeof k->sig);
     memset(k->val, 0, sizeof k->val);
@@ -126,11 +138,7 @@ int zk_groth16_key_load_oneshot(struct zk_zkey *z, unsigned nthreads, struct zk_
         free(s);
         return rc;
     }
-    if (!(s->buf = zk_big_alloc(most))) {
-        free(s);
-        zk_groth16_key_free(k);
-        return -ENOMEM;
-    }
+    s->most = most;
     s->k = k;
     s->z = *z;                        /* taken over: the caller's is left closed */
     memset(z, 0, sizeof *z);

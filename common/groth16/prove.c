@@ -455,7 +455,7 @@ struct zk_groth16_pending *zk_groth16_pending_free(struct zk_groth16_pending *p)
 {
     if (!p)
         return NULL;
-    if (p->w) {
+    if (p->w && !p->w_borrowed) {
         zk_memzero(p->w, (size_t)p->k->hdr.n_vars * sizeof(zk_scalar));
         zk_big_free(p->w);
     }
@@ -577,10 +577,12 @@ static size_t g16_scratch_size(const struct zk_groth16_key *k, unsigned nthreads
  * g16_scratch_size(k, nthreads) bytes, or is NULL to allocate it here
  * (once for all four MSMs: fresh memory is zeroed by the kernel on first
  * touch, a cost each MSM paid again when it allocated its own).
+ * borrow_w: the pending proof uses w itself, which outlives it
+ * (zk_groth16_prove), instead of a copy (n_vars scalars more at the peak).
  */
 static int g16_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scalar *a,
                      zk_scalar *b, zk_scalar *c, unsigned nthreads, void *scratch,
-                     struct zk_groth16_pending **ret)
+                     int borrow_w, struct zk_groth16_pending **ret)
 {
     const struct g16_ops *ops;
     const struct zk_zkey_header *h;
@@ -601,9 +603,13 @@ static int g16_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scal
             return -ENOMEM;
         scratch = mem;
     }
-    if (!(p = g16_pending_alloc(k, w))) {
+    if (!(p = g16_pending_alloc(k, borrow_w ? NULL : w))) {
         zk_big_free(mem);
         return -ENOMEM;
+    }
+    if (borrow_w) {
+        p->w = (zk_scalar *)w;        /* read only: the MSMs' scalars */
+        p->w_borrowed = 1;
     }
 
     t0 = zk_g16_now();
@@ -655,7 +661,7 @@ int zk_groth16_prove_start(const struct zk_groth16_key *k, const zk_scalar *w, z
                            zk_scalar *b, zk_scalar *c, unsigned nthreads,
                            struct zk_groth16_pending **ret)
 {
-    return g16_start(k, w, a, b, c, nthreads, NULL, ret);
+    return g16_start(k, w, a, b, c, nthreads, NULL, 0, ret);
 }
 
 /* finalize_rs with the B2 MSM's scratch (msm_g2_scratch(n_vars, B2's table) bytes, or
@@ -789,7 +795,7 @@ int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigne
     t1 = zk_g16_now();
     if (rc == 0)
         rc = g16_start(k, w, abc, (zk_scalar *)scratch, (zk_scalar *)scratch + a_bytes / sizeof *abc,
-                       nthreads, scratch, &p);
+                       nthreads, scratch, 1, &p);
     if (rc == 0) {
         p->t.synth = t1 - t0;
         rc = g16_finalize(p, nthreads, abc, proof);
