@@ -117,6 +117,13 @@ int g16_source_points(struct g16_source *s, enum zk_zkey_section id, const void 
 void g16_source_synth_done(struct g16_source *s);
 void g16_source_free(struct g16_source *s);
 
+/* All of point section id (3, 5-9) of z into dst (its count times its
+ * point size), read in chunks of about 2 MiB on nthreads threads (prove.c:
+ * the loader's and the one-shot key's reads).  0 or the first error, diag
+ * filled by the thread whose error won. */
+int g16_read_points(const struct zk_zkey *z, enum zk_zkey_section id, void *dst,
+                    unsigned nthreads, struct zk_diag *diag);
+
 /* Monotonic wall clock in seconds. */
 double zk_g16_now(void);
 

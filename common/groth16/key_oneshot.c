@@ -5,7 +5,8 @@
  * The coefficients are loaded at once (synthesis needs them all) and
  * released as soon as synthesis is done.  The point sections are not
  * loaded: each is read from the file just before its MSM, into one buffer
- * the size of the largest section that the next MSM's section overwrites.
+ * the size of the largest section that the next MSM's section overwrites
+ * (read in chunks on the proof's threads).
  * The proof's peak memory so holds one section of points instead of the
  * whole key and the coefficients (docs/arithmetic.md, "Peak memory").
  * Fresh pages cost their zeroing by the kernel at the first touch, so the
@@ -28,6 +29,7 @@
 
 #include "g16_internal.h"
 #include "zk/error.h"
+#include "zk/parallel.h"
 #include "zk/util.h"
 
 struct g16_source {
@@ -37,6 +39,7 @@ struct g16_source {
     void *buf;                        /* the largest section's bytes, 64-aligned;
                                        * NULL until synthesis is done */
     size_t most;                      /* the largest section's bytes */
+    unsigned nthreads;                /* reading each section in chunks */
     int failed;                       /* diag holds the error of a read */
     struct zk_diag diag;
 };
@@ -59,7 +62,6 @@ static int file_changed(const struct g16_source *s)
 
 int g16_source_points(struct g16_source *s, enum zk_zkey_section id, const void **ret)
 {
-    uint64_t n = zk_zkey_section_points(&s->z, id, NULL);
     int rc = file_changed(s);
     if (rc)
         rc = zk_diag_set(&s->diag, s->z.bf.name, rc < 0 ? rc : ZK_EFORMAT,
@@ -69,7 +71,7 @@ int g16_source_points(struct g16_source *s, enum zk_zkey_section id, const void 
     else if (!s->buf && !(s->buf = zk_big_alloc(s->most)))
         rc = zk_diag_set(&s->diag, s->z.bf.name, -ENOMEM, "out of memory for its points");
     else
-        rc = zk_zkey_read_points(&s->z, id, 0, n, s->buf, &s->diag);
+        rc = g16_read_points(&s->z, id, s->buf, s->nthreads, &s->diag);
     if (rc) {
         s->failed = 1;
         return rc;
@@ -139,6 +141,7 @@ int zk_groth16_key_load_oneshot(struct zk_zkey *z, unsigned nthreads, struct zk_
         return rc;
     }
     s->most = most;
+    s->nthreads = nthreads ? nthreads : zk_nthreads_default();
     s->k = k;
     s->z = *z;                        /* taken over: the caller's is left closed */
     memset(z, 0, sizeof *z);

@@ -336,27 +336,35 @@ static void load_range(void *arg, size_t begin, size_t end)
     }
 }
 
+int g16_read_points(const struct zk_zkey *z, enum zk_zkey_section id, void *dst,
+                    unsigned nthreads, struct zk_diag *diag)
+{
+    size_t pb = 0;
+    uint64_t cnt = zk_zkey_section_points(z, id, &pb);
+    if (!cnt)
+        return 0;
+    /* ~2 MiB per chunk */
+    struct load_job j = { .z = z, .id = id, .dst = dst, .pb = pb, .cnt = cnt,
+                          .per = ((uint64_t)2 << 20) / pb, .diag = diag };
+    atomic_init(&j.rc, 0);
+    size_t chunks = (size_t)((cnt + j.per - 1) / j.per);
+    zk_parallel_for(nthreads, chunks, 1, load_range, &j);
+    return atomic_load(&j.rc);
+}
+
 static int load_points(const struct zk_zkey *z, enum zk_zkey_section id, void **ret,
                        unsigned nthreads, struct zk_diag *diag)
 {
     size_t pb = 0;
     uint64_t cnt = zk_zkey_section_points(z, id, &pb);
     void *p = zk_big_alloc(cnt * pb);
+    int rc;
 
     if (!p)
         return -ENOMEM;
-    if (cnt) {
-        /* ~2 MiB per chunk */
-        struct load_job j = { .z = z, .id = id, .dst = p, .pb = pb, .cnt = cnt,
-                              .per = ((uint64_t)2 << 20) / pb, .diag = diag };
-        atomic_init(&j.rc, 0);
-        size_t chunks = (size_t)((cnt + j.per - 1) / j.per);
-        zk_parallel_for(nthreads, chunks, 1, load_range, &j);
-        int rc = atomic_load(&j.rc);
-        if (rc) {
-            zk_big_free(p);
-            return rc;
-        }
+    if ((rc = g16_read_points(z, id, p, nthreads, diag))) {
+        zk_big_free(p);
+        return rc;
     }
     *ret = p;
     return 0;
