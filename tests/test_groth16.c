@@ -7,8 +7,11 @@
  * tampered, out-of-range and off-curve inputs; JSON round trips and
  * snarkjs's curve-name rules.  Body per curve: groth16_test_tmpl.h.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ec/curves.h"
 #include "zk/error.h"

@@ -16,6 +16,7 @@
 #define G16_G2J_WORDS (3 * 12)
 
 struct g16_ops;
+struct g16_source;
 
 struct zk_groth16_key {
     struct zk_zkey_header hdr;
@@ -37,12 +38,17 @@ struct zk_groth16_key {
      * zk_groth16_key_precompute built tab[m] (freed with the key) */
     const struct zk_msm_table *tab[ZK_G16_MSM_COUNT];
     void *tab_own[ZK_G16_MSM_COUNT];
+    /* a one-shot key's points, read from its file per MSM (key_oneshot.c);
+     * NULL for a key whose points are resident */
+    struct g16_source *src;
 };
 
 struct zk_groth16_pending {
     const struct zk_groth16_key *k;
     zk_scalar *w;                     /* own copy of the witness (n_vars); NULL:
                                        * msm_b2 was done by the backend (GPU) */
+    int w_borrowed;                   /* w is the caller's, not a copy
+                                       * (zk_groth16_prove): not zeroed, not freed */
     uint64_t msm_a[G16_G1J_WORDS];    /* Jacobian partial results */
     uint64_t msm_b1[G16_G1J_WORDS];
     uint64_t msm_c[G16_G1J_WORDS];
@@ -99,6 +105,24 @@ const struct g16_ops *zk_g16_ops(enum zk_curve curve);
 
 /* Frees the tables k built and forgets the ones it borrowed (tables.c). */
 void zk_g16_tables_free(struct zk_groth16_key *k);
+
+/*
+ * The one-shot key's source (key_oneshot.c).  g16_source_points: the points
+ * of section id (5-9) for one MSM, valid until the next call; 0 or the
+ * read's error (its message kept for zk_groth16_key_error).
+ * g16_source_synth_done: the coefficients are no longer needed, released.
+ * g16_source_free: closes the file, frees the buffer; accepts NULL.
+ */
+int g16_source_points(struct g16_source *s, enum zk_zkey_section id, const void **ret);
+void g16_source_synth_done(struct g16_source *s);
+void g16_source_free(struct g16_source *s);
+
+/* All of point section id (3, 5-9) of z into dst (its count times its
+ * point size), read in chunks of about 2 MiB on nthreads threads (prove.c:
+ * the loader's and the one-shot key's reads).  0 or the first error, diag
+ * filled by the thread whose error won. */
+int g16_read_points(const struct zk_zkey *z, enum zk_zkey_section id, void *dst,
+                    unsigned nthreads, struct zk_diag *diag);
 
 /* Monotonic wall clock in seconds. */
 double zk_g16_now(void);

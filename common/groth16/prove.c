@@ -57,6 +57,7 @@ struct zk_groth16_key *zk_groth16_key_free(struct zk_groth16_key *k)
     free(k->sig[0]);                  /* [1] points into [0]'s allocation */
     zk_big_free(k->val[0]);
     zk_g16_tables_free(k);
+    g16_source_free(k->src);
     if (k->pt_release) {
         k->pt_release(k->pt_release_ctx);
     } else {
@@ -335,27 +336,35 @@ static void load_range(void *arg, size_t begin, size_t end)
     }
 }
 
+int g16_read_points(const struct zk_zkey *z, enum zk_zkey_section id, void *dst,
+                    unsigned nthreads, struct zk_diag *diag)
+{
+    size_t pb = 0;
+    uint64_t cnt = zk_zkey_section_points(z, id, &pb);
+    if (!cnt)
+        return 0;
+    /* ~2 MiB per chunk */
+    struct load_job j = { .z = z, .id = id, .dst = dst, .pb = pb, .cnt = cnt,
+                          .per = ((uint64_t)2 << 20) / pb, .diag = diag };
+    atomic_init(&j.rc, 0);
+    size_t chunks = (size_t)((cnt + j.per - 1) / j.per);
+    zk_parallel_for(nthreads, chunks, 1, load_range, &j);
+    return atomic_load(&j.rc);
+}
+
 static int load_points(const struct zk_zkey *z, enum zk_zkey_section id, void **ret,
                        unsigned nthreads, struct zk_diag *diag)
 {
     size_t pb = 0;
     uint64_t cnt = zk_zkey_section_points(z, id, &pb);
     void *p = zk_big_alloc(cnt * pb);
+    int rc;
 
     if (!p)
         return -ENOMEM;
-    if (cnt) {
-        /* ~2 MiB per chunk */
-        struct load_job j = { .z = z, .id = id, .dst = p, .pb = pb, .cnt = cnt,
-                              .per = ((uint64_t)2 << 20) / pb, .diag = diag };
-        atomic_init(&j.rc, 0);
-        size_t chunks = (size_t)((cnt + j.per - 1) / j.per);
-        zk_parallel_for(nthreads, chunks, 1, load_range, &j);
-        int rc = atomic_load(&j.rc);
-        if (rc) {
-            zk_big_free(p);
-            return rc;
-        }
+    if ((rc = g16_read_points(z, id, p, nthreads, diag))) {
+        zk_big_free(p);
+        return rc;
     }
     *ret = p;
     return 0;
@@ -454,7 +463,7 @@ struct zk_groth16_pending *zk_groth16_pending_free(struct zk_groth16_pending *p)
 {
     if (!p)
         return NULL;
-    if (p->w) {
+    if (p->w && !p->w_borrowed) {
         zk_memzero(p->w, (size_t)p->k->hdr.n_vars * sizeof(zk_scalar));
         zk_big_free(p->w);
     }
@@ -536,6 +545,23 @@ int zk_groth16_pending_new(const struct zk_groth16_key *k, const zk_scalar *w,
     return 0;
 }
 
+/* The points of section id for one MSM: the resident ones, or a one-shot
+ * key's, read from its file now (key_oneshot.c). */
+static int g16_points(const struct zk_groth16_key *k, enum zk_zkey_section id,
+                      const void **ret)
+{
+    if (k->src)
+        return g16_source_points(k->src, id, ret);
+    *ret = zk_groth16_key_points(k, id, NULL, NULL);
+    return 0;
+}
+
+/* Points resident, or read per MSM from the file (a one-shot key). */
+static int g16_has_points(const struct zk_groth16_key *k)
+{
+    return (k->what & ZK_G16_LOAD_POINTS) || k->src;
+}
+
 /* Scratch bytes for the G1 MSMs of prove_start. */
 static size_t g16_scratch_size(const struct zk_groth16_key *k, unsigned nthreads)
 {
@@ -559,21 +585,24 @@ static size_t g16_scratch_size(const struct zk_groth16_key *k, unsigned nthreads
  * g16_scratch_size(k, nthreads) bytes, or is NULL to allocate it here
  * (once for all four MSMs: fresh memory is zeroed by the kernel on first
  * touch, a cost each MSM paid again when it allocated its own).
+ * borrow_w: the pending proof uses w itself, which outlives it
+ * (zk_groth16_prove), instead of a copy (n_vars scalars more at the peak).
  */
 static int g16_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scalar *a,
                      zk_scalar *b, zk_scalar *c, unsigned nthreads, void *scratch,
-                     struct zk_groth16_pending **ret)
+                     int borrow_w, struct zk_groth16_pending **ret)
 {
     const struct g16_ops *ops;
     const struct zk_zkey_header *h;
     struct zk_groth16_pending *p;
+    const void *pts;
     void *mem = NULL;
     double t0, t1;
     int rc;
 
     if (!k || !w || !a || !b || !c || !ret)
         return ZK_EBADPARAMS;
-    if (!(k->what & ZK_G16_LOAD_POINTS))
+    if (!g16_has_points(k))
         return ZK_ESTATE;
     ops = k->ops;
     h = &k->hdr;
@@ -582,9 +611,13 @@ static int g16_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scal
             return -ENOMEM;
         scratch = mem;
     }
-    if (!(p = g16_pending_alloc(k, w))) {
+    if (!(p = g16_pending_alloc(k, borrow_w ? NULL : w))) {
         zk_big_free(mem);
         return -ENOMEM;
+    }
+    if (borrow_w) {
+        p->w = (zk_scalar *)w;        /* read only: the MSMs' scalars */
+        p->w_borrowed = 1;
     }
 
     t0 = zk_g16_now();
@@ -598,23 +631,27 @@ static int g16_start(const struct zk_groth16_key *k, const zk_scalar *w, zk_scal
     t0 = zk_g16_now();
     p->t.h = t0 - t1;
 
-    if ((rc = ops->msm_g1(p->msm_a, k->pt_a, p->w, h->n_vars, nthreads, scratch,
+    if ((rc = g16_points(k, ZK_ZKEY_SEC_A, &pts)) ||
+        (rc = ops->msm_g1(p->msm_a, pts, p->w, h->n_vars, nthreads, scratch,
                           k->tab[ZK_G16_MSM_A])))
         goto fail;
     t1 = zk_g16_now();
     p->t.msm_a = t1 - t0;
-    if ((rc = ops->msm_g1(p->msm_b1, k->pt_b1, p->w, h->n_vars, nthreads, scratch,
+    if ((rc = g16_points(k, ZK_ZKEY_SEC_B1, &pts)) ||
+        (rc = ops->msm_g1(p->msm_b1, pts, p->w, h->n_vars, nthreads, scratch,
                           k->tab[ZK_G16_MSM_B1])))
         goto fail;
     t0 = zk_g16_now();
     p->t.msm_b1 = t0 - t1;
-    if ((rc = ops->msm_g1(p->msm_c, k->pt_c, p->w + h->n_public + 1,
+    if ((rc = g16_points(k, ZK_ZKEY_SEC_C, &pts)) ||
+        (rc = ops->msm_g1(p->msm_c, pts, p->w + h->n_public + 1,
                           h->n_vars - h->n_public - 1, nthreads, scratch,
                           k->tab[ZK_G16_MSM_C])))
         goto fail;
     t1 = zk_g16_now();
     p->t.msm_c = t1 - t0;
-    if ((rc = ops->msm_g1(p->msm_h, k->pt_h, a, h->domain_size, nthreads, scratch,
+    if ((rc = g16_points(k, ZK_ZKEY_SEC_H, &pts)) ||
+        (rc = ops->msm_g1(p->msm_h, pts, a, h->domain_size, nthreads, scratch,
                           k->tab[ZK_G16_MSM_H])))
         goto fail;
     t0 = zk_g16_now();
@@ -632,7 +669,7 @@ int zk_groth16_prove_start(const struct zk_groth16_key *k, const zk_scalar *w, z
                            zk_scalar *b, zk_scalar *c, unsigned nthreads,
                            struct zk_groth16_pending **ret)
 {
-    return g16_start(k, w, a, b, c, nthreads, NULL, ret);
+    return g16_start(k, w, a, b, c, nthreads, NULL, 0, ret);
 }
 
 /* finalize_rs with the B2 MSM's scratch (msm_g2_scratch(n_vars, B2's table) bytes, or
@@ -643,6 +680,7 @@ static int g16_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *r,
 {
     const struct zk_groth16_key *k;
     uint64_t b2[G16_G2J_WORDS];
+    const void *pts;
     double t0, t1, t2;
     int rc;
 
@@ -654,7 +692,8 @@ static int g16_finalize_rs(struct zk_groth16_pending *p, const zk_scalar *r,
     t0 = zk_g16_now();
     if (!p->w)                        /* B2 given by the backend */
         memcpy(b2, p->msm_b2, sizeof b2);
-    else if ((rc = k->ops->msm_g2(b2, k->pt_b2, p->w, k->hdr.n_vars, nthreads, scratch,
+    else if ((rc = g16_points(k, ZK_ZKEY_SEC_B2, &pts)) ||
+             (rc = k->ops->msm_g2(b2, pts, p->w, k->hdr.n_vars, nthreads, scratch,
                                   k->tab[ZK_G16_MSM_B2])))
         return rc;
     t1 = zk_g16_now();
@@ -739,7 +778,7 @@ int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigne
 
     if (!k || !w || !proof)
         return ZK_EBADPARAMS;
-    if (!(k->what & ZK_G16_LOAD_POINTS) || !(k->what & ZK_G16_LOAD_COEFS))
+    if (!g16_has_points(k) || !(k->what & ZK_G16_LOAD_COEFS))
         return ZK_ESTATE;
     /* one block for a, b, c and every MSM's scratch, faulted in once: b
      * and c are dead once h is in a (before the first MSM), so the G1
@@ -759,10 +798,12 @@ int zk_groth16_prove(const struct zk_groth16_key *k, const zk_scalar *w, unsigne
     t0 = zk_g16_now();
     rc = zk_groth16_synthesize(k, w, abc, (zk_scalar *)scratch,
                                (zk_scalar *)scratch + a_bytes / sizeof *abc, nthreads);
+    if (k->src)                       /* a one-shot key: its coefficients are done */
+        g16_source_synth_done(k->src);
     t1 = zk_g16_now();
     if (rc == 0)
         rc = g16_start(k, w, abc, (zk_scalar *)scratch, (zk_scalar *)scratch + a_bytes / sizeof *abc,
-                       nthreads, scratch, &p);
+                       nthreads, scratch, 1, &p);
     if (rc == 0) {
         p->t.synth = t1 - t0;
         rc = g16_finalize(p, nthreads, abc, proof);

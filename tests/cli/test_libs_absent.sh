@@ -1,10 +1,12 @@
-# test_libs_absent.sh -- libpq and libmicrohttpd are loaded when first
-# needed (common/ledger/pg/libpq.c at the first PostgreSQL ledger open,
-# tools/zkslot/lib/metrics_http.c when `zkslot metrics --listen` starts),
-# not linked.  In a mount namespace where one of them is /dev/null:
+# test_libs_absent.sh -- libpq, libmicrohttpd and GnuTLS are loaded when
+# first needed (common/ledger/pg/libpq.c at the first PostgreSQL ledger
+# open, tools/zkslot/lib/metrics_http.c when `zkslot metrics --listen`
+# starts, tools/zkslot/lib/tls_client.c when an https:// session opens),
+# not linked (`zkslot` has none of them in its ELF dependencies).  In a
+# mount namespace where one of them is /dev/null:
 #   - zkslot still runs on an SQLite ledger (a key added and listed);
-#   - a PostgreSQL URL, or --listen, is refused with one line naming the
-#     library and its Debian package.
+#   - a PostgreSQL URL, --listen, or --server https:// is refused with one
+#     line naming the library and its Debian package.
 # Outside it the same URL gets as far as connecting.  Skips (77) without a
 # mount namespace, or in a build without libpq (the libpq half).
 set -euo pipefail
@@ -29,7 +31,11 @@ refused() {
     [ "$1" != 0 ] && [ "$n" = 1 ] && grep -q "$3" "$2"
 }
 
-for so in libpq.so.5 libmicrohttpd.so.12; do
+# linked, a library is mapped (and relocated) at every command's start
+if ldd "$zkslot" | grep -E -q "libpq|libmicrohttpd|libgnutls"; then
+    bad "zkslot links $(ldd "$zkslot" | grep -E -o "(libpq|libmicrohttpd|libgnutls)[^ ]*" | xargs)"
+fi
+for so in libpq.so.5 libmicrohttpd.so.12 libgnutls.so.30; do
     f=$(lib_file "$so")
     [ -f "$f" ] || { bad "no $so on this machine (tools/deps.sh installs it)"; continue; }
     without "$f" true 2>/dev/null || skip "cannot bind-mount over $f here"
@@ -45,6 +51,24 @@ for so in libpq.so.5 libmicrohttpd.so.12; do
             rc=$?
         refused "$rc" "$w/m.err" "cannot load the HTTP server library (Debian package libmicrohttpd12)" ||
             bad "metrics --listen without $so: exit $rc: $(cat "$w/m.err")"
+        continue
+    fi
+    if [ "$so" = libgnutls.so.30 ]; then
+        # a TCP listener that never answers: the session is opened after
+        # connecting, so the refusal comes before any handshake byte
+        python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(60)' >"$w/port" &
+        lpid=$!
+        for _ in $(seq 100); do [ -s "$w/port" ] && break; sleep 0.1; done
+        port=$(cat "$w/port")
+        rc=0
+        without "$f" timeout 10 "$zkslot" --server "https://127.0.0.1:$port" key list \
+            >/dev/null 2>"$w/tls.err" || rc=$?
+        refused "$rc" "$w/tls.err" "cannot load the TLS library (Debian package libgnutls30)" ||
+            bad "--server https:// without $so: exit $rc: $(cat "$w/tls.err")"
+        kill "$lpid" 2>/dev/null || true
+        wait "$lpid" 2>/dev/null || true
         continue
     fi
     url="postgresql:///zkslot?host=$w/nosocket"

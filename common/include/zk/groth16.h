@@ -121,6 +121,29 @@ int zk_groth16_key_load_opts(const struct zk_zkey *z, const struct zk_groth16_lo
                              struct zk_diag *diag, struct zk_groth16_key **ret);
 
 /*
+ * A key for one zk_groth16_prove from the open zkey *z, which it takes over
+ * (*z is left closed; the file stays open until zk_groth16_key_free): the
+ * coefficients are loaded now and released once the proof's synthesis is
+ * done, and each point section is read from the file just before its MSM
+ * into one buffer the size of the largest, which the next overwrites.  The
+ * proof's peak memory holds one section of points instead of the whole
+ * key (the one-shot `zkslot prove`; docs/arithmetic.md, "Peak memory").
+ * After one zk_groth16_prove its coefficients are gone (a second one gets
+ * ZK_ESTATE); zk_groth16_key_points, vk_from_key and precompute see no
+ * points (ZK_ESTATE).  A read that fails during the proof, or a file
+ * changed in place since it was opened, fails the proof with the read's
+ * error (ZK_EFORMAT for a change); zk_groth16_key_error(k) then names the
+ * file and the problem.  Errors now: those of zk_groth16_key_load_opts;
+ * *z is left open on failure.
+ */
+int zk_groth16_key_load_oneshot(struct zk_zkey *z, unsigned nthreads, struct zk_diag *diag,
+                                struct zk_groth16_key **ret);
+
+/* One line naming the file and what failed in a one-shot key's read
+ * during a proof, or NULL (none failed, or not a one-shot key). */
+const char *zk_groth16_key_error(const struct zk_groth16_key *k);
+
+/*
  * A key with header h and nothing loaded (the parts come from
  * zk_groth16_key_use_points, a key store: zk/keystore.h).  0 and *ret,
  * ZK_EBADPARAMS, ZK_ECURVE (unknown curve) or -ENOMEM.

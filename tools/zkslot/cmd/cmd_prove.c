@@ -140,7 +140,10 @@ int cmd_prove(int argc, char **argv)
         pos[2] = pos[1];
         pos[1] = wtns;
     }
-    if (g16_cli_load_key_resident("prove", pos[0], nthreads, &k, from, sizeof from))
+    /* from the file, one proof: its points read per MSM (less memory at
+     * the peak), unless tables are to be built from them */
+    if (g16_cli_load_key_resident("prove", pos[0], nthreads, pre == ZK_G16_PRECOMPUTE_NONE, &k,
+                                  from, sizeof from))
         goto out;
     t_key = zk_now_s();
     if (verbose)
@@ -156,7 +159,10 @@ int cmd_prove(int argc, char **argv)
         goto out;
     t_wit = zk_now_s();
     if ((rc = zk_groth16_prove(k, w, nthreads, &proof))) {
-        fprintf(stderr, "zkslot prove: %s: proving failed: %s\n", pos[0], zk_strerror(rc));
+        if (zk_groth16_key_error(k))  /* a read of the key's file during the proof */
+            fprintf(stderr, "zkslot prove: %s\n", zk_groth16_key_error(k));
+        else
+            fprintf(stderr, "zkslot prove: %s: proving failed: %s\n", pos[0], zk_strerror(rc));
         goto out;
     }
     t_prove = zk_now_s();

@@ -25,7 +25,9 @@ static void report(const char *cmd, const char *path, int rc, const struct zk_di
         fprintf(stderr, "zkslot %s: %s: %s\n", cmd, path, zk_strerror(rc));
 }
 
-int g16_cli_load_key(const char *cmd, const char *path, unsigned nthreads,
+/* The key at path from its file: whole, or for one proof (oneshot:
+ * zk_groth16_key_load_oneshot).  0 or a negative code, reported. */
+static int load_file(const char *cmd, const char *path, unsigned nthreads, int oneshot,
                      struct zk_groth16_key **ret)
 {
     struct zk_zkey z;
@@ -33,19 +35,23 @@ int g16_cli_load_key(const char *cmd, const char *path, unsigned nthreads,
     int rc;
 
     memset(&z, 0, sizeof z);
-    if ((rc = zk_zkey_open(&z, path, &d))) {
-        report(cmd, path, rc, &d);
-        return rc;
-    }
-    rc = zk_groth16_key_load(&z, nthreads, &d, ret);
+    if ((rc = zk_zkey_open(&z, path, &d)) == 0)
+        rc = oneshot ? zk_groth16_key_load_oneshot(&z, nthreads, &d, ret)
+                     : zk_groth16_key_load(&z, nthreads, &d, ret);
     if (rc)
         report(cmd, path, rc, &d);
     zk_zkey_done(&z);
     return rc;
 }
 
+int g16_cli_load_key(const char *cmd, const char *path, unsigned nthreads,
+                     struct zk_groth16_key **ret)
+{
+    return load_file(cmd, path, nthreads, 0, ret);
+}
+
 int g16_cli_load_key_resident(const char *cmd, const char *path, unsigned nthreads,
-                              struct zk_groth16_key **ret, char *from, size_t fn)
+                              int oneshot, struct zk_groth16_key **ret, char *from, size_t fn)
 {
     struct zk_config cfg;
     struct zk_zkey z;
@@ -63,10 +69,10 @@ int g16_cli_load_key_resident(const char *cmd, const char *path, unsigned nthrea
      * 0.27 s not) */
     if (zk_config_resolve(&cfg, NULL, &d) < 0 ||
         (rc = zk_keystore_find(cfg.pool, path, 0, &s, &d)) == -ENOENT)
-        return g16_cli_load_key(cmd, path, nthreads, ret);
+        return load_file(cmd, path, nthreads, oneshot, ret);
     if (rc < 0) {   /* a store that is there but refused: say so, use the file */
         fprintf(stderr, "zkslot %s: warning: %s: loading the key from its file\n", cmd, d.msg);
-        return g16_cli_load_key(cmd, path, nthreads, ret);
+        return load_file(cmd, path, nthreads, oneshot, ret);
     }
     memset(&z, 0, sizeof z);
     if ((rc = zk_zkey_open(&z, path, &d)) == 0)

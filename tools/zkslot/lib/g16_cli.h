@@ -13,12 +13,15 @@
 int g16_cli_load_key(const char *cmd, const char *path, unsigned nthreads,
                      struct zk_groth16_key **ret);
 
-/* g16_cli_load_key, with the key's points from its resident store beside
- * the pool when there is one (found by the file's content hash:
- * zk_keystore_find; a refused store is a warning, then the file); where
- * they came from into `from` ("its file", "its store PATH"). */
+/* g16_cli_load_key (for one proof if oneshot: zk_groth16_key_load_oneshot,
+ * its points read per MSM, its coefficients released after synthesis),
+ * with the key's points from its resident store beside the pool when
+ * there is one (found by the file's content hash: zk_keystore_find; a
+ * refused store is a warning, then the file); where they came from into
+ * `from` ("its file", "its store PATH"). */
 int g16_cli_load_key_resident(const char *cmd, const char *path, unsigned nthreads,
-                              struct zk_groth16_key **ret, char *from, size_t fn);
+                              int oneshot, struct zk_groth16_key **ret, char *from,
+                              size_t fn);
 
 /* Read the witness at path, checked against the key, into a malloc'd
  * 64-byte aligned array of n_vars scalars.  0 or a negative code. */

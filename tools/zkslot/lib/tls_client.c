@@ -16,6 +16,51 @@
 #include <unistd.h>
 
 #include "tls_client.h"
+#include "zk/util.h"
+
+/*
+ * GnuTLS is loaded when the first session opens (tls_load_gnutls), not linked:
+ * linked, it and what it pulls in (p11-kit, nettle, libunistring, ...)
+ * were mapped and relocated at every zkslot command's start, 2.2 MiB of
+ * resident memory that `zkslot prove` carried to its peak.  The functions
+ * used, called through gt.
+ */
+#define GT_SONAME "libgnutls.so.30"
+#define GT_FUNCTIONS(X)                                                                  \
+    X(gnutls_alert_get) X(gnutls_alert_get_name) X(gnutls_certificate_allocate_credentials) \
+    X(gnutls_certificate_free_credentials) X(gnutls_certificate_set_x509_system_trust)   \
+    X(gnutls_certificate_set_x509_trust_file) X(gnutls_credentials_set) X(gnutls_deinit) \
+    X(gnutls_error_is_fatal) X(gnutls_handshake) X(gnutls_handshake_set_timeout)         \
+    X(gnutls_init) X(gnutls_record_recv) X(gnutls_record_send) X(gnutls_server_name_set) \
+    X(gnutls_session_get_verify_cert_status) X(gnutls_session_set_verify_cert)           \
+    X(gnutls_set_default_priority) X(gnutls_strerror) X(gnutls_transport_set_int2)
+
+static struct {
+#define GT_FIELD(f) __typeof__(f) *f;
+    GT_FUNCTIONS(GT_FIELD)
+#undef GT_FIELD
+    int loaded;
+} gt;
+
+/* 0, or -1 with one line in err naming the library and its package. */
+static int tls_load_gnutls(char *err, size_t n)
+{
+    char why[512] = "";
+    if (gt.loaded)
+        return 0;
+    void *h = zk_dl_open(GT_SONAME, why, sizeof why);
+#define GT_RESOLVE(f)                                                                  \
+    if (h && !why[0])                                                                  \
+        *(void **)&gt.f = zk_dl_sym(h, GT_SONAME, #f, why, sizeof why);
+    GT_FUNCTIONS(GT_RESOLVE)
+#undef GT_RESOLVE
+    if (!why[0]) {
+        gt.loaded = 1;
+        return 0;
+    }
+    snprintf(err, n, "cannot load the TLS library (Debian package libgnutls30): %s", why);
+    return -1;
+}
 
 struct tls_client {
     gnutls_certificate_credentials_t cred;
@@ -90,15 +135,15 @@ static void handshake_error(struct tls_client *t, int r, const char *host, const
 {
     char why[1024];
     if (r == GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR)
-        cert_problem(gnutls_session_get_verify_cert_status(t->s), host, ca_file, t->store_empty,
+        cert_problem(gt.gnutls_session_get_verify_cert_status(t->s), host, ca_file, t->store_empty,
                      why, sizeof why);
     else if (r == GNUTLS_E_AGAIN || r == GNUTLS_E_TIMEDOUT)
         snprintf(why, sizeof why, "the TLS handshake failed: no answer in time");
     else if (r == GNUTLS_E_FATAL_ALERT_RECEIVED)
         snprintf(why, sizeof why, "the TLS handshake failed: the server refused it (%s)",
-                 gnutls_alert_get_name(gnutls_alert_get(t->s)));
+                 gt.gnutls_alert_get_name(gt.gnutls_alert_get(t->s)));
     else   /* a plain HTTP server answers the ClientHello with text, or hangs up */
-        snprintf(why, sizeof why, "the TLS handshake failed: %s%s", gnutls_strerror(r),
+        snprintf(why, sizeof why, "the TLS handshake failed: %s%s", gt.gnutls_strerror(r),
                  r == GNUTLS_E_UNEXPECTED_PACKET_LENGTH || r == GNUTLS_E_PREMATURE_TERMINATION ||
                  r == GNUTLS_E_UNSUPPORTED_VERSION_PACKET || r == GNUTLS_E_UNEXPECTED_PACKET
                      ? " (not a TLS server? http:// speaks plain HTTP)" : "");
@@ -109,17 +154,17 @@ static void handshake_error(struct tls_client *t, int r, const char *host, const
  * server's certificate is refused, as not trusted); 0 or -1 (err). */
 static int load_trust(struct tls_client *t, const char *ca_file, char *err, size_t n)
 {
-    int r = gnutls_certificate_allocate_credentials(&t->cred);
+    int r = gt.gnutls_certificate_allocate_credentials(&t->cred);
     if (r < 0) {
-        snprintf(err, n, "%s: %s", t->where, gnutls_strerror(r));
+        snprintf(err, n, "%s: %s", t->where, gt.gnutls_strerror(r));
         return -1;
     }
     if (ca_file && access(ca_file, R_OK) < 0) {   /* GnuTLS would not say why */
         snprintf(err, n, "%s (the CA file): %s", ca_file, strerror(errno));
         return -1;
     }
-    r = ca_file ? gnutls_certificate_set_x509_trust_file(t->cred, ca_file, GNUTLS_X509_FMT_PEM)
-                : gnutls_certificate_set_x509_system_trust(t->cred);
+    r = ca_file ? gt.gnutls_certificate_set_x509_trust_file(t->cred, ca_file, GNUTLS_X509_FMT_PEM)
+                : gt.gnutls_certificate_set_x509_system_trust(t->cred);
     if (r > 0)
         return 0;
     if (!ca_file) {   /* then no server is trusted: the handshake says so */
@@ -127,7 +172,7 @@ static int load_trust(struct tls_client *t, const char *ca_file, char *err, size
         return 0;
     }
     snprintf(err, n, "%s (the CA file): %s", ca_file,
-             r < 0 ? gnutls_strerror(r) : "no PEM certificate in it");
+             r < 0 ? gt.gnutls_strerror(r) : "no PEM certificate in it");
     return -1;
 }
 
@@ -141,25 +186,29 @@ int tls_client_open(int fd, const char *host, const char *port, const char *ca_f
         snprintf(err, n, "out of memory");
         return -1;
     }
+    if (tls_load_gnutls(err, n) < 0) {
+        free(t);
+        return -1;
+    }
     ca_file = ca_file && *ca_file ? ca_file : NULL;
     snprintf(t->where, sizeof t->where, "%s:%s", host, port);
     t->timeout_s = timeout_s;
     if (load_trust(t, ca_file, err, n) < 0)
         goto fail;
-    if ((r = gnutls_init(&t->s, GNUTLS_CLIENT | GNUTLS_NO_SIGNAL)) < 0 ||
-        (r = gnutls_set_default_priority(t->s)) < 0 ||
-        (r = gnutls_credentials_set(t->s, GNUTLS_CRD_CERTIFICATE, t->cred)) < 0)
+    if ((r = gt.gnutls_init(&t->s, GNUTLS_CLIENT | GNUTLS_NO_SIGNAL)) < 0 ||
+        (r = gt.gnutls_set_default_priority(t->s)) < 0 ||
+        (r = gt.gnutls_credentials_set(t->s, GNUTLS_CRD_CERTIFICATE, t->cred)) < 0)
         goto tls_fail;
     /* server name indication carries DNS names only, never an address (RFC 6066) */
     if (inet_pton(AF_INET, host, addr) != 1 && inet_pton(AF_INET6, host, addr) != 1 &&
-        (r = gnutls_server_name_set(t->s, GNUTLS_NAME_DNS, host, strlen(host))) < 0)
+        (r = gt.gnutls_server_name_set(t->s, GNUTLS_NAME_DNS, host, strlen(host))) < 0)
         goto tls_fail;
-    gnutls_session_set_verify_cert(t->s, host, 0);   /* chain and name, in the handshake */
-    gnutls_transport_set_int(t->s, fd);
-    gnutls_handshake_set_timeout(t->s, (unsigned)(timeout_s * 1000));
+    gt.gnutls_session_set_verify_cert(t->s, host, 0);   /* chain and name, in the handshake */
+    gt.gnutls_transport_set_int2(t->s, fd, fd);
+    gt.gnutls_handshake_set_timeout(t->s, (unsigned)(timeout_s * 1000));
     do
-        r = gnutls_handshake(t->s);
-    while (r < 0 && r != GNUTLS_E_AGAIN && !gnutls_error_is_fatal(r));
+        r = gt.gnutls_handshake(t->s);
+    while (r < 0 && r != GNUTLS_E_AGAIN && !gt.gnutls_error_is_fatal(r));
     if (r < 0) {
         handshake_error(t, r, host, ca_file, err, n);
         goto fail;
@@ -167,7 +216,7 @@ int tls_client_open(int fd, const char *host, const char *port, const char *ca_f
     *ret = t;
     return 0;
 tls_fail:
-    snprintf(err, n, "%s: %s", t->where, gnutls_strerror(r));
+    snprintf(err, n, "%s: %s", t->where, gt.gnutls_strerror(r));
 fail:
     tls_client_free(t);
     return -1;
@@ -179,11 +228,11 @@ int tls_client_send_all(struct tls_client *t, const char *buf, size_t len, char 
         double t0 = now_s();
         ssize_t w;
         do
-            w = gnutls_record_send(t->s, buf, len);
+            w = gt.gnutls_record_send(t->s, buf, len);
         while (again(t, w, t0));
         if (w < 0) {
             snprintf(err, n, "%s: cannot send the request: %s", t->where,
-                     w == GNUTLS_E_AGAIN ? "timed out" : gnutls_strerror((int)w));
+                     w == GNUTLS_E_AGAIN ? "timed out" : gt.gnutls_strerror((int)w));
             return -1;
         }
         buf += w;
@@ -197,14 +246,14 @@ ssize_t tls_client_recv(struct tls_client *t, char *buf, size_t len, char *err, 
     double t0 = now_s();
     ssize_t r;
     do
-        r = gnutls_record_recv(t->s, buf, len);
+        r = gt.gnutls_record_recv(t->s, buf, len);
     while (again(t, r, t0));
     if (r >= 0)
         return r;
     if (r == GNUTLS_E_PREMATURE_TERMINATION)   /* closed without close_notify */
         return 0;
     snprintf(err, n, "%s: %s", t->where,
-             r == GNUTLS_E_AGAIN ? "no answer in time" : gnutls_strerror((int)r));
+             r == GNUTLS_E_AGAIN ? "no answer in time" : gt.gnutls_strerror((int)r));
     return -1;
 }
 
@@ -213,9 +262,9 @@ struct tls_client *tls_client_free(struct tls_client *t)
     if (!t)
         return NULL;
     if (t->s)
-        gnutls_deinit(t->s);
+        gt.gnutls_deinit(t->s);
     if (t->cred)
-        gnutls_certificate_free_credentials(t->cred);
+        gt.gnutls_certificate_free_credentials(t->cred);
     free(t);
     return NULL;
 }
