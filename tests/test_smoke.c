@@ -2,6 +2,7 @@
  * allocations (zk_big_alloc) work. */
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "zk/error.h"
@@ -18,6 +19,21 @@ static void add_range(void *arg, size_t b, size_t e)
     atomic_fetch_add(sum, s);
 }
 
+/* zk_parallel_run's shares: counted per share, the share count checked */
+struct shares {
+    atomic_uint ran[8];
+    atomic_uint bad;
+};
+
+static void count_share(void *arg, unsigned t, unsigned nthreads)
+{
+    struct shares *s = arg;
+    if (t >= nthreads || nthreads > 8)
+        atomic_fetch_add(&s->bad, 1);
+    else
+        atomic_fetch_add(&s->ran[t], 1);
+}
+
 int main(int argc, char **argv)
 {
     zt_init(argc, argv);
@@ -28,6 +44,26 @@ int main(int argc, char **argv)
         atomic_init(&sum, 0);
         zk_parallel_for(t, 100001, 97, add_range, &sum);
         ZT_CHECK(atomic_load(&sum) == (size_t)100001 * 100000 / 2, "threads=%u", t);
+    }
+    /* every share of a run exactly once, whether its thread took it or the
+     * caller did (a thread not started yet); the argument is freed right
+     * after each return, so a late thread that touched it would be a
+     * use after free (ASan) */
+    static const unsigned nts[] = { 2, 3, 8 };
+    for (size_t k = 0; k < sizeof nts / sizeof nts[0]; k++) {
+        unsigned wrong = 0;
+        for (int rep = 0; rep < 300; rep++) {
+            struct shares *s = calloc(1, sizeof *s);
+            ZT_CHECK(s != NULL);
+            if (!s)
+                break;
+            zk_parallel_run(nts[k], count_share, s);
+            for (unsigned t = 0; t < nts[k]; t++)
+                wrong += atomic_load(&s->ran[t]) != 1;
+            wrong += atomic_load(&s->bad);
+            free(s);
+        }
+        ZT_CHECK(wrong == 0, "zk_parallel_run(%u): %u shares not run exactly once", nts[k], wrong);
     }
     /* sizes on both sides of the heap / mapping boundary (1 MiB) and of a
      * huge page: 64-byte aligned, the mappings on a 2 MiB boundary, every

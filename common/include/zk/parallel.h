@@ -22,8 +22,11 @@ typedef void (*zk_range_fn)(void *arg, size_t begin, size_t end);
 /*
  * Runs fn on nthreads threads (the caller's thread is t = 0) and returns
  * when all have finished.  nthreads == 0 means zk_nthreads_default().
- * If a thread cannot be created its share runs on the caller's thread, so
- * this function cannot fail.
+ * Each share t runs exactly once, on its own thread or on the caller's:
+ * a share whose thread has not started by the time the caller is done
+ * with share 0 (a busy machine), or could not be created, runs on the
+ * caller's thread, one after the other.  So fn must not wait for another
+ * share, and this function cannot fail.
  */
 void zk_parallel_run(unsigned nthreads, zk_run_fn fn, void *arg);
 
