@@ -6,7 +6,10 @@
  * files, the metrics textfile, the keys `zkslot setup` streams out
  * (zk_atomic_begin/commit).  Through a directory fd, never following a
  * symlink at the temporary name; the data and the directory are fsynced,
- * so the rename is durable once it returns.
+ * so the rename is durable once it returns.  zk_atomic_sync and
+ * zk_atomic_commit_all let a caller sync one file's data while it computes
+ * another, and publish both with one fsync of their directory (`zkslot
+ * prove`: public.json is known before the proof).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,6 +136,64 @@ int zk_atomic_commit(struct zk_atomic_file *a)
     int r = publish(a->dirfd, a->fd, a->tmp, a->name, NULL);
     close(a->dirfd);
     a->dirfd = a->fd = -1;
+    return r;
+}
+
+int zk_atomic_sync(struct zk_atomic_file *a)
+{
+    return fsync(a->fd) ? -errno : 0;
+}
+
+int zk_atomic_commit_all(struct zk_atomic_file *const *v, size_t n, size_t *ret_failed)
+{
+    size_t i, placed = 0;
+    int r = 0;
+    for (i = 0; i < n; i++) {                   /* every file's data, durable */
+        if (fsync(v[i]->fd)) {
+            r = -errno;
+            goto fail;
+        }
+    }
+    for (; placed < n; placed++) {              /* then each one in place, in order */
+        struct zk_atomic_file *a = v[placed];
+        int c = close(a->fd);
+        a->fd = -1;
+        if (c || renameat(a->dirfd, a->tmp, a->dirfd, a->name)) {
+            r = -errno;
+            i = placed;
+            goto fail;
+        }
+    }
+    for (i = 0; i < n && !r; i++) {             /* each directory once */
+        struct stat si, sk;
+        int seen = 0;
+        if (fstat(v[i]->dirfd, &si) == 0) {
+            for (size_t k = 0; k < i && !seen; k++)
+                seen = fstat(v[k]->dirfd, &sk) == 0 && sk.st_dev == si.st_dev &&
+                       sk.st_ino == si.st_ino;
+        }
+        if (!seen && fsync(v[i]->dirfd))
+            r = -errno;
+    }
+    if (r && ret_failed)
+        *ret_failed = i - 1;
+    for (size_t j = 0; j < n; j++) {
+        close(v[j]->dirfd);
+        v[j]->dirfd = -1;
+    }
+    return r;
+fail:
+    if (ret_failed)
+        *ret_failed = i;
+    for (size_t j = 0; j < n; j++) {
+        if (j >= placed) {                      /* not in place: removed */
+            if (v[j]->fd >= 0)
+                close(v[j]->fd);
+            unlinkat(v[j]->dirfd, v[j]->tmp, 0);
+        }
+        close(v[j]->dirfd);
+        v[j]->dirfd = v[j]->fd = -1;
+    }
     return r;
 }
 

@@ -94,6 +94,20 @@ struct zk_atomic_file {
 int zk_atomic_begin(struct zk_atomic_file *a, const char *path, mode_t mode);
 int zk_atomic_commit(struct zk_atomic_file *a);
 void zk_atomic_abort(struct zk_atomic_file *a);
+/*
+ * zk_atomic_sync fsyncs what was written so far (the handle stays open):
+ * a caller may sync one file on another thread while it computes the
+ * next.  zk_atomic_commit_all commits n handles together: every file
+ * fsynced (cheap for one already synced), then closed and renamed over
+ * its name in the order given, then each distinct directory fsynced once
+ * (one fsync for files side by side, against one each by
+ * zk_atomic_commit).  On failure *ret_failed (may be NULL) is the index of
+ * the handle that failed; the handles before it that were renamed stay in
+ * place, the others' temporary files are removed.  It ends every handle.
+ * 0 or -errno.  The handles must name distinct files.
+ */
+int zk_atomic_sync(struct zk_atomic_file *a);
+int zk_atomic_commit_all(struct zk_atomic_file *const *v, size_t n, size_t *ret_failed);
 
 /* b bytes as "512 B", "1.5 KiB", "16.0 GiB" (binary units, one decimal) into
  * buf; returns buf.  zk_size_human_prec: `digits` decimals ("16.00 GiB",
