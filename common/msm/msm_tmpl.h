@@ -407,8 +407,12 @@ static void GROUP_FN(msm_worker)(void *arg, unsigned t, unsigned nthreads)
         size_t task = atomic_fetch_add_explicit(&jb->next, 1, memory_order_relaxed);
         if (task >= ntasks)
             break;
-        unsigned w = (unsigned)(task / pl->chunks);
+        /* the top window first: it may be the longest task (Jacobian
+         * buckets, below), and handed out last it kept one thread busy
+         * while the other had nothing left */
+        unsigned w = jb->nwin - 1 - (unsigned)(task / pl->chunks);
         size_t j = task % pl->chunks;
+        GROUP_T *res = &jb->results[(size_t)w * pl->chunks + j];
         size_t lo = jb->npts * j / pl->chunks, hi = jb->npts * (j + 1) / pl->chunks;
         /* The top window of scalars below 2^bits only has digits 0 ..
          * 2^(bits - w c) (Booth: its top bit is 0), so only that many
@@ -426,14 +430,13 @@ static void GROUP_FN(msm_worker)(void *arg, unsigned t, unsigned nthreads)
         if (pl->method == ZK_MSM_AFFINE && (nbe * 4 > nbk || nbe >= 2 * (size_t)pl->batch)) {
             GROUP_FN(msm_fill_affine)(jb, &cx, w, lo, hi);
             if (nbk >= 4 * MSM_LANES && pl->batch >= MSM_LANES)
-                GROUP_FN(msm_reduce_lanes)(&jb->results[task], &cx, nbk);
+                GROUP_FN(msm_reduce_lanes)(res, &cx, nbk);
             else
-                GROUP_FN(msm_reduce_affine)(&jb->results[task], &cx, nbk);
+                GROUP_FN(msm_reduce_affine)(res, &cx, nbk);
         } else if (pl->method == ZK_MSM_AFFINE) {
-            GROUP_FN(msm_window_jac)(&jb->results[task], jb, (GROUP_T *)(void *)cx.bk, w, lo,
-                                     hi, nbe);
+            GROUP_FN(msm_window_jac)(res, jb, (GROUP_T *)(void *)cx.bk, w, lo, hi, nbe);
         } else {
-            GROUP_FN(msm_window_jac)(&jb->results[task], jb, (GROUP_T *)area, w, lo, hi, nbk);
+            GROUP_FN(msm_window_jac)(res, jb, (GROUP_T *)area, w, lo, hi, nbk);
         }
     }
 }
