@@ -2,7 +2,9 @@
  * parallel.h -- fork/join parallelism for the arithmetic kernels (NTT, MSM,
  * prover).  Threads are created per call and joined before return: the
  * kernels run for milliseconds to seconds, so the ~20 us of thread start-up
- * is noise, and nothing lives between calls.
+ * is noise, and nothing lives between calls.  On a busy machine a new
+ * thread may wait milliseconds for a CPU: the caller then runs its share
+ * itself instead of waiting for it (zk_parallel_run).
  */
 #ifndef ZK_COMMON_PARALLEL_H
 #define ZK_COMMON_PARALLEL_H
