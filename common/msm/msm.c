@@ -268,7 +268,12 @@ unsigned zk_msm_table_window(size_t n, unsigned factor, unsigned bits, int g2)
         unsigned nw = (bits + 1 + c - 1) / c, e = bits + 1 - (nw - 1) * c;
         double nwin = (double)nw;
         double R = (double)msm_table_rounds(c, factor, bits), ch = R >= 2 ? 1 : 2;
-        double cost = (double)n * nwin * add + R * ch * (double)((size_t)1 << (c - 1)) * red;
+        /* a bucket's reduction: ~12M where msm_reduce_lanes runs (as in
+         * msm_auto_window), else the Jacobian running sum's 27 */
+        size_t nbc = (size_t)1 << (c - 1);
+        double redc = affine && nbc >= 1024 && msm_auto_batch(nbc) >= 256
+                    ? 12.0 : red;
+        double cost = (double)n * nwin * add + R * ch * (double)nbc * redc;
         if (affine) {
             size_t nbk = (size_t)1 << (c - 1), batch = nbk / 8 < 32 ? 32 : nbk / 8;
             double room = (double)(batch > 1024 ? 1024 : batch), top = (double)((size_t)1 << e);
