@@ -27,6 +27,11 @@ enum { MSM_EMPTY = 0, MSM_OCC = 1, MSM_LOCKED = 2 };
  * addition is a doubling, or cancels the bucket to infinity. */
 enum { MSM_ENT_DBL = 2, MSM_ENT_CANCEL = 4 };
 
+/* A top window with few buckets (msm_worker) is spread over copies of
+ * them when its task has at least this many entries per bucket of a full
+ * window: the copies' sum (nbk mixed additions) is then a small part. */
+#define MSM_SPREAD_MIN 4
+
 /* Below these sizes the Jacobian method is used (automatic choice). */
 #define MSM_AFFINE_MIN_G1 2048
 #define MSM_AFFINE_MIN_G2 4096
@@ -138,7 +143,9 @@ static unsigned msm_auto_batch(size_t nbk)
  * runs (nbk >= 1024, batch >= 256: 256 sums in lockstep, one inversion a
  * step), ~27M in Jacobian below; the top window, whose e = bits - (nwin -
  * 1) c bits fill only 2^e buckets, costs n mixed additions and 2^e
- * Jacobian reductions where msm_worker runs it that way.  (A model with
+ * Jacobian reductions where msm_worker runs it that way, or, spread over
+ * copies of its buckets (n >= MSM_SPREAD_MIN nbk), n affine additions and
+ * nbk mixed ones summing the copies.  (A model with
  * 6.5 and 12 for every window chose c = 10 and 11 for 2^12 and 2^13
  * points with GLV: in bench msm 4-15 % more CPU than 11 and 12, G2 most.)
  */
@@ -160,7 +167,9 @@ static unsigned msm_auto_window(size_t n, unsigned bits, int affine, int g2)
             double full = (double)n * add + (double)nbk * red, top = full;
             size_t nbe = (size_t)1 << e;
             if (nbe * 4 <= nbk && nbe < 2 * (size_t)batch)
-                top = (double)n * 11.0 + (double)nbe * 27.0;
+                top = n >= MSM_SPREAD_MIN * nbk
+                    ? (double)n * add + (double)nbk * 11.0 + (double)nbe * 27.0
+                    : (double)n * 11.0 + (double)nbe * 27.0;
             cost = (double)(nwin - 1) * full + top;
         }
         if (c == 1 || cost < best) {

@@ -219,9 +219,13 @@ static void GROUP_FN(msm_flush_requeue)(struct GROUP_FN(msm_actx) *cx)
     cx->nq = keep;
 }
 
-/* Affine method: accumulates round w of entries [lo, hi) into cx->bk. */
+/* Affine method: accumulates round w of entries [lo, hi) into cx->bk.
+ * spread > 0 (a top window whose digits fill only nbk >> spread buckets):
+ * entry t goes to copy t mod 2^spread of its bucket, bucket b's copy s at
+ * b + s (nbk >> spread), so the batches find distinct buckets as in a full
+ * window; msm_reduce_spread sums the copies. */
 static void GROUP_FN(msm_fill_affine)(struct GROUP_FN(msm_job) *jb, struct GROUP_FN(msm_actx) *cx,
-                                unsigned w, size_t lo, size_t hi)
+                                unsigned w, size_t lo, size_t hi, unsigned spread)
 {
     unsigned c = jb->pl.c;
     size_t nbk = (size_t)1 << (c - 1);
@@ -230,6 +234,7 @@ static void GROUP_FN(msm_fill_affine)(struct GROUP_FN(msm_job) *jb, struct GROUP
     cx->nbatch = cx->nq = 0;
     size_t i = lo % jb->n;                                  /* scalar of entry t */
     unsigned s = (w + jb->stride * (unsigned)(lo / jb->n)) * c;   /* its window */
+    const size_t smask = ((size_t)1 << spread) - 1, nbe_log = (c - 1) - spread;
     for (size_t t = lo; t < hi; t++, i++) {
         if (i == jb->n) {                                   /* next table block */
             i = 0;
@@ -241,7 +246,9 @@ static void GROUP_FN(msm_fill_affine)(struct GROUP_FN(msm_job) *jb, struct GROUP
         const GROUP_AFFINE_T *p = GROUP_FN(msm_base)(jb, t);
         if (GROUP_FN(affine_is_inf)(p))
             continue;
-        struct GROUP_FN(msm_ent) e = { GROUP_FN(msm_x)(jb, t), &p->y, (uint32_t)(d < 0 ? -d : d) - 1,
+        struct GROUP_FN(msm_ent) e = { GROUP_FN(msm_x)(jb, t), &p->y,
+                                       (uint32_t)((size_t)(d < 0 ? -d : d) - 1 +
+                                                  ((t & smask) << nbe_log)),
                                        (uint32_t)(d < 0) ^ (jb->neg ? jb->neg[t] : 0u) };
         while (cx->st[e.b] == MSM_LOCKED) {
             if (cx->nq < cx->cap) {
@@ -257,6 +264,24 @@ next:;
     }
     while (cx->nbatch || cx->nq)
         GROUP_FN(msm_flush_requeue)(cx);
+}
+
+/* ret = sum_b (b+1) (sum_s bucket_{b + s nbe}) over the nbe buckets of a
+ * spread top window (msm_fill_affine) and their copies, nbk in all. */
+static void GROUP_FN(msm_reduce_spread)(GROUP_T *ret, const struct GROUP_FN(msm_actx) *cx,
+                                        size_t nbe, size_t nbk)
+{
+    GROUP_T sum, acc;
+    GROUP_FN(set_inf)(&sum);
+    GROUP_FN(set_inf)(&acc);
+    for (size_t b = nbe; b-- > 0;) {
+        for (size_t i = b; i < nbk; i += nbe) {
+            if (cx->st[i] != MSM_EMPTY)
+                GROUP_FN(msm_madd)(&sum, &sum, &cx->bk[i]);
+        }
+        GROUP_FN(msm_add)(&acc, &acc, &sum);
+    }
+    *ret = acc;
 }
 
 /* ret = sum_b (b+1) bucket_b over the affine buckets (running sums). */
@@ -428,11 +453,18 @@ static void GROUP_FN(msm_worker)(void *arg, unsigned t, unsigned nthreads)
             nbe = (size_t)1 << e;
         }
         if (pl->method == ZK_MSM_AFFINE && (nbe * 4 > nbk || nbe >= 2 * (size_t)pl->batch)) {
-            GROUP_FN(msm_fill_affine)(jb, &cx, w, lo, hi);
+            GROUP_FN(msm_fill_affine)(jb, &cx, w, lo, hi, 0);
             if (nbk >= 4 * MSM_LANES && pl->batch >= MSM_LANES)
                 GROUP_FN(msm_reduce_lanes)(res, &cx, nbk);
             else
                 GROUP_FN(msm_reduce_affine)(res, &cx, nbk);
+        } else if (pl->method == ZK_MSM_AFFINE && hi - lo >= MSM_SPREAD_MIN * nbk) {
+            /* few buckets, many entries: each bucket in nbk / nbe copies,
+             * affine (6.5 multiplications an entry against a Jacobian
+             * bucket's 11), the copies summed in the reduction */
+            GROUP_FN(msm_fill_affine)(jb, &cx, w, lo, hi,
+                                      (unsigned)__builtin_ctzll(nbk / nbe));
+            GROUP_FN(msm_reduce_spread)(res, &cx, nbe, nbk);
         } else if (pl->method == ZK_MSM_AFFINE) {
             GROUP_FN(msm_window_jac)(res, jb, (GROUP_T *)(void *)cx.bk, w, lo, hi, nbe);
         } else {
