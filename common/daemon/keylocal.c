@@ -142,7 +142,7 @@ static void *hasher_main(void *arg)
         struct zk_diag d = { "" };
         struct stat st;
         const char *p = e->path;
-        int r = zk_hash128_files(NULL, 0, &p, 1, hex, NULL, NULL, NULL, &d);
+        int r = zk_hash128_file(p, hex, NULL, NULL, &d);
         int gone = stat(p, &st) != 0;
         if (!gone)
             ident_of(&st, &now);

@@ -70,7 +70,7 @@ int zk_keyfile_check(const struct zk_ledger_key *lk, int *ret_hashed, struct zk_
         return 0;
     char hex[33];
     const char *path = lk->path;
-    if ((r = zk_hash128_files(NULL, 0, &path, 1, hex, NULL, NULL, NULL, diag)))
+    if ((r = zk_hash128_file(path, hex, NULL, NULL, diag)))
         return r;
     if (ret_hashed)
         *ret_hashed = 1;

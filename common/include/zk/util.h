@@ -127,6 +127,14 @@ int zk_hash128_files(const void *prefix, size_t prefix_len, const char *const *p
                      void (*progress)(void *ctx, const char *path, uint64_t done, uint64_t total),
                      void *ctx, struct zk_diag *diag);
 
+/* One file's XXH3-128 (zk_hash128_files' hash of it alone), with its
+ * status when reading began and ended in *before and *after (the caller
+ * compares them to know the hash is of one version; *after all zero when
+ * it cannot be had).  0, or -errno with diag naming the file. */
+struct stat;
+int zk_hash128_file(const char *path, char hex[33], struct stat *before, struct stat *after,
+                    struct zk_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
