@@ -62,26 +62,31 @@ static int publish(int dirfd, int fd, const char *tmp, const char *name, int *re
     return fsync(dirfd) ? -errno : 0;
 }
 
-int zk_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
-                       mode_t mode, int *ret_existed)
+/* All of buf[0..len) to fd: 0 or -errno. */
+static int write_all(int fd, const void *buf, size_t len)
 {
-    char tmp[NAME_MAX + 1];
     const char *p = buf;
-    int r = 0, fd = create_tmp(dirfd, name, mode, tmp, sizeof tmp);
-    if (fd < 0)
-        return fd;
     while (len) {
         ssize_t n = write(fd, p, len);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            r = -errno;
-            break;
+            return -errno;
         }
         p += n;
         len -= (size_t)n;
     }
-    if (r) {
+    return 0;
+}
+
+int zk_write_atomic_at(int dirfd, const char *name, const void *buf, size_t len,
+                       mode_t mode, int *ret_existed)
+{
+    char tmp[NAME_MAX + 1];
+    int r, fd = create_tmp(dirfd, name, mode, tmp, sizeof tmp);
+    if (fd < 0)
+        return fd;
+    if ((r = write_all(fd, buf, len))) {
         close(fd);
         unlinkat(dirfd, tmp, 0);
         return r;
@@ -137,6 +142,11 @@ int zk_atomic_commit(struct zk_atomic_file *a)
     close(a->dirfd);
     a->dirfd = a->fd = -1;
     return r;
+}
+
+int zk_atomic_write(struct zk_atomic_file *a, const void *buf, size_t len)
+{
+    return write_all(a->fd, buf, len);
 }
 
 int zk_atomic_sync(struct zk_atomic_file *a)

@@ -95,6 +95,8 @@ int zk_atomic_begin(struct zk_atomic_file *a, const char *path, mode_t mode);
 int zk_atomic_commit(struct zk_atomic_file *a);
 void zk_atomic_abort(struct zk_atomic_file *a);
 /*
+ * zk_atomic_write writes all of buf[0..len) at the file's offset (short
+ * writes and EINTR resumed), as zk_write_atomic_at writes its buffer.
  * zk_atomic_sync fsyncs what was written so far (the handle stays open):
  * a caller may sync one file on another thread while it computes the
  * next.  zk_atomic_commit_all commits n handles together: every file
@@ -106,6 +108,7 @@ void zk_atomic_abort(struct zk_atomic_file *a);
  * place, the others' temporary files are removed.  It ends every handle.
  * 0 or -errno.  The handles must name distinct files.
  */
+int zk_atomic_write(struct zk_atomic_file *a, const void *buf, size_t len);
 int zk_atomic_sync(struct zk_atomic_file *a);
 int zk_atomic_commit_all(struct zk_atomic_file *const *v, size_t n, size_t *ret_failed);
 

@@ -92,20 +92,8 @@ struct out_public {
 static void *out_public_run(void *arg)
 {
     struct out_public *o = arg;
-    const char *p = o->text;
-    size_t len = strlen(p);
-    while (len) {
-        ssize_t n = write(o->f.fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            o->rc = -errno;
-            return NULL;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    o->rc = zk_atomic_sync(&o->f);
+    if (!(o->rc = zk_atomic_write(&o->f, o->text, strlen(o->text))))
+        o->rc = zk_atomic_sync(&o->f);
     return NULL;
 }
 
@@ -252,14 +240,13 @@ int cmd_prove(int argc, char **argv)
             fprintf(stderr, "zkslot prove: %s: %s\n", pos[2], strerror(-rc));
             goto out;
         }
-        size_t len = strlen(pj);
-        ssize_t n = pwrite(prf.fd, pj, len, 0);
-        rc = n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
+        rc = zk_atomic_write(&prf, pj, strlen(pj));
         if (pub_started)
             pthread_join(pub_thread, NULL);
         pub_started = 0;
-        if (rc || (rc = pub.rc)) {
-            fprintf(stderr, "zkslot prove: %s: %s\n", pub.rc ? pos[3] : pos[2], strerror(-rc));
+        const char *bad = rc ? pos[2] : pub.rc ? pos[3] : NULL;   /* the proof's error first */
+        if (bad) {
+            fprintf(stderr, "zkslot prove: %s: %s\n", bad, strerror(rc ? -rc : -pub.rc));
             goto out;
         }
         if ((rc = zk_atomic_commit_all(both, 2, &failed))) {
