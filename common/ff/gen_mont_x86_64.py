@@ -141,6 +141,108 @@ def addsub_fn(n, op):
     out.append("}")
     return "\n".join(out)
 
+def k32(op):
+    """the 32-bit name of a register operand: %[r0] -> %k[r0]"""
+    return op.replace("%[", "%k[")
+
+def wide_fn(n):
+    """ret (2n limbs) = a * b, the plain product without reduction, for the
+    lazy reduction of Fp2 (fp2_tmpl.h).  Row by row: row i adds a * b[i] to
+    the n + 1 words at positions i .. i + n with two carry chains; the word at
+    position i is then final and stored, and its register, zeroed, becomes
+    the top word of the next row.  a and b may hold any values (the product
+    always fits 2n words)."""
+    t = [f"%[r{j}]" for j in range(n + 1)]
+    A = lambda j: f"{8*j}(%[a])"
+    R = lambda j: f"{8*j}(%[ret])"
+    L = []
+    for i in range(n):
+        L.append(f"movq {8*i}(%[b]), %%rdx")
+        if i == 0:
+            L.append(f"mulxq {A(0)}, {t[0]}, {t[1]}")
+            for j in range(1, n):
+                L.append(f"mulxq {A(j)}, %[L], {t[j+1]}")
+                L.append(("addq" if j == 1 else "adcq") + f" %[L], {t[j]}")
+            L.append(f"adcq $0, {t[n]}")
+        else:
+            L.append(f"xorl {k32(t[n])}, {k32(t[n])}")        # top word 0, flags clear
+            for j in range(n):
+                L.append(f"mulxq {A(j)}, %[L], %[H]")
+                L.append(f"adoxq %[L], {t[j]}")
+                if j == n - 1:
+                    L.append(f"adoxq {t[n]}, {t[n]}")      # t[n] = 0 + OF
+                L.append(f"adcxq %[H], {t[j+1]}")
+        if i < n - 1:
+            L.append(f"movq {t[0]}, {R(i)}")
+            t = t[1:] + t[:1]
+    L += [f"movq {t[j]}, {R(n - 1 + j)}" for j in range(n + 1)]
+    name = f"mul_wide_{n}_x86"
+    out = [f"/* ret (2*{n} limbs) = a * b, {n} limbs each, not reduced (any values).  ret\n"
+           f" * must not alias a or b. */"]
+    out.append(f"ZK_HD void {name}(limb_t *ret, const limb_t *a, const limb_t *b)")
+    out.append("{")
+    out.append(f"    limb_t {', '.join(f'r{j}' for j in range(n + 1))}, H, L, rdx;")
+    out.append("    __asm__(")
+    for ln in L:
+        out.append(f'        "{ln}\\n\\t"')
+    outs = ", ".join(f'[r{j}] "=&r"(r{j})' for j in range(n + 1))
+    out.append(f"        : {outs},")
+    out.append(f'          [H] "=&r"(H), [L] "=&r"(L), "=&d"(rdx)')
+    out.append(f'          ZK_MONT_OUT_MEM({2*n}, ret)')
+    out.append(f'        : [ret] "r"(ret), [a] "r"(a), [b] "r"(b)')
+    out.append(f'          ZK_MONT_IN_MEM({n}, a, b)')
+    out.append('        : ZK_MONT_CLOBBERS);')
+    out.append(f"    (void)rdx; {' '.join(f'(void)r{j};' for j in range(n + 1))}")
+    out.append("}")
+    return "\n".join(out)
+
+def redc_fn(n):
+    """ret = t * 2^(-64n) mod p, fully reduced, for t (2n limbs) < p * 2^(64n).
+    The low half is reduced as in the product's rounds (m = t0 * n0, add m*p,
+    drop the zero word), which leaves u = (t_lo + M p) / 2^(64n) <= p in n
+    words; then ret = u + t_hi < 2p (t_hi < p), less p when that is >= p."""
+    t = [f"%[r{j}]" for j in range(n + 1)]
+    T = lambda j: f"{8*j}(%[t])"
+    L = [f"movq {T(j)}, {t[j]}" for j in range(n)]
+    L.append(f"xorl {k32(t[n])}, {k32(t[n])}")
+    for i in range(n):
+        L.append("movabsq %[n0], %%rdx")
+        L.append(f"imulq {t[0]}, %%rdx")
+        L.append("xorl %k[L], %k[L]")
+        for j in range(n):
+            L.append(f"mulxq {8*j}+%[p], %[L], %[H]")
+            L.append(f"adcxq %[L], {t[j]}")
+            L.append(f"adoxq %[H], {t[j+1]}")
+        L.append(f"adcxq {t[0]}, {t[n]}")              # t[0] == 0 now
+        t = t[1:] + t[:1]
+    for j in range(n):
+        L.append(("addq" if j == 0 else "adcq") + f" {T(n + j)}, {t[j]}")
+    L += [f"movq {t[j]}, {8*j}(%[ret])" for j in range(n)]
+    for j in range(n):
+        L.append(("subq" if j == 0 else "sbbq") + f" {8*j}+%[p], {t[j]}")
+    L += [f"cmovcq {8*j}(%[ret]), {t[j]}" for j in range(n)]
+    L += [f"movq {t[j]}, {8*j}(%[ret])" for j in range(n)]
+    name = f"redc_{n}_x86"
+    out = [f"/* ret = t * 2^-{64*n} mod p, fully reduced, for t (2*{n} limbs) < p * 2^{64*n}\n"
+           f" * (n0 = -p^-1 mod 2^64, a compile-time constant; p with a spare bit, a\n"
+           f" * static array).  ret may alias neither t nor p. */"]
+    out.append(f"ZK_HD void {name}(limb_t *ret, const limb_t *t, const limb_t *p, limb_t n0)")
+    out.append("{")
+    out.append(f"    limb_t {', '.join(f'r{j}' for j in range(n + 1))}, H, L, rdx;")
+    out.append("    __asm__(")
+    for ln in L:
+        out.append(f'        "{ln}\\n\\t"')
+    outs = ", ".join(f'[r{j}] "=&r"(r{j})' for j in range(n + 1))
+    out.append(f"        : {outs},")
+    out.append('          [H] "=&r"(H), [L] "=&r"(L), "=&d"(rdx)')
+    out.append(f'          ZK_MONT_OUT_MEM({n}, ret)')
+    out.append(f'        : [ret] "r"(ret), [t] "r"(t), [p] "m"(*(const limb_t(*)[{n}])p), [n0] "i"(n0)')
+    out.append(f'          ZK_MONT_IN_MEM1({2*n}, t)')
+    out.append('        : ZK_MONT_CLOBBERS);')
+    out.append(f"    (void)rdx; {' '.join(f'(void)r{j};' for j in range(n + 1))}")
+    out.append("}")
+    return "\n".join(out)
+
 def main():
     print("""/*
  * mont_x86_64.h -- x86-64 MULX/ADCX/ADOX Montgomery multiplication for 4 and 6
@@ -185,10 +287,12 @@ def main():
 #if defined(__clang__)
 # define ZK_MONT_OUT_MEM(n, r)
 # define ZK_MONT_IN_MEM(n, a, b)
+# define ZK_MONT_IN_MEM1(n, a)
 # define ZK_MONT_CLOBBERS "cc", "memory"
 #else
 # define ZK_MONT_OUT_MEM(n, r) , "=m"(*(limb_t(*)[n])(r))
 # define ZK_MONT_IN_MEM(n, a, b) , "m"(*(const limb_t(*)[n])(a)), "m"(*(const limb_t(*)[n])(b))
+# define ZK_MONT_IN_MEM1(n, a) , "m"(*(const limb_t(*)[n])(a))
 # define ZK_MONT_CLOBBERS "cc"
 #endif
 """)
@@ -199,6 +303,11 @@ def main():
         for op in ("add", "sub"):
             print(addsub_fn(n, op))
             print()
+    for n in (4, 6):
+        print(wide_fn(n))
+        print()
+        print(redc_fn(n))
+        print()
     print("#endif /* ZK_COMMON_FF_MONT_X86_64_H */")
 
 main()
