@@ -146,7 +146,7 @@ static void from_mpz(limb_t *a, const mpz_t z, size_t n)
 
 static int limbs_eq_mpz(const limb_t *a, const mpz_t z, size_t n)
 {
-    limb_t t[ZK_MAX_LIMBS];
+    limb_t t[2 * ZK_MAX_LIMBS];                 /* double-width values too */
     from_mpz(t, z, n);
     return memcmp(t, a, n * sizeof(limb_t)) == 0;
 }
