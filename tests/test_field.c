@@ -10,11 +10,15 @@
  * on their own).  Where the build uses the x86-64 assembly (ZK_FF_ASM) it is
  * also compared with the portable C limb by limb.  test_field_noasm.c builds
  * this same file with ZK_NO_ASM so the portable code runs every check too.
+ * For the two base fields, the double-width steps of lazy reduction
+ * (mul_wide, redc) and Fp2 (tower.h) multiplication in both forms
+ * (fp2_tmpl.h: three Montgomery products, and lazy) and squaring are
+ * checked against GMP the same way, with the bounds' edge cases.
  */
 #include <gmp.h>
 #include <string.h>
 
-#include "ff/fields.h"
+#include "ff/tower.h"
 #include "zktest.h"
 
 #define NRAND 4000          /* random cases per operation and field */
@@ -142,7 +146,7 @@ static void from_mpz(limb_t *a, const mpz_t z, size_t n)
 
 static int limbs_eq_mpz(const limb_t *a, const mpz_t z, size_t n)
 {
-    limb_t t[ZK_MAX_LIMBS];
+    limb_t t[2 * ZK_MAX_LIMBS];                 /* double-width values too */
     from_mpz(t, z, n);
     return memcmp(t, a, n * sizeof(limb_t)) == 0;
 }
@@ -597,6 +601,180 @@ static void check_bytes(const ctx_t *c)
     mpz_clears(x, z, NULL);
 }
 
+/* ---- double-width steps and Fp2 (base fields only) --------------------------- */
+
+typedef struct {
+    const char *field;                    /* the base field's name in FIELDS */
+    void (*mul_wide)(limb_t *, const limb_t *, const limb_t *);
+    void (*redc)(limb_t *, const limb_t *);
+    void (*mul)(limb_t *, const limb_t *, const limb_t *);      /* on c0 c1 */
+    void (*mul_3m)(limb_t *, const limb_t *, const limb_t *);
+    void (*mul_lazy)(limb_t *, const limb_t *, const limb_t *);
+    void (*sqr)(limb_t *, const limb_t *);
+} fp2_ops_t;
+
+#define WRAP_FP2(E, F)                                                                  \
+    static void E##_w_mul_wide(limb_t *r, const limb_t *a, const limb_t *b)             \
+    { F##_mul_wide(r, a, b); }                                                          \
+    static void E##_w_redc(limb_t *r, const limb_t *t) { F##_redc((F *)r, t); }         \
+    static void E##_w_mul(limb_t *r, const limb_t *a, const limb_t *b)                  \
+    { E##_mul((E *)r, (const E *)a, (const E *)b); }                                    \
+    static void E##_w_mul_3m(limb_t *r, const limb_t *a, const limb_t *b)               \
+    { E##_mul_3m((E *)r, (const E *)a, (const E *)b); }                                 \
+    static void E##_w_mul_lazy(limb_t *r, const limb_t *a, const limb_t *b)             \
+    { E##_mul_lazy((E *)r, (const E *)a, (const E *)b); }                               \
+    static void E##_w_sqr(limb_t *r, const limb_t *a) { E##_sqr((E *)r, (const E *)a); }
+
+WRAP_FP2(bn254_fp2, bn254_fp)
+WRAP_FP2(bls381_fp2, bls381_fp)
+
+#define FP2_TABLE(E, F)                                                                 \
+    { #F, E##_w_mul_wide, E##_w_redc, E##_w_mul, E##_w_mul_3m, E##_w_mul_lazy,          \
+      E##_w_sqr }
+
+static const fp2_ops_t FP2S[] = {
+    FP2_TABLE(bn254_fp2, bn254_fp),
+    FP2_TABLE(bls381_fp2, bls381_fp),
+};
+
+/* Montgomery limbs a = raw (p - 1 when top, else 0) and their value x */
+static void raw_edge(const ctx_t *c, mpz_t x, limb_t *a, int top)
+{
+    mpz_set_ui(x, 0);
+    if (top)
+        mpz_sub_ui(x, c->p, 1);
+    from_mpz(a, x, c->f->n);
+    value_of(c, x, a);
+}
+
+/*
+ * An Fp2 operand (values x0, x1 and Montgomery limbs a[0..2n)): random or
+ * edge (rand_value), and in a quarter of the cases one coordinate's limbs
+ * forced to 0 or p - 1 so that a0b0 - a1b1 on the limbs borrows (or not) in
+ * the double-width form and the sums a0 + a1 reach 2p - 2.
+ */
+static void rand_fp2(const ctx_t *c, mpz_t x0, mpz_t x1, limb_t *a)
+{
+    size_t n = c->f->n;
+    rand_elem(c, x0, a);
+    rand_elem(c, x1, a + n);
+    switch (zt_rand64() % 8) {
+    case 0: raw_edge(c, x0, a, 0); break;
+    case 1: raw_edge(c, x1, a + n, 1); break;
+    case 2: raw_edge(c, x0, a, 1); break;
+    default: break;
+    }
+}
+
+static void check_fp2(const ctx_t *c, const fp2_ops_t *e)
+{
+    size_t n = c->f->n;
+    mpz_t x0, x1, y0, y1, z0, z1, t, pR;
+    limb_t a[2 * ZK_MAX_LIMBS], b[2 * ZK_MAX_LIMBS], r[2 * ZK_MAX_LIMBS];
+    limb_t w[2 * ZK_MAX_LIMBS], wc[2 * ZK_MAX_LIMBS], want[2 * ZK_MAX_LIMBS];
+    mpz_inits(x0, x1, y0, y1, z0, z1, t, pR, NULL);
+    mpz_mul(pR, c->p, c->R);
+
+    /* mul_wide on any n-limb values (the lazy form multiplies sums < 2p) */
+    for (int it = 0; it < NRAND; it++) {
+        for (size_t i = 0; i < n; i++) {
+            a[i] = zt_rand64();
+            b[i] = zt_rand64();
+        }
+        if (it < 3) {                           /* all ones, and 2p - 1 */
+            for (size_t i = 0; i < n; i++)
+                a[i] = b[i] = ~(limb_t)0;
+            if (it > 0) {
+                mpz_mul_2exp(t, c->p, 1);
+                mpz_sub_ui(t, t, 1);
+                from_mpz(a, t, n);
+                if (it > 1)
+                    from_mpz(b, t, n);
+            }
+        }
+        e->mul_wide(w, a, b);
+        mul_wide_n_c(wc, a, b, n);
+        to_mpz(z0, a, n);
+        to_mpz(z1, b, n);
+        mpz_mul(t, z0, z1);
+        ZT_CHECK(limbs_eq_mpz(w, t, 2 * n), "%s mul_wide it=%d", c->f->name, it);
+        ZT_CHECK(limbs_eq_mpz(wc, t, 2 * n), "%s mul_wide (portable C) it=%d", c->f->name, it);
+    }
+
+    /* redc on t < pR: random, and the edges 0, pR - 1, p^2, pR - p^2, p R - R */
+    for (int it = 0; it < NRAND; it++) {
+        switch (it) {
+        case 0: mpz_set_ui(t, 0); break;
+        case 1: mpz_sub_ui(t, pR, 1); break;
+        case 2: mpz_mul(t, c->p, c->p); break;
+        case 3: mpz_mul(t, c->p, c->p); mpz_sub(t, pR, t); break;
+        case 4: mpz_sub(t, pR, c->R); break;
+        default:
+            for (size_t i = 0; i < 2 * n; i++)
+                w[i] = zt_rand64();
+            to_mpz(t, w, 2 * n);
+            mpz_mod(t, t, pR);
+            if (it % 4 == 0)                    /* near the top: t_hi = p - 1 */
+                mpz_sub_ui(t, pR, 1 + zt_rand64() % 1000);
+        }
+        from_mpz(w, t, 2 * n);
+        e->redc(r, w);
+        redc_n_c(wc, w, c->f->P, c->f->N0, n);
+        mpz_mul(z0, t, c->Rinv);
+        mpz_mod(z0, z0, c->p);
+        ZT_CHECK(limbs_eq_mpz(r, z0, n), "%s redc it=%d", c->f->name, it);
+        ZT_CHECK(limbs_eq_mpz(wc, z0, n), "%s redc (portable C) it=%d", c->f->name, it);
+    }
+
+    /* Fp2: (x0 + x1 u)(y0 + y1 u) = (x0y0 - x1y1) + (x0y1 + x1y0) u, u^2 = -1 */
+    for (int it = 0; it < NRAND; it++) {
+        rand_fp2(c, x0, x1, a);
+        rand_fp2(c, y0, y1, b);
+        if (it < 8) {                           /* limbs 0 or p - 1 everywhere */
+            raw_edge(c, x0, a, it & 1);
+            raw_edge(c, x1, a + n, 1);
+            raw_edge(c, y0, b, (it >> 1) & 1);  /* a0b0 = 0 < a1b1: the borrow */
+            raw_edge(c, y1, b + n, (it >> 2) & 1);
+        }
+        mpz_mul(z0, x0, y0);
+        mpz_submul(z0, x1, y1);
+        mpz_mod(z0, z0, c->p);
+        mpz_mul(z1, x0, y1);
+        mpz_addmul(z1, x1, y0);
+        mpz_mod(z1, z1, c->p);
+        mont_of(c, want, z0);
+        mont_of(c, want + n, z1);
+        e->mul(r, a, b);
+        ZT_CHECK(!memcmp(r, want, 16 * n), "%s fp2 mul it=%d", c->f->name, it);
+        e->mul_3m(r, a, b);
+        ZT_CHECK(!memcmp(r, want, 16 * n), "%s fp2 mul_3m it=%d", c->f->name, it);
+        e->mul_lazy(r, a, b);
+        ZT_CHECK(!memcmp(r, want, 16 * n), "%s fp2 mul_lazy it=%d", c->f->name, it);
+        memcpy(r, a, 16 * n);                   /* aliasing: r = a */
+        e->mul_lazy(r, r, b);
+        ZT_CHECK(!memcmp(r, want, 16 * n), "%s fp2 mul_lazy aliased it=%d", c->f->name, it);
+        memcpy(r, b, 16 * n);
+        e->mul(r, a, r);
+        ZT_CHECK(!memcmp(r, want, 16 * n), "%s fp2 mul aliased it=%d", c->f->name, it);
+
+        /* squares: (x0^2 - x1^2) + 2 x0 x1 u */
+        mpz_mul(z0, x0, x0);
+        mpz_submul(z0, x1, x1);
+        mpz_mod(z0, z0, c->p);
+        mpz_mul(z1, x0, x1);
+        mpz_mul_2exp(z1, z1, 1);
+        mpz_mod(z1, z1, c->p);
+        mont_of(c, want, z0);
+        mont_of(c, want + n, z1);
+        e->sqr(r, a);
+        ZT_CHECK(!memcmp(r, want, 16 * n), "%s fp2 sqr it=%d", c->f->name, it);
+        memcpy(r, a, 16 * n);
+        e->mul_lazy(r, r, r);
+        ZT_CHECK(!memcmp(r, want, 16 * n), "%s fp2 mul_lazy a*a it=%d", c->f->name, it);
+    }
+    mpz_clears(x0, x1, y0, y1, z0, z1, t, pR, NULL);
+}
+
 int main(int argc, char **argv)
 {
     zt_init(argc, argv);
@@ -615,6 +793,10 @@ int main(int argc, char **argv)
         check_inv_pow_sqrt(&c);
         check_batch_inv(&c);
         check_bytes(&c);
+        for (size_t ei = 0; ei < sizeof FP2S / sizeof FP2S[0]; ei++) {
+            if (!strcmp(FP2S[ei].field, c.f->name))
+                check_fp2(&c, &FP2S[ei]);
+        }
         printf("%-10s %s\n", c.f->name, zt_failures() == before ? "ok" : "FAILED");
         mpz_clears(c.p, c.R, c.Rinv, NULL);
     }

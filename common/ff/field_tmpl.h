@@ -19,26 +19,30 @@
  * Generated names (the types, then their functions; sqrt only for Fp):
  *   bn254_fp bn254_fp_zero bn254_fp_one bn254_fp_is_zero bn254_fp_is_one
  *   bn254_fp_eq bn254_fp_add bn254_fp_sub bn254_fp_dbl bn254_fp_neg
- *   bn254_fp_mul bn254_fp_sqr bn254_fp_to_mont bn254_fp_from_mont
+ *   bn254_fp_mul bn254_fp_sqr bn254_fp_mul_wide bn254_fp_redc
+ *   bn254_fp_to_mont bn254_fp_from_mont
  *   bn254_fp_from_u64 bn254_fp_is_canonical bn254_fp_pow bn254_fp_inv_fermat
  *   bn254_fp_inv bn254_fp_sqrt bn254_fp_batch_inv bn254_fp_to_bytes_le
  *   bn254_fp_to_bytes_be bn254_fp_from_bytes_le bn254_fp_from_bytes_be
  *   bls381_fp bls381_fp_zero bls381_fp_one bls381_fp_is_zero bls381_fp_is_one
  *   bls381_fp_eq bls381_fp_add bls381_fp_sub bls381_fp_dbl bls381_fp_neg
- *   bls381_fp_mul bls381_fp_sqr bls381_fp_to_mont bls381_fp_from_mont
+ *   bls381_fp_mul bls381_fp_sqr bls381_fp_mul_wide bls381_fp_redc
+ *   bls381_fp_to_mont bls381_fp_from_mont
  *   bls381_fp_from_u64 bls381_fp_is_canonical bls381_fp_pow
  *   bls381_fp_inv_fermat bls381_fp_inv bls381_fp_sqrt bls381_fp_batch_inv
  *   bls381_fp_to_bytes_le bls381_fp_to_bytes_be bls381_fp_from_bytes_le
  *   bls381_fp_from_bytes_be
  *   bn254_fr bn254_fr_zero bn254_fr_one bn254_fr_is_zero bn254_fr_is_one
  *   bn254_fr_eq bn254_fr_add bn254_fr_sub bn254_fr_dbl bn254_fr_neg
- *   bn254_fr_mul bn254_fr_sqr bn254_fr_to_mont bn254_fr_from_mont
+ *   bn254_fr_mul bn254_fr_sqr bn254_fr_mul_wide bn254_fr_redc
+ *   bn254_fr_to_mont bn254_fr_from_mont
  *   bn254_fr_from_u64 bn254_fr_is_canonical bn254_fr_pow bn254_fr_inv_fermat
  *   bn254_fr_inv bn254_fr_batch_inv bn254_fr_to_bytes_le bn254_fr_to_bytes_be
  *   bn254_fr_from_bytes_le bn254_fr_from_bytes_be
  *   bls381_fr bls381_fr_zero bls381_fr_one bls381_fr_is_zero bls381_fr_is_one
  *   bls381_fr_eq bls381_fr_add bls381_fr_sub bls381_fr_dbl bls381_fr_neg
- *   bls381_fr_mul bls381_fr_sqr bls381_fr_to_mont bls381_fr_from_mont
+ *   bls381_fr_mul bls381_fr_sqr bls381_fr_mul_wide bls381_fr_redc
+ *   bls381_fr_to_mont bls381_fr_from_mont
  *   bls381_fr_from_u64 bls381_fr_is_canonical bls381_fr_pow
  *   bls381_fr_inv_fermat bls381_fr_inv bls381_fr_batch_inv
  *   bls381_fr_to_bytes_le bls381_fr_to_bytes_be bls381_fr_from_bytes_le
@@ -107,6 +111,15 @@ ZK_HD void FIELD_FN(mul)(ZK_F *ret, const ZK_F *a, const ZK_F *b)
 
 ZK_HD void FIELD_FN(sqr)(ZK_F *ret, const ZK_F *a)
 { sqr_mont_n(ret->l, a->l, ZK_FK(P_), ZK_F_N0, ZK_F_N); }
+
+/* Double-width steps of lazy reduction (fp2_tmpl.h): ret (2N limbs) = a * b
+ * unreduced, for any N-limb a, b; ret = t * 2^(-64N) mod p for a 2N-limb
+ * t < p * 2^(64N).  Neither ret may alias an input. */
+ZK_HD void FIELD_FN(mul_wide)(limb_t *ret, const limb_t *a, const limb_t *b)
+{ mul_wide_n(ret, a, b, ZK_F_N); }
+
+ZK_HD void FIELD_FN(redc)(ZK_F *ret, const limb_t *t)
+{ redc_n(ret->l, t, ZK_FK(P_), ZK_F_N0, ZK_F_N); }
 
 /* plain integer (< p) -> Montgomery form */
 ZK_HD void FIELD_FN(to_mont)(ZK_F *ret, const ZK_F *a)

@@ -13,12 +13,14 @@
  * Generated names: the Fp2 types and their functions
  *   bn254_fp2 bn254_fp2_zero bn254_fp2_one bn254_fp2_is_zero bn254_fp2_is_one
  *   bn254_fp2_eq bn254_fp2_add bn254_fp2_sub bn254_fp2_dbl bn254_fp2_neg
- *   bn254_fp2_conj bn254_fp2_mul bn254_fp2_sqr bn254_fp2_mul_by_fp
+ *   bn254_fp2_conj bn254_fp2_mul bn254_fp2_mul_3m bn254_fp2_mul_lazy
+ *   bn254_fp2_sqr bn254_fp2_mul_by_fp
  *   bn254_fp2_mul_by_nonresidue bn254_fp2_inv bn254_fp2_batch_inv
  *   bn254_fp2_pow bn254_fp2_is_lex_largest bn254_fp2_sqrt
  *   bls381_fp2 bls381_fp2_zero bls381_fp2_one bls381_fp2_is_zero
  *   bls381_fp2_is_one bls381_fp2_eq bls381_fp2_add bls381_fp2_sub
  *   bls381_fp2_dbl bls381_fp2_neg bls381_fp2_conj bls381_fp2_mul
+ *   bls381_fp2_mul_3m bls381_fp2_mul_lazy
  *   bls381_fp2_sqr bls381_fp2_mul_by_fp bls381_fp2_mul_by_nonresidue
  *   bls381_fp2_inv bls381_fp2_batch_inv bls381_fp2_pow
  *   bls381_fp2_is_lex_largest bls381_fp2_sqrt
@@ -55,8 +57,9 @@ ZK_HD void FP2_FN(neg)(FP2_T *r, const FP2_T *a)
 ZK_HD void FP2_FN(conj)(FP2_T *r, const FP2_T *a)
 { r->c0 = a->c0; FP_FN(neg)(&r->c1, &a->c1); }
 
-/* (a0 + a1 u)(b0 + b1 u) = (a0b0 - a1b1) + ((a0+a1)(b0+b1) - a0b0 - a1b1) u */
-ZK_INLINE void FP2_FN(mul)(FP2_T *r, const FP2_T *a, const FP2_T *b)
+/* (a0 + a1 u)(b0 + b1 u) = (a0b0 - a1b1) + ((a0+a1)(b0+b1) - a0b0 - a1b1) u,
+ * three Montgomery multiplications */
+ZK_INLINE void FP2_FN(mul_3m)(FP2_T *r, const FP2_T *a, const FP2_T *b)
 {
     FP_T t0, t1, s0, s1;
     FP_FN(mul)(&t0, &a->c0, &b->c0);
@@ -69,7 +72,51 @@ ZK_INLINE void FP2_FN(mul)(FP2_T *r, const FP2_T *a, const FP2_T *b)
     FP_FN(sub)(&r->c1, &s0, &t1);
 }
 
-/* (a0 + a1 u)^2 = (a0+a1)(a0-a1) + 2 a0 a1 u */
+#if !defined(__CUDACC__)
+/*
+ * The same product with lazy reduction: the three Karatsuba products are
+ * kept double-width (2N limbs, not reduced), combined there, and only the
+ * two results are reduced (redc), so 3 products + 2 reductions instead of
+ * 3 products + 3 reductions.  Bounds (p < 2^(64N-1), R = 2^(64N)):
+ *   a0 + a1, b0 + b1 < 2p are left unreduced (N limbs, spare bit);
+ *   s = (a0+a1)(b0+b1) < 4p^2 fits 2N limbs; s - a0b0 - a1b1 = a0b1 + a1b0
+ *   is exact, >= 0 and < 2p^2 < pR;
+ *   a0b0 - a1b1 lies in (-p^2, p^2): when it borrows, p is added to its top
+ *   half (+ pR, = 0 mod p after the reduction), giving [pR - p^2, pR).
+ * Both inputs of redc are thus < pR, which it needs.  Host only (device
+ * code keeps mul_3m; so does the GPU's 32-bit form, tower.h).
+ */
+ZK_INLINE void FP2_FN(mul_lazy)(FP2_T *r, const FP2_T *a, const FP2_T *b)
+{
+    enum { NL = sizeof a->c0.l / sizeof a->c0.l[0] };
+    limb_t t0[2 * NL], t1[2 * NL], s[2 * NL], sa[NL], sb[NL];
+    FP_FN(mul_wide)(t0, a->c0.l, b->c0.l);
+    FP_FN(mul_wide)(t1, a->c1.l, b->c1.l);
+    addc_n(sa, a->c0.l, a->c1.l, NL);
+    addc_n(sb, b->c0.l, b->c1.l, NL);
+    FP_FN(mul_wide)(s, sa, sb);
+    subb_n(s, s, t0, 2 * NL);
+    subb_n(s, s, t1, 2 * NL);
+    limb_t mask = (limb_t)0 - subb_n(t0, t0, t1, 2 * NL);   /* all ones: add p R */
+    addc_mask_n(t0 + NL, t0 + NL, FP_FN(P_), mask, NL);   /* carry out dropped */
+    FP_FN(redc)(&r->c0, t0);
+    FP_FN(redc)(&r->c1, s);
+}
+#endif
+
+/* r = a * b (ZK_FP2_LAZY, tower.h, picks the form) */
+ZK_INLINE void FP2_FN(mul)(FP2_T *r, const FP2_T *a, const FP2_T *b)
+{
+#if ZK_FP2_LAZY
+    FP2_FN(mul_lazy)(r, a, b);
+#else
+    FP2_FN(mul_3m)(r, a, b);
+#endif
+}
+
+/* (a0 + a1 u)^2 = (a0+a1)(a0-a1) + 2 a0 a1 u.  (A lazy form, products of
+ * the unreduced a0 + a1, a0 - a1 + p and 2 a0 reduced once each, measured no
+ * faster: docs/arithmetic.md.) */
 ZK_INLINE void FP2_FN(sqr)(FP2_T *r, const FP2_T *a)
 {
     FP_T s, d, m;

@@ -24,6 +24,22 @@
 # endif
 #endif
 
+/*
+ * ZK_FP2_LAZY = 1: Fp2 multiplication takes its three Karatsuba products
+ * double-width and reduces only the two results (fp2_tmpl.h's mul_lazy);
+ * 0: three Montgomery multiplications (mul_3m).  Both compute the same
+ * fully reduced result.  Lazy on the host, with the assembly or without
+ * (faster both ways: docs/arithmetic.md); never in nvcc's passes or the
+ * GPU's 32-bit form (ZK_FF_MONT32), which keep mul_3m untouched.
+ */
+#ifndef ZK_FP2_LAZY
+# if !ZK_FF_MONT32 && !defined(__CUDACC__)
+#  define ZK_FP2_LAZY 1
+# else
+#  define ZK_FP2_LAZY 0
+# endif
+#endif
+
 /*                  type        base field  xi = A + B*u  (fp2_tmpl.h) */
 #define ZK_FP2_TMPL (bn254_fp2,  bn254_fp,   9, 1)
 #include "fp2_tmpl.h"

@@ -86,6 +86,66 @@ ZK_HD limb_t sub_n(limb_t *ret, const limb_t *a, const limb_t *b, size_t n)
     return borrow;
 }
 
+/*
+ * add_n / sub_n for straight-line code on wide values (fp2_tmpl.h's lazy
+ * product): with ZK_FF_ASM the compiler's carry intrinsics, which GCC and
+ * clang turn into one ADC / SBB chain (the dlimb_t form above becomes
+ * several instructions a limb there); the same functions otherwise.
+ */
+#if ZK_FF_ASM
+# include <x86intrin.h>
+ZK_HD limb_t addc_n(limb_t *ret, const limb_t *a, const limb_t *b, size_t n)
+{
+    unsigned char c = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned long long t;
+        c = _addcarry_u64(c, a[i], b[i], &t);
+        ret[i] = t;
+    }
+    return c;
+}
+
+ZK_HD limb_t subb_n(limb_t *ret, const limb_t *a, const limb_t *b, size_t n)
+{
+    unsigned char c = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned long long t;
+        c = _subborrow_u64(c, a[i], b[i], &t);
+        ret[i] = t;
+    }
+    return c;
+}
+
+/* ret = a + (b & mask), returns the carry out; mask is 0 or all ones.  The
+ * AND sits in the carry chain, where the compiler leaves it scalar (an
+ * array of masked limbs first was turned into vector code and back). */
+ZK_HD limb_t addc_mask_n(limb_t *ret, const limb_t *a, const limb_t *b, limb_t mask, size_t n)
+{
+    unsigned char c = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned long long t;
+        c = _addcarry_u64(c, a[i], b[i] & mask, &t);
+        ret[i] = t;
+    }
+    return c;
+}
+#else
+ZK_HD limb_t addc_n(limb_t *ret, const limb_t *a, const limb_t *b, size_t n)
+{ return add_n(ret, a, b, n); }
+ZK_HD limb_t subb_n(limb_t *ret, const limb_t *a, const limb_t *b, size_t n)
+{ return sub_n(ret, a, b, n); }
+ZK_HD limb_t addc_mask_n(limb_t *ret, const limb_t *a, const limb_t *b, limb_t mask, size_t n)
+{
+    dlimb_t t = 0;
+    for (size_t i = 0; i < n; i++) {
+        t += (dlimb_t)a[i] + (b[i] & mask);
+        ret[i] = (limb_t)t;
+        t >>= 64;
+    }
+    return (limb_t)t;
+}
+#endif
+
 /* 1 if a is all zero. */
 ZK_HD int is_zero_n(const limb_t *a, size_t n)
 {
@@ -281,6 +341,81 @@ ZK_HD void from_mont_n(limb_t *ret, const limb_t *a, const limb_t *p,
         one[i] = 0;
     one[0] = 1;
     mul_mont_n(ret, a, one, p, n0, n);
+}
+
+/* ---- double-width products, for lazy reduction (fp2_tmpl.h) ---- */
+
+/* ret (2n limbs) = a * b, the plain product, n limbs each (any values, so
+ * unreduced sums such as a0 + a1 < 2p are fine).  ret must not alias a or b. */
+ZK_HD void mul_wide_n_c(limb_t *ret, const limb_t *a, const limb_t *b, size_t n)
+{
+    for (size_t i = 0; i < 2 * n; i++)
+        ret[i] = 0;
+    for (size_t i = 0; i < n; i++) {
+        dlimb_t c = 0;
+        for (size_t j = 0; j < n; j++) {
+            c += (dlimb_t)a[j] * b[i] + ret[i + j];
+            ret[i + j] = (limb_t)c;
+            c >>= 64;
+        }
+        ret[i + n] = (limb_t)c;
+    }
+}
+
+ZK_HD void mul_wide_n(limb_t *ret, const limb_t *a, const limb_t *b, size_t n)
+{
+#if ZK_FF_ASM
+    if (n == 4) {
+        mul_wide_4_x86(ret, a, b);
+        return;
+    }
+    if (n == 6) {
+        mul_wide_6_x86(ret, a, b);
+        return;
+    }
+#endif
+    mul_wide_n_c(ret, a, b, n);
+}
+
+/*
+ * ret = t * 2^(-64n) mod p, fully reduced, for t (2n limbs) < p * 2^(64n)
+ * (Montgomery reduction of a double-width value).  The low half is reduced
+ * n rounds (m = t0 * n0, add m*p, drop the zero word), leaving
+ * u = (t_lo + M p) / 2^(64n) <= p; then u + t_hi < 2p because t_hi < p, and
+ * one conditional subtraction finishes.  ret may not alias t.
+ */
+ZK_HD void redc_n_c(limb_t *ret, const limb_t *t, const limb_t *p, limb_t n0, size_t n)
+{
+    limb_t u[ZK_MAX_LIMBS + 1];
+    for (size_t i = 0; i < n; i++)
+        u[i] = t[i];
+    for (size_t i = 0; i < n; i++) {
+        limb_t m = u[0] * n0;
+        dlimb_t c = ((dlimb_t)m * p[0] + u[0]) >> 64;
+        for (size_t j = 1; j < n; j++) {
+            c += (dlimb_t)m * p[j] + u[j];
+            u[j - 1] = (limb_t)c;
+            c >>= 64;
+        }
+        u[n - 1] = (limb_t)c;                  /* the value < 2^(64(n-1)) + p fits */
+    }
+    add_n(u, u, t + n, n);                     /* < 2p: no carry out (spare bit) */
+    cond_sub_n(ret, u, p, n);
+}
+
+ZK_HD void redc_n(limb_t *ret, const limb_t *t, const limb_t *p, limb_t n0, size_t n)
+{
+#if ZK_FF_ASM
+    if (__builtin_constant_p(n0) && n == 4) {
+        redc_4_x86(ret, t, p, n0);
+        return;
+    }
+    if (__builtin_constant_p(n0) && n == 6) {
+        redc_6_x86(ret, t, p, n0);
+        return;
+    }
+#endif
+    redc_n_c(ret, t, p, n0, n);
 }
 
 /* ---- inversion: binary GCD on 64-bit approximations (after Pornin 2020) ---- */

@@ -1,8 +1,10 @@
 /*
  * bench_field.c -- `zkslot bench field --curve bn254|bls12-381 [--repeats K]
  * [--iters N] [--json]`: nanoseconds per base-field (Fp) multiplication,
- * squaring, addition and inversion and per scalar-field (Fr) multiplication,
- * one thread.  Each figure is the median over K repeats of two loops:
+ * squaring, addition and inversion, per scalar-field (Fr) multiplication and
+ * per Fp2 multiplication (fp2_mul, the build's form; fp2_mul_3m and
+ * fp2_mul_lazy, both forms of fp2_tmpl.h in the same run) and squaring, one
+ * thread.  Each figure is the median over K repeats of two loops:
  *   latency     one chain of N dependent operations (x = x * y), what a
  *               sequential algorithm (exponentiation, Miller loop) sees;
  *   throughput  8 independent chains interleaved, what a loop over many
@@ -22,7 +24,7 @@
 
 #include "bench_util.h"
 #include "cmd.h"
-#include "ff/fields.h"
+#include "ff/tower.h"
 
 #define CHAINS 8
 
@@ -78,6 +80,59 @@ static double now_ns(void)
 #define inv_STEP(F, x, y) F##_inv(&(x), &(x))
 #define mulc_STEP(F, x, y) mul_mont_n_c((x).l, (x).l, (y).l, F##_P_, F##_N0_, sizeof((x).l) / 8)
 
+/* Fp2 (tower.h): the same two loops on elements c0 + c1 u built from Fp ones;
+ * fp2_mul is the build's form (ZK_FP2_LAZY), fp2_mul_3m and fp2_mul_lazy
+ * both forms, timed in the same run. */
+#define FP2_LAT_LOOP(E, F, OP)                                                 \
+    static double E##_lat_##OP(long n)                                         \
+    {                                                                          \
+        E x, y;                                                                \
+        F##_from_u64(&x.c0, 0x1234567u);                                       \
+        F##_from_u64(&x.c1, 0x7654321u);                                       \
+        F##_from_u64(&y.c0, 0x89abcdefu);                                      \
+        F##_inv(&y.c1, &y.c0);                                                 \
+        F##_inv(&y.c0, &x.c1);                                                 \
+        double t0 = now_ns();                                                  \
+        for (long i = 0; i < n; i++)                                           \
+            OP##_STEP(E, x, y);                                                \
+        double t1 = now_ns();                                                  \
+        bench_sink += x.c0.l[0] + x.c1.l[0];                                   \
+        return (t1 - t0) / (double)n;                                          \
+    }
+
+#define FP2_THR_LOOP(E, F, OP)                                                 \
+    static double E##_thr_##OP(long n)                                         \
+    {                                                                          \
+        E x[CHAINS], y;                                                        \
+        F##_from_u64(&y.c0, 0x89abcdefu);                                      \
+        F##_inv(&y.c1, &y.c0);                                                 \
+        for (int k = 0; k < CHAINS; k++) {                                     \
+            F##_from_u64(&x[k].c0, 0x1234567u + (uint64_t)k);                  \
+            F##_inv(&x[k].c1, &x[k].c0);                                       \
+        }                                                                      \
+        double t0 = now_ns();                                                  \
+        for (long i = 0; i < n; i++) {                                         \
+            for (int k = 0; k < CHAINS; k++)                                   \
+                OP##_STEP(E, x[k], y);                                         \
+        }                                                                      \
+        double t1 = now_ns();                                                  \
+        for (int k = 0; k < CHAINS; k++)                                       \
+            bench_sink += x[k].c0.l[0] + x[k].c1.l[0];                         \
+        return (t1 - t0) / ((double)n * CHAINS);                               \
+    }
+
+#define mul3m_STEP(F, x, y) F##_mul_3m(&(x), &(x), &(y))
+#define mullazy_STEP(F, x, y) F##_mul_lazy(&(x), &(x), &(y))
+
+#define FP2_LOOPS(E, F)                                                        \
+    FP2_LAT_LOOP(E, F, mul) FP2_THR_LOOP(E, F, mul)                            \
+    FP2_LAT_LOOP(E, F, mul3m) FP2_THR_LOOP(E, F, mul3m)                        \
+    FP2_LAT_LOOP(E, F, mullazy) FP2_THR_LOOP(E, F, mullazy)                    \
+    FP2_LAT_LOOP(E, F, sqr) FP2_THR_LOOP(E, F, sqr)
+
+FP2_LOOPS(bn254_fp2, bn254_fp)
+FP2_LOOPS(bls381_fp2, bls381_fp)
+
 #define bn254_fp_N0_ BN254_FP_N0
 #define bls381_fp_N0_ BLS381_FP_N0
 
@@ -97,7 +152,7 @@ struct op {
     long scale;                        /* iterations divisor (slow ops) */
 };
 
-#define OPS(FP, FR)                                                            \
+#define OPS(FP, FR, E)                                                         \
     {                                                                          \
         { "fp_mul", FP##_lat_mul, FP##_thr_mul, 1 },                           \
         { "fp_sqr", FP##_lat_sqr, FP##_thr_sqr, 1 },                           \
@@ -105,10 +160,14 @@ struct op {
         { "fp_inv", FP##_lat_inv, NULL, 500 },                                 \
         { "fr_mul", FR##_lat_mul, FR##_thr_mul, 1 },                           \
         { "fp_mul_portable_c", FP##_lat_mulc, FP##_thr_mulc, 1 },              \
+        { "fp2_mul", E##_lat_mul, E##_thr_mul, 1 },                            \
+        { "fp2_mul_3m", E##_lat_mul3m, E##_thr_mul3m, 1 },                     \
+        { "fp2_mul_lazy", E##_lat_mullazy, E##_thr_mullazy, 1 },               \
+        { "fp2_sqr", E##_lat_sqr, E##_thr_sqr, 1 },                            \
     }
 
-static const struct op BN254_OPS[] = OPS(bn254_fp, bn254_fr);
-static const struct op BLS381_OPS[] = OPS(bls381_fp, bls381_fr);
+static const struct op BN254_OPS[] = OPS(bn254_fp, bn254_fr, bn254_fp2);
+static const struct op BLS381_OPS[] = OPS(bls381_fp, bls381_fr, bls381_fp2);
 #define NOPS (sizeof BN254_OPS / sizeof BN254_OPS[0])
 
 static void usage(void)
