@@ -1,0 +1,288 @@
+/*
+ * ifma_bn254.h -- eight BN254 base-field elements at a time with AVX-512
+ * IFMA (the 52-bit multiply-adds VPMADD52LUQ / VPMADD52HUQ), for the G1
+ * MSM's batched affine additions (msm/msm_flush_ifma.h).
+ *
+ * struct zk_fp8 holds eight elements, one per 64-bit lane, as five limbs of
+ * 52 bits: lane j of l[i] is bits 52 i .. 52 i + 51 of element j.  An
+ * element is "normalized" when every limb is below 2^52.  The elements are
+ * bn254_fp values as the rest of the code keeps them (Montgomery form for
+ * R = 2^256), but zk_fp8_mul is the Montgomery product for R' = 2^260:
+ *   zk_fp8_mul(a, b) = a b 2^-260 mod p,
+ * so in terms of the values represented each product carries an extra
+ * factor 2^-4, which the caller keeps track of (sums and differences carry
+ * none).  Bounds:
+ *   zk_fp8_mul     inputs normalized and below 2^256; output normalized and
+ *                  below 2p (a b / 2^260 + p < 2^252 + p), not reduced
+ *   zk_fp8_reduce  input normalized, below 2p; output canonical (below p)
+ *   zk_fp8_add, zk_fp8_sub, zk_fp8_neg_mask  inputs canonical; output canonical
+ *   zk_fp8_load    eight bn254_fp by pointer (any alignment), each below 2^256
+ *   zk_fp8_store   input normalized, below 2^256
+ *   zk_fp8_load_soa, zk_fp8_store_soa  32 limbs, limb i of lane j at [8 i + j]
+ *                  (the 64-bit limbs, not the 52-bit ones)
+ * None can fail.
+ *
+ * ZK_IFMA_BN254 is 1 where the code exists (x86-64, GCC or clang, not
+ * CUDA): every function is then compiled for avx512f+avx512vl+avx512ifma
+ * (ZK_IFMA_TARGET) whatever the build's -march, and may be called only
+ * where zk_ifma_bn254_on() (ifma.c) is 1.  Elsewhere ZK_IFMA_BN254 is 0 and
+ * zk_ifma_bn254_on() always 0.
+ */
+#ifndef ZK_COMMON_FF_IFMA_BN254_H
+#define ZK_COMMON_FF_IFMA_BN254_H
+
+#include "zk/types.h"
+
+/*
+ * 1 if the G1 MSM of BN254 uses the IFMA batch: the CPU has AVX-512 F, VL
+ * and IFMA (and the OS saves their registers), and the environment variable
+ * ZKSLOT_NO_IFMA is unset, empty or "0".  Read once, then cached; cannot
+ * fail.
+ */
+int zk_ifma_bn254_on(void);
+
+/*
+ * Tests: on = 0 forces the scalar path, 1 the IFMA path where the CPU has
+ * it, -1 forgets the choice (the next zk_ifma_bn254_on() reads the CPU and
+ * the environment again).  Returns what zk_ifma_bn254_on() now returns.
+ * Not to be called while an MSM runs.
+ */
+int zk_ifma_bn254_force(int on);
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#define ZK_IFMA_BN254 1
+#else
+#define ZK_IFMA_BN254 0
+#endif
+
+#if ZK_IFMA_BN254
+#include <immintrin.h>
+
+#define ZK_IFMA_TARGET __attribute__((target("avx512f,avx512vl,avx512ifma")))
+#define ZK_IFMA_INLINE static inline __attribute__((always_inline)) ZK_IFMA_TARGET
+
+typedef struct { __m512i l[5]; } zk_fp8;
+
+#define ZK_IFMA_MASK 0xfffffffffffffULL              /* 2^52 - 1 */
+/* p in 52-bit limbs (tests/test_ifma.c checks them against BN254_FP_P) */
+#define ZK_IFMA_P0 0x8c16d87cfd47ULL
+#define ZK_IFMA_P1 0x916871ca8d3c2ULL
+#define ZK_IFMA_P2 0x181585d97816aULL
+#define ZK_IFMA_P3 0xa029b85045b68ULL
+#define ZK_IFMA_P4 0x30644e72e131ULL
+#define ZK_IFMA_N0 0x20782e4866389ULL                /* -p^-1 mod 2^52 */
+
+/* Four 64-bit limb vectors (a value below 2^256) into 52-bit limbs. */
+ZK_IFMA_INLINE void zk_fp8_from64(zk_fp8 *r, __m512i L0, __m512i L1, __m512i L2, __m512i L3)
+{
+    const __m512i M = _mm512_set1_epi64((long long)ZK_IFMA_MASK);
+    r->l[0] = _mm512_and_si512(L0, M);
+    r->l[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(L0, 52),
+                                               _mm512_slli_epi64(L1, 12)), M);
+    r->l[2] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(L1, 40),
+                                               _mm512_slli_epi64(L2, 24)), M);
+    r->l[3] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(L2, 28),
+                                               _mm512_slli_epi64(L3, 36)), M);
+    r->l[4] = _mm512_srli_epi64(L3, 16);
+}
+
+/* The inverse of zk_fp8_from64 (a normalized, below 2^256). */
+ZK_IFMA_INLINE void zk_fp8_to64(__m512i L[4], const zk_fp8 *a)
+{
+    L[0] = _mm512_or_si512(a->l[0], _mm512_slli_epi64(a->l[1], 52));
+    L[1] = _mm512_or_si512(_mm512_srli_epi64(a->l[1], 12), _mm512_slli_epi64(a->l[2], 40));
+    L[2] = _mm512_or_si512(_mm512_srli_epi64(a->l[2], 24), _mm512_slli_epi64(a->l[3], 28));
+    L[3] = _mm512_or_si512(_mm512_srli_epi64(a->l[3], 36), _mm512_slli_epi64(a->l[4], 16));
+}
+
+/* Two elements (32 bytes each) in one register: lanes 0-3 from a, 4-7 from b. */
+ZK_IFMA_INLINE __m512i zk_fp8_pair(const bn254_fp *a, const bn254_fp *b)
+{
+    __m512i v = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)a));
+    return _mm512_inserti64x4(v, _mm256_loadu_si256((const __m256i *)(const void *)b), 1);
+}
+
+/* r = the eight elements *p[0] .. *p[7] (a transpose of their 64-bit limbs). */
+ZK_IFMA_INLINE void zk_fp8_load(zk_fp8 *r, const bn254_fp *const p[8])
+{
+    /* A = e0 | e1, B = e2 | e3, ...; P01 = limbs 0 and 1 of e0..e3, and so on */
+    const __m512i i01 = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
+    const __m512i i23 = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
+    __m512i A = zk_fp8_pair(p[0], p[1]), B = zk_fp8_pair(p[2], p[3]);
+    __m512i C = zk_fp8_pair(p[4], p[5]), D = zk_fp8_pair(p[6], p[7]);
+    __m512i P01 = _mm512_permutex2var_epi64(A, i01, B), Q01 = _mm512_permutex2var_epi64(C, i01, D);
+    __m512i P23 = _mm512_permutex2var_epi64(A, i23, B), Q23 = _mm512_permutex2var_epi64(C, i23, D);
+    zk_fp8_from64(r, _mm512_shuffle_i64x2(P01, Q01, 0x44), _mm512_shuffle_i64x2(P01, Q01, 0xee),
+                  _mm512_shuffle_i64x2(P23, Q23, 0x44), _mm512_shuffle_i64x2(P23, Q23, 0xee));
+}
+
+/* *p[j] = lane j of a, for j < 8 (the inverse of zk_fp8_load). */
+ZK_IFMA_INLINE void zk_fp8_store(bn254_fp *const p[8], const zk_fp8 *a)
+{
+    const __m512i i01 = _mm512_set_epi64(13, 9, 5, 1, 12, 8, 4, 0);
+    const __m512i i23 = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
+    __m512i L[4];
+    zk_fp8_to64(L, a);
+    __m512i P01 = _mm512_shuffle_i64x2(L[0], L[1], 0x44), Q01 = _mm512_shuffle_i64x2(L[0], L[1], 0xee);
+    __m512i P23 = _mm512_shuffle_i64x2(L[2], L[3], 0x44), Q23 = _mm512_shuffle_i64x2(L[2], L[3], 0xee);
+    __m512i E[4] = { _mm512_permutex2var_epi64(P01, i01, P23), _mm512_permutex2var_epi64(P01, i23, P23),
+                     _mm512_permutex2var_epi64(Q01, i01, Q23), _mm512_permutex2var_epi64(Q01, i23, Q23) };
+    for (int k = 0; k < 4; k++) {
+        _mm256_storeu_si256((__m256i *)(void *)p[2 * k], _mm512_castsi512_si256(E[k]));
+        _mm256_storeu_si256((__m256i *)(void *)p[2 * k + 1], _mm512_extracti64x4_epi64(E[k], 1));
+    }
+}
+
+/* r = the eight elements of s (limb i of lane j at s[8 i + j]). */
+ZK_IFMA_INLINE void zk_fp8_load_soa(zk_fp8 *r, const limb_t *s)
+{
+    zk_fp8_from64(r, _mm512_loadu_si512(s), _mm512_loadu_si512(s + 8),
+                  _mm512_loadu_si512(s + 16), _mm512_loadu_si512(s + 24));
+}
+
+/* s = a's eight elements, as zk_fp8_load_soa reads them (a below 2^256). */
+ZK_IFMA_INLINE void zk_fp8_store_soa(limb_t *s, const zk_fp8 *a)
+{
+    __m512i L[4];
+    zk_fp8_to64(L, a);
+    for (int i = 0; i < 4; i++)
+        _mm512_storeu_si512(s + 8 * i, L[i]);
+}
+
+/* r = x in every lane. */
+ZK_IFMA_INLINE void zk_fp8_bcast(zk_fp8 *r, const bn254_fp *x)
+{
+    zk_fp8_from64(r, _mm512_set1_epi64((long long)x->l[0]), _mm512_set1_epi64((long long)x->l[1]),
+                  _mm512_set1_epi64((long long)x->l[2]), _mm512_set1_epi64((long long)x->l[3]));
+}
+
+/* The lanes where a is zero (a normalized). */
+ZK_IFMA_INLINE __mmask8 zk_fp8_zero_mask(const zk_fp8 *a)
+{
+    __m512i o = _mm512_or_si512(_mm512_or_si512(a->l[0], a->l[1]),
+                                _mm512_or_si512(_mm512_or_si512(a->l[2], a->l[3]), a->l[4]));
+    return _mm512_cmpeq_epi64_mask(o, _mm512_setzero_si512());
+}
+
+/* r = b where mask, a elsewhere. */
+ZK_IFMA_INLINE void zk_fp8_blend(zk_fp8 *r, __mmask8 mask, const zk_fp8 *a, const zk_fp8 *b)
+{
+    for (int i = 0; i < 5; i++)
+        r->l[i] = _mm512_mask_blend_epi64(mask, a->l[i], b->l[i]);
+}
+
+/* Signed limbs (each within +-2^62) carried into 52-bit ones; returns the
+ * final carry (0 or -1 where the value was negative, for the callers' ranges). */
+ZK_IFMA_INLINE __m512i zk_fp8_carry(zk_fp8 *r, const __m512i t[5])
+{
+    const __m512i M = _mm512_set1_epi64((long long)ZK_IFMA_MASK);
+    __m512i c = _mm512_setzero_si512();
+    for (int i = 0; i < 5; i++) {
+        __m512i v = _mm512_add_epi64(t[i], c);
+        c = _mm512_srai_epi64(v, 52);
+        r->l[i] = _mm512_and_si512(v, M);
+    }
+    return c;
+}
+
+/* r = a - p where a >= p, else a (a normalized, below 2p). */
+ZK_IFMA_INLINE void zk_fp8_reduce(zk_fp8 *r, const zk_fp8 *a)
+{
+    static const unsigned long long P[5] = { ZK_IFMA_P0, ZK_IFMA_P1, ZK_IFMA_P2, ZK_IFMA_P3,
+                                             ZK_IFMA_P4 };
+    __m512i t[5];
+    zk_fp8 d;
+    for (int i = 0; i < 5; i++)
+        t[i] = _mm512_sub_epi64(a->l[i], _mm512_set1_epi64((long long)P[i]));
+    __mmask8 neg = _mm512_cmplt_epi64_mask(zk_fp8_carry(&d, t), _mm512_setzero_si512());
+    zk_fp8_blend(r, neg, &d, a);
+}
+
+/* r = a + b mod p (canonical inputs and output). */
+ZK_IFMA_INLINE void zk_fp8_add(zk_fp8 *r, const zk_fp8 *a, const zk_fp8 *b)
+{
+    zk_fp8 s;
+    __m512i t[5];
+    for (int i = 0; i < 5; i++)
+        t[i] = _mm512_add_epi64(a->l[i], b->l[i]);
+    zk_fp8_carry(&s, t);                          /* below 2p < 2^255: no carry out */
+    zk_fp8_reduce(r, &s);
+}
+
+/* r = a - b mod p (canonical inputs and output). */
+ZK_IFMA_INLINE void zk_fp8_sub(zk_fp8 *r, const zk_fp8 *a, const zk_fp8 *b)
+{
+    static const unsigned long long P[5] = { ZK_IFMA_P0, ZK_IFMA_P1, ZK_IFMA_P2, ZK_IFMA_P3,
+                                             ZK_IFMA_P4 };
+    zk_fp8 d, e;
+    __m512i t[5];
+    for (int i = 0; i < 5; i++)
+        t[i] = _mm512_sub_epi64(a->l[i], b->l[i]);
+    __mmask8 neg = _mm512_cmplt_epi64_mask(zk_fp8_carry(&d, t), _mm512_setzero_si512());
+    for (int i = 0; i < 5; i++)
+        t[i] = _mm512_add_epi64(d.l[i], _mm512_set1_epi64((long long)P[i]));
+    zk_fp8_carry(&e, t);                          /* d + p - 2^260 < p: drop the carry */
+    zk_fp8_blend(r, neg, &d, &e);
+}
+
+/* r = -a mod p where mask, a elsewhere (a canonical). */
+ZK_IFMA_INLINE void zk_fp8_neg_mask(zk_fp8 *r, __mmask8 mask, const zk_fp8 *a)
+{
+    zk_fp8 z, n;
+    for (int i = 0; i < 5; i++)
+        z.l[i] = _mm512_setzero_si512();
+    zk_fp8_sub(&n, &z, a);
+    zk_fp8_blend(r, mask, a, &n);
+}
+
+/*
+ * r = a b 2^-260 mod p, below 2p (a, b normalized, below 2^256): five
+ * rounds of operand scanning, each adding a b[i] and m p (m = t0 (-p^-1)
+ * mod 2^52, so that the low limb becomes 0) and shifting down one limb.
+ * The limbs of t are not carried in between (each stays below 2^57).
+ */
+ZK_IFMA_INLINE void zk_fp8_mul(zk_fp8 *r, const zk_fp8 *a, const zk_fp8 *b)
+{
+    const __m512i z = _mm512_setzero_si512(), n0 = _mm512_set1_epi64((long long)ZK_IFMA_N0);
+    const __m512i p0 = _mm512_set1_epi64((long long)ZK_IFMA_P0);
+    const __m512i p1 = _mm512_set1_epi64((long long)ZK_IFMA_P1);
+    const __m512i p2 = _mm512_set1_epi64((long long)ZK_IFMA_P2);
+    const __m512i p3 = _mm512_set1_epi64((long long)ZK_IFMA_P3);
+    const __m512i p4 = _mm512_set1_epi64((long long)ZK_IFMA_P4);
+    const __m512i a0 = a->l[0], a1 = a->l[1], a2 = a->l[2], a3 = a->l[3], a4 = a->l[4];
+    __m512i t0 = z, t1 = z, t2 = z, t3 = z, t4 = z, t5;
+    for (int i = 0; i < 5; i++) {
+        const __m512i bi = b->l[i];
+        t0 = _mm512_madd52lo_epu64(t0, a0, bi);
+        t1 = _mm512_madd52lo_epu64(t1, a1, bi);
+        t2 = _mm512_madd52lo_epu64(t2, a2, bi);
+        t3 = _mm512_madd52lo_epu64(t3, a3, bi);
+        t4 = _mm512_madd52lo_epu64(t4, a4, bi);
+        const __m512i m = _mm512_madd52lo_epu64(z, t0, n0);
+        t5 = _mm512_madd52hi_epu64(z, a4, bi);
+        t1 = _mm512_madd52hi_epu64(t1, a0, bi);
+        t2 = _mm512_madd52hi_epu64(t2, a1, bi);
+        t3 = _mm512_madd52hi_epu64(t3, a2, bi);
+        t4 = _mm512_madd52hi_epu64(t4, a3, bi);
+        t0 = _mm512_madd52lo_epu64(t0, m, p0);
+        t1 = _mm512_madd52lo_epu64(t1, m, p1);
+        t2 = _mm512_madd52lo_epu64(t2, m, p2);
+        t3 = _mm512_madd52lo_epu64(t3, m, p3);
+        t4 = _mm512_madd52lo_epu64(t4, m, p4);
+        t1 = _mm512_madd52hi_epu64(t1, m, p0);
+        t2 = _mm512_madd52hi_epu64(t2, m, p1);
+        t3 = _mm512_madd52hi_epu64(t3, m, p2);
+        t4 = _mm512_madd52hi_epu64(t4, m, p3);
+        t5 = _mm512_madd52hi_epu64(t5, m, p4);
+        t0 = _mm512_add_epi64(t1, _mm512_srli_epi64(t0, 52));   /* low 52 bits are 0 */
+        t1 = t2;
+        t2 = t3;
+        t3 = t4;
+        t4 = t5;
+    }
+    __m512i t[5] = { t0, t1, t2, t3, t4 };
+    zk_fp8_carry(r, t);
+}
+
+#endif /* ZK_IFMA_BN254 */
+#endif /* ZK_COMMON_FF_IFMA_BN254_H */

@@ -1,0 +1,265 @@
+/*
+ * test_ifma.c -- the eight-lane BN254 Fp arithmetic of common/ff/ifma_bn254.h
+ * against the scalar field (bn254_fp_*), on random values and the edges 0,
+ * 1, R mod p, p - 1, p - 2, 2^254 - 1 and values just below 2^254 and 2p
+ * (products take inputs below 2p):
+ *   zk_fp8_mul(a, b) reduced and doubled four times = bn254_fp_mul(a, b)
+ *     (the product is a b 2^-260: a factor 2^-4 off), normalized, below 2p;
+ *   add, sub, neg_mask, reduce, zero_mask as the scalar ones;
+ *   load/store and the SoA load/store round trips; the 52-bit constants
+ *   against BN254_FP_P.
+ * Also zk_ifma_bn254_force and ZKSLOT_NO_IFMA.  Skips (77) on a CPU
+ * without AVX-512 IFMA.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ff/fields.h"
+#include "ff/ifma_bn254.h"
+#include "zktest.h"
+
+#if !ZK_IFMA_BN254
+int main(void)
+{
+    zt_skip("no IFMA code on this target");
+}
+#else
+
+static const bn254_fp P = { BN254_FP_P };
+
+/* a + b on 4 limbs (no overflow in the uses below). */
+static void add4(bn254_fp *r, const bn254_fp *a, const bn254_fp *b)
+{
+    unsigned __int128 c = 0;
+    for (int i = 0; i < 4; i++) {
+        c += (unsigned __int128)a->l[i] + b->l[i];
+        r->l[i] = (limb_t)c;
+        c >>= 64;
+    }
+}
+
+/* 1 if a < b. */
+static int below(const bn254_fp *a, const bn254_fp *b)
+{
+    for (int i = 3; i >= 0; i--) {
+        if (a->l[i] != b->l[i])
+            return a->l[i] < b->l[i];
+    }
+    return 0;
+}
+
+/* a mod p for a < 2p. */
+static void modp(bn254_fp *r, const bn254_fp *a)
+{
+    *r = *a;
+    if (below(r, &P))
+        return;
+    unsigned __int128 b = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 d = (unsigned __int128)r->l[i] - P.l[i] - b;
+        r->l[i] = (limb_t)d;
+        b = (d >> 64) & 1;
+    }
+}
+
+enum { NEDGE = 9 };
+
+/* Edge value k < NEDGE (below 2p; the first six below p). */
+static void edge(bn254_fp *r, unsigned k)
+{
+    memset(r, 0, sizeof *r);
+    switch (k) {
+    case 0: break;                                           /* 0 */
+    case 1: r->l[0] = 1; break;                              /* 1 */
+    case 2: bn254_fp_one(r); break;                          /* R mod p */
+    case 3: *r = P; r->l[0] -= 1; break;                     /* p - 1 */
+    case 4: *r = P; r->l[0] -= 2; break;                     /* p - 2 */
+    case 5: r->l[0] = 0xfffffffffffffULL; r->l[3] = 0x3000000000000000ULL; break;
+    case 6: memset(r->l, 0xff, 24); r->l[3] = 0x3fffffffffffffffULL; break;   /* 2^254 - 1 */
+    case 7: add4(r, &P, &P); r->l[0] -= 1; break;            /* 2p - 1 */
+    default: *r = P; break;                                  /* p */
+    }
+}
+
+/* A random value below p (below 2p when wide). */
+static void rnd(bn254_fp *r, int wide)
+{
+    for (;;) {
+        for (int i = 0; i < 4; i++)
+            r->l[i] = zt_rand64();
+        r->l[3] &= wide ? 0x7fffffffffffffffULL : 0x3fffffffffffffffULL;
+        bn254_fp pp;
+        add4(&pp, &P, &P);
+        if (below(r, wide ? &pp : &P))
+            return;
+    }
+}
+
+/* The lanes of a's 52-bit limbs, into v[i][j]. */
+static ZK_IFMA_TARGET void limbs(unsigned long long v[5][8], const zk_fp8 *a)
+{
+    for (int i = 0; i < 5; i++)
+        _mm512_storeu_si512(v[i], a->l[i]);
+}
+
+/* 1 if every limb of a is below 2^52. */
+static ZK_IFMA_TARGET int normalized(const zk_fp8 *a)
+{
+    unsigned long long v[5][8];
+    limbs(v, a);
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 8; j++)
+            if (v[i][j] >> 52)
+                return 0;
+    return 1;
+}
+
+static ZK_IFMA_TARGET void load(zk_fp8 *r, bn254_fp x[8])
+{
+    const bn254_fp *p[8];
+    for (int j = 0; j < 8; j++)
+        p[j] = &x[j];
+    zk_fp8_load(r, p);
+}
+
+static ZK_IFMA_TARGET void store(bn254_fp x[8], const zk_fp8 *a)
+{
+    bn254_fp *p[8];
+    for (int j = 0; j < 8; j++)
+        p[j] = &x[j];
+    zk_fp8_store(p, a);
+}
+
+/* The constants: p's 52-bit limbs, -p^-1 mod 2^52. */
+static ZK_IFMA_TARGET void check_consts(void)
+{
+    const unsigned long long p52[5] = { ZK_IFMA_P0, ZK_IFMA_P1, ZK_IFMA_P2, ZK_IFMA_P3,
+                                        ZK_IFMA_P4 };
+    zk_fp8 a;
+    unsigned long long v[5][8];
+    zk_fp8_bcast(&a, &P);
+    limbs(v, &a);
+    for (int i = 0; i < 5; i++)
+        ZT_CHECK(v[i][3] == p52[i], "p limb %d: %llx != %llx", i, v[i][3], p52[i]);
+    ZT_CHECK(((P.l[0] * ZK_IFMA_N0) & ZK_IFMA_MASK) == ZK_IFMA_MASK, "n0: p n0 != -1 mod 2^52");
+}
+
+/* One round: eight lanes of a and b (a, b below 2p where wide, else below p). */
+static ZK_IFMA_TARGET void check_round(bn254_fp a[8], bn254_fp b[8], int wide, const char *what)
+{
+    zk_fp8 va, vb, vr, vs;
+    bn254_fp got[8], want, am, bm, t;
+    load(&va, a);
+    load(&vb, b);
+    ZT_CHECK(normalized(&va) && normalized(&vb), "%s: load not normalized", what);
+    store(got, &va);
+    for (int j = 0; j < 8; j++)
+        ZT_CHECK(memcmp(&got[j], &a[j], sizeof a[j]) == 0, "%s: load/store lane %d", what, j);
+    limb_t soa[32];
+    zk_fp8_store_soa(soa, &va);
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < 4; i++)
+            ZT_CHECK(soa[8 * i + j] == a[j].l[i], "%s: soa limb %d lane %d", what, i, j);
+    zk_fp8_load_soa(&vs, soa);
+    store(got, &vs);
+    for (int j = 0; j < 8; j++)
+        ZT_CHECK(memcmp(&got[j], &a[j], sizeof a[j]) == 0, "%s: soa round trip lane %d", what, j);
+
+    /* mul: below 2p, normalized, 16 * reduce(a b 2^-260) = a b 2^-256 */
+    zk_fp8_mul(&vr, &va, &vb);
+    ZT_CHECK(normalized(&vr), "%s: mul not normalized", what);
+    store(got, &vr);
+    bn254_fp pp;
+    add4(&pp, &P, &P);
+    for (int j = 0; j < 8; j++) {
+        modp(&am, &a[j]);
+        modp(&bm, &b[j]);
+        bn254_fp_mul(&want, &am, &bm);
+        ZT_CHECK(below(&got[j], &pp), "%s: mul lane %d not below 2p", what, j);
+        modp(&t, &got[j]);
+        for (int k = 0; k < 4; k++)
+            bn254_fp_dbl(&t, &t);
+        ZT_CHECK(memcmp(&t, &want, sizeof t) == 0, "%s: mul lane %d", what, j);
+    }
+    zk_fp8_reduce(&vs, &vr);
+    store(got, &vs);
+    for (int j = 0; j < 8; j++) {
+        bn254_fp raw[8];
+        store(raw, &vr);
+        modp(&t, &raw[j]);
+        ZT_CHECK(memcmp(&t, &got[j], sizeof t) == 0, "%s: reduce lane %d", what, j);
+    }
+    if (wide) {                                  /* reduce of inputs in [0, 2p) */
+        zk_fp8_reduce(&vs, &va);
+        store(got, &vs);
+        for (int j = 0; j < 8; j++) {
+            modp(&t, &a[j]);
+            ZT_CHECK(memcmp(&t, &got[j], sizeof t) == 0, "%s: reduce input lane %d", what, j);
+        }
+        return;
+    }
+    zk_fp8_add(&vr, &va, &vb);
+    store(got, &vr);
+    for (int j = 0; j < 8; j++) {
+        bn254_fp_add(&want, &a[j], &b[j]);
+        ZT_CHECK(memcmp(&got[j], &want, sizeof want) == 0, "%s: add lane %d", what, j);
+    }
+    zk_fp8_sub(&vr, &va, &vb);
+    store(got, &vr);
+    for (int j = 0; j < 8; j++) {
+        bn254_fp_sub(&want, &a[j], &b[j]);
+        ZT_CHECK(memcmp(&got[j], &want, sizeof want) == 0, "%s: sub lane %d", what, j);
+    }
+    __mmask8 m = (__mmask8)zt_rand64();
+    zk_fp8_neg_mask(&vr, m, &va);
+    store(got, &vr);
+    for (int j = 0; j < 8; j++) {
+        if (m >> j & 1)
+            bn254_fp_neg(&want, &a[j]);
+        else
+            want = a[j];
+        ZT_CHECK(memcmp(&got[j], &want, sizeof want) == 0, "%s: neg_mask lane %d", what, j);
+    }
+    __mmask8 z = zk_fp8_zero_mask(&va), zw = 0;
+    for (int j = 0; j < 8; j++)
+        zw |= (__mmask8)(bn254_fp_is_zero(&a[j]) << j);
+    ZT_CHECK(z == zw, "%s: zero_mask %02x != %02x", what, z, zw);
+}
+
+int main(int argc, char **argv)
+{
+    zt_init(argc, argv);
+    setenv("ZKSLOT_NO_IFMA", "1", 1);
+    ZT_CHECK(zk_ifma_bn254_force(-1) == 0, "ZKSLOT_NO_IFMA=1 leaves IFMA on");
+    setenv("ZKSLOT_NO_IFMA", "0", 1);
+    int on = zk_ifma_bn254_force(-1);
+    ZT_CHECK(zk_ifma_bn254_force(0) == 0, "force(0) leaves IFMA on");
+    if (!on)
+        zt_skip("the CPU has no AVX-512 IFMA");
+    ZT_CHECK(zk_ifma_bn254_force(1) == 1, "force(1) on an IFMA CPU");
+    check_consts();
+    bn254_fp a[8], b[8];
+    /* every pair of edges, in lanes (i, k) of the rounds */
+    for (unsigned i = 0; i < NEDGE; i++) {
+        for (unsigned k = 0; k < NEDGE; k++) {
+            int wide = i >= 6 || k >= 6;
+            for (int j = 0; j < 8; j++) {
+                edge(&a[j], (i + (unsigned)j) % (wide ? NEDGE : 6));
+                edge(&b[j], (k + 3 * (unsigned)j) % (wide ? NEDGE : 6));
+            }
+            check_round(a, b, wide, "edges");
+        }
+    }
+    for (int r = 0; r < 2000; r++) {
+        int wide = r & 1;
+        for (int j = 0; j < 8; j++) {
+            rnd(&a[j], wide);
+            rnd(&b[j], wide);
+            if (zt_rand64() % 8 == 0)                    /* some equal lanes: a - a = 0 */
+                b[j] = a[j];
+        }
+        check_round(a, b, wide, wide ? "random below 2p" : "random");
+    }
+    return zt_finish();
+}
+#endif
