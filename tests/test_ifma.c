@@ -8,6 +8,7 @@
  *   add, sub, neg_mask, reduce, zero_mask as the scalar ones;
  *   load/store and the SoA load/store round trips; the 52-bit constants
  *   against BN254_FP_P.
+ * Fp2 (zk_fp2x8): the same against bn254_fp2_* on edges and random values.
  * Also zk_ifma_bn254_force and ZKSLOT_NO_IFMA.  Skips (77) on a CPU
  * without AVX-512 IFMA.
  */
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "ff/fields.h"
+#include "ff/tower.h"
 #include "ff/ifma_bn254.h"
 #include "zktest.h"
 
@@ -226,6 +228,63 @@ static ZK_IFMA_TARGET void check_round(bn254_fp a[8], bn254_fp b[8], int wide, c
     ZT_CHECK(z == zw, "%s: zero_mask %02x != %02x", what, z, zw);
 }
 
+/* Fp2, eight lanes of a and b (canonical): mul (times 16), add, sub,
+ * neg_mask, zero_mask, the load/store and SoA round trips. */
+static ZK_IFMA_TARGET void check_fp2(const bn254_fp2 a[8], const bn254_fp2 b[8], const char *what)
+{
+    const bn254_fp2 *pa[8], *pb[8];
+    bn254_fp2 got[8], want, *pg[8];
+    zk_fp2x8 va, vb, vr;
+    limb_t soa[64];
+    for (int j = 0; j < 8; j++) {
+        pa[j] = &a[j];
+        pb[j] = &b[j];
+        pg[j] = &got[j];
+    }
+    zk_fp2x8_load(&va, pa);
+    zk_fp2x8_load(&vb, pb);
+    zk_fp2x8_store_soa(soa, &va);
+    zk_fp2x8_load_soa(&vr, soa);
+    zk_fp2x8_store(pg, &vr);
+    for (int j = 0; j < 8; j++)
+        ZT_CHECK(memcmp(&got[j], &a[j], sizeof a[j]) == 0, "%s: fp2 round trip lane %d", what, j);
+    zk_fp2x8_mul(&vr, &va, &vb);
+    zk_fp2x8_store(pg, &vr);
+    for (int j = 0; j < 8; j++) {
+        bn254_fp2_mul(&want, &a[j], &b[j]);
+        bn254_fp2 t = got[j];
+        ZT_CHECK(below(&t.c0, &P) && below(&t.c1, &P), "%s: fp2 mul lane %d not canonical",
+                 what, j);
+        for (int k = 0; k < 4; k++)
+            bn254_fp2_dbl(&t, &t);
+        ZT_CHECK(memcmp(&t, &want, sizeof t) == 0, "%s: fp2 mul lane %d", what, j);
+    }
+    zk_fp2x8_add(&vr, &va, &vb);
+    zk_fp2x8_store(pg, &vr);
+    for (int j = 0; j < 8; j++) {
+        bn254_fp2_add(&want, &a[j], &b[j]);
+        ZT_CHECK(memcmp(&got[j], &want, sizeof want) == 0, "%s: fp2 add lane %d", what, j);
+    }
+    zk_fp2x8_sub(&vr, &va, &vb);
+    zk_fp2x8_store(pg, &vr);
+    for (int j = 0; j < 8; j++) {
+        bn254_fp2_sub(&want, &a[j], &b[j]);
+        ZT_CHECK(memcmp(&got[j], &want, sizeof want) == 0, "%s: fp2 sub lane %d", what, j);
+    }
+    __mmask8 m = (__mmask8)zt_rand64(), zw = 0;
+    zk_fp2x8_neg_mask(&vr, m, &va);
+    zk_fp2x8_store(pg, &vr);
+    for (int j = 0; j < 8; j++) {
+        if (m >> j & 1)
+            bn254_fp2_neg(&want, &a[j]);
+        else
+            want = a[j];
+        ZT_CHECK(memcmp(&got[j], &want, sizeof want) == 0, "%s: fp2 neg_mask lane %d", what, j);
+        zw |= (__mmask8)(bn254_fp2_is_zero(&a[j]) << j);
+    }
+    ZT_CHECK(zk_fp2x8_zero_mask(&va) == zw, "%s: fp2 zero_mask", what);
+}
+
 int main(int argc, char **argv)
 {
     zt_init(argc, argv);
@@ -259,6 +318,20 @@ int main(int argc, char **argv)
                 b[j] = a[j];
         }
         check_round(a, b, wide, wide ? "random below 2p" : "random");
+    }
+    bn254_fp2 a2[8], b2[8];
+    for (int r = 0; r < 1000; r++) {
+        for (int j = 0; j < 8; j++) {                    /* edges 0-5 and random values */
+            unsigned e = (unsigned)(zt_rand64() % 12);
+            if (e < 6) edge(&a2[j].c0, e); else rnd(&a2[j].c0, 0);
+            e = (unsigned)(zt_rand64() % 12);
+            if (e < 6) edge(&a2[j].c1, e); else rnd(&a2[j].c1, 0);
+            rnd(&b2[j].c0, 0);
+            rnd(&b2[j].c1, 0);
+            if (zt_rand64() % 8 == 0)
+                b2[j] = a2[j];
+        }
+        check_fp2(a2, b2, "fp2");
     }
     return zt_finish();
 }

@@ -1,7 +1,8 @@
 /*
- * ifma_bn254.h -- eight BN254 base-field elements at a time with AVX-512
- * IFMA (the 52-bit multiply-adds VPMADD52LUQ / VPMADD52HUQ), for the G1
- * MSM's batched affine additions (msm/msm_flush_ifma.h).
+ * ifma_bn254.h -- eight BN254 base-field elements (Fp, and Fp2 on top) at a
+ * time with AVX-512 IFMA (the 52-bit multiply-adds VPMADD52LUQ /
+ * VPMADD52HUQ), for the G1 and G2 MSMs' batched affine additions
+ * (msm/msm_flush_ifma.h).
  *
  * struct zk_fp8 holds eight elements, one per 64-bit lane, as five limbs of
  * 52 bits: lane j of l[i] is bits 52 i .. 52 i + 51 of element j.  An
@@ -20,7 +21,10 @@
  *   zk_fp8_store   input normalized, below 2^256
  *   zk_fp8_load_soa, zk_fp8_store_soa  32 limbs, limb i of lane j at [8 i + j]
  *                  (the 64-bit limbs, not the 52-bit ones)
- * None can fail.
+ * zk_fp2x8 is eight bn254_fp2 (c0, c1 each a zk_fp8), with the same
+ * functions named zk_fp2x8_*, all on canonical values: its product is
+ * componentwise the M above (Karatsuba, three of them) and reduced, so
+ * zk_fp2x8_reduce is a copy.  None can fail.
  *
  * ZK_IFMA_BN254 is 1 where the code exists (x86-64, GCC or clang, not
  * CUDA): every function is then compiled for avx512f+avx512vl+avx512ifma
@@ -282,6 +286,110 @@ ZK_IFMA_INLINE void zk_fp8_mul(zk_fp8 *r, const zk_fp8 *a, const zk_fp8 *b)
     }
     __m512i t[5] = { t0, t1, t2, t3, t4 };
     zk_fp8_carry(r, t);
+}
+
+/* ---- Fp2 = Fp[u]/(u^2 + 1), eight at a time: zk_fp2x8 ------------------- */
+
+typedef struct { zk_fp8 c0, c1; } zk_fp2x8;
+
+/* r = the eight elements *p[0] .. *p[7]. */
+ZK_IFMA_INLINE void zk_fp2x8_load(zk_fp2x8 *r, const bn254_fp2 *const p[8])
+{
+    const bn254_fp *q0[8], *q1[8];
+    for (int j = 0; j < 8; j++) {
+        q0[j] = &p[j]->c0;
+        q1[j] = &p[j]->c1;
+    }
+    zk_fp8_load(&r->c0, q0);
+    zk_fp8_load(&r->c1, q1);
+}
+
+/* *p[j] = lane j of a (components normalized, below 2^256). */
+ZK_IFMA_INLINE void zk_fp2x8_store(bn254_fp2 *const p[8], const zk_fp2x8 *a)
+{
+    bn254_fp *q0[8], *q1[8];
+    for (int j = 0; j < 8; j++) {
+        q0[j] = &p[j]->c0;
+        q1[j] = &p[j]->c1;
+    }
+    zk_fp8_store(q0, &a->c0);
+    zk_fp8_store(q1, &a->c1);
+}
+
+/* 64 limbs: c0 as zk_fp8_load_soa reads it, then c1. */
+ZK_IFMA_INLINE void zk_fp2x8_load_soa(zk_fp2x8 *r, const limb_t *s)
+{
+    zk_fp8_load_soa(&r->c0, s);
+    zk_fp8_load_soa(&r->c1, s + 32);
+}
+
+ZK_IFMA_INLINE void zk_fp2x8_store_soa(limb_t *s, const zk_fp2x8 *a)
+{
+    zk_fp8_store_soa(s, &a->c0);
+    zk_fp8_store_soa(s + 32, &a->c1);
+}
+
+ZK_IFMA_INLINE void zk_fp2x8_bcast(zk_fp2x8 *r, const bn254_fp2 *x)
+{
+    zk_fp8_bcast(&r->c0, &x->c0);
+    zk_fp8_bcast(&r->c1, &x->c1);
+}
+
+ZK_IFMA_INLINE __mmask8 zk_fp2x8_zero_mask(const zk_fp2x8 *a)
+{
+    return zk_fp8_zero_mask(&a->c0) & zk_fp8_zero_mask(&a->c1);
+}
+
+ZK_IFMA_INLINE void zk_fp2x8_blend(zk_fp2x8 *r, __mmask8 mask, const zk_fp2x8 *a,
+                                   const zk_fp2x8 *b)
+{
+    zk_fp8_blend(&r->c0, mask, &a->c0, &b->c0);
+    zk_fp8_blend(&r->c1, mask, &a->c1, &b->c1);
+}
+
+/* Canonical already (zk_fp2x8_mul reduces): a copy. */
+ZK_IFMA_INLINE void zk_fp2x8_reduce(zk_fp2x8 *r, const zk_fp2x8 *a)
+{
+    *r = *a;
+}
+
+ZK_IFMA_INLINE void zk_fp2x8_add(zk_fp2x8 *r, const zk_fp2x8 *a, const zk_fp2x8 *b)
+{
+    zk_fp8_add(&r->c0, &a->c0, &b->c0);
+    zk_fp8_add(&r->c1, &a->c1, &b->c1);
+}
+
+ZK_IFMA_INLINE void zk_fp2x8_sub(zk_fp2x8 *r, const zk_fp2x8 *a, const zk_fp2x8 *b)
+{
+    zk_fp8_sub(&r->c0, &a->c0, &b->c0);
+    zk_fp8_sub(&r->c1, &a->c1, &b->c1);
+}
+
+ZK_IFMA_INLINE void zk_fp2x8_neg_mask(zk_fp2x8 *r, __mmask8 mask, const zk_fp2x8 *a)
+{
+    zk_fp8_neg_mask(&r->c0, mask, &a->c0);
+    zk_fp8_neg_mask(&r->c1, mask, &a->c1);
+}
+
+/*
+ * r = a b with every component's product M (a factor 2^-4 off, as
+ * zk_fp8_mul): (a0 b0 - a1 b1, (a0 + a1)(b0 + b1) - a0 b0 - a1 b1), three
+ * products.  Inputs and output canonical (unlike zk_fp8_mul's).
+ */
+ZK_IFMA_INLINE void zk_fp2x8_mul(zk_fp2x8 *r, const zk_fp2x8 *a, const zk_fp2x8 *b)
+{
+    zk_fp8 t0, t1, t2, sa, sb;
+    zk_fp8_add(&sa, &a->c0, &a->c1);
+    zk_fp8_add(&sb, &b->c0, &b->c1);
+    zk_fp8_mul(&t0, &a->c0, &b->c0);
+    zk_fp8_mul(&t1, &a->c1, &b->c1);
+    zk_fp8_mul(&t2, &sa, &sb);
+    zk_fp8_reduce(&t0, &t0);
+    zk_fp8_reduce(&t1, &t1);
+    zk_fp8_reduce(&t2, &t2);
+    zk_fp8_sub(&r->c0, &t0, &t1);
+    zk_fp8_sub(&t2, &t2, &t0);
+    zk_fp8_sub(&r->c1, &t2, &t1);
 }
 
 #endif /* ZK_IFMA_BN254 */

@@ -466,7 +466,7 @@ static inline void bls381_g2_msm_endo_x(bls381_fp2 *x)
 
 #define ZK_MSM_TMPL (bn254_g1, bn254_fp, 0, MSM_GLV_BN254, ZK_MSM_BN254_G1, 1)
 #include "msm_tmpl.h"
-#define ZK_MSM_TMPL (bn254_g2, bn254_fp2, 1, MSM_GLV_BN254, ZK_MSM_BN254_G2, 0)
+#define ZK_MSM_TMPL (bn254_g2, bn254_fp2, 1, MSM_GLV_BN254, ZK_MSM_BN254_G2, 2)
 #include "msm_tmpl.h"
 #define ZK_MSM_TMPL (bls381_g1, bls381_fp, 0, MSM_GLV_BLS381, ZK_MSM_BLS381_G1, 0)
 #include "msm_tmpl.h"

@@ -1,10 +1,12 @@
 /*
  * msm_flush_ifma.h -- msm_flush on eight additions at a time with AVX-512
- * IFMA (ff/ifma_bn254.h), for bn254_g1.  A fragment of msm_tmpl.h, read
- * inside the instantiation whose ifma parameter is 1 (where ZK_IFMA_BN254),
- * after msm_flush_fwd, msm_flush_bwd and msm_flush_scalar, which it uses for
- * the entries it leaves to scalar code.  Defines GROUP_FN(msm_flush_ifma)
- * (bn254_g1_msm_flush_ifma), with msm_flush's contract, and MSM_IFMA_MIN.
+ * IFMA (ff/ifma_bn254.h), for bn254_g1 and bn254_g2.  A fragment of
+ * msm_tmpl.h, read inside the instantiations whose ifma parameter is 1 (the
+ * field is bn254_fp: zk_fp8) or 2 (bn254_fp2: zk_fp2x8), where
+ * ZK_IFMA_BN254, after msm_flush_fwd, msm_flush_bwd and msm_flush_scalar,
+ * which it uses for the entries it leaves to scalar code.  Defines
+ * GROUP_FN(msm_flush_ifma) (bn254_g1_msm_flush_ifma,
+ * bn254_g2_msm_flush_ifma), with msm_flush's contract, and MSM_IFMA_MIN.
  *
  * The batch's first 8 G entries (G = nbatch / 8) form G groups of eight,
  * entry 8 g + j in lane j of group g: eight independent chains of prefix
@@ -26,11 +28,24 @@
  *   lam  = M(y2 - y1, t)      lambda, scale 2^6 2^-4 = 2^2
  *   lam2 = M(lam, lam)        lambda^2, scale 2^4 2^-4 = 1: x3 = lam2 - x1 - x2
  *   v    = M(x1 - x3, lam)    scale 2^2 2^-4 = 2^-2: y3 = 4 v - y1
- * so no product converts between the two forms (two doublings do).
+ * so no product converts between the two forms (two doublings do).  On
+ * Fp2 every component of a product carries the same 2^-4, so the same holds.
  */
 
 /* Batches below this many entries stay scalar (msm_flush). */
+#ifndef MSM_IFMA_MIN
 #define MSM_IFMA_MIN 32
+#endif
+
+/* The eight-lane type of the field and its functions: MSM_V(mul) is
+ * zk_fp8_mul or zk_fp2x8_mul. */
+#if MSM_IFMA == 2
+#define MSM_VT zk_fp2x8
+#define MSM_V(name) zk_fp2x8_##name
+#else
+#define MSM_VT zk_fp8
+#define MSM_V(name) zk_fp8_##name
+#endif
 
 /* Group g of a batch: where its eight additions read and write. */
 struct GROUP_FN(msm_ifma_grp) {
@@ -67,16 +82,16 @@ ZK_IFMA_INLINE void GROUP_FN(msm_ifma_prefetch)(const struct GROUP_FN(msm_actx) 
 
 /* *den = x2 - x1 of group gp, the x loaded into *x1 and *x2; lanes where it
  * is 0 (equal x) get *one instead, and are returned. */
-ZK_IFMA_INLINE __mmask8 GROUP_FN(msm_ifma_den)(zk_fp8 *den, zk_fp8 *x1, zk_fp8 *x2,
+ZK_IFMA_INLINE __mmask8 GROUP_FN(msm_ifma_den)(MSM_VT *den, MSM_VT *x1, MSM_VT *x2,
                                                const struct GROUP_FN(msm_ifma_grp) *gp,
-                                               const zk_fp8 *one)
+                                               const MSM_VT *one)
 {
-    zk_fp8_load(x2, gp->x2);
-    zk_fp8_load(x1, (const FIELD_T *const *)gp->x1);
-    zk_fp8_sub(den, x2, x1);
-    __mmask8 z = zk_fp8_zero_mask(den);
+    MSM_V(load)(x2, gp->x2);
+    MSM_V(load)(x1, (const FIELD_T *const *)gp->x1);
+    MSM_V(sub)(den, x2, x1);
+    __mmask8 z = MSM_V(zero_mask)(den);
     if (z)
-        zk_fp8_blend(den, z, den, one);
+        MSM_V(blend)(den, z, den, one);
     return z;
 }
 
@@ -85,13 +100,13 @@ static ZK_IFMA_TARGET void GROUP_FN(msm_flush_ifma)(struct GROUP_FN(msm_actx) *c
     size_t nb = cx->nbatch, ng = nb / 8, nv = 8 * ng, nlater = 0;
     FIELD_T acc_s, q[9], tot[8], c64, r;
     FIELD_T *totp[8];
-    zk_fp8 one, acc, den, x1, x2, y1, y2, pre, t, lam, v;
+    MSM_VT one, acc, den, x1, x2, y1, y2, pre, t, lam, v;
     struct GROUP_FN(msm_ifma_grp) gp;
 
     for (unsigned j = 0; j < 8; j++)
         totp[j] = &tot[j];
     FIELD_FN(one)(&acc_s);
-    zk_fp8_bcast(&one, &acc_s);
+    MSM_V(bcast)(&one, &acc_s);
     GROUP_FN(msm_flush_fwd)(cx, nv, nb, &acc_s);         /* the scalar rest */
     acc = one;
     for (size_t g = 0; g < ng; g++) {                    /* forward: prefixes */
@@ -99,57 +114,62 @@ static ZK_IFMA_TARGET void GROUP_FN(msm_flush_ifma)(struct GROUP_FN(msm_actx) *c
             GROUP_FN(msm_ifma_prefetch)(cx, g + 2);
         GROUP_FN(msm_ifma_ptrs)(&gp, cx, g);
         GROUP_FN(msm_ifma_den)(&den, &x1, &x2, &gp, &one);
-        zk_fp8_store_soa((limb_t *)(void *)(cx->pre + 8 * g), &acc);
-        zk_fp8_mul(&acc, &acc, &den);
+        MSM_V(store_soa)((limb_t *)(void *)(cx->pre + 8 * g), &acc);
+        MSM_V(mul)(&acc, &acc, &den);
     }
-    zk_fp8_reduce(&acc, &acc);
-    zk_fp8_store(totp, &acc);
+    MSM_V(reduce)(&acc, &acc);
+    MSM_V(store)(totp, &acc);
     /* one inversion for the nine chains: q[0] the scalar one, q[j + 1] = q[j] tot[j] */
     q[0] = acc_s;
     for (unsigned j = 0; j < 8; j++)
         FIELD_FN(mul)(&q[j + 1], &q[j], &tot[j]);
     FIELD_FN(inv)(&acc_s, &q[8]);
+#if MSM_IFMA == 2
+    bn254_fp_from_u64(&c64.c0, 64);
+    bn254_fp_zero(&c64.c1);
+#else
     FIELD_FN(from_u64)(&c64, 64);
+#endif
     for (unsigned j = 8; j-- > 0;) {
         FIELD_FN(mul)(&r, &acc_s, &q[j]);                /* 1 / tot[j] */
         FIELD_FN(mul)(&acc_s, &acc_s, &tot[j]);
         FIELD_FN(mul)(&tot[j], &r, &c64);                /* scale 2^6 (top comment) */
     }
-    zk_fp8_load(&acc, (const FIELD_T *const *)totp);
+    MSM_V(load)(&acc, (const FIELD_T *const *)totp);
     for (size_t g = ng; g-- > 0;) {                      /* backward: the additions */
         if (g > 0)
             GROUP_FN(msm_ifma_prefetch)(cx, g - 1);
         GROUP_FN(msm_ifma_ptrs)(&gp, cx, g);
         __mmask8 z = GROUP_FN(msm_ifma_den)(&den, &x1, &x2, &gp, &one);
-        zk_fp8_load(&y2, gp.y2);
-        zk_fp8_load(&y1, (const FIELD_T *const *)gp.y1);
-        zk_fp8_load_soa(&pre, (const limb_t *)(const void *)(cx->pre + 8 * g));
-        zk_fp8_mul(&t, &acc, &pre);                      /* 1 / den, scale 2^6 */
-        zk_fp8_mul(&acc, &acc, &den);
-        zk_fp8_neg_mask(&y2, gp.neg, &y2);
-        zk_fp8_sub(&lam, &y2, &y1);
-        zk_fp8_mul(&lam, &lam, &t);                      /* lambda, scale 2^2 */
-        zk_fp8_mul(&v, &lam, &lam);                      /* lambda^2, scale 1 */
-        zk_fp8_reduce(&v, &v);
-        zk_fp8_sub(&v, &v, &x1);
-        zk_fp8_sub(&v, &v, &x2);                         /* x3 */
-        zk_fp8_sub(&t, &x1, &v);
-        zk_fp8_mul(&t, &t, &lam);                        /* (x1 - x3) lambda, scale 2^-2 */
-        zk_fp8_reduce(&t, &t);
-        zk_fp8_add(&t, &t, &t);
-        zk_fp8_add(&t, &t, &t);
-        zk_fp8_sub(&t, &t, &y1);                         /* y3 */
+        MSM_V(load)(&y2, gp.y2);
+        MSM_V(load)(&y1, (const FIELD_T *const *)gp.y1);
+        MSM_V(load_soa)(&pre, (const limb_t *)(const void *)(cx->pre + 8 * g));
+        MSM_V(mul)(&t, &acc, &pre);                      /* 1 / den, scale 2^6 */
+        MSM_V(mul)(&acc, &acc, &den);
+        MSM_V(neg_mask)(&y2, gp.neg, &y2);
+        MSM_V(sub)(&lam, &y2, &y1);
+        MSM_V(mul)(&lam, &lam, &t);                      /* lambda, scale 2^2 */
+        MSM_V(mul)(&v, &lam, &lam);                      /* lambda^2, scale 1 */
+        MSM_V(reduce)(&v, &v);
+        MSM_V(sub)(&v, &v, &x1);
+        MSM_V(sub)(&v, &v, &x2);                         /* x3 */
+        MSM_V(sub)(&t, &x1, &v);
+        MSM_V(mul)(&t, &t, &lam);                        /* (x1 - x3) lambda, scale 2^-2 */
+        MSM_V(reduce)(&t, &t);
+        MSM_V(add)(&t, &t, &t);
+        MSM_V(add)(&t, &t, &t);
+        MSM_V(sub)(&t, &t, &y1);                         /* y3 */
         if (z) {                                         /* equal x: later, bucket as it was */
-            zk_fp8_blend(&v, z, &v, &x1);
-            zk_fp8_blend(&t, z, &t, &y1);
+            MSM_V(blend)(&v, z, &v, &x1);
+            MSM_V(blend)(&t, z, &t, &y1);
             for (unsigned j = 0; j < 8; j++) {
                 if (z >> j & 1)
                     cx->batch[8 * g + j].neg |= MSM_ENT_LATER;
             }
             nlater += (size_t)__builtin_popcount(z);
         }
-        zk_fp8_store(gp.x1, &v);
-        zk_fp8_store(gp.y1, &t);
+        MSM_V(store)(gp.x1, &v);
+        MSM_V(store)(gp.y1, &t);
         for (unsigned j = 0; j < 8; j++) {
             if (!(z >> j & 1))
                 cx->st[cx->batch[8 * g + j].b] = MSM_OCC;
@@ -167,3 +187,6 @@ static ZK_IFMA_TARGET void GROUP_FN(msm_flush_ifma)(struct GROUP_FN(msm_actx) *c
         GROUP_FN(msm_flush_scalar)(cx);
     }
 }
+
+#undef MSM_V
+#undef MSM_VT

@@ -8,8 +8,9 @@
  *   glv      the curve's msm_glv_consts (scalar splitting and r), with
  *            group_msm_endo_x (x *= beta) defined before inclusion
  *   id       the enum zk_msm_group value recorded in tables
- *   ifma     1: msm_flush takes the AVX-512 IFMA batch of msm_flush_ifma.h
- *            where the CPU has it (bn254_g1 only: its field is bn254_fp)
+ *   ifma     msm_flush takes the AVX-512 IFMA batch of msm_flush_ifma.h
+ *            where the CPU has it: 1 on a bn254_fp group (bn254_g1), 2 on
+ *            a bn254_fp2 one (bn254_g2); 0: never
  * e.g.  #define ZK_MSM_TMPL (bn254_g1, bn254_fp, 0, MSM_GLV_BN254, ZK_MSM_BN254_G1, 1)
  * The template undefines ZK_MSM_TMPL at its end.
  *
@@ -219,8 +220,8 @@ static void GROUP_FN(msm_flush_scalar)(struct GROUP_FN(msm_actx) *cx)
  * distinct, all occupied, no point at infinity).  Denominators: x2 - x1, or
  * 2 y1 when the x agree and the points are equal (doubling); when they are
  * opposite (or y1 = 0) the result is infinity and the bucket empties.  On
- * bn254_g1, batches of at least MSM_IFMA_MIN entries take the IFMA batch
- * where the CPU has it (zk_ifma_bn254_on).
+ * bn254_g1 and bn254_g2, batches of at least MSM_IFMA_MIN entries take the
+ * IFMA batch where the CPU has it (zk_ifma_bn254_on).
  */
 static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
 {
