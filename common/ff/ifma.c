@@ -1,5 +1,5 @@
 /*
- * ifma.c -- whether the BN254 G1 MSM uses its AVX-512 IFMA batch
+ * ifma.c -- whether the BN254 MSMs (G1, G2) use their AVX-512 IFMA batch
  * (ff/ifma_bn254.h, msm/msm_flush_ifma.h): the CPU's word and the
  * ZKSLOT_NO_IFMA environment variable, read once and cached.
  */

@@ -38,7 +38,7 @@
 #include "zk/types.h"
 
 /*
- * 1 if the G1 MSM of BN254 uses the IFMA batch: the CPU has AVX-512 F, VL
+ * 1 if the BN254 MSMs (G1, G2) use the IFMA batch: the CPU has AVX-512 F, VL
  * and IFMA (and the OS saves their registers), and the environment variable
  * ZKSLOT_NO_IFMA is unset, empty or "0".  Read once, then cached; cannot
  * fail.
