@@ -8,6 +8,8 @@
  *   add, sub, neg_mask, reduce, zero_mask as the scalar ones;
  *   load/store and the SoA load/store round trips; the 52-bit constants
  *   against BN254_FP_P.
+ * The MSM batch's fused steps (den, dy, sub4 lazy: checked through a
+ * product; x3, y3, csub2p, eq_mask exactly).
  * Fp2 (zk_fp2x8): the same against bn254_fp2_* on edges and random values.
  * Also zk_ifma_bn254_force and ZKSLOT_NO_IFMA.  Skips (77) on a CPU
  * without AVX-512 IFMA.
@@ -228,6 +230,87 @@ static ZK_IFMA_TARGET void check_round(bn254_fp a[8], bn254_fp b[8], int wide, c
     ZT_CHECK(z == zw, "%s: zero_mask %02x != %02x", what, z, zw);
 }
 
+/* lane j of a (lazy: below 2^260) times w, reduced, times 16: a w mod p. */
+static ZK_IFMA_TARGET void lazy_times(bn254_fp out[8], const zk_fp8 *a, const zk_fp8 *w)
+{
+    zk_fp8 r;
+    zk_fp8_mul(&r, a, w);
+    zk_fp8_reduce(&r, &r);
+    store(out, &r);
+    for (int j = 0; j < 8; j++)
+        for (int k = 0; k < 4; k++)
+            bn254_fp_dbl(&out[j], &out[j]);
+}
+
+/* The batch's fused steps: x1, x2, y1, y2 and w canonical, v below 2p. */
+static ZK_IFMA_TARGET void check_fused(bn254_fp x1[8], bn254_fp x2[8], bn254_fp y1[8],
+                                       bn254_fp y2[8], bn254_fp v[8], bn254_fp w[8],
+                                       const char *what)
+{
+    zk_fp8 vx1, vx2, vy1, vy2, vv, vw, r;
+    bn254_fp got[8], want, t, vm;
+    load(&vx1, x1);
+    load(&vx2, x2);
+    load(&vy1, y1);
+    load(&vy2, y2);
+    load(&vv, v);
+    load(&vw, w);
+    __mmask8 m = (__mmask8)zt_rand64(), eq = 0;
+    for (int j = 0; j < 8; j++)
+        eq |= (__mmask8)((memcmp(&x1[j], &x2[j], sizeof x1[j]) == 0) << j);
+    ZT_CHECK(zk_fp8_eq_mask(&vx1, &vx2) == eq, "%s: eq_mask", what);
+    zk_fp8_den(&r, &vx2, &vx1);
+    ZT_CHECK(normalized(&r), "%s: den not normalized", what);
+    lazy_times(got, &r, &vw);
+    for (int j = 0; j < 8; j++) {
+        bn254_fp_sub(&t, &x2[j], &x1[j]);
+        bn254_fp_mul(&want, &t, &w[j]);
+        ZT_CHECK(memcmp(&got[j], &want, sizeof want) == 0, "%s: den lane %d", what, j);
+    }
+    zk_fp8_dy(&r, m, &vy2, &vy1);
+    ZT_CHECK(normalized(&r), "%s: dy not normalized", what);
+    lazy_times(got, &r, &vw);
+    for (int j = 0; j < 8; j++) {
+        if (m >> j & 1)
+            bn254_fp_neg(&t, &y2[j]);
+        else
+            t = y2[j];
+        bn254_fp_sub(&t, &t, &y1[j]);
+        bn254_fp_mul(&want, &t, &w[j]);
+        ZT_CHECK(memcmp(&got[j], &want, sizeof want) == 0, "%s: dy lane %d", what, j);
+    }
+    zk_fp8_sub4(&r, &vx1, &vx2);
+    ZT_CHECK(normalized(&r), "%s: sub4 not normalized", what);
+    lazy_times(got, &r, &vv);                    /* the other factor below 2p */
+    for (int j = 0; j < 8; j++) {
+        bn254_fp_sub(&t, &x1[j], &x2[j]);
+        bn254_fp_dbl(&t, &t);
+        bn254_fp_dbl(&t, &t);
+        modp(&vm, &v[j]);
+        bn254_fp_mul(&want, &t, &vm);
+        ZT_CHECK(memcmp(&got[j], &want, sizeof want) == 0, "%s: sub4 lane %d", what, j);
+    }
+    zk_fp8_x3(&r, &vv, &vx1, &vx2);
+    store(got, &r);
+    for (int j = 0; j < 8; j++) {
+        modp(&vm, &v[j]);
+        bn254_fp_sub(&t, &vm, &x1[j]);
+        bn254_fp_sub(&want, &t, &x2[j]);
+        ZT_CHECK(memcmp(&got[j], &want, sizeof want) == 0, "%s: x3 lane %d", what, j);
+    }
+    zk_fp8_y3(&r, &vv, &vy1);
+    store(got, &r);
+    for (int j = 0; j < 8; j++) {
+        modp(&vm, &v[j]);
+        bn254_fp_sub(&want, &vm, &y1[j]);
+        ZT_CHECK(memcmp(&got[j], &want, sizeof want) == 0, "%s: y3 lane %d", what, j);
+    }
+    zk_fp8_csub2p(&r, &vv);                      /* below 2p: unchanged */
+    store(got, &r);
+    for (int j = 0; j < 8; j++)
+        ZT_CHECK(memcmp(&got[j], &v[j], sizeof v[j]) == 0, "%s: csub2p lane %d", what, j);
+}
+
 /* Fp2, eight lanes of a and b (canonical): mul (times 16), add, sub,
  * neg_mask, zero_mask, the load/store and SoA round trips. */
 static ZK_IFMA_TARGET void check_fp2(const bn254_fp2 a[8], const bn254_fp2 b[8], const char *what)
@@ -318,6 +401,23 @@ int main(int argc, char **argv)
                 b[j] = a[j];
         }
         check_round(a, b, wide, wide ? "random below 2p" : "random");
+    }
+    for (int r = 0; r < 2000; r++) {
+        bn254_fp x1[8], x2[8], y1[8], y2[8], v[8], w[8];
+        for (int j = 0; j < 8; j++) {
+            unsigned e = (unsigned)(zt_rand64() % 16);
+            if (e < 6) edge(&x1[j], e); else rnd(&x1[j], 0);
+            e = (unsigned)(zt_rand64() % 16);
+            if (e < 6) edge(&x2[j], e); else rnd(&x2[j], 0);
+            if (zt_rand64() % 4 == 0)
+                x2[j] = x1[j];
+            rnd(&y1[j], 0);
+            rnd(&y2[j], 0);
+            e = (unsigned)(zt_rand64() % 16);
+            if (e < 9) edge(&v[j], e); else rnd(&v[j], 1);
+            rnd(&w[j], 0);
+        }
+        check_fused(x1, x2, y1, y2, v, w, "fused");
     }
     bn254_fp2 a2[8], b2[8];
     for (int r = 0; r < 1000; r++) {

@@ -229,6 +229,109 @@ ZK_IFMA_INLINE void zk_fp8_sub(zk_fp8 *r, const zk_fp8 *a, const zk_fp8 *b)
     zk_fp8_blend(r, neg, &d, &e);
 }
 
+/* 2p in 52-bit limbs (normalized) */
+#define ZK_IFMA_2P0 0x1182db0f9fa8eULL
+#define ZK_IFMA_2P1 0x22d0e3951a784ULL
+#define ZK_IFMA_2P2 0x302b0bb2f02d5ULL
+#define ZK_IFMA_2P3 0x405370a08b6d0ULL
+#define ZK_IFMA_2P4 0x60c89ce5c263ULL
+
+/* r = a - 2p where a >= 2p, else a (a normalized, below 4p). */
+ZK_IFMA_INLINE void zk_fp8_csub2p(zk_fp8 *r, const zk_fp8 *a)
+{
+    static const unsigned long long P2[5] = { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2,
+                                              ZK_IFMA_2P3, ZK_IFMA_2P4 };
+    __m512i t[5];
+    zk_fp8 d;
+    for (int i = 0; i < 5; i++)
+        t[i] = _mm512_sub_epi64(a->l[i], _mm512_set1_epi64((long long)P2[i]));
+    __mmask8 neg = _mm512_cmplt_epi64_mask(zk_fp8_carry(&d, t), _mm512_setzero_si512());
+    zk_fp8_blend(r, neg, &d, a);
+}
+
+/* The lanes where a = b (both canonical). */
+ZK_IFMA_INLINE __mmask8 zk_fp8_eq_mask(const zk_fp8 *a, const zk_fp8 *b)
+{
+    __mmask8 m = 0xff;
+    for (int i = 0; i < 5; i++)
+        m &= _mm512_cmpeq_epi64_mask(a->l[i], b->l[i]);
+    return m;
+}
+
+/* The batch's fused steps (msm/msm_flush_ifma.h), inputs canonical, outputs
+ * normalized; "lazy" ones are not reduced but stay where zk_fp8_mul's
+ * bound (a b < p 2^260) holds with the other factor below 2p. */
+
+/* r = x2 - x1 + 2p, lazy: in (p, 3p). */
+ZK_IFMA_INLINE void zk_fp8_den(zk_fp8 *r, const zk_fp8 *x2, const zk_fp8 *x1)
+{
+    static const unsigned long long P2[5] = { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2,
+                                              ZK_IFMA_2P3, ZK_IFMA_2P4 };
+    __m512i t[5];
+    for (int i = 0; i < 5; i++)
+        t[i] = _mm512_add_epi64(_mm512_sub_epi64(x2->l[i], x1->l[i]),
+                                _mm512_set1_epi64((long long)P2[i]));
+    zk_fp8_carry(r, t);
+}
+
+/* r = (-y2 where mask, else y2) - y1 + 2p, lazy: in [0, 3p). */
+ZK_IFMA_INLINE void zk_fp8_dy(zk_fp8 *r, __mmask8 mask, const zk_fp8 *y2, const zk_fp8 *y1)
+{
+    static const unsigned long long P2[5] = { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2,
+                                              ZK_IFMA_2P3, ZK_IFMA_2P4 };
+    __m512i t[5];
+    for (int i = 0; i < 5; i++) {
+        __m512i s = _mm512_mask_sub_epi64(y2->l[i], mask, _mm512_setzero_si512(), y2->l[i]);
+        t[i] = _mm512_add_epi64(_mm512_sub_epi64(s, y1->l[i]),
+                                _mm512_set1_epi64((long long)P2[i]));
+    }
+    zk_fp8_carry(r, t);
+}
+
+/* r = lam2 - x1 - x2 mod p, canonical (lam2 normalized, below 2p). */
+ZK_IFMA_INLINE void zk_fp8_x3(zk_fp8 *r, const zk_fp8 *lam2, const zk_fp8 *x1, const zk_fp8 *x2)
+{
+    static const unsigned long long P2[5] = { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2,
+                                              ZK_IFMA_2P3, ZK_IFMA_2P4 };
+    __m512i t[5];
+    zk_fp8 u;
+    for (int i = 0; i < 5; i++)                  /* in (0, 4p) */
+        t[i] = _mm512_add_epi64(_mm512_sub_epi64(lam2->l[i],
+                                                 _mm512_add_epi64(x1->l[i], x2->l[i])),
+                                _mm512_set1_epi64((long long)P2[i]));
+    zk_fp8_carry(&u, t);
+    zk_fp8_csub2p(&u, &u);
+    zk_fp8_reduce(r, &u);
+}
+
+/* r = 4 (x1 - x3 + 2p), lazy: in (4p, 12p) (a factor below 2p keeps
+ * zk_fp8_mul's bound: 24 p^2 < p 2^260). */
+ZK_IFMA_INLINE void zk_fp8_sub4(zk_fp8 *r, const zk_fp8 *x1, const zk_fp8 *x3)
+{
+    static const unsigned long long P2[5] = { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2,
+                                              ZK_IFMA_2P3, ZK_IFMA_2P4 };
+    __m512i t[5];
+    for (int i = 0; i < 5; i++)
+        t[i] = _mm512_slli_epi64(_mm512_add_epi64(_mm512_sub_epi64(x1->l[i], x3->l[i]),
+                                                  _mm512_set1_epi64((long long)P2[i])), 2);
+    zk_fp8_carry(r, t);
+}
+
+/* r = v - y1 mod p, canonical (v normalized, below 2p). */
+ZK_IFMA_INLINE void zk_fp8_y3(zk_fp8 *r, const zk_fp8 *v, const zk_fp8 *y1)
+{
+    static const unsigned long long P[5] = { ZK_IFMA_P0, ZK_IFMA_P1, ZK_IFMA_P2, ZK_IFMA_P3,
+                                             ZK_IFMA_P4 };
+    __m512i t[5];
+    zk_fp8 u;
+    for (int i = 0; i < 5; i++)                  /* in (0, 3p) */
+        t[i] = _mm512_add_epi64(_mm512_sub_epi64(v->l[i], y1->l[i]),
+                                _mm512_set1_epi64((long long)P[i]));
+    zk_fp8_carry(&u, t);
+    zk_fp8_csub2p(&u, &u);
+    zk_fp8_reduce(r, &u);
+}
+
 /* r = -a mod p where mask, a elsewhere (a canonical). */
 ZK_IFMA_INLINE void zk_fp8_neg_mask(zk_fp8 *r, __mmask8 mask, const zk_fp8 *a)
 {
@@ -369,6 +472,46 @@ ZK_IFMA_INLINE void zk_fp2x8_neg_mask(zk_fp2x8 *r, __mmask8 mask, const zk_fp2x8
 {
     zk_fp8_neg_mask(&r->c0, mask, &a->c0);
     zk_fp8_neg_mask(&r->c1, mask, &a->c1);
+}
+
+/* The fused steps of zk_fp8 on Fp2, all canonical (zk_fp2x8_mul wants its
+ * inputs canonical): den = x2 - x1, dy = +-y2 - y1, x3, sub4 = 4 (x1 - x3),
+ * y3 = v - y1. */
+ZK_IFMA_INLINE __mmask8 zk_fp2x8_eq_mask(const zk_fp2x8 *a, const zk_fp2x8 *b)
+{
+    return zk_fp8_eq_mask(&a->c0, &b->c0) & zk_fp8_eq_mask(&a->c1, &b->c1);
+}
+
+ZK_IFMA_INLINE void zk_fp2x8_den(zk_fp2x8 *r, const zk_fp2x8 *x2, const zk_fp2x8 *x1)
+{
+    zk_fp2x8_sub(r, x2, x1);
+}
+
+ZK_IFMA_INLINE void zk_fp2x8_dy(zk_fp2x8 *r, __mmask8 mask, const zk_fp2x8 *y2,
+                                const zk_fp2x8 *y1)
+{
+    zk_fp2x8 n;
+    zk_fp2x8_neg_mask(&n, mask, y2);
+    zk_fp2x8_sub(r, &n, y1);
+}
+
+ZK_IFMA_INLINE void zk_fp2x8_x3(zk_fp2x8 *r, const zk_fp2x8 *lam2, const zk_fp2x8 *x1,
+                                const zk_fp2x8 *x2)
+{
+    zk_fp2x8_sub(r, lam2, x1);
+    zk_fp2x8_sub(r, r, x2);
+}
+
+ZK_IFMA_INLINE void zk_fp2x8_sub4(zk_fp2x8 *r, const zk_fp2x8 *x1, const zk_fp2x8 *x3)
+{
+    zk_fp2x8_sub(r, x1, x3);
+    zk_fp2x8_add(r, r, r);
+    zk_fp2x8_add(r, r, r);
+}
+
+ZK_IFMA_INLINE void zk_fp2x8_y3(zk_fp2x8 *r, const zk_fp2x8 *v, const zk_fp2x8 *y1)
+{
+    zk_fp2x8_sub(r, v, y1);
 }
 
 /*

@@ -27,9 +27,12 @@
  *   t    = M(acc, pre_g)      1/den_g, scale 2^(6 + 4(g+1)) 2^-4g 2^-4 = 2^6
  *   lam  = M(y2 - y1, t)      lambda, scale 2^6 2^-4 = 2^2
  *   lam2 = M(lam, lam)        lambda^2, scale 2^4 2^-4 = 1: x3 = lam2 - x1 - x2
- *   v    = M(x1 - x3, lam)    scale 2^2 2^-4 = 2^-2: y3 = 4 v - y1
- * so no product converts between the two forms (two doublings do).  On
- * Fp2 every component of a product carries the same 2^-4, so the same holds.
+ *   v    = M(4 (x1 - x3), lam)  4 2^2 2^-4 = 1: y3 = v - y1
+ * so no product converts between the two forms.  On Fp2 every component of
+ * a product carries the same 2^-4, so the same holds.  On Fp the
+ * differences that only feed products are lazy (x2 - x1 + 2p, +-y2 - y1 +
+ * 2p, 4 (x1 - x3 + 2p): one carry pass, no reduction; ifma_bn254.h's fused
+ * steps), and x3 and y3 are reduced from below 4p and 3p in two steps.
  */
 
 /* Batches below this many entries stay scalar (msm_flush). */
@@ -80,16 +83,17 @@ ZK_IFMA_INLINE void GROUP_FN(msm_ifma_prefetch)(const struct GROUP_FN(msm_actx) 
     }
 }
 
-/* *den = x2 - x1 of group gp, the x loaded into *x1 and *x2; lanes where it
- * is 0 (equal x) get *one instead, and are returned. */
+/* *den = x2 - x1 of group gp (MSM_V(den): lazy on Fp), the x loaded into
+ * *x1 and *x2; lanes where they are equal get *one instead, and are
+ * returned. */
 ZK_IFMA_INLINE __mmask8 GROUP_FN(msm_ifma_den)(MSM_VT *den, MSM_VT *x1, MSM_VT *x2,
                                                const struct GROUP_FN(msm_ifma_grp) *gp,
                                                const MSM_VT *one)
 {
     MSM_V(load)(x2, gp->x2);
     MSM_V(load)(x1, (const FIELD_T *const *)gp->x1);
-    MSM_V(sub)(den, x2, x1);
-    __mmask8 z = MSM_V(zero_mask)(den);
+    MSM_V(den)(den, x2, x1);
+    __mmask8 z = MSM_V(eq_mask)(x1, x2);
     if (z)
         MSM_V(blend)(den, z, den, one);
     return z;
@@ -146,19 +150,13 @@ static ZK_IFMA_TARGET void GROUP_FN(msm_flush_ifma)(struct GROUP_FN(msm_actx) *c
         MSM_V(load_soa)(&pre, (const limb_t *)(const void *)(cx->pre + 8 * g));
         MSM_V(mul)(&t, &acc, &pre);                      /* 1 / den, scale 2^6 */
         MSM_V(mul)(&acc, &acc, &den);
-        MSM_V(neg_mask)(&y2, gp.neg, &y2);
-        MSM_V(sub)(&lam, &y2, &y1);
+        MSM_V(dy)(&lam, gp.neg, &y2, &y1);               /* +-y2 - y1 */
         MSM_V(mul)(&lam, &lam, &t);                      /* lambda, scale 2^2 */
         MSM_V(mul)(&v, &lam, &lam);                      /* lambda^2, scale 1 */
-        MSM_V(reduce)(&v, &v);
-        MSM_V(sub)(&v, &v, &x1);
-        MSM_V(sub)(&v, &v, &x2);                         /* x3 */
-        MSM_V(sub)(&t, &x1, &v);
-        MSM_V(mul)(&t, &t, &lam);                        /* (x1 - x3) lambda, scale 2^-2 */
-        MSM_V(reduce)(&t, &t);
-        MSM_V(add)(&t, &t, &t);
-        MSM_V(add)(&t, &t, &t);
-        MSM_V(sub)(&t, &t, &y1);                         /* y3 */
+        MSM_V(x3)(&v, &v, &x1, &x2);                     /* x3 = lambda^2 - x1 - x2 */
+        MSM_V(sub4)(&t, &x1, &v);                        /* 4 (x1 - x3) */
+        MSM_V(mul)(&t, &t, &lam);                        /* (x1 - x3) lambda, scale 1 */
+        MSM_V(y3)(&t, &t, &y1);                          /* y3 */
         if (z) {                                         /* equal x: later, bucket as it was */
             MSM_V(blend)(&v, z, &v, &x1);
             MSM_V(blend)(&t, z, &t, &y1);
