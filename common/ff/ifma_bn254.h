@@ -127,10 +127,14 @@ ZK_IFMA_INLINE void zk_fp8_store(bn254_fp *const p[8], const zk_fp8 *a)
     const __m512i i23 = _mm512_set_epi64(15, 11, 7, 3, 14, 10, 6, 2);
     __m512i L[4];
     zk_fp8_to64(L, a);
-    __m512i P01 = _mm512_shuffle_i64x2(L[0], L[1], 0x44), Q01 = _mm512_shuffle_i64x2(L[0], L[1], 0xee);
-    __m512i P23 = _mm512_shuffle_i64x2(L[2], L[3], 0x44), Q23 = _mm512_shuffle_i64x2(L[2], L[3], 0xee);
-    __m512i E[4] = { _mm512_permutex2var_epi64(P01, i01, P23), _mm512_permutex2var_epi64(P01, i23, P23),
-                     _mm512_permutex2var_epi64(Q01, i01, Q23), _mm512_permutex2var_epi64(Q01, i23, Q23) };
+    __m512i P01 = _mm512_shuffle_i64x2(L[0], L[1], 0x44);
+    __m512i Q01 = _mm512_shuffle_i64x2(L[0], L[1], 0xee);
+    __m512i P23 = _mm512_shuffle_i64x2(L[2], L[3], 0x44);
+    __m512i Q23 = _mm512_shuffle_i64x2(L[2], L[3], 0xee);
+    __m512i E[4] = { _mm512_permutex2var_epi64(P01, i01, P23),
+                     _mm512_permutex2var_epi64(P01, i23, P23),
+                     _mm512_permutex2var_epi64(Q01, i01, Q23),
+                     _mm512_permutex2var_epi64(Q01, i23, Q23) };
     for (int k = 0; k < 4; k++) {
         _mm256_storeu_si256((__m256i *)(void *)p[2 * k], _mm512_castsi512_si256(E[k]));
         _mm256_storeu_si256((__m256i *)(void *)p[2 * k + 1], _mm512_extracti64x4_epi64(E[k], 1));
