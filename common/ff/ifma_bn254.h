@@ -13,14 +13,18 @@
  * so in terms of the values represented each product carries an extra
  * factor 2^-4, which the caller keeps track of (sums and differences carry
  * none).  Bounds:
- *   zk_fp8_mul     inputs normalized and below 2^256; output normalized and
- *                  below 2p (a b / 2^260 + p < 2^252 + p), not reduced
+ *   zk_fp8_mul     inputs normalized with a b < p 2^260 (both below 2^256, or
+ *                  one below 12p and the other below 2p); output normalized
+ *                  and below 2p (a b / 2^260 + p), not reduced
  *   zk_fp8_reduce  input normalized, below 2p; output canonical (below p)
  *   zk_fp8_add, zk_fp8_sub, zk_fp8_neg_mask  inputs canonical; output canonical
  *   zk_fp8_load    eight bn254_fp by pointer (any alignment), each below 2^256
  *   zk_fp8_store   input normalized, below 2^256
  *   zk_fp8_load_soa, zk_fp8_store_soa  32 limbs, limb i of lane j at [8 i + j]
  *                  (the 64-bit limbs, not the 52-bit ones)
+ *   zk_fp8_den, _dy, _sub4, _x3, _y3  the MSM batch's fused steps: lazy
+ *                  differences (one carry pass, below 3p or 12p) and x3, y3
+ *                  reduced from below 4p, 3p; bounds at each
  * zk_fp2x8 is eight bn254_fp2 (c0, c1 each a zk_fp8), with the same
  * functions named zk_fp2x8_*, all on canonical values: its product is
  * componentwise the M above (Karatsuba, three of them) and reduced, so
@@ -347,7 +351,7 @@ ZK_IFMA_INLINE void zk_fp8_neg_mask(zk_fp8 *r, __mmask8 mask, const zk_fp8 *a)
 }
 
 /*
- * r = a b 2^-260 mod p, below 2p (a, b normalized, below 2^256): five
+ * r = a b 2^-260 mod p, below 2p (a, b normalized, a b < p 2^260): five
  * rounds of operand scanning, each adding a b[i] and m p (m = t0 (-p^-1)
  * mod 2^52, so that the low limb becomes 0) and shifting down one limb.
  * The limbs of t are not carried in between (each stays below 2^57).
