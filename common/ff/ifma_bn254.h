@@ -79,6 +79,7 @@ typedef struct { __m512i l[5]; } zk_fp8;
 #define ZK_IFMA_P3 0xa029b85045b68ULL
 #define ZK_IFMA_P4 0x30644e72e131ULL
 #define ZK_IFMA_N0 0x20782e4866389ULL                /* -p^-1 mod 2^52 */
+#define ZK_IFMA_P52 { ZK_IFMA_P0, ZK_IFMA_P1, ZK_IFMA_P2, ZK_IFMA_P3, ZK_IFMA_P4 }
 
 /* Four 64-bit limb vectors (a value below 2^256) into 52-bit limbs. */
 ZK_IFMA_INLINE void zk_fp8_from64(zk_fp8 *r, __m512i L0, __m512i L1, __m512i L2, __m512i L3)
@@ -197,17 +198,22 @@ ZK_IFMA_INLINE __m512i zk_fp8_carry(zk_fp8 *r, const __m512i t[5])
     return c;
 }
 
-/* r = a - p where a >= p, else a (a normalized, below 2p). */
-ZK_IFMA_INLINE void zk_fp8_reduce(zk_fp8 *r, const zk_fp8 *a)
+/* r = a - k where a >= k, else a (a and the constant k normalized, a below 2k). */
+ZK_IFMA_INLINE void zk_fp8_csub(zk_fp8 *r, const zk_fp8 *a, const unsigned long long k[5])
 {
-    static const unsigned long long P[5] = { ZK_IFMA_P0, ZK_IFMA_P1, ZK_IFMA_P2, ZK_IFMA_P3,
-                                             ZK_IFMA_P4 };
     __m512i t[5];
     zk_fp8 d;
     for (int i = 0; i < 5; i++)
-        t[i] = _mm512_sub_epi64(a->l[i], _mm512_set1_epi64((long long)P[i]));
+        t[i] = _mm512_sub_epi64(a->l[i], _mm512_set1_epi64((long long)k[i]));
     __mmask8 neg = _mm512_cmplt_epi64_mask(zk_fp8_carry(&d, t), _mm512_setzero_si512());
     zk_fp8_blend(r, neg, &d, a);
+}
+
+/* r = a - p where a >= p, else a (a normalized, below 2p). */
+ZK_IFMA_INLINE void zk_fp8_reduce(zk_fp8 *r, const zk_fp8 *a)
+{
+    static const unsigned long long P[5] = ZK_IFMA_P52;
+    zk_fp8_csub(r, a, P);
 }
 
 /* r = a + b mod p (canonical inputs and output). */
@@ -224,8 +230,7 @@ ZK_IFMA_INLINE void zk_fp8_add(zk_fp8 *r, const zk_fp8 *a, const zk_fp8 *b)
 /* r = a - b mod p (canonical inputs and output). */
 ZK_IFMA_INLINE void zk_fp8_sub(zk_fp8 *r, const zk_fp8 *a, const zk_fp8 *b)
 {
-    static const unsigned long long P[5] = { ZK_IFMA_P0, ZK_IFMA_P1, ZK_IFMA_P2, ZK_IFMA_P3,
-                                             ZK_IFMA_P4 };
+    static const unsigned long long P[5] = ZK_IFMA_P52;
     zk_fp8 d, e;
     __m512i t[5];
     for (int i = 0; i < 5; i++)
@@ -243,18 +248,13 @@ ZK_IFMA_INLINE void zk_fp8_sub(zk_fp8 *r, const zk_fp8 *a, const zk_fp8 *b)
 #define ZK_IFMA_2P2 0x302b0bb2f02d5ULL
 #define ZK_IFMA_2P3 0x405370a08b6d0ULL
 #define ZK_IFMA_2P4 0x60c89ce5c263ULL
+#define ZK_IFMA_2P52 { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2, ZK_IFMA_2P3, ZK_IFMA_2P4 }
 
 /* r = a - 2p where a >= 2p, else a (a normalized, below 4p). */
 ZK_IFMA_INLINE void zk_fp8_csub2p(zk_fp8 *r, const zk_fp8 *a)
 {
-    static const unsigned long long P2[5] = { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2,
-                                              ZK_IFMA_2P3, ZK_IFMA_2P4 };
-    __m512i t[5];
-    zk_fp8 d;
-    for (int i = 0; i < 5; i++)
-        t[i] = _mm512_sub_epi64(a->l[i], _mm512_set1_epi64((long long)P2[i]));
-    __mmask8 neg = _mm512_cmplt_epi64_mask(zk_fp8_carry(&d, t), _mm512_setzero_si512());
-    zk_fp8_blend(r, neg, &d, a);
+    static const unsigned long long P2[5] = ZK_IFMA_2P52;
+    zk_fp8_csub(r, a, P2);
 }
 
 /* The lanes where a = b (both canonical). */
@@ -273,8 +273,7 @@ ZK_IFMA_INLINE __mmask8 zk_fp8_eq_mask(const zk_fp8 *a, const zk_fp8 *b)
 /* r = x2 - x1 + 2p, lazy: in (p, 3p). */
 ZK_IFMA_INLINE void zk_fp8_den(zk_fp8 *r, const zk_fp8 *x2, const zk_fp8 *x1)
 {
-    static const unsigned long long P2[5] = { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2,
-                                              ZK_IFMA_2P3, ZK_IFMA_2P4 };
+    static const unsigned long long P2[5] = ZK_IFMA_2P52;
     __m512i t[5];
     for (int i = 0; i < 5; i++)
         t[i] = _mm512_add_epi64(_mm512_sub_epi64(x2->l[i], x1->l[i]),
@@ -285,8 +284,7 @@ ZK_IFMA_INLINE void zk_fp8_den(zk_fp8 *r, const zk_fp8 *x2, const zk_fp8 *x1)
 /* r = (-y2 where mask, else y2) - y1 + 2p, lazy: in [0, 3p). */
 ZK_IFMA_INLINE void zk_fp8_dy(zk_fp8 *r, __mmask8 mask, const zk_fp8 *y2, const zk_fp8 *y1)
 {
-    static const unsigned long long P2[5] = { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2,
-                                              ZK_IFMA_2P3, ZK_IFMA_2P4 };
+    static const unsigned long long P2[5] = ZK_IFMA_2P52;
     __m512i t[5];
     for (int i = 0; i < 5; i++) {
         __m512i s = _mm512_mask_sub_epi64(y2->l[i], mask, _mm512_setzero_si512(), y2->l[i]);
@@ -299,8 +297,7 @@ ZK_IFMA_INLINE void zk_fp8_dy(zk_fp8 *r, __mmask8 mask, const zk_fp8 *y2, const 
 /* r = lam2 - x1 - x2 mod p, canonical (lam2 normalized, below 2p). */
 ZK_IFMA_INLINE void zk_fp8_x3(zk_fp8 *r, const zk_fp8 *lam2, const zk_fp8 *x1, const zk_fp8 *x2)
 {
-    static const unsigned long long P2[5] = { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2,
-                                              ZK_IFMA_2P3, ZK_IFMA_2P4 };
+    static const unsigned long long P2[5] = ZK_IFMA_2P52;
     __m512i t[5];
     zk_fp8 u;
     for (int i = 0; i < 5; i++)                  /* in (0, 4p) */
@@ -316,8 +313,7 @@ ZK_IFMA_INLINE void zk_fp8_x3(zk_fp8 *r, const zk_fp8 *lam2, const zk_fp8 *x1, c
  * zk_fp8_mul's bound: 24 p^2 < p 2^260). */
 ZK_IFMA_INLINE void zk_fp8_sub4(zk_fp8 *r, const zk_fp8 *x1, const zk_fp8 *x3)
 {
-    static const unsigned long long P2[5] = { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2,
-                                              ZK_IFMA_2P3, ZK_IFMA_2P4 };
+    static const unsigned long long P2[5] = ZK_IFMA_2P52;
     __m512i t[5];
     for (int i = 0; i < 5; i++)
         t[i] = _mm512_slli_epi64(_mm512_add_epi64(_mm512_sub_epi64(x1->l[i], x3->l[i]),
@@ -328,8 +324,7 @@ ZK_IFMA_INLINE void zk_fp8_sub4(zk_fp8 *r, const zk_fp8 *x1, const zk_fp8 *x3)
 /* r = v - y1 mod p, canonical (v normalized, below 2p). */
 ZK_IFMA_INLINE void zk_fp8_y3(zk_fp8 *r, const zk_fp8 *v, const zk_fp8 *y1)
 {
-    static const unsigned long long P[5] = { ZK_IFMA_P0, ZK_IFMA_P1, ZK_IFMA_P2, ZK_IFMA_P3,
-                                             ZK_IFMA_P4 };
+    static const unsigned long long P[5] = ZK_IFMA_P52;
     __m512i t[5];
     zk_fp8 u;
     for (int i = 0; i < 5; i++)                  /* in (0, 3p) */
