@@ -146,6 +146,17 @@ static ZK_IFMA_TARGET void check_consts(void)
     for (int i = 0; i < 5; i++)
         ZT_CHECK(v[i][3] == p52[i], "p limb %d: %llx != %llx", i, v[i][3], p52[i]);
     ZT_CHECK(((P.l[0] * ZK_IFMA_N0) & ZK_IFMA_MASK) == ZK_IFMA_MASK, "n0: p n0 != -1 mod 2^52");
+    /* 2p and 4p: k p in 52-bit limbs */
+    const unsigned long long p2[5] = ZK_IFMA_2P52, p4[5] = ZK_IFMA_4P52;
+    for (int k = 2; k <= 4; k += 2) {
+        unsigned long long c = 0;
+        for (int i = 0; i < 5; i++) {
+            unsigned long long w = k * p52[i] + c;
+            ZT_CHECK((w & ZK_IFMA_MASK) == (k == 2 ? p2[i] : p4[i]), "%dp limb %d", k, i);
+            c = w >> 52;
+        }
+        ZT_CHECK(c == 0, "%dp above 2^260", k);
+    }
 }
 
 /* One round: eight lanes of a and b (a, b below 2p where wide, else below p). */
@@ -311,9 +322,11 @@ static ZK_IFMA_TARGET void check_fused(bn254_fp x1[8], bn254_fp x2[8], bn254_fp 
         ZT_CHECK(memcmp(&got[j], &v[j], sizeof v[j]) == 0, "%s: csub2p lane %d", what, j);
 }
 
-/* Fp2, eight lanes of a and b (canonical): mul (times 16), add, sub,
- * neg_mask, zero_mask, the load/store and SoA round trips. */
-static ZK_IFMA_TARGET void check_fp2(const bn254_fp2 a[8], const bn254_fp2 b[8], const char *what)
+/* Fp2, eight lanes of a and b: mul (reduced, times 16; components below
+ * 2p where wide), and for canonical ones add, sub, neg_mask, zero_mask, the
+ * load/store and SoA round trips. */
+static ZK_IFMA_TARGET void check_fp2(const bn254_fp2 a[8], const bn254_fp2 b[8], int wide,
+                                     const char *what)
 {
     const bn254_fp2 *pa[8], *pb[8];
     bn254_fp2 got[8], want, *pg[8];
@@ -334,14 +347,24 @@ static ZK_IFMA_TARGET void check_fp2(const bn254_fp2 a[8], const bn254_fp2 b[8],
     zk_fp2x8_mul(&vr, &va, &vb);
     zk_fp2x8_store(pg, &vr);
     for (int j = 0; j < 8; j++) {
-        bn254_fp2_mul(&want, &a[j], &b[j]);
-        bn254_fp2 t = got[j];
-        ZT_CHECK(below(&t.c0, &P) && below(&t.c1, &P), "%s: fp2 mul lane %d not canonical",
-                 what, j);
+        bn254_fp2 am, bm;
+        modp(&am.c0, &a[j].c0);
+        modp(&am.c1, &a[j].c1);
+        modp(&bm.c0, &b[j].c0);
+        modp(&bm.c1, &b[j].c1);
+        bn254_fp2_mul(&want, &am, &bm);
+        bn254_fp2 t, pp;
+        add4(&pp.c0, &P, &P);
+        ZT_CHECK(below(&got[j].c0, &pp.c0) && below(&got[j].c1, &pp.c0),
+                 "%s: fp2 mul lane %d not below 2p", what, j);
+        modp(&t.c0, &got[j].c0);
+        modp(&t.c1, &got[j].c1);
         for (int k = 0; k < 4; k++)
             bn254_fp2_dbl(&t, &t);
         ZT_CHECK(memcmp(&t, &want, sizeof t) == 0, "%s: fp2 mul lane %d", what, j);
     }
+    if (wide)                                    /* components below 2p: the product only */
+        return;
     zk_fp2x8_add(&vr, &va, &vb);
     zk_fp2x8_store(pg, &vr);
     for (int j = 0; j < 8; j++) {
@@ -431,7 +454,16 @@ int main(int argc, char **argv)
             if (zt_rand64() % 8 == 0)
                 b2[j] = a2[j];
         }
-        check_fp2(a2, b2, "fp2");
+        check_fp2(a2, b2, 0, "fp2");
+        for (int j = 0; j < 8; j++) {                    /* components below 2p */
+            unsigned e = (unsigned)(zt_rand64() % 12);
+            if (e < 9) edge(&a2[j].c0, e); else rnd(&a2[j].c0, 1);
+            rnd(&a2[j].c1, 1);
+            rnd(&b2[j].c0, 1);
+            e = (unsigned)(zt_rand64() % 12);
+            if (e < 9) edge(&b2[j].c1, e); else rnd(&b2[j].c1, 1);
+        }
+        check_fp2(a2, b2, 1, "fp2 below 2p");
     }
     return zt_finish();
 }

@@ -26,9 +26,9 @@
  *                  differences (one carry pass, below 3p or 12p) and x3, y3
  *                  reduced from below 4p, 3p; bounds at each
  * zk_fp2x8 is eight bn254_fp2 (c0, c1 each a zk_fp8), with the same
- * functions named zk_fp2x8_*, all on canonical values: its product is
- * componentwise the M above (Karatsuba, three of them) and reduced, so
- * zk_fp2x8_reduce is a copy.  None can fail.
+ * functions named zk_fp2x8_*: its product is componentwise the M above
+ * (Karatsuba, three of them), inputs' and output's components below 2p;
+ * the others as zk_fp8's.  None can fail.
  *
  * ZK_IFMA_BN254 is 1 where the code exists (x86-64, GCC or clang, not
  * CUDA): every function is then compiled for avx512f+avx512vl+avx512ifma
@@ -249,6 +249,9 @@ ZK_IFMA_INLINE void zk_fp8_sub(zk_fp8 *r, const zk_fp8 *a, const zk_fp8 *b)
 #define ZK_IFMA_2P3 0x405370a08b6d0ULL
 #define ZK_IFMA_2P4 0x60c89ce5c263ULL
 #define ZK_IFMA_2P52 { ZK_IFMA_2P0, ZK_IFMA_2P1, ZK_IFMA_2P2, ZK_IFMA_2P3, ZK_IFMA_2P4 }
+/* 4p (normalized) */
+#define ZK_IFMA_4P52 { 0x2305b61f3f51cULL, 0x45a1c72a34f08ULL, 0x60561765e05aaULL, \
+                       0x80a6e14116da0ULL, 0xc19139cb84c6ULL }
 
 /* r = a - 2p where a >= 2p, else a (a normalized, below 4p). */
 ZK_IFMA_INLINE void zk_fp8_csub2p(zk_fp8 *r, const zk_fp8 *a)
@@ -453,10 +456,11 @@ ZK_IFMA_INLINE void zk_fp2x8_blend(zk_fp2x8 *r, __mmask8 mask, const zk_fp2x8 *a
     zk_fp8_blend(&r->c1, mask, &a->c1, &b->c1);
 }
 
-/* Canonical already (zk_fp2x8_mul reduces): a copy. */
+/* Components below 2p (zk_fp2x8_mul's) to canonical. */
 ZK_IFMA_INLINE void zk_fp2x8_reduce(zk_fp2x8 *r, const zk_fp2x8 *a)
 {
-    *r = *a;
+    zk_fp8_reduce(&r->c0, &a->c0);
+    zk_fp8_reduce(&r->c1, &a->c1);
 }
 
 ZK_IFMA_INLINE void zk_fp2x8_add(zk_fp2x8 *r, const zk_fp2x8 *a, const zk_fp2x8 *b)
@@ -477,9 +481,9 @@ ZK_IFMA_INLINE void zk_fp2x8_neg_mask(zk_fp2x8 *r, __mmask8 mask, const zk_fp2x8
     zk_fp8_neg_mask(&r->c1, mask, &a->c1);
 }
 
-/* The fused steps of zk_fp8 on Fp2, all canonical (zk_fp2x8_mul wants its
- * inputs canonical): den = x2 - x1, dy = +-y2 - y1, x3, sub4 = 4 (x1 - x3),
- * y3 = v - y1. */
+/* The fused steps of zk_fp8 on Fp2 (zk_fp2x8_mul wants its inputs' components
+ * below 2p): den = x2 - x1, dy = +-y2 - y1 and sub4 = 4 (x1 - x3) canonical
+ * from canonical inputs; x3 and y3 as zk_fp8's (lam2 and v below 2p). */
 ZK_IFMA_INLINE __mmask8 zk_fp2x8_eq_mask(const zk_fp2x8 *a, const zk_fp2x8 *b)
 {
     return zk_fp8_eq_mask(&a->c0, &b->c0) & zk_fp8_eq_mask(&a->c1, &b->c1);
@@ -501,8 +505,8 @@ ZK_IFMA_INLINE void zk_fp2x8_dy(zk_fp2x8 *r, __mmask8 mask, const zk_fp2x8 *y2,
 ZK_IFMA_INLINE void zk_fp2x8_x3(zk_fp2x8 *r, const zk_fp2x8 *lam2, const zk_fp2x8 *x1,
                                 const zk_fp2x8 *x2)
 {
-    zk_fp2x8_sub(r, lam2, x1);
-    zk_fp2x8_sub(r, r, x2);
+    zk_fp8_x3(&r->c0, &lam2->c0, &x1->c0, &x2->c0);
+    zk_fp8_x3(&r->c1, &lam2->c1, &x1->c1, &x2->c1);
 }
 
 ZK_IFMA_INLINE void zk_fp2x8_sub4(zk_fp2x8 *r, const zk_fp2x8 *x1, const zk_fp2x8 *x3)
@@ -514,28 +518,44 @@ ZK_IFMA_INLINE void zk_fp2x8_sub4(zk_fp2x8 *r, const zk_fp2x8 *x1, const zk_fp2x
 
 ZK_IFMA_INLINE void zk_fp2x8_y3(zk_fp2x8 *r, const zk_fp2x8 *v, const zk_fp2x8 *y1)
 {
-    zk_fp2x8_sub(r, v, y1);
+    zk_fp8_y3(&r->c0, &v->c0, &y1->c0);
+    zk_fp8_y3(&r->c1, &v->c1, &y1->c1);
 }
 
 /*
  * r = a b with every component's product M (a factor 2^-4 off, as
  * zk_fp8_mul): (a0 b0 - a1 b1, (a0 + a1)(b0 + b1) - a0 b0 - a1 b1), three
- * products.  Inputs and output canonical (unlike zk_fp8_mul's).
+ * products (the sums below 4p: 16 p^2 < p 2^260).  Components of the
+ * inputs and the output normalized and below 2p: c0 = t0 - t1 + 2p and
+ * c1 = t2 - t0 - t1 + 4p, one carry pass each, then brought below 2p by
+ * conditional subtractions of 4p and 2p.
  */
 ZK_IFMA_INLINE void zk_fp2x8_mul(zk_fp2x8 *r, const zk_fp2x8 *a, const zk_fp2x8 *b)
 {
+    static const unsigned long long P2[5] = ZK_IFMA_2P52;
+    static const unsigned long long P4[5] = ZK_IFMA_4P52;
     zk_fp8 t0, t1, t2, sa, sb;
-    zk_fp8_add(&sa, &a->c0, &a->c1);
-    zk_fp8_add(&sb, &b->c0, &b->c1);
+    __m512i u[5], v[5];
+    for (int i = 0; i < 5; i++) {
+        u[i] = _mm512_add_epi64(a->c0.l[i], a->c1.l[i]);
+        v[i] = _mm512_add_epi64(b->c0.l[i], b->c1.l[i]);
+    }
+    zk_fp8_carry(&sa, u);
+    zk_fp8_carry(&sb, v);
     zk_fp8_mul(&t0, &a->c0, &b->c0);
     zk_fp8_mul(&t1, &a->c1, &b->c1);
     zk_fp8_mul(&t2, &sa, &sb);
-    zk_fp8_reduce(&t0, &t0);
-    zk_fp8_reduce(&t1, &t1);
-    zk_fp8_reduce(&t2, &t2);
-    zk_fp8_sub(&r->c0, &t0, &t1);
-    zk_fp8_sub(&t2, &t2, &t0);
-    zk_fp8_sub(&r->c1, &t2, &t1);
+    for (int i = 0; i < 5; i++) {
+        __m512i p2 = _mm512_set1_epi64((long long)P2[i]);
+        u[i] = _mm512_add_epi64(_mm512_sub_epi64(t0.l[i], t1.l[i]), p2);
+        v[i] = _mm512_add_epi64(_mm512_sub_epi64(t2.l[i], _mm512_add_epi64(t0.l[i], t1.l[i])),
+                                _mm512_add_epi64(p2, p2));
+    }
+    zk_fp8_carry(&r->c0, u);                     /* in (0, 4p) */
+    zk_fp8_csub2p(&r->c0, &r->c0);
+    zk_fp8_carry(&r->c1, v);                     /* in (0, 6p) */
+    zk_fp8_csub(&r->c1, &r->c1, P4);
+    zk_fp8_csub2p(&r->c1, &r->c1);
 }
 
 #endif /* ZK_IFMA_BN254 */
