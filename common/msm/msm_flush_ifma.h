@@ -32,7 +32,8 @@
  * a product carries the same 2^-4, so the same holds.  On Fp the
  * differences that only feed products are lazy (x2 - x1 + 2p, +-y2 - y1 +
  * 2p, 4 (x1 - x3 + 2p): one carry pass, no reduction; ifma_bn254.h's fused
- * steps), and x3 and y3 are reduced from below 4p and 3p in two steps.
+ * steps), and x3 and y3 are reduced from below 4p and 3p in two steps
+ * (on Fp2 too, its products' components being below 2p).
  */
 
 /* Batches below this many entries stay scalar (msm_flush). */
