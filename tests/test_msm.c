@@ -18,6 +18,10 @@
  * r-1, r, 2^256-1, infinity points, P and -P, and a point used twice.
  * Tables of precomputed multiples (check_table): against the dlog
  * reference and the MSM without a table, several n and factors.
+ * bn254_g1 and bn254_g2 run twice where the CPU has AVX-512 IFMA: with the
+ * IFMA batch of affine additions and with the scalar one
+ * (zk_ifma_bn254_force), and check_ifma puts doublings and cancellations in
+ * its lanes.
  *
  * The file includes itself once per group (TG defined) to instantiate the
  * group-generic part.
@@ -26,6 +30,7 @@
 #include <string.h>
 
 #include "ec/curves.h"
+#include "ff/ifma_bn254.h"
 #include "zk/error.h"
 #include "msm/msm_glv.h"
 #include "msm/msm_window.h"
@@ -211,8 +216,16 @@ int main(int argc, char **argv)
     limbs_to_mpz(g_r, bn254_g1_ORDER_);
     mpz_set_str(g_lambda, "b3c4d79d41a917585bfc41088d8daaa78b17ea66b99c90dd", 16);
     check_glv_split("bn254", zk_glv_split_bn254);
-    bn254_g1_test();
+    bn254_g1_check_ifma("bn254_g1");
+    bn254_g2_check_ifma("bn254_g2");
+    bn254_g1_test();                            /* the IFMA batch where the CPU has it */
     bn254_g2_test();
+    if (zk_ifma_bn254_force(0) == 0 && zk_ifma_bn254_force(1) == 1) {
+        zk_ifma_bn254_force(0);
+        bn254_g1_test();                        /* and the scalar batch */
+        bn254_g2_test();
+        zk_ifma_bn254_force(-1);
+    }
     limbs_to_mpz(g_r, bls381_g1_ORDER_);
     mpz_set_str(g_lambda, "ac45a4010001a40200000000ffffffff", 16);
     check_glv_split("bls381", zk_glv_split_bls381);
@@ -828,6 +841,88 @@ static void T(check_ones)(const char *name, unsigned rbits)
         mpz_clear(dl[i]);
     free(pts);
     free(k);
+}
+
+/*
+ * The IFMA batch of bn254_g1 and bn254_g2 (common/msm/msm_flush_ifma.h) on
+ * what it leaves to the scalar code: 1-scalars, whose points the MSM adds in pairs
+ * (2i, 2i + 1) in batches of up to 1024 (msm_ones), the pairs P + P and
+ * P + (-P) in every lane of the groups of eight among other pairs; and
+ * MSMs of 16 points and their negatives, whose buckets often get a point
+ * equal or opposite to what they hold, at several sizes, batches and
+ * threads.  Each against the dlog reference, with the IFMA batch forced
+ * (where the CPU has it) and with it off.
+ */
+static __attribute__((unused)) void T(check_ifma)(const char *name)
+{
+    enum { N = ASAN ? 2048 : 8192 + 5, NB = 16 };
+    TA *pts = malloc(N * sizeof *pts), base[NB];
+    limb_t *k = malloc(N * 4 * sizeof *k);
+    mpz_t *dl = malloc(N * sizeof *dl), dlb[NB];
+    TG got, want;
+    for (size_t i = 0; i < N; i++)
+        mpz_init(dl[i]);
+    for (int b = 0; b < NB; b++)
+        mpz_init(dlb[b]);
+    T(make_points)(base, dlb, NB);
+    T(make_points)(pts, dl, N);
+    for (int on = 1; on >= 0; on--) {
+        if (zk_ifma_bn254_force(on) != on)
+            continue;                               /* no IFMA on this CPU */
+        /* pairs: P + P where i % 7 == 0, P + (-P) where i % 7 == 1 */
+        size_t n = N & ~(size_t)1;
+        memset(k, 0, n * 4 * sizeof *k);
+        for (size_t i = 0; i < n / 2; i++) {
+            k[4 * (2 * i)] = k[4 * (2 * i + 1)] = 1;
+            if (i % 7 == 0 || i % 7 == 1) {
+                pts[2 * i + 1] = pts[2 * i];
+                mpz_set(dl[2 * i + 1], dl[2 * i]);
+            }
+            if (i % 7 == 1) {
+                T(affine_neg)(&pts[2 * i + 1], &pts[2 * i]);
+                mpz_neg(dl[2 * i + 1], dl[2 * i]);
+            }
+        }
+        T(ref_dlog)(&want, k, dl, n);
+        for (unsigned th = 1; th <= 2; th++) {
+            int r = T(msm)(&got, pts, k, n, th, NULL, NULL);
+            ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s ifma=%d pairs n=%zu "
+                     "threads=%u", name, on, n, th);
+        }
+        /* 16 points and their negatives, random scalars */
+        for (size_t i = 0; i < N; i++) {
+            unsigned b = (unsigned)(zt_rand64() % (2 * NB));
+            pts[i] = base[b % NB];
+            mpz_set(dl[i], dlb[b % NB]);
+            if (b >= NB) {
+                T(affine_neg)(&pts[i], &pts[i]);
+                mpz_neg(dl[i], dl[i]);
+            }
+            rand_scalar(k + 4 * i, 254);
+        }
+        static const size_t sizes[] = { 64, 1000, N / 2, N };
+        static const unsigned batches[] = { 0, 64, 1024 };
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            T(ref_dlog)(&want, k, dl, sizes[si]);
+            for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
+                for (unsigned th = 1; th <= 2; th++) {
+                    int r = T(msm_o)(&got, pts, k, sizes[si], th, 0, ZK_MSM_AFFINE,
+                                           batches[bi], 0);
+                    ZT_CHECK(r == 0 && T(eq)(&got, &want), "%s ifma=%d 16 points "
+                             "n=%zu batch=%u threads=%u", name, on, sizes[si], batches[bi], th);
+                }
+            }
+        }
+        T(make_points)(pts, dl, N);
+    }
+    zk_ifma_bn254_force(-1);
+    for (size_t i = 0; i < N; i++)
+        mpz_clear(dl[i]);
+    for (int b = 0; b < NB; b++)
+        mpz_clear(dlb[b]);
+    free(pts);
+    free(k);
+    free(dl);
 }
 
 static void T(test)(void)

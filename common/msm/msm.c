@@ -16,6 +16,7 @@
 #include "zk/parallel.h"
 #include "zk/util.h"
 #include "digit.h"
+#include "ff/ifma_bn254.h"
 #include "ff/paste.h"
 #include "msm_glv.h"
 #include "msm_window.h"
@@ -24,8 +25,9 @@
 enum { MSM_EMPTY = 0, MSM_OCC = 1, MSM_LOCKED = 2 };
 
 /* Flags msm_flush sets on a batch entry (besides bit 0, the sign): the
- * addition is a doubling, or cancels the bucket to infinity. */
-enum { MSM_ENT_DBL = 2, MSM_ENT_CANCEL = 4 };
+ * addition is a doubling, or cancels the bucket to infinity, or (the IFMA
+ * batch, msm_flush_ifma.h) has equal x and is left to the scalar code. */
+enum { MSM_ENT_DBL = 2, MSM_ENT_CANCEL = 4, MSM_ENT_LATER = 8 };
 
 /* A top window with few buckets (msm_worker) is spread over copies of
  * them when its task has at least this many entries per bucket of a full
@@ -462,11 +464,11 @@ static inline void bls381_g1_msm_endo_x(bls381_fp *x)
 static inline void bls381_g2_msm_endo_x(bls381_fp2 *x)
 { bls381_fp_mul(&x->c0, &x->c0, &MSM_BLS381_BETA_G2); bls381_fp_mul(&x->c1, &x->c1, &MSM_BLS381_BETA_G2); }
 
-#define ZK_MSM_TMPL (bn254_g1, bn254_fp, 0, MSM_GLV_BN254, ZK_MSM_BN254_G1)
+#define ZK_MSM_TMPL (bn254_g1, bn254_fp, 0, MSM_GLV_BN254, ZK_MSM_BN254_G1, 1)
 #include "msm_tmpl.h"
-#define ZK_MSM_TMPL (bn254_g2, bn254_fp2, 1, MSM_GLV_BN254, ZK_MSM_BN254_G2)
+#define ZK_MSM_TMPL (bn254_g2, bn254_fp2, 1, MSM_GLV_BN254, ZK_MSM_BN254_G2, 2)
 #include "msm_tmpl.h"
-#define ZK_MSM_TMPL (bls381_g1, bls381_fp, 0, MSM_GLV_BLS381, ZK_MSM_BLS381_G1)
+#define ZK_MSM_TMPL (bls381_g1, bls381_fp, 0, MSM_GLV_BLS381, ZK_MSM_BLS381_G1, 0)
 #include "msm_tmpl.h"
-#define ZK_MSM_TMPL (bls381_g2, bls381_fp2, 1, MSM_GLV_BLS381, ZK_MSM_BLS381_G2)
+#define ZK_MSM_TMPL (bls381_g2, bls381_fp2, 1, MSM_GLV_BLS381, ZK_MSM_BLS381_G2, 0)
 #include "msm_tmpl.h"

@@ -1,14 +1,17 @@
 /*
  * msm_tmpl.h -- Pippenger MSM for one group, instantiated by msm.c with one
  * line per group naming its parameters (ff/paste.h), ZK_MSM_TMPL, a list of
- * five elements:
+ * six elements:
  *   group    group prefix (bn254_g1, ...): types group, group_affine
  *   field    its coordinate field prefix (bn254_fp, bn254_fp2, ...)
  *   g2       1 for a G2 group (changes only the automatic tuning)
  *   glv      the curve's msm_glv_consts (scalar splitting and r), with
  *            group_msm_endo_x (x *= beta) defined before inclusion
  *   id       the enum zk_msm_group value recorded in tables
- * e.g.  #define ZK_MSM_TMPL (bn254_g1, bn254_fp, 0, MSM_GLV_BN254, ZK_MSM_BN254_G1)
+ *   ifma     msm_flush takes the AVX-512 IFMA batch of msm_flush_ifma.h
+ *            where the CPU has it: 1 on a bn254_fp group (bn254_g1), 2 on
+ *            a bn254_fp2 one (bn254_g2); 0: never
+ * e.g.  #define ZK_MSM_TMPL (bn254_g1, bn254_fp, 0, MSM_GLV_BN254, ZK_MSM_BN254_G1, 1)
  * The template undefines ZK_MSM_TMPL at its end.
  *
  * Exported names it generates (contracts in zk/msm.h), for group G:
@@ -27,6 +30,7 @@
 #define MSM_IS_G2 ZK_ARG(3, ZK_MSM_TMPL)
 #define MSM_GLV_CONSTS ZK_ARG(4, ZK_MSM_TMPL)
 #define MSM_GROUP_ID ZK_ARG(5, ZK_MSM_TMPL)
+#define MSM_IFMA ZK_ARG(6, ZK_MSM_TMPL)
 
 #define GROUP_FN(name) ZK_CAT(MSM_G, name)    /* GROUP_FN(msm): bn254_g1_msm */
 #define FIELD_FN(name) ZK_CAT(MSM_F, name)    /* FIELD_FN(mul): bn254_fp_mul */
@@ -126,19 +130,18 @@ ZK_HD void GROUP_FN(msm_y)(FIELD_T *y, const FIELD_T *py, uint32_t neg)
 }
 
 /*
- * Executes the batch: every entry adds its point to its bucket (all buckets
- * distinct, all occupied, no point at infinity).  Denominators: x2 - x1, or
- * 2 y1 when the x agree and the points are equal (doubling); when they are
- * opposite (or y1 = 0) the result is infinity and the bucket empties.
+ * The forward pass of msm_flush over batch entries [lo, hi): denominators
+ * x2 - x1, or 2 y1 when the x agree and the points are equal (doubling);
+ * when they are opposite (or y1 = 0) the entry is marked to cancel and has
+ * no denominator.  pre[k] = *acc before entry k, *acc *= den[k].
  */
-static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
+ZK_HD void GROUP_FN(msm_flush_fwd)(struct GROUP_FN(msm_actx) *cx, size_t lo, size_t hi,
+                                   FIELD_T *acc)
 {
-    size_t nb = cx->nbatch;
-    FIELD_T acc, y, lam, t;
-    FIELD_FN(one)(&acc);
-    for (size_t k = 0; k < nb; k++) {
+    FIELD_T y;
+    for (size_t k = lo; k < hi; k++) {
         struct GROUP_FN(msm_ent) *e = &cx->batch[k];
-        if (k + 16 < nb)
+        if (k + 16 < hi)
             __builtin_prefetch(&cx->bk[cx->batch[k + 16].b]);
         const GROUP_AFFINE_T *a = &cx->bk[e->b];
         FIELD_FN(sub)(&cx->den[k], e->x, &a->x);
@@ -151,15 +154,22 @@ static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
                 e->neg |= MSM_ENT_CANCEL;
             }
         }
-        cx->pre[k] = acc;
+        cx->pre[k] = *acc;
         if (!(e->neg & MSM_ENT_CANCEL))
-            FIELD_FN(mul)(&acc, &acc, &cx->den[k]);
+            FIELD_FN(mul)(acc, acc, &cx->den[k]);
     }
-    FIELD_FN(inv)(&acc, &acc);
-    for (size_t k = nb; k-- > 0;) {
+}
+
+/* The backward pass of msm_flush over entries [lo, hi) after msm_flush_fwd:
+ * *acc is the inverse of the product of their denominators (it is used up). */
+ZK_HD void GROUP_FN(msm_flush_bwd)(struct GROUP_FN(msm_actx) *cx, size_t lo, size_t hi,
+                                   FIELD_T *acc)
+{
+    FIELD_T y, lam, t;
+    for (size_t k = hi; k-- > lo;) {
         const struct GROUP_FN(msm_ent) *e = &cx->batch[k];
         GROUP_AFFINE_T *a = &cx->bk[e->b];
-        if (k >= 4) {
+        if (k >= lo + 4) {
             __builtin_prefetch(&cx->bk[cx->batch[k - 4].b], 1);
             __builtin_prefetch(cx->batch[k - 4].x);
             __builtin_prefetch(cx->batch[k - 4].y);
@@ -168,8 +178,8 @@ static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
             cx->st[e->b] = MSM_EMPTY;
             continue;
         }
-        FIELD_FN(mul)(&t, &acc, &cx->pre[k]);        /* 1 / den[k] */
-        FIELD_FN(mul)(&acc, &acc, &cx->den[k]);
+        FIELD_FN(mul)(&t, acc, &cx->pre[k]);        /* 1 / den[k] */
+        FIELD_FN(mul)(acc, acc, &cx->den[k]);
         if (e->neg & MSM_ENT_DBL) {            /* lambda = 3 x^2 / 2y */
             FIELD_FN(sqr)(&y, &a->x);
             FIELD_FN(dbl)(&lam, &y);
@@ -188,7 +198,40 @@ static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
         a->x = t;
         cx->st[e->b] = MSM_OCC;
     }
+}
+
+/* msm_flush without the IFMA batch: one inversion for the whole batch. */
+static void GROUP_FN(msm_flush_scalar)(struct GROUP_FN(msm_actx) *cx)
+{
+    FIELD_T acc;
+    FIELD_FN(one)(&acc);
+    GROUP_FN(msm_flush_fwd)(cx, 0, cx->nbatch, &acc);
+    FIELD_FN(inv)(&acc, &acc);
+    GROUP_FN(msm_flush_bwd)(cx, 0, cx->nbatch, &acc);
     cx->nbatch = 0;
+}
+
+#if MSM_IFMA && ZK_IFMA_BN254
+#include "msm_flush_ifma.h"
+#endif
+
+/*
+ * Executes the batch: every entry adds its point to its bucket (all buckets
+ * distinct, all occupied, no point at infinity).  Denominators: x2 - x1, or
+ * 2 y1 when the x agree and the points are equal (doubling); when they are
+ * opposite (or y1 = 0) the result is infinity and the bucket empties.  On
+ * bn254_g1 and bn254_g2, batches of at least MSM_IFMA_MIN entries take the
+ * IFMA batch where the CPU has it (zk_ifma_bn254_on).
+ */
+static void GROUP_FN(msm_flush)(struct GROUP_FN(msm_actx) *cx)
+{
+#if MSM_IFMA && ZK_IFMA_BN254
+    if (cx->nbatch >= MSM_IFMA_MIN && zk_ifma_bn254_on()) {
+        GROUP_FN(msm_flush_ifma)(cx);
+        return;
+    }
+#endif
+    GROUP_FN(msm_flush_scalar)(cx);
 }
 
 /* Puts e into its bucket (empty: copy) or into the batch.  Bucket unlocked. */
@@ -1116,6 +1159,7 @@ int GROUP_FN(msm)(GROUP_T *ret, const GROUP_AFFINE_T *points, const limb_t *scal
 #undef FIELD_FN
 #undef GROUP_FN
 #undef MSM_GROUP_ID
+#undef MSM_IFMA
 #undef MSM_GLV_CONSTS
 #undef MSM_IS_G2
 #undef MSM_F
