@@ -83,6 +83,12 @@ pl_cleanup() {
         kill -9 "$p" 2>/dev/null
     done
     wait 2>/dev/null
+    # a synthd killed here leaves its witness directory in /dev/shm (a
+    # synthd of the same pool would remove it, and there is none after this;
+    # the name: zkslot-synthd-<16 hex digits of the pool>-<pid>-<start>-...)
+    for p in "${PL_SYNTHD_PIDS[@]}"; do
+        rm -rf /dev/shm/zkslot-synthd-????????????????-"$p"-*
+    done
     "$ZKSLOT" pool destroy --force >/dev/null 2>&1
     rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".data
     n=$(pl_failures)
