@@ -13,6 +13,11 @@
 APID_PID=
 apid__cleanup() {
     local rc=$?
+    # no ERR trap or errexit in here: restoring a failing status would trip
+    # them and end the trap before pl_cleanup kills the daemons and
+    # destroys the pool
+    trap - ERR
+    set +e
     [ -z "$APID_PID" ] || kill -9 "$APID_PID" 2>/dev/null
     (exit "$rc")
     pl_cleanup

@@ -23,7 +23,7 @@ pl_init ledger_faults || exit 77
 mount -t tmpfs -o size=4M,mode=0755 zkslot-ledger-faults "$ZKSLOT_STATE_DIR" ||
     { pl_bad "mount a tmpfs on the state directory"; exit 1; }
 # unmounted before lib.sh's cleanup removes the work directory
-trap 'rc=$?; umount -l "$ZKSLOT_STATE_DIR" 2>/dev/null; (exit $rc); pl_cleanup' EXIT
+trap 'rc=$?; trap - ERR; set +e; umount -l "$ZKSLOT_STATE_DIR" 2>/dev/null; (exit $rc); pl_cleanup' EXIT
 export ZKSLOT_TEST_LEDGER_EIO=$PL_W/eio
 out=$PL_W/out
 mkdir -p "$out"
