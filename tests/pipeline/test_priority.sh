@@ -150,7 +150,10 @@ apid_stop
 # IFMA prover can start and finish inside that second
 forced=$("$ZKSLOT" submit --key "$PL_KEYNAME" --deadline 100ms --force "${BIG[@]}")
 rc=0; "$ZKSLOT" wait "$forced" --timeout 30 >/dev/null 2>&1 || rc=$?
-"$ZKSLOT" status "$forced" | grep -q "deadline exceeded" || pl_bad "forced job $forced: $("$ZKSLOT" status "$forced" | head -n 4)"
+# (the status held in a variable: grep -q ends at the first match, and a
+# status longer than a pipe's buffer then dies of SIGPIPE under pipefail)
+st=$("$ZKSLOT" status "$forced")
+grep -q "deadline exceeded" <<<"$st" || pl_bad "forced job $forced: $(head -n 4 <<<"$st")"
 
 pl_log "reserve: a pool full of low work, then a critical job"
 # the forced job's slots (its partitions canceled) are dropped by gpud first
