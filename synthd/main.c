@@ -122,6 +122,10 @@ static unsigned threads_per_worker;
 /* Test hook: ZKSLOT_TEST_FILL_DELAY_MS holds each slot FILLING that long
  * after the witness is in it, so a test can kill -9 synthd mid-fill. */
 static unsigned fill_delay_ms;
+/* Test hook: ZKSLOT_TEST_READ_DELAY_MS holds each claimed partition that
+ * long before its witness or input is read, so a test can take the ledger
+ * away between the claim and that read. */
+static unsigned read_delay_ms;
 
 struct worker {
     pthread_t tid;
@@ -186,6 +190,8 @@ static int synthesize(const struct zk_synthpart_writer *w, struct zk_synthpart *
     pthread_mutex_lock(&x->seen_lock);
     seen = x->seen;
     pthread_mutex_unlock(&x->seen_lock);
+    if (read_delay_ms)
+        sleep_ms(read_delay_ms);
     /* a witness stored in the ledger (a shared ledger's witness job), else
      * the .wtns file or the generator's run */
     r = synthd_stored_wtns(w->l, p, kh, s->data + d->region_off[ZK_SLOTFMT_W], wo);
@@ -323,6 +329,15 @@ static void *worker_main(void *arg)
             zkd_log(ZKD_NOTICE, "partition %lld (job %lld #%u): no longer this synthd's "
                     "in the ledger (%s); slot given back", (long long)p->id,
                     (long long)p->job_id, p->index, d.msg);
+        } else if (zkd_ledger_transient(r)) {
+            /* the ledger went away while the partition's key or input was
+             * read from it (a database restart): not the partition's
+             * fault, so back to the queue with no error counted */
+            zkd_log(ZKD_NOTICE, "partition %lld (job %lld #%u): %s; handed back",
+                    (long long)p->id, (long long)p->job_id, p->index,
+                    wo.error[0] ? wo.error : d.msg);
+            zk_synthpart_abandon(&w, &part, "the ledger was unreachable while it was read", NULL);
+            sleep_ms(cfg.poll_ms);
         } else if (wo.not_here) {
             /* claimed before this machine's claim list left its key out
              * (a key added a moment ago): back to the queue, no error
@@ -477,6 +492,11 @@ int main(int argc, char **argv)
         fill_delay_ms = (unsigned)atoi(getenv("ZKSLOT_TEST_FILL_DELAY_MS"));
         zkd_log(ZKD_WARN, "test hook: every fill is held %u ms (ZKSLOT_TEST_FILL_DELAY_MS)",
                 fill_delay_ms);
+    }
+    if (getenv("ZKSLOT_TEST_READ_DELAY_MS")) {
+        read_delay_ms = (unsigned)atoi(getenv("ZKSLOT_TEST_READ_DELAY_MS"));
+        zkd_log(ZKD_WARN, "test hook: every witness read waits %u ms (ZKSLOT_TEST_READ_DELAY_MS)",
+                read_delay_ms);
     }
     unsigned cores = zk_nthreads_default();
     threads_per_worker = cfg.synthd_threads ? cfg.synthd_threads

@@ -11,7 +11,8 @@
 #     directory: it submits a job of 6 witnesses that exist only on the
 #     client (removed once submitted);
 #   - the server restarted (`pg_ctl -m fast stop; sleep 2; start`) while
-#     the job runs (fills held 1 s so that it spans the restart);
+#     the job runs (fills held 1 s so that it spans the restart, and each
+#     stored witness read 1 s after its claim, while the server is down);
 #   - the client waits, fetches every proof with `result --out`, and
 #     snarkjs accepts each one as the statement of its own witness;
 #   - no attempt charged to the restart (every partition: 0 errors), each
@@ -45,7 +46,11 @@ pl_circuit bn128 600 6 || { pl_bad "key add as the administrator"; pl_done; }
 export ZKSLOT_LEDGER=$(url gpu)
 for m in a b c; do
     pl_pg_machine "$m" 2 || exit 1
-    ZKSLOT_TEST_FILL_DELAY_MS=1000 pl_pg_on "$m" pl_start_synthd --machine "$m"
+    # each claimed partition's stored witness is read 1 s after the claim,
+    # so the partitions claimed before the restart read it while the
+    # server is down: handed back, no error charged
+    ZKSLOT_TEST_READ_DELAY_MS=1000 ZKSLOT_TEST_FILL_DELAY_MS=1000 \
+        pl_pg_on "$m" pl_start_synthd --machine "$m"
     pl_pg_on "$m" pl_start_gpud --threads 1 --machine "$m"
 done
 
