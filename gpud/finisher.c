@@ -43,8 +43,10 @@ void *finisher_main(void *arg)
     int r;
 
     (void)arg;
-    if ((r = zkd_open_ledger(&gpud.cfg, &l, &d))) {
-        zkd_log(ZKD_ERR, "finisher: %s", d.msg);
+    if ((r = zkd_open_ledger_wait(&gpud.cfg, &l, "the finisher's connection", &gpud.stop_flag,
+                                  &gpud.hb_finisher_ms, &d))) {
+        if (!atomic_load(&gpud.stop_flag))
+            zkd_log(ZKD_ERR, "finisher: %s", d.msg);
         atomic_store(&gpud.stop_flag, 1);
     }
     for (;;) {

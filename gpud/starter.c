@@ -25,8 +25,10 @@ void *starter_main(void *arg)
     int r;
 
     (void)arg;
-    if ((r = zkd_open_ledger(&gpud.cfg, &l, &d))) {
-        zkd_log(ZKD_ERR, "starter: %s", d.msg);
+    if ((r = zkd_open_ledger_wait(&gpud.cfg, &l, "the starter's connection", &gpud.stop_flag,
+                                  &gpud.hb_starter_ms, &d))) {
+        if (!atomic_load(&gpud.stop_flag))
+            zkd_log(ZKD_ERR, "starter: %s", d.msg);
         atomic_store(&gpud.stop_flag, 1);
         goto out;
     }

@@ -252,8 +252,10 @@ static void *worker_main(void *arg)
     struct zk_diag d;
     int r;
 
-    if ((r = zkd_open_ledger(&cfg, &l, &d))) {
-        zkd_log(ZKD_ERR, "worker %u: %s", wk->no, d.msg);
+    if ((r = zkd_open_ledger_wait(&cfg, &l, "a worker's connection", &stop_flag,
+                                  &wk->heartbeat_ms, &d))) {
+        if (!atomic_load(&stop_flag))
+            zkd_log(ZKD_ERR, "worker %u: %s", wk->no, d.msg);
         atomic_store(&stop_flag, 1);
         return NULL;
     }

@@ -54,6 +54,48 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
     return r;
 }
 
+/* Sleeps ms, *hb kept fresh, *stop looked at every 0.1 s; 1 when stopped. */
+static int wait_fresh(unsigned ms, const zk_cancel_flag *stop, atomic_ullong *hb)
+{
+    for (;;) {
+        if (stop && atomic_load(stop))
+            return 1;
+        if (hb)
+            atomic_store(hb, (uint64_t)(zkd_now() * 1e3));
+        if (!ms)
+            return 0;
+        unsigned step = ms < 100 ? ms : 100;
+        usleep(step * 1000u);
+        ms -= step;
+    }
+}
+
+int zkd_open_ledger_wait(const struct zk_config *cfg, zk_ledger **ret, const char *what,
+                         const zk_cancel_flag *stop, atomic_ullong *hb, struct zk_diag *diag)
+{
+    unsigned ms = 0;
+    /* Test hook: ZKSLOT_TEST_OPEN_DELAY_MS holds each thread that long
+     * before its first attempt, so that a test can stop the server between
+     * the daemon's start and its threads' connections (test_pg_thread_open) */
+    const char *hook = getenv("ZKSLOT_TEST_OPEN_DELAY_MS");
+    if (hook && atoi(hook) > 0) {
+        zkd_log(ZKD_WARN, "test hook: %s waits %d ms before connecting (ZKSLOT_TEST_OPEN_DELAY_MS)",
+                what, atoi(hook));
+        wait_fresh((unsigned)atoi(hook), stop, hb);
+    }
+    for (;;) {
+        int r = zkd_open_ledger(cfg, ret, diag);
+        if (!zkd_ledger_transient(r)) {
+            if (!r)
+                zkd_ledger_writable();
+            return r;
+        }
+        zkd_ledger_unwritable(what, diag);
+        if (wait_fresh(zkd_ledger_backoff_ms(&ms), stop, hb))
+            return r;
+    }
+}
+
 int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
                   const struct zk_config *cfg)
 {

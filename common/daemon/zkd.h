@@ -127,6 +127,16 @@ int zkd_nodump(zk_pool *pool);
 
 /* Opens a ledger handle for this thread from cfg (mkdir -p the state dir). */
 int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag *diag);
+/*
+ * zkd_open_ledger for a thread of a running daemon: while the database is
+ * away (ZK_ELEDGER: a PostgreSQL server restarting, refusing connections
+ * while it shuts down), the ledger is marked unwritable (logged once, as
+ * `what`), *hb (when not NULL) is kept fresh for the watchdog, and the open
+ * is retried, backing off 50 ms doubling to 2 s, until it works or *stop is
+ * set.  Any other failure (a configuration error) is returned at once.
+ */
+int zkd_open_ledger_wait(const struct zk_config *cfg, zk_ledger **ret, const char *what,
+                         const zk_cancel_flag *stop, atomic_ullong *hb, struct zk_diag *diag);
 
 /*
  * Start of a daemon: its identity, the pool attached (named `role`), the
