@@ -128,13 +128,8 @@ static void remove_stale(const char *path)
         return;
     }
     while ((e = readdir(d))) {
-        char *end;
-        if (strncmp(e->d_name, pre, (size_t)n))
-            continue;
-        long pid = strtol(e->d_name + n, &end, 10);
-        if (*end || pid <= 0 || pid > INT_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue;
-        unlinkat(dirfd(d), e->d_name, 0);
+        if (!strncmp(e->d_name, pre, (size_t)n) && ks_tmp_creator_dead(e->d_name + n))
+            unlinkat(dirfd(d), e->d_name, 0);
     }
     closedir(d);
 }

@@ -73,6 +73,11 @@ static inline int ks_table_selected(unsigned tables, unsigned m)
            (tables == ZK_KEYSTORE_TABLES_H && m == ZK_G16_MSM_H);
 }
 
+/* 1 when `pid` (the text after a temporary store's ".tmp.") names a
+ * process that no longer exists: its creation was killed midway and the
+ * file is garbage (create.c, names.c). */
+int ks_tmp_creator_dead(const char *pid);
+
 /* "<pool path>.keyid-<dev>-<ino>": a .zkey's identity and hash (keyid.c). */
 #define KS_KEYID_SUFFIX ".keyid-"
 

@@ -6,7 +6,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -127,10 +129,36 @@ static int unlink_one(void *ctx, const char *path, const char *rest)
     return 0;
 }
 
+int ks_tmp_creator_dead(const char *pid)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(pid, &end, 10);
+    return !errno && end != pid && !*end && v > 0 && v <= INT_MAX &&
+           kill((pid_t)v, 0) < 0 && errno == ESRCH;
+}
+
+/* A dead creator's "<hash>.tmp.<pid>" (a live creator's is left to it). */
+static int unlink_stale_tmp(void *ctx, const char *path, const char *rest)
+{
+    const char *t = strstr(rest, ".tmp.");
+    char hash[33];
+    if (t && t - rest == 32) {
+        memcpy(hash, rest, 32);
+        hash[32] = 0;
+        if (ks_hash_valid(hash) && ks_tmp_creator_dead(t + 5))
+            unlink_one(ctx, path, rest);
+    }
+    return 0;
+}
+
 unsigned zk_keystore_remove_all(const char *pool_path)
 {
     unsigned n = 0;
     zk_keystore_list(pool_path, remove_one, &n);
+    /* the temporary files of creations killed midway: RAM on tmpfs that
+     * nothing else would give back */
+    each_beside(pool_path, ZK_KEYSTORE_SUFFIX, unlink_stale_tmp, NULL);
     /* the identity records (keyid.c): of no use without their stores */
     each_beside(pool_path, KS_KEYID_SUFFIX, unlink_one, NULL);
     return n;

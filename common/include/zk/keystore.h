@@ -178,8 +178,9 @@ uint64_t zk_keystore_resident_bytes(const char *pool_path);
  */
 int zk_keystore_remove(const char *path, struct zk_diag *diag);
 
-/* Removes every store beside the pool (`zkslot pool destroy`), and the
- * identity records zk_keystore_find wrote; how many stores. */
+/* Removes every store beside the pool (`zkslot pool destroy`), the
+ * identity records zk_keystore_find wrote, and the temporary files of
+ * creations killed midway (a live creator's is left); how many stores. */
 unsigned zk_keystore_remove_all(const char *pool_path);
 
 #ifdef __cplusplus
