@@ -172,20 +172,30 @@ static int count_store(void *ctx, const char *path, const char *hash)
     return 0;
 }
 
+/* Temporary files of OTHER_HASH's store beside pool: one of a creator that
+ * has exited (dead), one of a live process (live, our parent); path is the
+ * store's.  0, or -1 (a failure recorded). */
+static int make_tmp_pair(const char *pool, char path[256], char dead[300], char live[300])
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    ZT_REQUIRE(pid > 0 && waitpid(pid, NULL, 0) == pid, -1);
+    ZT_REQUIRE(zk_keystore_path(pool, OTHER_HASH, path, 256) == 0, -1);
+    snprintf(dead, 300, "%s.tmp.%d", path, (int)pid);
+    snprintf(live, 300, "%s.tmp.%d", path, (int)getppid());
+    ZT_CHECK(close(open(dead, O_CREAT | O_WRONLY, 0644)) == 0);
+    ZT_CHECK(close(open(live, O_CREAT | O_WRONLY, 0644)) == 0);
+    return 0;
+}
+
 /* Creation removes a dead creator's temporary file, keeps a live one's. */
 static void check_stale(const char *pool, const struct zk_groth16_key *k)
 {
     char path[256], dead[300], live[300];
     struct zk_diag d = { "" };
-    pid_t pid = fork();
-    if (pid == 0)
-        _exit(0);
-    ZT_REQUIRE(pid > 0 && waitpid(pid, NULL, 0) == pid, );
-    ZT_REQUIRE(zk_keystore_path(pool, OTHER_HASH, path, sizeof path) == 0, );
-    snprintf(dead, sizeof dead, "%s.tmp.%d", path, (int)pid);
-    snprintf(live, sizeof live, "%s.tmp.%d", path, (int)getppid());
-    ZT_CHECK(close(open(dead, O_CREAT | O_WRONLY, 0644)) == 0);
-    ZT_CHECK(close(open(live, O_CREAT | O_WRONLY, 0644)) == 0);
+    if (make_tmp_pair(pool, path, dead, live))
+        return;
     int n = 0;
     ZT_CHECK(zk_keystore_list(pool, count_store, &n) == 0 && n == 1, "%d stores", n);
     ZT_CHECK(zk_keystore_create(path, OTHER_HASH, k, ZK_KEYSTORE_TABLES_NONE, &d) == 0, "%s", d.msg);
@@ -358,15 +368,8 @@ static void check_find(const char *pool, const char *zpath, const char *hash)
 static void check_remove_all_tmp(const char *pool)
 {
     char path[256], dead[300], live[300];
-    pid_t pid = fork();
-    if (pid == 0)
-        _exit(0);
-    ZT_REQUIRE(pid > 0 && waitpid(pid, NULL, 0) == pid, );
-    ZT_REQUIRE(zk_keystore_path(pool, OTHER_HASH, path, sizeof path) == 0, );
-    snprintf(dead, sizeof dead, "%s.tmp.%d", path, (int)pid);
-    snprintf(live, sizeof live, "%s.tmp.%d", path, (int)getppid());
-    ZT_CHECK(close(open(dead, O_CREAT | O_WRONLY, 0644)) == 0);
-    ZT_CHECK(close(open(live, O_CREAT | O_WRONLY, 0644)) == 0);
+    if (make_tmp_pair(pool, path, dead, live))
+        return;
     ZT_CHECK(count_keyids(pool) > 0 && zk_keystore_remove_all(pool) == 0 &&
              count_keyids(pool) == 0, "identity records left by remove_all");
     ZT_CHECK(access(dead, F_OK) != 0 && errno == ENOENT, "remove_all left a dead creator's file");
