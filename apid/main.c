@@ -5,7 +5,7 @@
  *   zkslot-apid [--listen ADDR:PORT] [--tokens FILE] [--config FILE]
  *               [--state-dir DIR] [--ledger URL] [--max-body BYTES]
  *               [--max-requests N] [--tls-cert FILE --tls-key FILE]
- *               [--check-config] [--routes]
+ *               [--check-config] [--routes] [--version]
  *
  * --listen takes the spellings of `zkslot metrics --listen`
  * (listen_addr.h) or unix:/PATH (unix_listen.c: a socket of mode 0660);
@@ -37,7 +37,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: zkslot-apid [--listen ADDR:PORT] [--tokens FILE] [--config FILE] "
                     "[--state-dir DIR] [--ledger URL] [--max-body BYTES] [--max-requests N] "
-                    "[--tls-cert FILE --tls-key FILE] [--check-config] [--routes]\n");
+                    "[--tls-cert FILE --tls-key FILE] [--check-config] [--routes] [--version]\n");
 }
 
 static int parse_uint(const char *opt, const char *s, unsigned long long lo,
@@ -54,7 +54,7 @@ static int parse_uint(const char *opt, const char *s, unsigned long long lo,
     return 0;
 }
 
-/* Flags into *a; 0, 1 (--routes or --help printed: exit 0) or -1 (said). */
+/* Flags into *a; 0, 1 (--routes, --help or --version printed: exit 0) or -1 (said). */
 static int parse_args(int argc, char **argv, struct apid *a, const char **listen, int *check,
                       const char **tls)
 {
@@ -68,6 +68,7 @@ static int parse_args(int argc, char **argv, struct apid *a, const char **listen
                                           { "check-config", no_argument, 0, 'k' },
                                           { "routes", no_argument, 0, 'r' },
                                           { "help", no_argument, 0, 'h' },
+                                          { "version", no_argument, 0, 'V' },
                                           { 0, 0, 0, 0 } };
     unsigned long long v;
     int o;
@@ -93,6 +94,9 @@ static int parse_args(int argc, char **argv, struct apid *a, const char **listen
             break;
         case 'h':
             usage(stdout);
+            return 1;
+        case 'V':
+            printf("zkslot-apid %s\n", ZK_VERSION);
             return 1;
         case 'r':
             for (unsigned i = 0; i < apid_nroutes; i++)
