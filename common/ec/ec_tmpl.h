@@ -253,6 +253,8 @@ static inline void GROUP_FN(batch_to_affine)(GROUP_AFFINE_T *r, const GROUP_T *p
                                              COORD_T *scratch)
 {
     COORD_T *z = scratch, *zi = scratch + n, zi2;
+    if (!n)
+        return;   /* (and GCC 12 then sees z written before batch_inv reads it) */
     for (size_t i = 0; i < n; i++)
         z[i] = p[i].z;
     COORD_FN(batch_inv)(zi, z, n, scratch + 2 * n);   /* zeros (infinity) stay 0 */
