@@ -201,8 +201,10 @@ int main(int argc, char **argv)
     gpud.nthreads = gpud.cfg.gpud_threads ? gpud.cfg.gpud_threads : zk_nthreads_default();
     char inst[16];
     snprintf(inst, sizeof inst, "%d", gpud.cfg.gpud_device);
-    if (zkd_base_open(&gpud.base, "gpud", inst, &gpud.cfg))
+    if ((r = zkd_base_open(&gpud.base, "gpud", inst, &gpud.cfg, sfd))) {
+        rc = r > 0 ? 0 : 1;   /* > 0: stopped while waiting for the ledger */
         goto out;
+    }
     /* the default output directories (<state_dir>/jobs/ID) are written
      * without following links (output.c): name the state directory by its
      * own path, as the CLI's submit does, not by a link to it */

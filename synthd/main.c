@@ -505,8 +505,10 @@ int main(int argc, char **argv)
                                             : (cores / cfg.synthd_workers ? cores / cfg.synthd_workers : 1);
     char inst[16];
     snprintf(inst, sizeof inst, "%d", cfg.synthd_numa_node);
-    if (zkd_base_open(&base, "synthd", inst, &cfg))
+    if ((r = zkd_base_open(&base, "synthd", inst, &cfg, sfd))) {
+        rc = r > 0 ? 0 : 1;   /* > 0: stopped while waiting for the ledger */
         goto out;
+    }
     pool = base.pool;
     me = base.me;
     l = base.l;

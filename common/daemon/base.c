@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,8 +97,42 @@ int zkd_open_ledger_wait(const struct zk_config *cfg, zk_ledger **ret, const cha
     }
 }
 
+/* zkd_base_open's ledger: 0, an error, or 1 (a signal while waiting for an
+ * unreachable database: the start ends). */
+static int open_ledger_start(const struct zk_config *cfg, zk_ledger **ret, int sfd,
+                             struct zk_diag *diag)
+{
+    unsigned ms = 0, tries = 0;
+    double t0 = zkd_now();
+    for (;;) {
+        int r = zkd_open_ledger(cfg, ret, diag);
+        if (!zkd_ledger_transient(r)) {
+            if (!r && tries)
+                zkd_log(ZKD_NOTICE, "ledger reachable after %.1f s (%u failed attempt(s))",
+                        zkd_now() - t0, tries);
+            return r;
+        }
+        if (!tries++) {
+            zkd_log(ZKD_ERR, "ledger unreachable at start: %s; waiting for it (SIGTERM stops)",
+                    diag->msg);
+        }
+        unsigned wait = zkd_ledger_backoff_ms(&ms);
+        zkd_notify("EXTEND_TIMEOUT_USEC=%u\nSTATUS=waiting for the ledger's database for %.0f s: "
+                   "%.120s", (wait + 30000u) * 1000u, zkd_now() - t0, diag->msg);
+        struct pollfd pfd = { sfd, POLLIN, 0 };
+        int stop = ZKD_RUN;
+        if (sfd >= 0 && poll(&pfd, 1, (int)wait) > 0 && zkd_signals_poll(sfd, &stop) &&
+            stop != ZKD_RUN) {
+            zkd_log(ZKD_INFO, "stopped while waiting for the ledger");
+            return 1;
+        }
+        if (sfd < 0)
+            usleep(wait * 1000u);
+    }
+}
+
 int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
-                  const struct zk_config *cfg)
+                  const struct zk_config *cfg, int sfd)
 {
     struct zk_diag d;
     struct zkd_recovery rec;
@@ -125,8 +160,9 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
         zkd_log(ZKD_ERR, "pool %s: %s", cfg->pool, zk_strerror(r));
         return r;
     }
-    if ((r = zkd_open_ledger(cfg, &b->l, &d))) {
-        zkd_log(ZKD_ERR, "%s", d.msg);
+    if ((r = open_ledger_start(cfg, &b->l, sfd, &d))) {
+        if (r < 0)
+            zkd_log(ZKD_ERR, "%s", d.msg);
         return r;
     }
     if (zk_ledger_daemon_started(b->l, role, instance, b->me.pid, &d))

@@ -143,9 +143,16 @@ int zkd_open_ledger_wait(const struct zk_config *cfg, zk_ledger **ret, const cha
  * ledger, the start recorded as (role, instance), and the recovery pass
  * with semaphore resync.  Logs what fails (and what recovery did); returns
  * 0 or the error.  Close with zkd_base_close() in both cases.
+ * A ledger whose database is unreachable (ZK_ELEDGER: a PostgreSQL server
+ * down or restarting; a server that refuses is an error at once) is waited
+ * for: said once in the log and in STATUS=, retried with a backoff to 2 s,
+ * the start timeout extended meanwhile (EXTEND_TIMEOUT_USEC: a farm's
+ * machines rebooting with their database do not run into the units' start
+ * limit), the signals read from sfd: SIGTERM, SIGINT or SIGQUIT then ends
+ * the start, and zkd_base_open returns 1 (the daemon exits 0).
  */
 int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
-                  const struct zk_config *cfg);
+                  const struct zk_config *cfg, int sfd);
 
 /*
  * The keys this machine claims partitions of, set on handle l
