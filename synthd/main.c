@@ -48,6 +48,7 @@
 #include "zk/wtns.h"
 #include "zk/zkey.h"
 
+#include "gpud_absent.h"
 #include "sealed.h"
 #include "stored.h"
 #include "witness.h"
@@ -262,6 +263,10 @@ static void *worker_main(void *arg)
     const struct zk_synthpart_writer w = { pool, l, &me, ledger_run, NULL };
     while (!atomic_load(&stop_flag)) {
         atomic_store(&wk->heartbeat_ms, now_ms());
+        if (synthd_absent_paused()) {   /* no gpud on this machine (gpud_absent.h) */
+            sleep_ms(cfg.poll_ms);
+            continue;
+        }
         zkd_claim_keys(l, &cfg, &wk->claim);
         /* the highest class queued decides which slots and partitions this
          * worker may take: a reserved worker, or a slot of the reserve, only
@@ -420,6 +425,8 @@ static void tick(void *ctx, unsigned n)
     static unsigned last_killed;
     if (n <= 3 || n % 10 == 0 || last_killed)
         last_killed = synthd_witness_sweep();
+    synthd_absent_tick(pool, base.l, &cfg, strcmp(zk_ledger_backend(base.l), "sqlite") != 0,
+                       &stop_flag);
 }
 
 /* The slots, the counts, and the keys a shared ledger's claims leave out
@@ -427,15 +434,16 @@ static void tick(void *ctx, unsigned n)
 static void status(void *ctx, char *buf, size_t n)
 {
     struct zk_pool_info pi;
-    char skipped[160];
+    char skipped[160], absent[96];
     (void)ctx;
     zk_pool_info(pool, &pi);
     zkd_claim_keys_status(skipped, sizeof skipped);
+    synthd_absent_status(absent, sizeof absent);
     snprintf(buf, n, "slots free %u filling %u ready %u claimed %u; synthesized %llu, "
-             "errors %llu%s%s", pi.count[ZK_SLOT_FREE], pi.count[ZK_SLOT_FILLING],
+             "errors %llu%s%s%s", pi.count[ZK_SLOT_FREE], pi.count[ZK_SLOT_FILLING],
              pi.count[ZK_SLOT_READY], pi.count[ZK_SLOT_CLAIMED],
              (unsigned long long)atomic_load(&n_synthesized),
-             (unsigned long long)atomic_load(&n_errors), skipped[0] ? "; " : "", skipped);
+             (unsigned long long)atomic_load(&n_errors), absent, skipped[0] ? "; " : "", skipped);
 }
 
 /* alive = every worker came around its loop recently, or is busy */

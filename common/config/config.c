@@ -28,6 +28,7 @@ void zk_config_defaults(struct zk_config *c)
     c->poll_ms = 100;
     c->ledger_lease = 30;
     c->synthd_workers = 1;
+    c->synthd_gpud_absent = 60;
     c->synthd_threads = 0;
     c->synthd_numa_node = -1;
     c->witness_memory = 0;
@@ -76,6 +77,7 @@ static const struct option options[] = {
     O("pool", "reserve", K_UINT, pool_reserve, 0, ZK_POOL_MAX_SLOTS),
     O("pool", "reserve_class", K_PRIO, pool_reserve_class, 0, 0),
     O("synthd", "reserve_workers", K_UINT, synthd_reserve_workers, 0, 1024),
+    O("synthd", "gpud_absent", K_UINT, synthd_gpud_absent, 0, 86400),
     O("ledger", "keep_inputs", K_UINT, ledger_keep_inputs, 0, 86400 * 366),
     O("synthd", "workers", K_UINT, synthd_workers, 1, 1024),
     O("synthd", "threads", K_UINT, synthd_threads, 0, 4096),

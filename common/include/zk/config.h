@@ -77,6 +77,8 @@ struct zk_config {
                                        separated paths (zk_witgen_allowed); "" = none */
     unsigned synthd_reserve_workers; /* of the workers, those that take only work of
                                         pool_reserve_class and above */
+    unsigned synthd_gpud_absent;    /* seconds with no gpud on the pool before a shared
+                                       ledger's synthd pauses and hands back; 0 = never */
     /* [gpud] */
     char gpud_backend[16];          /* "cpu" or "cuda" */
     int gpud_device;
