@@ -235,6 +235,10 @@ static int claim_op(void *ctx, const struct zk_slot *s, struct zk_ledger_part *r
                     struct zk_diag *diag)
 {
     struct claim_ctx *c = ctx;
+    /* paused while the worker waited for this slot (a slot the hand-back
+     * just freed): nothing is claimed, the slot goes back */
+    if (synthd_absent_paused())
+        return -ENOENT;
     c->min_class = c->reserved_worker || zk_pool_slot_reserved(pool, s->index)
                        ? cfg.pool_reserve_class
                        : ZK_PRIO_LOW;
