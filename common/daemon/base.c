@@ -104,9 +104,14 @@ static int open_ledger_start(const struct zk_config *cfg, zk_ledger **ret, int s
 {
     unsigned ms = 0, tries = 0;
     double t0 = zkd_now();
+    char path[PATH_MAX];
+    /* SQLite says ZK_ELEDGER for a file this daemon may not write too:
+     * that is the operator's to fix, said at once (zkd_open_ledger) */
+    int sqlite = zk_config_ledger_path(cfg, path, sizeof path) != 0 ||
+                 zk_ledger_sqlite_path(path) != NULL;
     for (;;) {
         int r = zkd_open_ledger(cfg, ret, diag);
-        if (!zkd_ledger_transient(r)) {
+        if (sqlite || !zkd_ledger_transient(r)) {
             if (!r && tries)
                 zkd_log(ZKD_NOTICE, "ledger reachable after %.1f s (%u failed attempt(s))",
                         zkd_now() - t0, tries);
