@@ -42,14 +42,9 @@ void *starter_main(void *arg)
             continue;
         if (r == ZK_ECHECKSUM) {
             struct zk_ledger_part lp;
-            /* re-queued only when the ledger places that partition, ready,
-             * in this slot: the header's id may be forged or stale; only
-             * from ready: a live owner keeps it, a dead one's is
+            /* only from ready: a live owner keeps it, a dead one's is
              * reconcile's (the slot is FREE now: -> queued) */
-            int mine = s.partition_id <= INT64_MAX &&
-                       zk_ledger_part_get(l, (int64_t)s.partition_id, &lp, NULL) == 0 &&
-                       lp.state == ZK_PART_READY && lp.slot == (int32_t)s.index &&
-                       (uint64_t)lp.key_id == s.key_id;
+            int mine = zkd_slot_ready_part(l, &s, &lp);
             zk_pool_release(gpud.pool, &s);
             if (mine) {
                 zkd_log(ZKD_WARN, "slot %u failed its checksum: dropped, partition %lld re-queued",

@@ -44,11 +44,7 @@ static unsigned hand_back(zk_pool *pool, zk_ledger *l, unsigned absent_s,
     while (!atomic_load(stop) &&
            zk_pool_claim(pool, ZK_POOL_ANY_NODE, ZK_POOL_CLAIM_NOVERIFY, 0, stop, &s) == 0) {
         struct zk_ledger_part lp;
-        int mine = s.partition_id <= INT64_MAX &&
-                   zk_ledger_part_get(l, (int64_t)s.partition_id, &lp, NULL) == 0 &&
-                   lp.state == ZK_PART_READY && lp.slot == (int32_t)s.index &&
-                   (uint64_t)lp.key_id == s.key_id;
-        if (mine && zkd_part_requeue(l, (int64_t)s.partition_id, ZK_PART_READY, NULL, note,
+        if (zkd_slot_ready_part(l, &s, &lp) && zkd_part_requeue(l, (int64_t)s.partition_id, ZK_PART_READY, NULL, note,
                                      stop) == 0) {
             n++;
             zkd_log(ZKD_NOTICE, "partition %lld (job %lld #%u): handed back from slot %u "

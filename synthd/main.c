@@ -119,6 +119,7 @@ static struct zk_proc_id me;            /* = base.me */
 static zk_cancel_flag stop_flag;        /* finish what is in hand, take nothing new */
 static atomic_int abort_flag;           /* hand back what is in hand */
 static atomic_ullong n_synthesized, n_errors;
+static int shared_ledger;               /* PostgreSQL: the farm's machines share it */
 static unsigned threads_per_worker;
 /* Test hook: ZKSLOT_TEST_FILL_DELAY_MS holds each slot FILLING that long
  * after the witness is in it, so a test can kill -9 synthd mid-fill. */
@@ -429,8 +430,7 @@ static void tick(void *ctx, unsigned n)
     static unsigned last_killed;
     if (n <= 3 || n % 10 == 0 || last_killed)
         last_killed = synthd_witness_sweep();
-    synthd_absent_tick(pool, base.l, &cfg, strcmp(zk_ledger_backend(base.l), "sqlite") != 0,
-                       &stop_flag);
+    synthd_absent_tick(pool, base.l, &cfg, shared_ledger, &stop_flag);
 }
 
 /* The slots, the counts, and the keys a shared ledger's claims leave out
@@ -525,7 +525,8 @@ int main(int argc, char **argv)
     me = base.me;
     l = base.l;
     synthd_witness_setup(&cfg, &me);   /* a failure is logged; input partitions then fail */
-    synthd_sealed_setup(&cfg, strcmp(zk_ledger_backend(l), "sqlite") != 0);   /* likewise */
+    shared_ledger = strcmp(zk_ledger_backend(l), "sqlite") != 0;
+    synthd_sealed_setup(&cfg, shared_ledger);   /* likewise */
     if (cfg.pool_reserve) {
         uint32_t n = zk_pool_set_reserve(pool, cfg.pool_reserve, cfg.pool_reserve_class);
         if (n < cfg.pool_reserve)

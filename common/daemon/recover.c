@@ -86,3 +86,11 @@ int zkd_recover(zk_pool *pool, unsigned reap_flags, zk_ledger *l, int check_read
         *ret = rec;
     return r;
 }
+
+int zkd_slot_ready_part(zk_ledger *l, const struct zk_slot *s, struct zk_ledger_part *lp)
+{
+    return s->partition_id <= INT64_MAX &&
+           zk_ledger_part_get(l, (int64_t)s->partition_id, lp, NULL) == 0 &&
+           lp->state == ZK_PART_READY && lp->slot == (int32_t)s->index &&
+           (uint64_t)lp->key_id == s->key_id;
+}

@@ -82,6 +82,15 @@ int zkd_recover(zk_pool *pool, unsigned reap_flags, zk_ledger *l, int check_read
                 uint32_t max_attempts, struct zkd_recovery *ret, struct zk_diag *diag);
 
 /*
+ * 1 when the ledger places the partition slot s's header names, ready, in
+ * that very slot and of that key (*lp: its row), else 0 (the header's id
+ * may be forged or stale).  For a claimed slot that is given back instead
+ * of proved (gpud: a failed checksum; synthd: no gpud): only such a
+ * partition is re-queued from ready.
+ */
+int zkd_slot_ready_part(zk_ledger *l, const struct zk_slot *s, struct zk_ledger_part *lp);
+
+/*
  * Device and inode of the file behind the pool path (following the
  * symlink), to notice a pool destroyed or replaced under a running daemon.
  * -errno when it is gone.
