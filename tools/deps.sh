@@ -54,3 +54,44 @@ if [ -f "$lock" ]; then
     echo "$want" > "$stamp"
   fi
 fi
+
+# The CUDA toolkit, from NVIDIA's own wheels on PyPI (no toolkit is
+# preinstalled and Debian 12's nvidia-cuda-toolkit is 11.8, which predates
+# nothing we need but lacks CUDA 13's CCCL and is in non-free): the five
+# wheels, one pinned version, into a prefix the project owns.  The wheels
+# share nvidia/cu13/ (bin with nvcc.profile, include with CCCL under
+# include/cccl, lib without lib64 or unversioned .so links, nvvm with cicc);
+# deps.sh adds lib64 -> lib and the unversioned links, and points
+# $ZK_CUDA_PREFIX (default /opt/zkslot/cuda) at it, where CMakeLists.txt
+# looks when no nvcc is on PATH.  ZK_CUDA_DEPS=0 leaves it out.
+zk_cuda_version=13.2.86
+zk_cuda_prefix=${ZK_CUDA_PREFIX:-/opt/zkslot/cuda}
+if [ "${ZK_CUDA_DEPS:-1}" != 0 ]; then
+  dest="$(dirname "$zk_cuda_prefix")/cuda-$zk_cuda_version"
+  if [ ! -x "$dest/nvidia/cu13/bin/nvcc" ] || [ ! -f "$dest/.zkslot-complete" ]; then
+    echo "deps: CUDA $zk_cuda_version from PyPI into $dest"
+    SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO rm -rf "$dest.tmp"
+    $SUDO python3 -m pip install -q --disable-pip-version-check --no-deps \
+      --root-user-action=ignore --target "$dest.tmp" \
+      "nvidia-cuda-nvcc==$zk_cuda_version" "nvidia-cuda-crt==$zk_cuda_version" \
+      "nvidia-nvvm==$zk_cuda_version" "nvidia-cuda-runtime==$zk_cuda_version" \
+      "nvidia-cuda-cccl==$zk_cuda_version"
+    top="$dest.tmp/nvidia/cu13"
+    [ -x "$top/bin/nvcc" ] && [ -x "$top/nvvm/bin/cicc" ] && [ -d "$top/include/cccl" ] ||
+      { echo "deps: the CUDA wheels did not give bin/nvcc, nvvm/bin/cicc and include/cccl under $top" >&2; exit 1; }
+    $SUDO ln -sfn lib "$top/lib64"
+    for so in "$top"/lib/lib*.so.*; do
+      $SUDO ln -sfn "$(basename "$so")" "${so%%.so.*}.so"
+    done
+    $SUDO touch "$dest.tmp/.zkslot-complete"
+    $SUDO rm -rf "$dest"
+    $SUDO mv "$dest.tmp" "$dest"
+  fi
+  want="$dest/nvidia/cu13"
+  if [ "$(readlink "$zk_cuda_prefix" 2>/dev/null)" != "$want" ]; then
+    SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO mkdir -p "$(dirname "$zk_cuda_prefix")"
+    $SUDO ln -sfn "$want" "$zk_cuda_prefix"
+  fi
+fi
