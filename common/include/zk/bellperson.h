@@ -1,0 +1,101 @@
+/*
+ * bellperson.h -- Filecoin's Groth16 over BLS12-381 as bellperson defines
+ * it: its parameter files (.params, .vk), the proving assignment that its
+ * synthesis produces (zkslot's .bpa file), its proof (192 bytes) and its
+ * verifier.  docs/bellperson.md and docs/formats.md describe the formats.
+ *
+ * Contracts:
+ * - A key is a parameter file, mapped read-only and checked once at open
+ *   (layout, counts, every header point on the curve and in the subgroup;
+ *   the large queries are checked for encoding and length, not for group
+ *   membership).  Counts are u32 big-endian; points are Zcash-encoded,
+ *   uncompressed, big-endian (G1 96 bytes, G2 192 as x.c1 x.c0 y.c1 y.c0).
+ * - An assignment is what bellperson's ProvingAssignment holds after
+ *   synthesis, inputs (input 0 = ONE) and aux in bellperson's order, the
+ *   a/b/c evaluation of every constraint (the one constraint per input that
+ *   synthesis appends included) and the density bitmaps a_aux, b_input,
+ *   b_aux.  Field elements in a .bpa are 32-byte canonical little endian.
+ * - zk_bp_prove() with the same key, assignment, r and s returns the same
+ *   192 bytes as bellperson's create_proof(circuit, params, r, s).
+ * - Every function that fails leaves one line in diag naming the file (or
+ *   `name`) and the problem, and returns a negative code of zk/error.h.
+ */
+#ifndef ZK_COMMON_BELLPERSON_H
+#define ZK_COMMON_BELLPERSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zk/binfile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZK_BP_PROOF_BYTES 192    /* A (48) || B (96) || C (48), compressed */
+#define ZK_BP_FR_BYTES 32
+#define ZK_BPA_MAGIC "ZKBPASN1"  /* 8 bytes, then u32 version, u32 flags */
+#define ZK_BPA_VERSION 1
+
+typedef struct zk_bp_key zk_bp_key;               /* an opened .params */
+typedef struct zk_bp_vk zk_bp_vk;                 /* a verifying key */
+typedef struct zk_bp_assignment zk_bp_assignment; /* a parsed .bpa */
+
+/* What `zkslot key show` / `inspect` tell of a key. */
+struct zk_bp_key_info {
+    uint64_t file_bytes;
+    uint32_t n_ic;            /* inputs, ONE included */
+    uint32_t n_h;             /* m - 1 */
+    uint32_t n_l;             /* aux variables */
+    uint32_t n_a;             /* inputs + aux dense in A */
+    uint32_t n_b_g1, n_b_g2;  /* inputs and aux dense in B */
+    uint32_t log2_domain;     /* m = 2^log2_domain = n_h + 1 */
+};
+
+/* Open and check `path` (a .params file).  *out is closed with
+ * zk_bp_key_close().  Errors: -errno, ZK_ETRUNCATED, ZK_EFORMAT,
+ * ZK_ELENGTH, ZK_EBAD_ENCODING, ZK_ENOT_ON_CURVE, ZK_ENOT_IN_GROUP,
+ * ZK_ENOT_CANONICAL, ZK_EDOMAIN. */
+int zk_bp_key_open(const char *path, zk_bp_key **out, struct zk_diag *diag);
+int zk_bp_key_open_mem(const void *buf, size_t len, const char *name, zk_bp_key **out,
+                       struct zk_diag *diag);
+void zk_bp_key_close(zk_bp_key *key);
+void zk_bp_key_get_info(const zk_bp_key *key, struct zk_bp_key_info *info);
+/* The verifying key at the head of the parameter file (owned by key). */
+const zk_bp_vk *zk_bp_key_vk(const zk_bp_key *key);
+
+/* A .vk file (the same layout as the head of a .params). */
+int zk_bp_vk_open(const char *path, zk_bp_vk **out, struct zk_diag *diag);
+int zk_bp_vk_open_mem(const void *buf, size_t len, const char *name, zk_bp_vk **out,
+                      struct zk_diag *diag);
+void zk_bp_vk_close(zk_bp_vk *vk);
+/* Number of public inputs the key takes (ic count - 1). */
+uint32_t zk_bp_vk_n_public(const zk_bp_vk *vk);
+
+/* Parse a .bpa held in memory (buf must outlive *out when borrowed) or
+ * read from a file.  Errors: ZK_EBADMAGIC, ZK_EVERSION, ZK_ETRUNCATED,
+ * ZK_ELENGTH, ZK_ENOT_CANONICAL, -ENOMEM, -errno. */
+int zk_bp_assignment_parse(const void *buf, size_t len, const char *name,
+                           zk_bp_assignment **out, struct zk_diag *diag);
+int zk_bp_assignment_open(const char *path, zk_bp_assignment **out, struct zk_diag *diag);
+void zk_bp_assignment_free(zk_bp_assignment *as);
+uint64_t zk_bp_assignment_n_inputs(const zk_bp_assignment *as); /* ONE included */
+
+/* Prove.  r and s are 32-byte canonical little-endian elements of Fr.
+ * threads = 0: all cores.  Errors: ZK_ELENGTH (assignment and key
+ * disagree: counts, densities, domain), ZK_ERANGE (r or s >= q), -ENOMEM. */
+int zk_bp_prove(const zk_bp_key *key, const zk_bp_assignment *as, const uint8_t r[32],
+                const uint8_t s[32], unsigned threads, uint8_t proof[ZK_BP_PROOF_BYTES],
+                struct zk_diag *diag);
+
+/* Verify one proof against n_public inputs (32-byte canonical LE each, ONE
+ * not included).  Returns 1 accepted, 0 rejected (a proof that does not
+ * decode is rejected), negative on a bad call (ZK_ELENGTH: wrong count,
+ * ZK_ERANGE: an input >= q). */
+int zk_bp_verify(const zk_bp_vk *vk, const uint8_t *public_inputs, size_t n_public,
+                 const uint8_t proof[ZK_BP_PROOF_BYTES], struct zk_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ZK_COMMON_BELLPERSON_H */
