@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+nvcc=${NVCC:-$(command -v nvcc || echo "${ZK_CUDA_PREFIX:-/opt/zkslot/cuda}/bin/nvcc")}
 if [ ! -x "$nvcc" ]; then
     echo "cuda-sass: skip: no nvcc (set NVCC)" >&2
     exit 77

@@ -6,6 +6,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
+      ccache    # tools/test-all.sh: compilations cached across CI runs
       libgmp-dev libjansson-dev libxxhash-dev libsqlite3-dev libinih-dev libmicrohttpd-dev
       libgnutls28-dev    # zkslot --server https://: the CLI's TLS client
       libsodium-dev    # inputs sealed to the daemons (common/seal/)

@@ -12,6 +12,10 @@
 #      20; 0 skips it; the key comes from `zkslot setup`).
 #
 #   tools/gpu-check.sh [BUILD_DIR]     env: PROVE_LOG=20, SKIP_DEPS=1, LOG_N=24
+#   tools/gpu-check.sh --dry-run       no GPU needed: which nvcc a build uses
+#                                      (PATH, else tools/deps.sh's prefix),
+#                                      its `nvcc --version`, the CUDA runtime
+#                                      beside it, and whether a GPU is here
 # Exit 0 when every test passed; the table is for people to read (issue 7's
 # bars: MSM 2^24 BLS12-381 <= 100 ms, NTT 2^24 <= 10 ms, proof 2^20 >= 20x).
 #
@@ -26,6 +30,23 @@
 # --check-results RESULTS` here (snarkjs on its proofs).  docs/cuda.md.
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = --dry-run ]; then
+    prefix=${ZK_CUDA_PREFIX:-/opt/zkslot/cuda}
+    nvcc=$(command -v nvcc || echo "$prefix/bin/nvcc")
+    [ -x "$nvcc" ] || { echo "gpu-check: no nvcc on PATH or in $prefix/bin (tools/deps.sh installs it)" >&2; exit 1; }
+    echo "nvcc: $nvcc -> $(readlink -f "$nvcc")"
+    "$nvcc" --version || exit 1
+    top=$(cd "$(dirname "$(readlink -f "$nvcc")")/.." && pwd)
+    rt=$(ls "$top"/lib/libcudart.so.* 2>/dev/null | head -n 1)
+    echo "CUDA runtime: ${rt:-none found under $top/lib}"
+    if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+        nvidia-smi -L
+        nvidia-smi --query-gpu=driver_version --format=csv,noheader | sed 's/^/driver: /'
+    else
+        echo "GPU: none here (nvidia-smi lists none): the build compiles the kernels, the emulated tests run them"
+    fi
+    exit 0
+fi
 build=${1:-$src/build/gpu}
 log_n=${LOG_N:-24}
 prove_log=${PROVE_LOG:-20}

@@ -28,6 +28,27 @@ jobs=$(nproc)
 
 "$here/tools/deps.sh"
 
+# ccache (tools/deps.sh installs it): the C, C++ and CUDA compilations of
+# both trees are cached in the user's ccache directory, keyed on the
+# preprocessed source and the flags, so a second CI run on the same machine
+# recompiles only what changed.  ZK_CCACHE=0 leaves it out.
+launcher=()
+if [ "${ZK_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR=$here CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+            -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+
+# The Rust side (rust/*: Filecoin's circuits, bellperson's oracle), built
+# once before the suites that use it: crates by `cargo fetch` against the
+# committed Cargo.lock, the target directory the machine's cache
+# (tools/cargo-build.sh).  The tests find it through ZK_CARGO_TARGET.
+if compgen -G "$here/rust/*/Cargo.toml" >/dev/null; then
+  echo "=== rust (tools/cargo-build.sh) ==="
+  ZK_CARGO_TARGET=$("$here/tools/cargo-build.sh" | tail -n 1) || { echo "FAIL: rust: tools/cargo-build.sh" >&2; exit 1; }
+  export ZK_CARGO_TARGET
+fi
+
 # Circuits, keys and witnesses made with snarkjs/circom for the interop and
 # pipeline tests are data, the same for both trees: make them once.
 export ZK_INTEROP_WORK="${ZK_INTEROP_WORK:-$here/build/interop-work}"
@@ -76,7 +97,7 @@ PY
 run_suite() {   # run_suite NAME CMAKE-ARGS...: 0 when it built and every test passed
   local name=$1 rc=0; shift
   echo "=== $name build ==="
-  cmake -S . -B "build/$name" -DZK_WERROR=ON "$@" >/dev/null || { echo "FAIL: $name: cmake" >&2; return 1; }
+  cmake -S . -B "build/$name" -DZK_WERROR=ON "${launcher[@]}" "$@" >/dev/null || { echo "FAIL: $name: cmake" >&2; return 1; }
   cmake --build "build/$name" -j "$jobs" || { echo "FAIL: $name: build" >&2; return 1; }
   echo "=== $name tests ==="
   rm -f "$here/build/$name/ctest-junit.xml"
@@ -86,11 +107,14 @@ run_suite() {   # run_suite NAME CMAKE-ARGS...: 0 when it built and every test p
   return $rc
 }
 
-# CUDA (when nvcc is installed) is built in the release tree only: for this
-# machine's GPU when there is one, else for Hopper (sm_90) alone, as a
-# compile-only lane (every major architecture takes ~10 min here; the
+# CUDA (tools/deps.sh installs the toolkit) is built in the release tree
+# only, and required there (-DZK_ENABLE_CUDA=ON: a release tree without
+# nvcc fails at configure, it never passes with the CUDA code left out):
+# for this machine's GPU when there is one, else for Hopper (sm_90) alone,
+# as a compile-only lane (every major architecture takes ~10 min here; the
 # default build without CMAKE_CUDA_ARCHITECTURES does that).  nvcc objects
 # are not instrumented, so the sanitizer tree leaves CUDA out.
+# ZK_TEST_CUDA=AUTO|OFF overrides (said in the output).
 if [ -z "${ZK_CUDA_ARCHS:-}" ]; then
   if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep '^GPU' >/dev/null; then
     ZK_CUDA_ARCHS=native
@@ -99,7 +123,10 @@ if [ -z "${ZK_CUDA_ARCHS:-}" ]; then
   fi
 fi
 fail=()
-run_suite release -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$ZK_CUDA_ARCHS" || fail+=(release)
+cuda=${ZK_TEST_CUDA:-ON}
+[ "$cuda" = ON ] || echo "=== release: ZK_ENABLE_CUDA=$cuda (ZK_TEST_CUDA): the CUDA code may be left out of this run ==="
+run_suite release -DCMAKE_BUILD_TYPE=Release -DZK_ENABLE_CUDA="$cuda" \
+  -DCMAKE_CUDA_ARCHITECTURES="$ZK_CUDA_ARCHS" || fail+=(release)
 if [ "${ZK_SKIP_MUTANTS:-0}" != 1 ]; then
   echo "=== mutants ==="
   "$here/tools/mutants.sh" || fail+=(mutants)
