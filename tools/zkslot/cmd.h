@@ -39,6 +39,7 @@ ZK_CMD(top);
 ZK_CMD(metrics);
 ZK_CMD(token);
 ZK_CMD(seal_key);
+ZK_CMD(bp);
 
 /* `zkslot bench <what>` subbenchmarks, one per module, same convention. */
 ZK_CMD(bench_field);

@@ -41,6 +41,8 @@ static const struct command commands[] = {
     { "top", cmd_top, "[--once] [--interval S]", 0 },
     { "token", cmd_token, "add NAME --keys KEYS|* [--cancel-any] | list | revoke NAME", 0 },
     { "seal-key", cmd_seal_key, "[--state-dir DIR]", 0 },
+    { "bp", cmd_bp, "inspect FILE | prove KEY.params ASSIGN.bpa PROOF | verify VK ASSIGN.bpa PROOF | "
+      "bench KEY.params ASSIGN.bpa", 0 },
 };
 
 static void usage(FILE *out)

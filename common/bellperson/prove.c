@@ -1,0 +1,343 @@
+/*
+ * prove.c -- zk_bp_prove: bellperson's Groth16 prover (its create_proof
+ * with given r and s) over a parameter file and a .bpa assignment.
+ *
+ * H.  bellperson's a, b, c are the evaluations of A, B, C on its domain of
+ * m = 2^L points, whose root of unity comes from Fr's generator 7:
+ * w7 = 7^((r-1)/m).  zkslot's NTT (common/ntt/) uses w5 = 5^((r-1)/m).
+ * Both generate the same cyclic group, so w7 = w5^k for an odd k fixed
+ * once for all sizes (k mod 2^L at size 2^L: bp_root_map), and
+ * A(w7^i) = A(w5^(k i mod m)): scattering a[i] to position k i mod m gives
+ * the evaluations on zkslot's ordering, after which the inverse NTT yields
+ * A's coefficients, the same ones bellperson's ifft yields.  Then, as
+ * bellperson: the coset {7 w^j}, A B - C, divided by Z = 7^m - 1 (constant
+ * on that coset), back to coefficients; the first m - 1 (the last is 0 for
+ * a satisfied circuit) against the key's m - 1 monomial `h` points.  The
+ * interpolation runs over the same point set with the same values, so H is
+ * bellperson's even for an assignment that does not satisfy its circuit.
+ *
+ * MSMs, one each (bellperson splits A and B into inputs and aux; the sums
+ * are equal): A over `a` with the inputs and the aux whose a_aux bit is set;
+ * B over b_g1 and b_g2 with the inputs whose b_input bit is set and the aux
+ * whose b_aux bit is set; L over `l` with every aux; H over `h`.
+ *
+ * Assembly (bellperson's order of terms, the same group elements):
+ *   A = alpha1 + r delta1 + A'      B = beta2 + s delta2 + B2'
+ *   C = s A' + r B1' + r s delta1 + s alpha1 + r beta1 + H' + L'
+ * encoded compressed: A (48) || B (96) || C (48).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "bp_internal.h"
+#include "ff/consts.h"
+#include "zk/ec.h"
+#include "zk/error.h"
+#include "zk/msm.h"
+#include "zk/ntt.h"
+#include "zk/parallel.h"
+#include "zk/util.h"
+
+/* ---- the domain's root: w7 = w5^k ----------------------------------------- */
+
+static pthread_once_t bp_root_once = PTHREAD_ONCE_INIT;
+static uint64_t bp_root_k;       /* w7_32 = w5_32^k, k odd, < 2^32 */
+
+static void bp_root_init(void)
+{
+    static const limb_t P[4] = BLS381_FR_P;
+    limb_t t[4];
+    bls381_fr g, w7, w5, w5inv, x, y, one;
+    uint64_t k = 0;
+
+    /* t = (r - 1) / 2^32, the odd part of r - 1 */
+    for (int i = 0; i < 4; i++)
+        t[i] = (P[i] >> 32) | (i < 3 ? P[i + 1] << 32 : 0);
+    bls381_fr_from_u64(&g, 7);
+    bls381_fr_pow(&w7, &g, t, 256);
+    bls381_fr_root_of_unity(&w5, BLS381_FR_TWO_ADICITY);
+    bls381_fr_inv(&w5inv, &w5);
+    bls381_fr_one(&one);
+    /* Pohlig-Hellman in the group of order 2^32: bit j of k makes
+     * w7 w5^-k of order dividing 2^(31 - j) */
+    for (unsigned j = 0; j < BLS381_FR_TWO_ADICITY; j++) {
+        limb_t e[4] = { k, 0, 0, 0 };
+        bls381_fr_pow(&x, &w5inv, e, 64);
+        bls381_fr_mul(&x, &x, &w7);
+        y = x;
+        for (unsigned s = 0; s < BLS381_FR_TWO_ADICITY - 1 - j; s++)
+            bls381_fr_sqr(&y, &y);
+        if (!bls381_fr_eq(&y, &one))
+            k |= 1ULL << j;
+    }
+    bp_root_k = k;
+}
+
+/* k mod 2^L: bellperson's evaluation i sits at position (k i) mod 2^L. */
+static uint64_t bp_root_map(unsigned L)
+{
+    pthread_once(&bp_root_once, bp_root_init);
+    return L == 0 ? 0 : bp_root_k & ((1ULL << L) - 1);
+}
+
+uint64_t zk_bp_root_multiplier(void)
+{
+    pthread_once(&bp_root_once, bp_root_init);
+    return bp_root_k;
+}
+
+/* ---- H ------------------------------------------------------------------- */
+
+struct bp_scatter {
+    const bls381_fr *src[3];
+    bls381_fr *dst[3];
+    uint64_t k, mask;
+};
+
+static void bp_scatter_range(void *arg, size_t begin, size_t end)
+{
+    const struct bp_scatter *s = arg;
+    for (size_t i = begin; i < end; i++) {
+        uint64_t j = (s->k * i) & s->mask;
+        for (int v = 0; v < 3; v++)
+            bls381_fr_to_mont(&s->dst[v][j], &s->src[v][i]);
+    }
+}
+
+struct bp_hdiv {
+    bls381_fr *a;
+    const bls381_fr *b, *c;
+    bls381_fr zinv;
+};
+
+static void bp_hdiv_range(void *arg, size_t begin, size_t end)
+{
+    const struct bp_hdiv *h = arg;
+    for (size_t i = begin; i < end; i++) {
+        bls381_fr t;
+        bls381_fr_mul(&t, &h->a[i], &h->b[i]);
+        bls381_fr_sub(&t, &t, &h->c[i]);
+        bls381_fr_mul(&h->a[i], &t, &h->zinv);
+    }
+}
+
+static void bp_from_mont_range(void *arg, size_t begin, size_t end)
+{
+    bls381_fr *a = arg;
+    for (size_t i = begin; i < end; i++)
+        bls381_fr_from_mont(&a[i], &a[i]);
+}
+
+/* H' = sum h_i H_i (Jacobian) for the assignment's a, b, c. */
+static int bp_h(const struct zk_bp_key *k, const struct zk_bp_assignment *as, unsigned nt,
+                bls381_g1 *ret, struct zk_diag *diag)
+{
+    unsigned L = k->info.log2_domain;
+    size_t m = (size_t)1 << L, bytes = m * sizeof(bls381_fr);
+    bls381_fr *v[3] = { NULL, NULL, NULL };
+    bls381_fr shift, zinv, one;
+    struct bp_scatter sc;
+    struct bp_hdiv hd;
+    limb_t e[4] = { m, 0, 0, 0 };
+    int rc = 0;
+
+    if (k->info.n_h == 0) {
+        bls381_g1_set_inf(ret);
+        return 0;
+    }
+    for (int i = 0; i < 3; i++)
+        if ((v[i] = zk_secret_alloc(bytes)) == NULL) {
+            rc = zk_diag_set(diag, "prove", -ENOMEM, "H: 3 x %zu bytes: out of memory", bytes);
+            goto out;
+        }
+    for (int i = 0; i < 3; i++)
+        memset(v[i], 0, bytes);
+    sc = (struct bp_scatter){ { as->a, as->b, as->c }, { v[0], v[1], v[2] }, bp_root_map(L),
+                              m - 1 };
+    zk_parallel_for(nt, as->n_constraints, 8192, bp_scatter_range, &sc);
+
+    bls381_fr_from_u64(&shift, 7);
+    for (int i = 0; i < 3 && rc == 0; i++) {
+        rc = bls381_fr_ntt(v[i], L, 1, nt);
+        if (rc == 0)
+            rc = bls381_fr_ntt_coset(v[i], L, 0, &shift, nt);
+    }
+    if (rc != 0) {
+        rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u: %s", L, zk_strerror(rc));
+        goto out;
+    }
+    /* zinv = (7^m - 1)^-1 */
+    bls381_fr_pow(&zinv, &shift, e, 64);
+    bls381_fr_one(&one);
+    bls381_fr_sub(&zinv, &zinv, &one);
+    bls381_fr_inv(&zinv, &zinv);
+    hd = (struct bp_hdiv){ v[0], v[1], v[2], zinv };
+    zk_parallel_for(nt, m, 8192, bp_hdiv_range, &hd);
+    if ((rc = bls381_fr_ntt_coset(v[0], L, 1, &shift, nt)) != 0) {
+        rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u: %s", L, zk_strerror(rc));
+        goto out;
+    }
+    zk_parallel_for(nt, m - 1, 8192, bp_from_mont_range, v[0]);
+    rc = bls381_g1_msm(ret, k->h, v[0]->l, m - 1, nt, NULL, NULL);
+    if (rc != 0)
+        rc = zk_diag_set(diag, "prove", rc, "H: MSM of %zu: %s", m - 1, zk_strerror(rc));
+out:
+    for (int i = 0; i < 3; i++)
+        if (v[i] != NULL) {
+            zk_memzero(v[i], bytes);
+            zk_big_free(v[i]);
+        }
+    return rc;
+}
+
+/* ---- A, B: the scalars compacted by density ------------------------------ */
+
+static size_t bp_compact(bls381_fr *dst, const bls381_fr *src, const uint64_t *bits, uint64_t n)
+{
+    size_t o = 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (bits == NULL || (bits[i / 64] >> (i % 64) & 1))
+            dst[o++] = src[i];
+    return o;
+}
+
+static int bp_msm_error(struct zk_diag *diag, const char *what, int rc)
+{
+    return zk_diag_set(diag, "prove", rc, "%s: MSM: %s", what, zk_strerror(rc));
+}
+
+/* ---- the proof ------------------------------------------------------------ */
+
+static int bp_check(const struct zk_bp_key *k, const struct zk_bp_assignment *as,
+                    struct zk_diag *diag)
+{
+    const struct zk_bp_key_info *in = &k->info;
+    if (as->n_inputs != in->n_ic)
+        return zk_diag_set(diag, "prove", ZK_ELENGTH, "the assignment has %llu inputs, the key %u",
+                           (unsigned long long)as->n_inputs, in->n_ic);
+    if (as->n_aux != in->n_l)
+        return zk_diag_set(diag, "prove", ZK_ELENGTH, "the assignment has %llu aux, the key %u",
+                           (unsigned long long)as->n_aux, in->n_l);
+    if (zk_bp_log2_domain(as->n_constraints) != in->log2_domain)
+        return zk_diag_set(diag, "prove", ZK_ELENGTH,
+                           "the assignment's %llu constraints make a domain of 2^%u, the key's is 2^%u",
+                           (unsigned long long)as->n_constraints,
+                           zk_bp_log2_domain(as->n_constraints), in->log2_domain);
+    if (as->n_inputs + as->pop_a_aux != in->n_a)
+        return zk_diag_set(diag, "prove", ZK_ELENGTH,
+                           "A's density gives %llu bases, the key has %u",
+                           (unsigned long long)(as->n_inputs + as->pop_a_aux), in->n_a);
+    if (as->pop_b_input + as->pop_b_aux != in->n_b_g1)
+        return zk_diag_set(diag, "prove", ZK_ELENGTH,
+                           "B's density gives %llu bases, the key has %u",
+                           (unsigned long long)(as->pop_b_input + as->pop_b_aux), in->n_b_g1);
+    return 0;
+}
+
+static void bp_scalar(bls381_fr *ret, const uint8_t b[32])
+{
+    memcpy(ret->l, b, 32);       /* little-endian limbs on a little-endian machine */
+}
+
+int zk_bp_prove(const zk_bp_key *key, const zk_bp_assignment *as, const uint8_t r[32],
+                const uint8_t s[32], unsigned threads, uint8_t proof[ZK_BP_PROOF_BYTES],
+                struct zk_diag *diag)
+{
+    const struct zk_bp_vk *vk = &key->vk;
+    bls381_fr rr, ss, rm, sm, rs;
+    bls381_g1 H, Lq, A, B1, t, ga, gc;
+    bls381_g2 B2, t2, gb;
+    bls381_g1_affine aff1;
+    bls381_g2_affine aff2;
+    bls381_fr *sa = NULL, *sb = NULL;
+    size_t na = key->info.n_a, nb = key->info.n_b_g1;
+    int rc;
+
+    bp_scalar(&rr, r);
+    bp_scalar(&ss, s);
+    if (!bls381_fr_is_canonical(rr.l) || !bls381_fr_is_canonical(ss.l))
+        return zk_diag_set(diag, "prove", ZK_ERANGE, "r or s is not below the group order");
+    if ((rc = bp_check(key, as, diag)) != 0)
+        return rc;
+    if ((rc = bp_h(key, as, threads, &H, diag)) != 0)
+        return rc;
+    if ((rc = bls381_g1_msm(&Lq, key->l, as->aux->l, as->n_aux, threads, NULL, NULL)) != 0)
+        return bp_msm_error(diag, "L", rc);
+
+    sa = zk_secret_alloc((na ? na : 1) * sizeof *sa);
+    sb = zk_secret_alloc((nb ? nb : 1) * sizeof *sb);
+    if (sa == NULL || sb == NULL) {
+        rc = zk_diag_set(diag, "prove", -ENOMEM, "A, B scalars: out of memory");
+        goto out;
+    }
+    bp_compact(sa, as->input, NULL, as->n_inputs);
+    bp_compact(sa + as->n_inputs, as->aux, as->a_aux, as->n_aux);
+    bp_compact(sb + bp_compact(sb, as->input, as->b_input, as->n_inputs), as->aux, as->b_aux,
+               as->n_aux);
+    if ((rc = bls381_g1_msm(&A, key->a, sa->l, na, threads, NULL, NULL)) != 0) {
+        rc = bp_msm_error(diag, "A", rc);
+        goto out;
+    }
+    if ((rc = bls381_g1_msm(&B1, key->b_g1, sb->l, nb, threads, NULL, NULL)) != 0) {
+        rc = bp_msm_error(diag, "B (G1)", rc);
+        goto out;
+    }
+    if ((rc = bls381_g2_msm(&B2, key->b_g2, sb->l, nb, threads, NULL, NULL)) != 0) {
+        rc = bp_msm_error(diag, "B (G2)", rc);
+        goto out;
+    }
+
+    /* r s mod q, plain */
+    bls381_fr_to_mont(&rm, &rr);
+    bls381_fr_to_mont(&sm, &ss);
+    bls381_fr_mul(&rs, &rm, &sm);
+    bls381_fr_from_mont(&rs, &rs);
+
+    /* A = delta1 r + alpha1 + A' */
+    bls381_g1_from_affine(&t, &vk->delta_g1);
+    bls381_g1_mul(&ga, &t, rr.l, 256);
+    bls381_g1_add_affine(&ga, &ga, &vk->alpha_g1);
+    bls381_g1_add(&ga, &ga, &A);
+    /* B = delta2 s + beta2 + B2' */
+    bls381_g2_from_affine(&t2, &vk->delta_g2);
+    bls381_g2_mul(&gb, &t2, ss.l, 256);
+    bls381_g2_add_affine(&gb, &gb, &vk->beta_g2);
+    bls381_g2_add(&gb, &gb, &B2);
+    /* C = s A' + r B1' + rs delta1 + s alpha1 + r beta1 + H' + L' */
+    bls381_g1_mul(&gc, &A, ss.l, 256);
+    bls381_g1_mul(&t, &B1, rr.l, 256);
+    bls381_g1_add(&gc, &gc, &t);
+    bls381_g1_from_affine(&t, &vk->delta_g1);
+    bls381_g1_mul(&t, &t, rs.l, 256);
+    bls381_g1_add(&gc, &gc, &t);
+    bls381_g1_from_affine(&t, &vk->alpha_g1);
+    bls381_g1_mul(&t, &t, ss.l, 256);
+    bls381_g1_add(&gc, &gc, &t);
+    bls381_g1_from_affine(&t, &vk->beta_g1);
+    bls381_g1_mul(&t, &t, rr.l, 256);
+    bls381_g1_add(&gc, &gc, &t);
+    bls381_g1_add(&gc, &gc, &H);
+    bls381_g1_add(&gc, &gc, &Lq);
+
+    bls381_g1_to_affine(&aff1, &ga);
+    bls381_g1_to_compressed(proof, &aff1);
+    bls381_g2_to_affine(&aff2, &gb);
+    bls381_g2_to_compressed(proof + 48, &aff2);
+    bls381_g1_to_affine(&aff1, &gc);
+    bls381_g1_to_compressed(proof + 144, &aff1);
+    rc = 0;
+out:
+    if (sa != NULL) {
+        zk_memzero(sa, (na ? na : 1) * sizeof *sa);
+        zk_big_free(sa);
+    }
+    if (sb != NULL) {
+        zk_memzero(sb, (nb ? nb : 1) * sizeof *sb);
+        zk_big_free(sb);
+    }
+    zk_memzero(&rr, sizeof rr);
+    zk_memzero(&ss, sizeof ss);
+    zk_memzero(&rs, sizeof rs);
+    return rc;
+}
