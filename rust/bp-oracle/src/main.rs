@@ -21,8 +21,7 @@
 //!           time, then the medians.
 //! Errors: one line on stderr, exit 2.
 
-mod assign;
-mod circuits;
+use zkslot_bp_oracle::{assign, circuits};
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
