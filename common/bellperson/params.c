@@ -57,10 +57,17 @@ static int bp_count(struct bp_cursor *c, const char *what, uint32_t *ret)
     return rc;
 }
 
-static int bp_point_error(struct bp_cursor *c, const char *what, uint64_t i, int rc)
+/* Point i of query `what`, at byte `at` of the file, did not decode. */
+static int bp_point_error(struct bp_cursor *c, const char *what, uint64_t i, size_t at, int rc)
 {
     return zk_diag_set(c->diag, c->name, rc, "%s point %llu (offset %zu): %s", what,
-                       (unsigned long long)i, c->off, zk_strerror(rc));
+                       (unsigned long long)i, at, zk_strerror(rc));
+}
+
+/* A point of the verifying key (`what`, at byte `at`) did not decode. */
+static int bp_vk_point_error(struct bp_cursor *c, const char *what, size_t at, int rc)
+{
+    return zk_diag_set(c->diag, c->name, rc, "%s (offset %zu): %s", what, at, zk_strerror(rc));
 }
 
 /* One vk point, fully checked, not infinity. */
@@ -69,7 +76,7 @@ static int bp_vk_g1(struct bp_cursor *c, const char *what, bls381_g1_affine *out
     const uint8_t *b = NULL;
     int rc = bp_take(c, G1U, what, &b);
     if (rc == 0 && (rc = bls381_g1_from_uncompressed(out, b, 0)) != 0)
-        return bp_point_error(c, what, 0, rc);
+        return bp_vk_point_error(c, what, (size_t)(b - c->p), rc);
     if (rc == 0 && bls381_g1_affine_is_inf(out))
         return zk_diag_set(c->diag, c->name, ZK_EBAD_ENCODING, "%s is the point at infinity", what);
     return rc;
@@ -80,7 +87,7 @@ static int bp_vk_g2(struct bp_cursor *c, const char *what, bls381_g2_affine *out
     const uint8_t *b = NULL;
     int rc = bp_take(c, G2U, what, &b);
     if (rc == 0 && (rc = bls381_g2_from_uncompressed(out, b, 0)) != 0)
-        return bp_point_error(c, what, 0, rc);
+        return bp_vk_point_error(c, what, (size_t)(b - c->p), rc);
     if (rc == 0 && bls381_g2_affine_is_inf(out))
         return zk_diag_set(c->diag, c->name, ZK_EBAD_ENCODING, "%s is the point at infinity", what);
     return rc;
@@ -155,12 +162,12 @@ static int bp_query(struct bp_cursor *c, const char *what, int g2, unsigned flag
     if (d.bad != 0) {
         rc = bp_decode_one(&d, d.bad - 1);
         zk_big_free(dst);
-        c->off = (size_t)(b - c->p) + (size_t)(d.bad - 1) * psz;
+        size_t at = (size_t)(b - c->p) + (size_t)(d.bad - 1) * psz;
         if (rc == ZK_EBAD_ENCODING)
             return zk_diag_set(c->diag, c->name, ZK_EBAD_ENCODING,
                                "%s point %llu (offset %zu): bad encoding or the point at infinity",
-                               what, (unsigned long long)(d.bad - 1), c->off);
-        return bp_point_error(c, what, d.bad - 1, rc);
+                               what, (unsigned long long)(d.bad - 1), at);
+        return bp_point_error(c, what, d.bad - 1, at, rc);
     }
     *ret = dst;
     return 0;

@@ -210,9 +210,13 @@ static int bp_prove_cmd(int argc, char **argv)
         fprintf(stderr, "zkslot bp prove: getrandom: %s\n", strerror(errno));
         return 2;
     }
-    if (zk_bp_key_open(argv[1], &k, &d) != 0 || zk_bp_assignment_open(argv[2], &as, &d) != 0 ||
-        zk_bp_prove(k, as, o.r, o.s, o.threads, proof, &d) != 0) {
+    if (zk_bp_key_open(argv[1], &k, &d) != 0 || zk_bp_assignment_open(argv[2], &as, &d) != 0) {
         ret = bp_fail("prove", &d);
+        goto out;
+    }
+    if (zk_bp_prove(k, as, o.r, o.s, o.threads, proof, &d) != 0) {
+        fprintf(stderr, "zkslot bp prove: %s against %s: %s\n", argv[2], argv[1],
+                d.msg + (strncmp(d.msg, "prove: ", 7) == 0 ? 7 : 0));
         goto out;
     }
     if ((f = fopen(argv[3], "wb")) == NULL || fwrite(proof, 1, sizeof proof, f) != sizeof proof ||
