@@ -17,7 +17,9 @@
  * this user's.  SIGHUP re-reads the token file; SIGTERM or SIGINT stops
  * (long polls answer at once).  --routes prints the route table and
  * exits; --check-config reads everything, opens the ledger and exits.
- * Exit 0, or 2 after one line on stderr.
+ * Like the daemons, apid is not dumpable (its memory holds the TLS key and
+ * the token hashes; ZKSLOT_DUMPABLE=1 keeps it dumpable).  Exit 0, or 2
+ * after one line on stderr.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -129,6 +131,11 @@ int main(int argc, char **argv)
     pthread_mutex_init(&a.lock, NULL);
     pthread_rwlock_init(&a.tokens_lock, NULL);
     zkd_log_init("zkslot-apid");
+    /* before the TLS key and the token hashes are read */
+    if ((r = zkd_nodump(NULL)) < 0) {
+        fprintf(stderr, "zkslot-apid: prctl(PR_SET_DUMPABLE, 0): %s\n", strerror(-r));
+        return 2;
+    }
     if ((r = parse_args(argc, argv, &a, &listen, &check, tls)) != 0)
         return r > 0 ? 0 : 2;
     a.max_conns = a.max_requests + 64;   /* room to answer 429 past the cap */
