@@ -39,6 +39,8 @@
 
 #define APID_ACCEPT_BURST 64      /* accepts per listener per wake of the loop */
 #define APID_ADMIT_LOG_S 60.0     /* refusals and cuts summed in the log this often */
+#define APID_BACKLOG 1024         /* a burst of connects waits here for accept_some,
+                                   * not in SYN retries (a second each) */
 
 struct conn {                     /* one request (the URI log callback makes it) */
     int begun;                    /* its headers seen (begin()) */
@@ -406,6 +408,7 @@ int apid_serve(struct apid *a, struct metrics_listen *l, const char *what, int s
         }
         fd[n++] = r;
         fcntl(r, F_SETFL, fcntl(r, F_GETFL) | O_NONBLOCK);   /* accept_some until EAGAIN */
+        listen(r, APID_BACKLOG);   /* again: only the backlog changes */
     }
     /* no listener of its own (the main loop accepts); its connection limit
      * above apid's, a backstop never reached: admit.c answers first */
