@@ -19,9 +19,12 @@
  *   status.c    GET /v1/status and the page at / (page.html, compiled in)
  *   unix_listen.c  --listen unix:PATH, a socket of mode 0660
  *   tls.c       --tls-cert/--tls-key: HTTPS through libmicrohttpd's GnuTLS
+ *   admit.c     connections taken or refused (503), per client; the
+ *               deadline of a whole request
  *
  * Requests are served one thread per connection (libmicrohttpd's
- * MHD_USE_THREAD_PER_CONNECTION), at most `max_conns` connections; at most
+ * MHD_USE_THREAD_PER_CONNECTION), at most `max_conns` connections, at most
+ * `max_conns_per_peer` of one client (admit.c: 503 past either); at most
  * `max_requests` requests are handled at once (429 with Retry-After past
  * that), so a long poll (GET /v1/jobs/{id}?wait=S, which sleeps in its own
  * thread between looks at the ledger) never blocks another client.
@@ -34,6 +37,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "ledger_cli.h"
 #include "listen_addr.h"
@@ -45,6 +49,32 @@
 #define APID_REQUESTS_DEFAULT 64
 #define APID_WAIT_MAX_S 300
 #define APID_INPUTS_MAX 4096          /* partitions of one submitted job */
+#define APID_CONNS_EXTRA 64           /* --max-conns default: max_requests + this */
+#define APID_REQUEST_TIMEOUT_DEFAULT 30   /* s: --request-timeout */
+
+/* ---- admit.c ---- */
+struct apid_peer {                    /* whom a connection counts against */
+    int family;                       /* AF_INET (v4-mapped too), AF_INET6 (its /64), AF_UNIX */
+    unsigned char key[8];             /* the address, the /64, or the uid */
+    char text[64];                    /* "127.0.0.2", "2001:db8::/64", "uid 1000" */
+};
+struct apid_conn {                    /* one connection taken */
+    struct apid_conn *next, *prev;
+    int fd;                           /* libmicrohttpd's, open while in the table */
+    void *mc;                         /* its MHD_Connection once started; NULL before */
+    struct apid_peer peer;
+    double deadline;                  /* zk_now_s(); 0: a request being handled */
+    int cut;                          /* shut down at its deadline */
+};
+struct apid_admit {
+    pthread_mutex_t lock;
+    struct apid_conn *head;           /* the connections taken, under lock */
+    unsigned n;
+    unsigned max_conns, max_per_peer, timeout_s;
+    unsigned long refused_all, refused_peer, cut;   /* counts, under lock */
+};
+#define APID_ADMIT_FULL 1             /* apid_admit_take: max_conns open */
+#define APID_ADMIT_PEER_FULL 2        /* max_per_peer of this client open */
 
 struct apid {
     struct lcli c;                    /* config, state dir, ledger URL (c.l unused) */
@@ -54,7 +84,10 @@ struct apid {
     pthread_rwlock_t tokens_lock;
     size_t max_body;                  /* bytes of a request body */
     unsigned max_requests;            /* handled at once; 429 past it */
-    unsigned max_conns;               /* connections at once (libmicrohttpd) */
+    unsigned max_conns;               /* connections at once (admit.c) */
+    unsigned max_conns_per_peer;      /* of one client (admit.c) */
+    unsigned request_timeout;         /* s to send a whole request (admit.c) */
+    struct apid_admit admit;
     unsigned poll_ms;                 /* long polls look at the ledger this often */
     atomic_uint in_flight;
     atomic_int stopping;              /* long polls answer at once */
@@ -111,7 +144,12 @@ struct apid_route {
 };
 extern const struct apid_route apid_routes[];
 extern const unsigned apid_nroutes;
-/* Finds the route of q (params filled); NULL with r set (404 or 405). */
+/* The request target as the client sent it (len bytes: the path and the
+ * query, escapes not yet decoded): 0, or -1 with 400 bad_path or bad_query
+ * in r when it holds a control byte (0x00-0x1f, 0x7f), raw or escaped. */
+int apid_target_check(const char *raw, size_t len, struct apid_reply *r);
+/* Finds the route of q (params filled); NULL with r set (400 for a control
+ * byte in the decoded path, 404 or 405). */
 const struct apid_route *apid_route(struct apid_req *q, struct apid_reply *r);
 /* Routes, authenticates and runs the handler: every request goes through here. */
 void apid_dispatch(struct apid *a, struct apid_req *q, const char *authorization,
@@ -203,6 +241,35 @@ int apid_unix_listen(const struct sockaddr_storage *ss, char *msg, size_t n);
 /* Reads the PEM certificate and key into a (both NULL: no TLS); 0, or -1
  * with one line in msg. */
 int apid_tls_load(struct apid *a, const char *cert, const char *key, char *msg, size_t n);
+
+/* ---- admit.c ---- */
+/* The limits into ad (nothing taken yet).  Cannot fail. */
+void apid_admit_init(struct apid_admit *ad, unsigned max_conns, unsigned max_per_peer,
+                     unsigned timeout_s);
+/* Whom the connection fd from ss counts against, into *ret.  Cannot fail
+ * (a unix peer whose credentials cannot be read is uid -1). */
+void apid_peer_of(int fd, const struct sockaddr_storage *ss, struct apid_peer *ret);
+/* Takes connection fd of peer p, its deadline running: 0 with *ret (the
+ * table's until apid_admit_drop), APID_ADMIT_FULL or APID_ADMIT_PEER_FULL
+ * (counted; refuse it), or -ENOMEM.  *ret is not written unless 0. */
+int apid_admit_take(struct apid_admit *ad, int fd, const struct apid_peer *p,
+                    struct apid_conn **ret);
+/* The entry of fd, now libmicrohttpd's connection mc (its start
+ * notification); NULL when none waits to start with that fd. */
+struct apid_conn *apid_admit_started(struct apid_admit *ad, int fd, void *mc);
+/* c out of the table and freed (NULL: nothing), before its fd is closed. */
+void apid_admit_drop(struct apid_admit *ad, struct apid_conn *c);
+/* c's request is whole and being handled: no deadline (NULL: nothing). */
+void apid_admit_handling(struct apid_admit *ad, struct apid_conn *c);
+/* c's deadline from now: its reply to read, its next request to send. */
+void apid_admit_rearm(struct apid_admit *ad, struct apid_conn *c);
+/* Shuts down the connections past their deadline (counted, once each);
+ * returns the milliseconds until the next deadline, at most 1001. */
+unsigned apid_admit_reap(struct apid_admit *ad);
+/* Answers fd 503 too_many_connections (rc: which limit; tls: no answer,
+ * only the close) and closes it.  Never blocks. */
+void apid_admit_refuse(struct apid_admit *ad, int fd, int rc, const struct apid_peer *p,
+                       int tls);
 
 /* ---- server.c ---- */
 /* Serves the listeners until *stop; 0, or -1 after one line on stderr. */

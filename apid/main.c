@@ -4,7 +4,8 @@
  *
  *   zkslot-apid [--listen ADDR:PORT] [--tokens FILE] [--config FILE]
  *               [--state-dir DIR] [--ledger URL] [--max-body BYTES]
- *               [--max-requests N] [--tls-cert FILE --tls-key FILE]
+ *               [--max-requests N] [--max-conns N] [--max-conns-per-client N]
+ *               [--request-timeout S] [--tls-cert FILE --tls-key FILE]
  *               [--check-config] [--routes] [--version]
  *
  * --listen takes the spellings of `zkslot metrics --listen`
@@ -17,7 +18,12 @@
  * this user's.  SIGHUP re-reads the token file; SIGTERM or SIGINT stops
  * (long polls answer at once).  --routes prints the route table and
  * exits; --check-config reads everything, opens the ledger and exits.
- * Exit 0, or 2 after one line on stderr.
+ * --max-conns (default --max-requests + 64), --max-conns-per-client
+ * (default half of it) and --request-timeout (default 30 s) bound what
+ * clients, tokens or not, can hold (admit.c).  Like the daemons, apid is
+ * not dumpable (its memory holds the TLS key and the token hashes;
+ * ZKSLOT_DUMPABLE=1 keeps it dumpable).  Exit 0, or 2 after one line on
+ * stderr.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +43,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: zkslot-apid [--listen ADDR:PORT] [--tokens FILE] [--config FILE] "
                     "[--state-dir DIR] [--ledger URL] [--max-body BYTES] [--max-requests N] "
+                    "[--max-conns N] [--max-conns-per-client N] [--request-timeout S] "
                     "[--tls-cert FILE --tls-key FILE] [--check-config] [--routes] [--version]\n");
 }
 
@@ -54,6 +61,16 @@ static int parse_uint(const char *opt, const char *s, unsigned long long lo,
     return 0;
 }
 
+/* parse_uint into an unsigned flag's field: 0, or -1 (said). */
+static int set_uint(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *ret)
+{
+    unsigned long long v;
+    if (parse_uint(opt, s, lo, hi, &v) < 0)
+        return -1;
+    *ret = (unsigned)v;
+    return 0;
+}
+
 /* Flags into *a; 0, 1 (--routes, --help or --version printed: exit 0) or -1 (said). */
 static int parse_args(int argc, char **argv, struct apid *a, const char **listen, int *check,
                       const char **tls)
@@ -63,6 +80,9 @@ static int parse_args(int argc, char **argv, struct apid *a, const char **listen
                                           { "tokens", required_argument, 0, 't' },
                                           { "max-body", required_argument, 0, 'b' },
                                           { "max-requests", required_argument, 0, 'm' },
+                                          { "max-conns", required_argument, 0, 'n' },
+                                          { "max-conns-per-client", required_argument, 0, 'P' },
+                                          { "request-timeout", required_argument, 0, 'T' },
                                           { "tls-cert", required_argument, 0, 'c' },
                                           { "tls-key", required_argument, 0, 'K' },
                                           { "check-config", no_argument, 0, 'k' },
@@ -71,7 +91,7 @@ static int parse_args(int argc, char **argv, struct apid *a, const char **listen
                                           { "version", no_argument, 0, 'V' },
                                           { 0, 0, 0, 0 } };
     unsigned long long v;
-    int o;
+    int o, bad = 0;
     opterr = 0;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (lcli_option(&a->c, o, optarg))
@@ -87,11 +107,12 @@ static int parse_args(int argc, char **argv, struct apid *a, const char **listen
                 return -1;
             a->max_body = (size_t)v;
             break;
-        case 'm':
-            if (parse_uint("--max-requests", optarg, 1, 4096, &v) < 0)
-                return -1;
-            a->max_requests = (unsigned)v;
+        case 'm': bad = set_uint("--max-requests", optarg, 1, 4096, &a->max_requests); break;
+        case 'n': bad = set_uint("--max-conns", optarg, 1, 16384, &a->max_conns); break;
+        case 'P':
+            bad = set_uint("--max-conns-per-client", optarg, 1, 16384, &a->max_conns_per_peer);
             break;
+        case 'T': bad = set_uint("--request-timeout", optarg, 1, 3600, &a->request_timeout); break;
         case 'h':
             usage(stdout);
             return 1;
@@ -107,6 +128,8 @@ static int parse_args(int argc, char **argv, struct apid *a, const char **listen
             usage(stderr);
             return -1;
         }
+        if (bad)
+            return -1;
     }
     if (optind != argc) {
         usage(stderr);
@@ -125,13 +148,24 @@ int main(int argc, char **argv)
 
     a.max_body = APID_BODY_DEFAULT;
     a.max_requests = APID_REQUESTS_DEFAULT;
+    a.request_timeout = APID_REQUEST_TIMEOUT_DEFAULT;
     a.c.cmd = "apid";
     pthread_mutex_init(&a.lock, NULL);
     pthread_rwlock_init(&a.tokens_lock, NULL);
     zkd_log_init("zkslot-apid");
+    /* before the TLS key and the token hashes are read */
+    if ((r = zkd_nodump(NULL)) < 0) {
+        fprintf(stderr, "zkslot-apid: prctl(PR_SET_DUMPABLE, 0): %s\n", strerror(-r));
+        return 2;
+    }
     if ((r = parse_args(argc, argv, &a, &listen, &check, tls)) != 0)
         return r > 0 ? 0 : 2;
-    a.max_conns = a.max_requests + 64;   /* room to answer 429 past the cap */
+    if (!a.max_conns)   /* room to answer 429 past the request cap */
+        a.max_conns = a.max_requests + APID_CONNS_EXTRA;
+    if (!a.max_conns_per_peer)   /* one client never holds them all */
+        a.max_conns_per_peer = a.max_conns > 1 ? a.max_conns / 2 : 1;
+    if (a.max_conns_per_peer > a.max_conns)
+        a.max_conns_per_peer = a.max_conns;
     memset(&l, 0, sizeof l);
     if (!strncmp(listen, APID_UNIX_PREFIX, strlen(APID_UNIX_PREFIX))) {
         l.n = l.loopback = 1;   /* this machine's users only, as loopback */
@@ -166,9 +200,11 @@ int main(int argc, char **argv)
     apid_ledger_put(&a, a.c.l, 0);   /* the first idle handle */
     a.c.l = NULL;
     if (check) {
-        printf("zkslot-apid: configuration OK (ledger %s, %s%s)\n", a.c.ledger_path,
+        printf("zkslot-apid: configuration OK (ledger %s, %s%s; at most %u connections, %u "
+               "per client, %u s a request)\n", a.c.ledger_path,
                a.tokens_path ? "bearer tokens" : "loopback only, no tokens",
-               a.tls_cert ? ", TLS" : "");
+               a.tls_cert ? ", TLS" : "", a.max_conns, a.max_conns_per_peer,
+               a.request_timeout);
         apid_ledgers_close(&a);
         return 0;
     }

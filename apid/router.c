@@ -2,8 +2,11 @@
  * router.c -- the route table of zkslot-apid and the dispatch every
  * request goes through: route (404/405), authenticate (401), run the
  * handler.  `zkslot-apid --routes` prints the table (the OpenAPI test
- * compares it with docs/api.yaml).
+ * compares it with docs/api.yaml).  A request target with a control byte,
+ * raw or percent-escaped (`/v1/keys/mimc%00x`, which a C string would cut
+ * to `mimc`), is refused before any route: 400 bad_path or bad_query.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "apid.h"
@@ -23,6 +26,39 @@ const struct apid_route apid_routes[] = {
     { "GET", "/", apid_page, 1 },
 };
 const unsigned apid_nroutes = sizeof apid_routes / sizeof apid_routes[0];
+
+static int is_ctl(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f;
+}
+
+/* The value of the escape %XY at s (s[0] == '%'), or -1 when it is none. */
+static int escaped(const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!s[1] || !s[2] || !isxdigit((unsigned char)s[1]) || !isxdigit((unsigned char)s[2]))
+        return -1;
+    return (int)((strchr(hex, tolower((unsigned char)s[1])) - hex) * 16 +
+                 (strchr(hex, tolower((unsigned char)s[2])) - hex));
+}
+
+int apid_target_check(const char *raw, size_t len, struct apid_reply *r)
+{
+    size_t query = len;
+    for (size_t i = 0; i < len; i++) {
+        int c = (unsigned char)raw[i];
+        if (c == '?' && query == len)
+            query = i;
+        if (c == '%' && i + 2 < len && escaped(raw + i) >= 0)
+            c = escaped(raw + i);
+        if (is_ctl((unsigned char)c))
+            return apid_error(r, 400, i < query ? "bad_path" : "bad_query",
+                              "byte %zu of the request target, in its %s, is the control "
+                              "character 0x%02x%s", i, i < query ? "path" : "query", c,
+                              raw[i] == '%' ? " (percent-escaped)" : "");
+    }
+    return 0;
+}
 
 /* Does path match pattern, segment by segment ({x} takes one non-empty
  * segment, stored into params)?  1 or 0. */
@@ -57,6 +93,10 @@ const struct apid_route *apid_route(struct apid_req *q, struct apid_reply *r)
     char allow[64] = "";
     const char *params[APID_PARAMS_MAX];
     const struct apid_route *found = NULL;
+    for (const char *p = q->path; *p; p++)   /* decoded (server.c checked the escapes) */
+        if (is_ctl((unsigned char)*p))
+            return apid_error(r, 400, "bad_path", "byte %td of the path is the control "
+                              "character 0x%02x", p - q->path, (unsigned char)*p), NULL;
     for (unsigned i = 0; i < apid_nroutes; i++) {
         const struct apid_route *rt = &apid_routes[i];
         if (!match(rt->pattern, q->path, params, store, sizeof store))

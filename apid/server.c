@@ -2,19 +2,27 @@
  * server.c -- zkslot-apid's HTTP side: libmicrohttpd, one thread per
  * connection (apid.h), and the only file that speaks its API.
  *
- * A request's life: its headers (first call: a declared Content-Length
- * over max_body is 413 and a POST body that is not application/json or
- * application/octet-stream 415,
- * before any of it is read), its body gathered up to max_body (413 past
- * it, the rest discarded), then the concurrency cap (429 with Retry-After
- * when max_requests are in flight), then apid_dispatch, then the reply
- * with its headers.  Connections idle for 30 s are closed (a client that
- * sends slowly holds only its own thread, never another's).  The
- * listeners are TCP or one unix socket (unix_listen.c), HTTP or, with a
- * certificate, HTTPS (tls.c).
+ * apid accepts the connections itself, in its main loop, and asks
+ * admit.c whether to take each (503 past --max-conns or
+ * --max-conns-per-client, at once) before handing it to libmicrohttpd,
+ * whose own accept would leave the connections over its limit waiting,
+ * unanswered, in the listen backlog.  The same loop shuts down the
+ * connections past their request deadline (--request-timeout), which
+ * libmicrohttpd's idle timeout cannot do for a client that trickles.
+ *
+ * A request's life: its target as sent (a control byte, raw or escaped, is
+ * 400 before anything else: router.c), its headers (first call: a declared
+ * Content-Length over max_body is 413 and a POST body that is not
+ * application/json or application/octet-stream 415, before any of it is
+ * read), its body gathered up to max_body (413 past it, the rest
+ * discarded), then the concurrency cap (429 with Retry-After when
+ * max_requests are in flight), then apid_dispatch, then the reply with
+ * its headers.  The listeners are TCP or one unix socket (unix_listen.c),
+ * HTTP or, with a certificate, HTTPS (tls.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,17 +35,35 @@
 
 #include "apid.h"
 #include "daemon/zkd.h"
+#include "zk/util.h"
 
-#define APID_IDLE_TIMEOUT_S 30u
+#define APID_ACCEPT_BURST 64      /* accepts per listener per wake of the loop */
+#define APID_ADMIT_LOG_S 60.0     /* refusals and cuts summed in the log this often */
+#define APID_BACKLOG 1024         /* a burst of connects waits here for accept_some,
+                                   * not in SYN retries (a second each) */
 
-struct conn {
+struct conn {                     /* one request (the URI log callback makes it) */
+    int begun;                    /* its headers seen (begin()) */
+    struct apid_reply early;      /* status != 0: a refused target, answered at once */
     char *body;
     size_t len, cap;
     int too_big;
 };
 
-static enum MHD_Result send_reply(struct MHD_Connection *mc, struct apid_reply *r)
+/* The admit.c entry of mc (NULL: none). */
+static struct apid_conn *conn_of(struct MHD_Connection *mc)
 {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* Queues r (its body taken); the connection's deadline from now on covers
+ * the reply's reading and the next request. */
+static enum MHD_Result send_reply(struct apid *a, struct MHD_Connection *mc,
+                                  struct apid_reply *r)
+{
+    apid_admit_rearm(&a->admit, conn_of(mc));
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(r->len, r->body ? r->body : (void *)"",
                                         r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
@@ -63,12 +89,12 @@ static enum MHD_Result send_reply(struct MHD_Connection *mc, struct apid_reply *
     return q;
 }
 
-static enum MHD_Result fail(struct MHD_Connection *mc, unsigned status, const char *code,
-                            const char *msg)
+static enum MHD_Result fail(struct apid *a, struct MHD_Connection *mc, unsigned status,
+                            const char *code, const char *msg)
 {
     struct apid_reply r = { 0 };
     apid_error(&r, status, code, "%s", msg);
-    return send_reply(mc, &r);
+    return send_reply(a, mc, &r);
 }
 
 /* Content-Type ct is type, any parameters (charset) after it */
@@ -90,9 +116,33 @@ static enum MHD_Result on_arg(void *cls, enum MHD_ValueKind kind, const char *ke
     return MHD_YES;
 }
 
+/*
+ * The request target as the client sent it (libmicrohttpd's URI log
+ * callback, before it decodes escapes): a control byte in it, raw or
+ * escaped, makes the request a 400 (router.c).  libmicrohttpd ends the
+ * target with a NUL where the space before "HTTP/1.x" was, so a raw NUL
+ * byte inside the target shows as a target cut short: the bytes after its
+ * end are then not the version.  Returns the request's struct conn (NULL:
+ * no memory; the request is then dropped).
+ */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *mc)
+{
+    struct conn *c = calloc(1, sizeof *c);
+    size_t n = strlen(uri);
+    (void)cls, (void)mc;
+    if (!c)
+        return NULL;
+    if (apid_target_check(uri, n, &c->early) == 0 && strncmp(uri + n + 1, "HTTP/", 5))
+        apid_error(&c->early, 400, memchr(uri, '?', n) ? "bad_query" : "bad_path",
+                   "byte %zu of the request target, in its %s, is the control "
+                   "character 0x00", n,
+                   memchr(uri, '?', n) ? "query" : "path");
+    return c;
+}
+
 /* The first call of a request: its headers only. */
 static enum MHD_Result begin(struct apid *a, struct MHD_Connection *mc, const char *method,
-                             void **req_cls)
+                             struct conn *c)
 {
     const char *cl = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
                                                  MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -102,19 +152,16 @@ static enum MHD_Result begin(struct apid *a, struct MHD_Connection *mc, const ch
     if (cl && strtoull(cl, NULL, 10) > a->max_body) {
         snprintf(msg, sizeof msg, "the body is %s bytes; this server takes at most %zu", cl,
                  a->max_body);
-        return fail(mc, 413, "too_large", msg);
+        return fail(a, mc, 413, "too_large", msg);
     }
     /* application/octet-stream: one uploaded .wtns (witness.c) */
     if (!strcmp(method, "POST") && !is_type(ct, "application/json") &&
         !is_type(ct, "application/octet-stream")) {
         snprintf(msg, sizeof msg, "Content-Type: '%.40s': this server takes application/json "
                  "or application/octet-stream", ct ? ct : "(none)");
-        return fail(mc, 415, "unsupported_media_type", msg);
+        return fail(a, mc, 415, "unsupported_media_type", msg);
     }
-    struct conn *c = calloc(1, sizeof *c);
-    if (!c)
-        return MHD_NO;
-    *req_cls = c;
+    c->begun = 1;
     return MHD_YES;
 }
 
@@ -127,7 +174,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     struct conn *c = *req_cls;
     (void)version;
     if (!c)
-        return begin(a, mc, method, req_cls);
+        return MHD_NO;   /* on_uri had no memory */
+    if (c->early.status) {   /* a control byte in the target */
+        *upload_data_size = 0;
+        struct apid_reply r = c->early;
+        memset(&c->early, 0, sizeof c->early);
+        return send_reply(a, mc, &r);
+    }
+    if (!c->begun)
+        return begin(a, mc, method, c);
     if (*upload_data_size) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
@@ -154,7 +209,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
         char msg[96];
         snprintf(msg, sizeof msg, "the body is over %zu bytes, this server's limit",
                  a->max_body);
-        return fail(mc, 413, "too_large", msg);
+        return fail(a, mc, 413, "too_large", msg);
     }
     struct apid_reply r = { 0 };
     if (atomic_fetch_add(&a->in_flight, 1) >= a->max_requests) {
@@ -162,7 +217,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
         apid_error(&r, 429, "busy", "%u requests in flight, this server's limit; retry",
                    a->max_requests);
         r.retry_after = 1;
-        return send_reply(mc, &r);
+        return send_reply(a, mc, &r);
     }
     struct apid_req *q = calloc(1, sizeof *q);
     if (!q) {
@@ -183,18 +238,38 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     }
     free(q);
     atomic_fetch_sub(&a->in_flight, 1);
-    return send_reply(mc, &r);
+    return send_reply(a, mc, &r);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *mc, void **req_cls,
                          enum MHD_RequestTerminationCode toe)
 {
+    struct apid *a = cls;
     struct conn *c = *req_cls;
-    (void)cls, (void)mc, (void)toe;
-    if (c)
+    (void)toe;
+    apid_admit_rearm(&a->admit, conn_of(mc));   /* the next request's deadline */
+    if (c) {
+        free(c->early.body);
         free(c->body);
+    }
     free(c);
     *req_cls = NULL;
+}
+
+/* libmicrohttpd's connection notifications: the admit.c entry rides along
+ * as the socket context from the start to the close. */
+static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct apid *a = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {   /* in libmicrohttpd's thread, later */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+        *socket_context = ci ? apid_admit_started(&a->admit, ci->connect_fd, mc) : NULL;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        apid_admit_drop(&a->admit, *socket_context);   /* before its fd is closed */
+        *socket_context = NULL;
+    }
 }
 
 /* Re-reads the token file (SIGHUP): revoked tokens stop at once. */
@@ -216,9 +291,89 @@ static void reload_tokens(struct apid *a)
     zkd_log(ZKD_INFO, "SIGHUP: %u token(s) read from %s", t.n, a->tokens_path);
 }
 
+/* Takes or refuses (admit.c) what waits on listener lfd, at most a burst;
+ * 0, or -1 when this process is out of file descriptors (said once). */
+static int accept_some(struct apid *a, struct MHD_Daemon *d, int lfd)
+{
+    static int said;
+    for (int i = 0; i < APID_ACCEPT_BURST; i++) {
+        struct sockaddr_storage ss;
+        socklen_t len = sizeof ss;
+        struct apid_peer p;
+        struct apid_conn *c;
+        int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+            if (!said++)
+                zkd_log(ZKD_WARN, "accept: %s (LimitNOFILE below --max-conns?); new "
+                        "connections wait meanwhile", strerror(errno));
+            return -1;
+        }
+        if (fd < 0)
+            return 0;
+        apid_peer_of(fd, &ss, &p);
+        int r = apid_admit_take(&a->admit, fd, &p, &c);
+        if (r) {
+            apid_admit_refuse(&a->admit, fd, r, &p, a->tls_cert != NULL);
+            continue;
+        }
+        if (MHD_add_connection(d, fd, (struct sockaddr *)&ss, len) != MHD_YES)
+            apid_admit_drop(&a->admit, c);   /* libmicrohttpd closed fd, never started it */
+    }
+    return 0;
+}
+
+/* The refusals and cuts since the last line, at most one line a minute. */
+static void log_admit(struct apid_admit *ad, double *last, unsigned long seen[3])
+{
+    double now = zk_now_s();
+    if (now - *last < APID_ADMIT_LOG_S)
+        return;
+    pthread_mutex_lock(&ad->lock);
+    unsigned long all = ad->refused_all - seen[0], peer = ad->refused_peer - seen[1],
+                  cut = ad->cut - seen[2];
+    seen[0] = ad->refused_all, seen[1] = ad->refused_peer, seen[2] = ad->cut;
+    pthread_mutex_unlock(&ad->lock);
+    if (all || peer || cut)
+        zkd_log(ZKD_NOTICE, "connections: %lu refused at --max-conns %u, %lu at "
+                "--max-conns-per-client %u, %lu cut at the %u s request deadline",
+                all, ad->max_conns, peer, ad->max_per_peer, cut, ad->timeout_s);
+    *last = now;
+}
+
+/* Accepts, reaps deadlines and reads signals until SIGTERM or SIGINT. */
+static void serve_loop(struct apid *a, struct MHD_Daemon *d, const int *fd, int n, int sigfd)
+{
+    uint64_t wd = zkd_watchdog_usec();
+    double last_wd = 0, last_log = zk_now_s(), no_fds_until = 0;
+    unsigned long seen[3] = { 0, 0, 0 };
+    for (;;) {
+        struct pollfd p[1 + METRICS_LISTEN_MAX] = { { sigfd, POLLIN, 0 } };
+        int np = zk_now_s() < no_fds_until ? 0 : n;   /* out of fds: listeners rest */
+        for (int i = 0; i < np; i++)
+            p[1 + i] = (struct pollfd){ fd[i], POLLIN, 0 };
+        int sig = 0, ms = (int)apid_admit_reap(&a->admit);
+        if (poll(p, (nfds_t)(1 + np), np < n && ms > 100 ? 100 : ms) > 0) {
+            for (int i = 0; i < np; i++)
+                if (p[1 + i].revents && accept_some(a, d, fd[i]) < 0)
+                    no_fds_until = zk_now_s() + 0.1;
+            if (p[0].revents)
+                sig = zkd_signals_read(sigfd);
+        }
+        if (sig == SIGHUP)
+            reload_tokens(a);
+        else if (sig && sig != SIGPIPE)
+            return;
+        log_admit(&a->admit, &last_log, seen);
+        if (wd && zk_now_s() - last_wd >= 1.0) {
+            zkd_notify("WATCHDOG=1");
+            last_wd = zk_now_s();
+        }
+    }
+}
+
 int apid_serve(struct apid *a, struct metrics_listen *l, const char *what, int sigfd)
 {
-    struct MHD_Daemon *d[METRICS_LISTEN_MAX] = { 0 };
+    struct MHD_Daemon *d = NULL;
     char urls[METRICS_LISTEN_MAX][80];
     int fd[METRICS_LISTEN_MAX], n = 0, rc = -1, is_unix = l->sa[0].ss_family == AF_UNIX;
     /* TLS (tls.c): the PEM certificate and key in memory, else no option */
@@ -231,6 +386,7 @@ int apid_serve(struct apid *a, struct metrics_listen *l, const char *what, int s
         zkd_log(ZKD_ERR, "--tls-cert: this libmicrohttpd was built without TLS (GnuTLS)");
         return -1;
     }
+    apid_admit_init(&a->admit, a->max_conns, a->max_conns_per_peer, a->request_timeout);
     for (int i = 0; i < l->n; i++) {
         char why[256] = "";
         if (i && metrics_port_of(&l->sa[i]) == 0)   /* port 0: both loopbacks on one port */
@@ -250,52 +406,43 @@ int apid_serve(struct apid *a, struct metrics_listen *l, const char *what, int s
                     why[0] ? why : strerror(-r));
             goto out;
         }
-        fd[n] = r;
-        d[n] = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                                    (l->sa[i].ss_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
-                                    (a->tls_cert ? MHD_USE_TLS : 0),
-                                0, NULL, NULL, on_request, a, MHD_OPTION_LISTEN_SOCKET, r,
-                                MHD_OPTION_CONNECTION_TIMEOUT, APID_IDLE_TIMEOUT_S,
-                                MHD_OPTION_CONNECTION_LIMIT, a->max_conns,
-                                MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
-                                MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
-        n++;
-        if (!d[n - 1]) {
-            zkd_log(ZKD_ERR, "cannot serve %s: libmicrohttpd did not start%s", urls[n - 1],
-                    a->tls_cert ? " (is --tls-key the key of --tls-cert?)" : "");
-            goto out;
-        }
+        fd[n++] = r;
+        fcntl(r, F_SETFL, fcntl(r, F_GETFL) | O_NONBLOCK);   /* accept_some until EAGAIN */
+        listen(r, APID_BACKLOG);   /* again: only the backlog changes */
     }
-    zkd_log(ZKD_INFO, "serving %s%s%s (%s, ledger %s)", urls[0], n == 2 ? " and " : "",
-            n == 2 ? urls[1] : "",
+    /* no listener of its own (the main loop accepts); its connection limit
+     * above apid's, a backstop never reached: admit.c answers first */
+    d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                             MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC |
+                             (a->tls_cert ? MHD_USE_TLS : 0),
+                         0, NULL, NULL, on_request, a,
+                         MHD_OPTION_CONNECTION_TIMEOUT, a->request_timeout,
+                         MHD_OPTION_CONNECTION_LIMIT, 2 * a->max_conns,
+                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
+                         MHD_OPTION_NOTIFY_CONNECTION, on_connection, a,
+                         MHD_OPTION_URI_LOG_CALLBACK, on_uri, a,
+                         MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+    if (!d) {
+        zkd_log(ZKD_ERR, "cannot serve %s: libmicrohttpd did not start%s", urls[0],
+                a->tls_cert ? " (is --tls-key the key of --tls-cert?)" : "");
+        goto out;
+    }
+    zkd_log(ZKD_INFO, "serving %s%s%s (%s, ledger %s; at most %u connections, %u per client, "
+            "%u s a request)", urls[0], n == 2 ? " and " : "", n == 2 ? urls[1] : "",
             a->tokens_path ? "bearer tokens"
             : is_unix      ? "no tokens: socket mode 0660"
                            : "no tokens: loopback only",
-            a->c.ledger_path);
+            a->c.ledger_path, a->max_conns, a->max_conns_per_peer, a->request_timeout);
     zkd_notify("READY=1\nSTATUS=serving %s", urls[0]);
-    uint64_t wd = zkd_watchdog_usec();
-    for (;;) {
-        struct pollfd p = { sigfd, POLLIN, 0 };
-        int sig = 0;
-        if (poll(&p, 1, 1000) > 0)
-            sig = zkd_signals_read(sigfd);
-        if (sig == SIGHUP)
-            reload_tokens(a);
-        else if (sig && sig != SIGPIPE)
-            break;
-        if (wd)
-            zkd_notify("WATCHDOG=1");
-    }
+    serve_loop(a, d, fd, n, sigfd);
     zkd_notify("STOPPING=1");
     atomic_store(&a->stopping, 1);
     rc = 0;
 out:
-    for (int i = 0; i < n; i++) {
-        if (d[i])
-            MHD_stop_daemon(d[i]);   /* joins the connection threads; closes the socket */
-        else
-            close(fd[i]);
-    }
+    if (d)
+        MHD_stop_daemon(d);   /* joins the connection threads */
+    for (int i = 0; i < n; i++)
+        close(fd[i]);
     if (is_unix && n)
         unlink(((struct sockaddr_un *)&l->sa[0])->sun_path);
     return rc;

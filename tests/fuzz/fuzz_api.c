@@ -12,6 +12,7 @@
  * least one input, each of which parses back as a JSON object, or at
  * least one witness, each a .wtns.
  */
+#include <ctype.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +36,23 @@ static void check_error(struct apid_reply *r)
     json_decref(o);
     free(r->body);
     memset(r, 0, sizeof *r);
+}
+
+/* 1 if target, its escapes decoded, holds a control byte (the oracle of
+ * apid_target_check, written apart from it). */
+static int decodes_to_control(const char *target)
+{
+    for (const char *p = target; *p; p++) {
+        unsigned v = (unsigned char)*p;
+        char hex[3] = { 0 };
+        if (*p == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+            memcpy(hex, p + 1, 2);
+            v = (unsigned)strtoul(hex, NULL, 16);
+        }
+        if (v < 0x20 || v == 0x7f)
+            return 1;
+    }
+    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -66,6 +84,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sp) {
         *sp = 0;
         q.path = sp + 1;
+        if (apid_target_check(q.path, strlen(q.path), &r) < 0) {
+            if (r.status != 400 || !decodes_to_control(q.path))
+                abort();
+            check_error(&r);
+        } else if (decodes_to_control(q.path)) {
+            abort();   /* a control byte let through */
+        }
         char *qs = strchr(sp + 1, '?');
         if (qs) {
             *qs++ = 0;
