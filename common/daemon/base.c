@@ -51,7 +51,7 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
     if (r && file &&
         (what = zk_ledger_sqlite_access(file, cfg->state_dir, "this daemon", why, sizeof why)))
         zk_diag_set(diag, what, r, "%s; the ledger is shared through the daemons' group "
-                    "(mode 0660, the state directory 2770 and setgid)", why);
+                    "(mode 0660, the state directory 3770: setgid, sticky)", why);
     return r;
 }
 

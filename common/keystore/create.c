@@ -134,15 +134,19 @@ static void remove_stale(const char *path)
     closedir(d);
 }
 
-/* The test hook of zk_keystore_create (zk/keystore.h). */
+/* The test hook of zk_keystore_create (zk/keystore.h): the marker is a
+ * new file (O_EXCL | O_NOFOLLOW), so a name planted there, a symlink to a
+ * file of this user's above all, is never followed, created or truncated
+ * through; the pause then happens only when the marker was made. */
 static void test_pause(void)
 {
     const char *f = getenv("ZK_KEYSTORE_TEST_PAUSE");
     if (!f || !*f)
         return;
-    int fd = open(f, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-    if (fd >= 0)
-        close(fd);
+    int fd = open(f, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    close(fd);
     struct timespec ts = { KS_PAUSE_S, 0 };
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
         ;

@@ -149,16 +149,11 @@ static int open_checked(const char *path, const char *want, struct zk_keystore_i
                         unsigned char page[KS_HDR_SIZE], struct zk_diag *diag)
 {
     struct stat st;
-    int r, fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        r = -errno;
-        return zk_diag_set(diag, path, r, r == -ELOOP ? "a symlink (refused)" : "%s",
-                           strerror(-r));
-    }
-    if (fstat(fd, &st) < 0) {
-        r = zk_diag_set(diag, path, -errno, "%s", strerror(errno));
-        goto fail;
-    }
+    /* a name anyone can predict (`key list` shows the hash): a FIFO or a
+     * symlink planted there is refused at once, never waited on */
+    int r, fd = zk_open_shared(path, O_RDONLY, &st, diag);
+    if (fd < 0)
+        return fd;
     if ((r = ks_trusted(path, &st, diag)) < 0)
         goto fail;
     if ((uint64_t)st.st_size < KS_HDR_SIZE) {

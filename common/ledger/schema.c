@@ -259,7 +259,10 @@ int lsq_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret
     struct stat st;
     int64_t ver = 0;
     int r;
-    if (stat(path, &st) != 0) {
+    /* The state directory is its group's to write (3770): a name planted
+     * there before the ledger was made, a symlink or a FIFO, is refused
+     * (lstat here, SQLITE_OPEN_NOFOLLOW below), never opened */
+    if (lstat(path, &st) != 0) {
         if (errno != ENOENT || !(flags & ZK_LEDGER_CREATE))
             return zk_diag_set(diag, path, -errno, "%s", strerror(errno));
         /* made here, not by SQLite (0644 less the umask, 0640 under the
@@ -275,6 +278,9 @@ int lsq_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret
             if (e)
                 return zk_diag_set(diag, path, e, "cannot make it mode 0660: %s", strerror(-e));
         }
+    } else if (S_ISLNK(st.st_mode)) {
+        return zk_diag_set(diag, path, ZK_EUNTRUSTED, "a symlink (refused): the ledger is "
+                           "opened only at its own name");
     } else if (!S_ISREG(st.st_mode)) {
         return zk_diag_set(diag, path, ZK_EFORMAT, "not a zkslot ledger (not a file)");
     }
@@ -284,7 +290,7 @@ int lsq_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret
         return zk_diag_set(diag, path, -ENOMEM, "out of memory");
     }
     l->ops = &sqlite_ops;
-    int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+    int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW |
                  ((flags & ZK_LEDGER_CREATE) ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &l->db, oflags, ledger_fault_vfs()) != SQLITE_OK) {
         r = l->db ? ledger_dberr(l, diag) : zk_diag_set(diag, path, -ENOMEM, "out of memory");

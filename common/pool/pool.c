@@ -530,12 +530,15 @@ static int write_refused(const char *path, const struct stat *st, int e, struct 
 static int open_pool_file(const char *path, int writable, int check, struct stat *ret_st,
                           char *ret_file, struct zk_diag *diag)
 {
-    int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW;
-    int fd = open(path, flags);
+    /* zk_open_shared: a FIFO planted at the name never blocks an observer
+     * (O_NONBLOCK), and anything but a regular file is refused in one line */
+    int flags = writable ? O_RDWR : O_RDONLY;
+    struct zk_diag od = { "" };   /* the refusal of a non-regular file */
+    struct stat st;
+    int fd = zk_open_shared(path, flags, &st, &od);
     const char *file = path;
     char target[PATH_MAX];
-    struct stat st;
-    if (fd < 0 && errno == ELOOP) {
+    if (fd == -ELOOP) {
         ssize_t n = readlink(path, target, sizeof target - 1);
         if (lstat(path, &st) < 0 || n <= 0)
             return zk_diag_set(diag, path, -errno, "%s", strerror(errno));
@@ -551,10 +554,15 @@ static int open_pool_file(const char *path, int writable, int check, struct stat
                 memcpy(target, full, (size_t)m + 1);
         }
         file = target;
-        fd = open(file, flags);
+        fd = zk_open_shared(file, flags, &st, &od);
+    }
+    if (fd == ZK_EUNTRUSTED) {   /* not a regular file: zk_open_shared's line */
+        if (diag)
+            *diag = od;
+        return fd;
     }
     if (fd < 0) {
-        int e = errno;
+        int e = -fd;
         if (e == ELOOP)
             return zk_diag_set(diag, path, ZK_EUNTRUSTED, "%s is a symlink to a symlink", file);
         /* a file we may not open: whose is it? (a planted one says so) */
@@ -576,11 +584,6 @@ static int open_pool_file(const char *path, int writable, int check, struct stat
         if (file == path)
             return zk_diag_set(diag, path, -e, "%s", strerror(e));
         return zk_diag_set(diag, path, -e, "symlink to %s: %s", file, strerror(e));
-    }
-    if (fstat(fd, &st) < 0) {
-        int e = errno;
-        close(fd);
-        return zk_diag_set(diag, path, -e, "%s", strerror(e));
     }
     int r = check == CHECK_ALL ? trusted(file, &st, 0, diag) : 0;
     if (r < 0) {
@@ -608,9 +611,15 @@ static int map_data(struct zk_pool *h, const char *path, const char *ctl,
     struct stat st;
     if (snprintf(file, sizeof file, "%s" POOL_DATA_SUFFIX, ctl) >= (int)sizeof file)
         return zk_diag_set(diag, path, -ENAMETOOLONG, "%s", strerror(ENAMETOOLONG));
-    int fd = open(file, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW);
+    struct zk_diag od = { "" };
+    int fd = zk_open_shared(file, writable ? O_RDWR : O_RDONLY, &st, &od);
+    if (fd == ZK_EUNTRUSTED) {   /* a FIFO planted there: refused, not waited on */
+        if (diag)
+            *diag = od;
+        return fd;
+    }
     if (fd < 0) {
-        int e = errno;
+        int e = -fd;
         if (!writable && (e == EACCES || e == EPERM))
             return 0;   /* an operator: the views need no slot data */
         if (writable && (e == EACCES || e == EPERM) && lstat(file, &st) == 0)
@@ -618,9 +627,7 @@ static int map_data(struct zk_pool *h, const char *path, const char *ctl,
         return zk_diag_set(diag, file, -e, "the pool's slot data: %s", strerror(e));
     }
     int r = 0;
-    if (fstat(fd, &st) < 0)
-        r = zk_diag_set(diag, file, -errno, "%s", strerror(errno));
-    else if (!S_ISREG(st.st_mode) || st.st_uid != cst->st_uid ||
+    if (st.st_uid != cst->st_uid ||
              (writable && (st.st_mode & 077)))
         r = zk_diag_set(diag, file, ZK_EUNTRUSTED,
                         "the pool's slot data is owned by %s, mode %04o: it must be a regular"

@@ -163,8 +163,8 @@ for p in zkslot:/usr/bin/zkslot libzkslot0:$ma/libzkslot.so.0 libzkslot-dev:/usr
 done
 cx dpkg-query -W -f='${Conffiles}\n' zkslot | grep -q '^ /etc/zkslot/zkslot.conf ' ||
     bad "/etc/zkslot/zkslot.conf is not a conffile"
-[ "$(cx stat -c '%U:%G %a' /var/lib/zkslot 2>&1)" = "zkslot:zkslot 2770" ] ||
-    bad "/var/lib/zkslot is '$(cx stat -c '%U:%G %a' /var/lib/zkslot 2>&1)', expected zkslot:zkslot 2770"
+[ "$(cx stat -c '%U:%G %a' /var/lib/zkslot 2>&1)" = "zkslot:zkslot 3770" ] ||
+    bad "/var/lib/zkslot is '$(cx stat -c '%U:%G %a' /var/lib/zkslot 2>&1)', expected zkslot:zkslot 3770"
 cx id -nG zkslot 2>/dev/null | grep -qw video || bad "no system user zkslot in group video"
 for u in zkslot.target zkslot-pool.service; do
     [ "$(cx systemctl is-enabled $u)" = disabled ] || bad "$u is $(cx systemctl is-enabled $u) after the install"

@@ -12,7 +12,7 @@
 #     and with every option uncommented is accepted by both daemons and by
 #     `zkslot pool create`;
 #  4. as root: sysusers.d and tmpfiles.d applied to the scratch root make
-#     the zkslot user and /var/lib/zkslot (2770 zkslot:zkslot).
+#     the zkslot user and /var/lib/zkslot (3770 zkslot:zkslot: setgid, sticky).
 # Skips (77) without systemd-analyze.
 set -u
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_BUILD_DIR:?}"
@@ -186,7 +186,7 @@ if [ "$(id -u)" = 0 ] && command -v systemd-sysusers >/dev/null && command -v sy
         gid=$(awk -F: '$1 == "zkslot" { print $3 }' "$ROOT/etc/group")
         [ -n "$uid" ] || bad "sysusers.d made no zkslot user"
         st=$(stat -c '%a %u %g' "$ROOT/var/lib/zkslot" 2>/dev/null)
-        [ "$st" = "2770 $uid $gid" ] || bad "/var/lib/zkslot is '$st', expected '2770 $uid $gid'"
+        [ "$st" = "3770 $uid $gid" ] || bad "/var/lib/zkslot is '$st', expected '3770 $uid $gid'"
         [ -d "$ROOT/etc/zkslot" ] || bad "tmpfiles.d made no /etc/zkslot"
     else
         bad "sysusers.d / tmpfiles.d:"; cat "$W/out"

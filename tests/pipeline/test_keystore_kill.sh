@@ -6,6 +6,7 @@
 # key is not resident, the one-shot prove uses the key's file, and the
 # next loader (gpud) builds the store again, removes the dead creator's
 # temporary file, and proves from the store (snarkjs checks the proofs).
+# Last, the hook with a symlink planted at its file's name: not followed.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 . "$ZK_SOURCE_DIR/tests/pipeline/lib_keystore.sh"
@@ -31,4 +32,15 @@ pl_wait_log gpud "$PL_GPUD" "key $PL_KEYNAME: ready in .*store $store built" 60 
 [ ! -e "$tmp" ] || pl_bad "the dead creator's temporary file is still there"
 job=$(pl_submit 2)
 pl_wait "$job" 120 && pl_check_job "$job" 2
+
+# The hook's marker is made O_EXCL|O_NOFOLLOW (issue 46): a symlink planted
+# at its name is not followed (its target is not created) and, with no
+# marker made, the loader does not pause.
+"$ZKSLOT" key unload "$PL_KEYNAME" >/dev/null
+ln -s "$PL_W/hook-target" "$PL_W/paused-link"
+rc=0
+ZK_KEYSTORE_TEST_PAUSE=$PL_W/paused-link timeout 60 "$ZKSLOT" key load "$PL_KEYNAME" \
+    >"$PL_W/load.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] || pl_bad "key load with a symlink at the hook's name: exit $rc (124: it paused): $(tail -n 2 "$PL_W/load.log")"
+[ ! -e "$PL_W/hook-target" ] || pl_bad "the test hook followed the symlink planted at its name"
 pl_done

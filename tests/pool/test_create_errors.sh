@@ -8,21 +8,10 @@
 # hugetlbfs" unless the directory really is neither.  The hugetlbfs cases
 # mount a private hugetlbfs (root only; reported as not run otherwise).
 set -u
-[ -x "${ZKSLOT:-}" ] || { echo "ZKSLOT is not set to the zkslot binary"; exit 1; }
-tmp=$(mktemp -d)
-shm=$(mktemp -d /dev/shm/zkslot-create-errors.XXXXXX)
+. "$(dirname "$0")/lib.sh"
+pt_init create-errors   # ZKSLOT_CONFIG replaced per case
 huge=$tmp/huge
-cleanup() {
-    mountpoint -q "$huge" 2>/dev/null && umount "$huge"
-    rm -rf "$tmp" "$shm"
-}
-trap cleanup EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
-unset ZKSLOT_POOL
-export ZKSLOT_CONFIG=$tmp/none.conf   # replaced per case
-: >"$ZKSLOT_CONFIG"
+pt_cleanup() { mountpoint -q "$huge" 2>/dev/null && umount "$huge"; }
 
 # refused NAME PATTERN ARGS...: exit 2, one line matching PATTERN, no pool
 refused() {
@@ -80,5 +69,4 @@ else
     echo "note: not root (or no hugetlbfs): the hugetlbfs-with-hugepages=no case was not run"
 fi
 
-[ "$fails" = 0 ] && echo "all pool create error checks passed" || echo "$fails check(s) failed"
-[ "$fails" = 0 ]
+pt_done "pool create error checks"

@@ -98,8 +98,9 @@ uint64_t zk_keystore_size(const struct zk_groth16_key *k, unsigned tables, uint6
  * on tmpfs or hugetlbfs (ZK_EBADPARAMS: a store on disk would page).  On
  * failure nothing is left at path, and the temporary file is removed.
  * Test hook: with $ZK_KEYSTORE_TEST_PAUSE set to a file name, the file is
- * created when half the points are written and creation sleeps 120 s
- * (to be killed there).
+ * created (O_EXCL | O_NOFOLLOW: a name already there, a symlink included,
+ * is left alone and there is no pause) when half the points are written,
+ * and creation sleeps 120 s (to be killed there).
  */
 int zk_keystore_create(const char *path, const char *key_hash, const struct zk_groth16_key *k,
                        unsigned tables, struct zk_diag *diag);

@@ -80,6 +80,24 @@ int zk_open_dir_nofollow(const char *path, mode_t mode);
 int zk_write_atomic(const char *path, const void *buf, size_t len, mode_t mode);
 
 /*
+ * Opens `path`, a name others can predict in a directory others may write
+ * (the pool's files and key stores in /dev/shm or the pool's directory,
+ * the keyid records, the state directory's files), so that nothing planted
+ * there blocks the caller or is followed: open(2) with O_NOFOLLOW |
+ * O_NONBLOCK | O_CLOEXEC added to `flags` (O_RDONLY or O_RDWR; O_CREAT,
+ * O_TRUNC, O_DIRECTORY and O_PATH are refused, -EINVAL), then fstat of the
+ * descriptor into *ret_st (may be NULL).  Never blocks, reads nothing.
+ * Returns the descriptor (O_NONBLOCK left set: a regular file ignores it),
+ * or with one line in diag (may be NULL) naming the file: -ELOOP for a
+ * symlink ("a symlink (refused)"), ZK_EUNTRUSTED for anything but a
+ * regular file (a FIFO, a socket, a directory: its kind, owner and mode),
+ * -errno of open or fstat.  The owner and mode rules of each kind of file
+ * are the caller's, checked on *ret_st before it reads.
+ */
+struct stat;
+int zk_open_shared(const char *path, int flags, struct stat *ret_st, struct zk_diag *diag);
+
+/*
  * The same write, streamed: zk_atomic_begin creates the temporary file
  * beside `path` (as zk_write_atomic_at does) and leaves its descriptor in
  * a->fd for the caller to write (pwrite, or fdopen of a dup); then
