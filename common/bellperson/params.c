@@ -35,7 +35,24 @@ struct bp_cursor {
     size_t len, off;
     const char *name;
     struct zk_diag *diag;
+    int drop;                   /* p is our own mapping of the file: pages
+                                 * decoded are dropped as we go (bp_drop) */
 };
+
+/* Points decoded per pass: the file's pages of one pass are dropped
+ * before the next, so a key's open holds its decoded points and at most
+ * this much of the file at once, not both whole. */
+#define BP_PASS_BYTES (16u << 20)
+
+/* Gives back the mapped pages of [from, to) that lie wholly inside it
+ * (MADV_DONTNEED on a private read-only file mapping: they are read from
+ * the file again if touched). */
+static void bp_drop(const struct bp_cursor *c, const uint8_t *from, const uint8_t *to)
+{
+    uintptr_t pg = 4096, a = ((uintptr_t)from + pg - 1) & ~(pg - 1), b = (uintptr_t)to & ~(pg - 1);
+    if (c->drop && b > a)
+        madvise((void *)a, b - a, MADV_DONTNEED);
+}
 
 static int bp_take(struct bp_cursor *c, uint64_t n, const char *what, const uint8_t **ret)
 {
@@ -158,7 +175,16 @@ static int bp_query(struct bp_cursor *c, const char *what, int g2, unsigned flag
     d.g2 = g2;
     d.flags = flags;
     d.bad = 0;
-    zk_parallel_for(0, *n, 4096, bp_decode_range, &d);
+    for (size_t done = 0, step = BP_PASS_BYTES / psz; done < *n && d.bad == 0; done += step) {
+        struct bp_decode_arg part = d;
+        size_t k = *n - done < step ? *n - done : step;
+        part.src = b + done * psz;
+        part.dst = (uint8_t *)dst + done * asz;
+        zk_parallel_for(0, k, 4096, bp_decode_range, &part);
+        if (part.bad != 0)
+            d.bad = done + part.bad;
+        bp_drop(c, part.src, part.src + k * psz);
+    }
     if (d.bad != 0) {
         rc = bp_decode_one(&d, d.bad - 1);
         zk_big_free(dst);
@@ -209,7 +235,7 @@ static int bp_vk_read(struct bp_cursor *c, struct zk_bp_vk *vk)
 int zk_bp_vk_parse(const uint8_t *buf, size_t len, const char *name, struct zk_bp_vk *vk,
                    size_t *used, struct zk_diag *diag)
 {
-    struct bp_cursor c = { buf, len, 0, name, diag };
+    struct bp_cursor c = { buf, len, 0, name, diag, 0 };
     int rc = bp_vk_read(&c, vk);
     *used = c.off;
     return rc;
@@ -298,10 +324,12 @@ static int bp_key_shape(const struct zk_bp_key_info *in, const char *name, struc
     return 0;
 }
 
-int zk_bp_key_open_mem(const void *buf, size_t len, const char *name, zk_bp_key **out,
-                       struct zk_diag *diag)
+/* The key at buf[0 .. len); drop: buf is the file's private mapping,
+ * whose pages may be given back as they are decoded. */
+static int bp_key_parse(const void *buf, size_t len, const char *name, int drop,
+                        zk_bp_key **out, struct zk_diag *diag)
 {
-    struct bp_cursor c = { buf, len, 0, name, diag };
+    struct bp_cursor c = { buf, len, 0, name, diag, drop };
     struct zk_bp_key *k = calloc(1, sizeof *k);
     unsigned fl = ZK_EC_NO_SUBGROUP_CHECK;
     void *p;
@@ -344,6 +372,12 @@ fail:
     return rc;
 }
 
+int zk_bp_key_open_mem(const void *buf, size_t len, const char *name, zk_bp_key **out,
+                       struct zk_diag *diag)
+{
+    return bp_key_parse(buf, len, name, 0, out, diag);
+}
+
 int zk_bp_key_open(const char *path, zk_bp_key **out, struct zk_diag *diag)
 {
     void *m;
@@ -351,7 +385,7 @@ int zk_bp_key_open(const char *path, zk_bp_key **out, struct zk_diag *diag)
     int rc = zk_bp_map_file(path, &m, &len, diag);
     if (rc != 0)
         return rc;
-    rc = zk_bp_key_open_mem(m, len, path, out, diag);
+    rc = bp_key_parse(m, len, path, 1, out, diag);
     if (m != NULL)
         munmap(m, len);
     return rc;

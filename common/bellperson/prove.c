@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bp_internal.h"
 #include "ff/consts.h"
@@ -129,6 +130,19 @@ static void bp_from_mont_range(void *arg, size_t begin, size_t end)
         bls381_fr_from_mont(&a[i], &a[i]);
 }
 
+/* The assignment's a, b and c are read once, into H's buffers: when they
+ * come from a mapped file, their pages are given back to the page cache
+ * right after (MADV_DONTNEED on a private read-only mapping: the bytes
+ * stay the file's and are read again if touched), so a proof does not
+ * hold them twice. */
+static void bp_drop_abc(const struct zk_bp_assignment *as)
+{
+    uintptr_t pg = 4096, a = ((uintptr_t)as->a + pg - 1) & ~(pg - 1),
+              b = (uintptr_t)(as->c + as->n_constraints) & ~(pg - 1);
+    if (as->map != NULL && b > a)
+        madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 /* H' = sum h_i H_i (Jacobian) for the assignment's a, b, c. */
 static int bp_h(const struct zk_bp_key *k, const struct zk_bp_assignment *as, unsigned nt,
                 bls381_g1 *ret, struct zk_diag *diag)
@@ -156,6 +170,7 @@ static int bp_h(const struct zk_bp_key *k, const struct zk_bp_assignment *as, un
     sc = (struct bp_scatter){ { as->a, as->b, as->c }, { v[0], v[1], v[2] }, bp_root_map(L),
                               m - 1 };
     zk_parallel_for(nt, as->n_constraints, 8192, bp_scatter_range, &sc);
+    bp_drop_abc(as);
 
     bls381_fr_from_u64(&shift, 7);
     for (int i = 0; i < 3 && rc == 0; i++) {
@@ -174,6 +189,11 @@ static int bp_h(const struct zk_bp_key *k, const struct zk_bp_assignment *as, un
     bls381_fr_inv(&zinv, &zinv);
     hd = (struct bp_hdiv){ v[0], v[1], v[2], zinv };
     zk_parallel_for(nt, m, 8192, bp_hdiv_range, &hd);
+    for (int i = 1; i < 3; i++) {             /* b and c are done with */
+        zk_memzero(v[i], bytes);
+        zk_big_free(v[i]);
+        v[i] = NULL;
+    }
     if ((rc = bls381_fr_ntt_coset(v[0], L, 1, &shift, nt)) != 0) {
         rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u: %s", L, zk_strerror(rc));
         goto out;

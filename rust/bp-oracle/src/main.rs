@@ -190,6 +190,11 @@ fn cmd_bench(a: &Args) {
 }
 
 fn main() {
+    // bellperson logs its own "prover time" (synthesis excluded) at info:
+    // RUST_LOG=bellperson=info shows it (tools/bench-bellperson.sh reads it)
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .format_timestamp(None)
+        .init();
     let a = Args::parse();
     match a.cmd.as_str() {
         "params" => cmd_params(&a),
