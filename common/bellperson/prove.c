@@ -88,6 +88,31 @@ uint64_t zk_bp_root_multiplier(void)
     return bp_root_k;
 }
 
+/* ---- the CPU's engine ------------------------------------------------------ */
+
+static int bp_cpu_ntt(void *ctx, uint64_t *data, unsigned L, int inverse, const uint64_t *shift)
+{
+    unsigned nt = *(const unsigned *)ctx;
+    if (shift == NULL)
+        return bls381_fr_ntt((bls381_fr *)data, L, inverse, nt);
+    return bls381_fr_ntt_coset((bls381_fr *)data, L, inverse, (const bls381_fr *)shift, nt);
+}
+
+static int bp_cpu_msm_g1(void *ctx, uint64_t *ret, const void *pts, const uint64_t *sc, size_t n)
+{
+    return bls381_g1_msm((bls381_g1 *)ret, pts, sc, n, *(const unsigned *)ctx, NULL, NULL);
+}
+
+static int bp_cpu_msm_g2(void *ctx, uint64_t *ret, const void *pts, const uint64_t *sc, size_t n)
+{
+    return bls381_g2_msm((bls381_g2 *)ret, pts, sc, n, *(const unsigned *)ctx, NULL, NULL);
+}
+
+static const char *bp_engine_error(const struct zk_bp_engine *e, int rc)
+{
+    return e->error != NULL ? e->error(rc) : zk_strerror(rc);
+}
+
 /* ---- H ------------------------------------------------------------------- */
 
 struct bp_scatter {
@@ -144,8 +169,9 @@ static void bp_drop_abc(const struct zk_bp_assignment *as)
 }
 
 /* H' = sum h_i H_i (Jacobian) for the assignment's a, b, c. */
-static int bp_h(const struct zk_bp_key *k, const struct zk_bp_assignment *as, unsigned nt,
-                bls381_g1 *ret, struct zk_diag *diag)
+static int bp_h(const struct zk_bp_engine *e, const struct zk_bp_key *k,
+                const struct zk_bp_assignment *as, unsigned nt, bls381_g1 *ret,
+                struct zk_diag *diag)
 {
     unsigned L = k->info.log2_domain;
     size_t m = (size_t)1 << L, bytes = m * sizeof(bls381_fr);
@@ -153,7 +179,7 @@ static int bp_h(const struct zk_bp_key *k, const struct zk_bp_assignment *as, un
     bls381_fr shift, zinv, one;
     struct bp_scatter sc;
     struct bp_hdiv hd;
-    limb_t e[4] = { m, 0, 0, 0 };
+    limb_t em[4] = { m, 0, 0, 0 };
     int rc = 0;
 
     if (k->info.n_h == 0) {
@@ -174,16 +200,17 @@ static int bp_h(const struct zk_bp_key *k, const struct zk_bp_assignment *as, un
 
     bls381_fr_from_u64(&shift, 7);
     for (int i = 0; i < 3 && rc == 0; i++) {
-        rc = bls381_fr_ntt(v[i], L, 1, nt);
+        rc = e->ntt(e->ctx, v[i]->l, L, 1, NULL);
         if (rc == 0)
-            rc = bls381_fr_ntt_coset(v[i], L, 0, &shift, nt);
+            rc = e->ntt(e->ctx, v[i]->l, L, 0, shift.l);
     }
     if (rc != 0) {
-        rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u: %s", L, zk_strerror(rc));
+        rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u (%s): %s", L, e->name,
+                         bp_engine_error(e, rc));
         goto out;
     }
     /* zinv = (7^m - 1)^-1 */
-    bls381_fr_pow(&zinv, &shift, e, 64);
+    bls381_fr_pow(&zinv, &shift, em, 64);
     bls381_fr_one(&one);
     bls381_fr_sub(&zinv, &zinv, &one);
     bls381_fr_inv(&zinv, &zinv);
@@ -194,14 +221,16 @@ static int bp_h(const struct zk_bp_key *k, const struct zk_bp_assignment *as, un
         zk_big_free(v[i]);
         v[i] = NULL;
     }
-    if ((rc = bls381_fr_ntt_coset(v[0], L, 1, &shift, nt)) != 0) {
-        rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u: %s", L, zk_strerror(rc));
+    if ((rc = e->ntt(e->ctx, v[0]->l, L, 1, shift.l)) != 0) {
+        rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u (%s): %s", L, e->name,
+                         bp_engine_error(e, rc));
         goto out;
     }
     zk_parallel_for(nt, m - 1, 8192, bp_from_mont_range, v[0]);
-    rc = bls381_g1_msm(ret, k->h, v[0]->l, m - 1, nt, NULL, NULL);
+    rc = e->msm_g1(e->ctx, (uint64_t *)ret, k->h, v[0]->l, m - 1);
     if (rc != 0)
-        rc = zk_diag_set(diag, "prove", rc, "H: MSM of %zu: %s", m - 1, zk_strerror(rc));
+        rc = zk_diag_set(diag, "prove", rc, "H: MSM of %zu (%s): %s", m - 1, e->name,
+                         bp_engine_error(e, rc));
 out:
     for (int i = 0; i < 3; i++)
         if (v[i] != NULL) {
@@ -222,9 +251,11 @@ static size_t bp_compact(bls381_fr *dst, const bls381_fr *src, const uint64_t *b
     return o;
 }
 
-static int bp_msm_error(struct zk_diag *diag, const char *what, int rc)
+static int bp_msm_error(const struct zk_bp_engine *e, struct zk_diag *diag, const char *what,
+                        int rc)
 {
-    return zk_diag_set(diag, "prove", rc, "%s: MSM: %s", what, zk_strerror(rc));
+    return zk_diag_set(diag, "prove", rc, "%s: MSM (%s): %s", what, e->name,
+                       bp_engine_error(e, rc));
 }
 
 /* ---- the proof ------------------------------------------------------------ */
@@ -264,6 +295,14 @@ int zk_bp_prove(const zk_bp_key *key, const zk_bp_assignment *as, const uint8_t 
                 const uint8_t s[32], unsigned threads, uint8_t proof[ZK_BP_PROOF_BYTES],
                 struct zk_diag *diag)
 {
+    struct zk_bp_engine cpu = { "cpu", &threads, bp_cpu_ntt, bp_cpu_msm_g1, bp_cpu_msm_g2, NULL };
+    return zk_bp_prove_with(&cpu, key, as, r, s, threads, proof, diag);
+}
+
+int zk_bp_prove_with(const struct zk_bp_engine *e, const zk_bp_key *key,
+                     const zk_bp_assignment *as, const uint8_t r[32], const uint8_t s[32],
+                     unsigned threads, uint8_t proof[ZK_BP_PROOF_BYTES], struct zk_diag *diag)
+{
     const struct zk_bp_vk *vk = &key->vk;
     bls381_fr rr, ss, rm, sm, rs;
     bls381_g1 H, Lq, A, B1, t, ga, gc;
@@ -280,10 +319,10 @@ int zk_bp_prove(const zk_bp_key *key, const zk_bp_assignment *as, const uint8_t 
         return zk_diag_set(diag, "prove", ZK_ERANGE, "r or s is not below the group order");
     if ((rc = bp_check(key, as, diag)) != 0)
         return rc;
-    if ((rc = bp_h(key, as, threads, &H, diag)) != 0)
+    if ((rc = bp_h(e, key, as, threads, &H, diag)) != 0)
         return rc;
-    if ((rc = bls381_g1_msm(&Lq, key->l, as->aux->l, as->n_aux, threads, NULL, NULL)) != 0)
-        return bp_msm_error(diag, "L", rc);
+    if ((rc = e->msm_g1(e->ctx, (uint64_t *)&Lq, key->l, as->aux->l, as->n_aux)) != 0)
+        return bp_msm_error(e, diag, "L", rc);
 
     sa = zk_secret_alloc((na ? na : 1) * sizeof *sa);
     sb = zk_secret_alloc((nb ? nb : 1) * sizeof *sb);
@@ -295,16 +334,16 @@ int zk_bp_prove(const zk_bp_key *key, const zk_bp_assignment *as, const uint8_t 
     bp_compact(sa + as->n_inputs, as->aux, as->a_aux, as->n_aux);
     bp_compact(sb + bp_compact(sb, as->input, as->b_input, as->n_inputs), as->aux, as->b_aux,
                as->n_aux);
-    if ((rc = bls381_g1_msm(&A, key->a, sa->l, na, threads, NULL, NULL)) != 0) {
-        rc = bp_msm_error(diag, "A", rc);
+    if ((rc = e->msm_g1(e->ctx, (uint64_t *)&A, key->a, sa->l, na)) != 0) {
+        rc = bp_msm_error(e, diag, "A", rc);
         goto out;
     }
-    if ((rc = bls381_g1_msm(&B1, key->b_g1, sb->l, nb, threads, NULL, NULL)) != 0) {
-        rc = bp_msm_error(diag, "B (G1)", rc);
+    if ((rc = e->msm_g1(e->ctx, (uint64_t *)&B1, key->b_g1, sb->l, nb)) != 0) {
+        rc = bp_msm_error(e, diag, "B (G1)", rc);
         goto out;
     }
-    if ((rc = bls381_g2_msm(&B2, key->b_g2, sb->l, nb, threads, NULL, NULL)) != 0) {
-        rc = bp_msm_error(diag, "B (G2)", rc);
+    if ((rc = e->msm_g2(e->ctx, (uint64_t *)&B2, key->b_g2, sb->l, nb)) != 0) {
+        rc = bp_msm_error(e, diag, "B (G2)", rc);
         goto out;
     }
 

@@ -98,3 +98,11 @@ int zk_cuda_unregister(void *mem, size_t len)
     (void)mem; (void)len;
     return ZK_ENODEV;
 }
+
+int zk_cuda_bp_prove(int dev, const zk_bp_key *key, const zk_bp_assignment *as,
+                     const uint8_t r[32], const uint8_t s[32], unsigned threads,
+                     uint8_t proof[ZK_BP_PROOF_BYTES], struct zk_diag *diag)
+{
+    (void)dev; (void)key; (void)as; (void)r; (void)s; (void)threads; (void)proof;
+    return zk_diag_set(diag, "prove", ZK_ENODEV, "cuda: %s", zk_cuda_last_error());
+}

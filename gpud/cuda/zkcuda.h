@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zk/bellperson.h"
 #include "zk/groth16.h"
 #include "zk/zkey.h"
 
@@ -82,6 +83,16 @@ int zk_cuda_msm_g1(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *
  * 3 * 2 * (4 or 6) limbs. */
 int zk_cuda_msm_g2(int dev, enum zk_curve curve, uint64_t *ret_jac, const void *points,
                    const zk_scalar *scalars, size_t n);
+
+/*
+ * bellperson's prover (zk/bellperson.h) with its NTTs and MSMs on device
+ * dev (zk_cuda_ntt, zk_cuda_msm_g1/_g2; the rest, threads of it, on the
+ * CPU): the same 192 bytes as zk_bp_prove.  0, or the error with diag;
+ * ZK_ENODEV without a device (or CUDA built in).
+ */
+int zk_cuda_bp_prove(int dev, const zk_bp_key *key, const zk_bp_assignment *as,
+                     const uint8_t r[32], const uint8_t s[32], unsigned threads,
+                     uint8_t proof[ZK_BP_PROOF_BYTES], struct zk_diag *diag);
 
 /* ---- prove_start on the GPU ------------------------------------------------ */
 

@@ -88,6 +88,37 @@ int zk_bp_prove(const zk_bp_key *key, const zk_bp_assignment *as, const uint8_t 
                 const uint8_t s[32], unsigned threads, uint8_t proof[ZK_BP_PROOF_BYTES],
                 struct zk_diag *diag);
 
+/*
+ * The prover's heavy operations, for a backend of another device (the CUDA
+ * backend: gpud/cuda/zkcuda.h, zk_cuda_bp_prove).  Field elements are 4
+ * little-endian limbs; points are zkslot's affine BLS12-381 form
+ * (Montgomery limbs, the all-zero point infinity), results Jacobian
+ * (3 coordinates of 6 limbs on G1, of 12 on G2).
+ *   ntt      in place on 2^log_n Montgomery elements, zk/ntt.h's
+ *            conventions (zkslot's roots); shift NULL: plain, else the coset
+ *            transform by *shift (Montgomery)
+ *   msm_g1   ret_jac = sum scalars[i] points[i], scalars plain
+ *   msm_g2   the same on G2
+ * Each returns 0 or a negative code (its message then from `error`, or
+ * zk_strerror when error is NULL).
+ */
+struct zk_bp_engine {
+    const char *name;
+    void *ctx;
+    int (*ntt)(void *ctx, uint64_t *data, unsigned log_n, int inverse, const uint64_t *shift);
+    int (*msm_g1)(void *ctx, uint64_t *ret_jac, const void *points, const uint64_t *scalars,
+                  size_t n);
+    int (*msm_g2)(void *ctx, uint64_t *ret_jac, const void *points, const uint64_t *scalars,
+                  size_t n);
+    const char *(*error)(int rc);
+};
+
+/* zk_bp_prove on engine e (zk_bp_prove is this on the CPU's engine, which
+ * uses `threads`); the same bytes whatever the engine. */
+int zk_bp_prove_with(const struct zk_bp_engine *e, const zk_bp_key *key,
+                     const zk_bp_assignment *as, const uint8_t r[32], const uint8_t s[32],
+                     unsigned threads, uint8_t proof[ZK_BP_PROOF_BYTES], struct zk_diag *diag);
+
 /* Verify one proof against n_public inputs (32-byte canonical LE each, ONE
  * not included).  Returns 1 accepted, 0 rejected (a proof that does not
  * decode is rejected), negative on a bad call (ZK_ELENGTH: wrong count,

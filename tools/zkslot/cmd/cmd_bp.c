@@ -13,6 +13,8 @@
  *   zkslot bp bench KEY.params ASSIGN.bpa [--runs N] [--threads T]
  *                                   the key's open, then N proofs: each time,
  *                                   the median and the peak RSS
+ * prove and bench take --backend cuda [--device N]: the NTTs and MSMs on
+ * that GPU (zk_cuda_bp_prove), the same bytes.
  * Exit 2 with one line naming the file and the problem on bad input.
  */
 #include <errno.h>
@@ -26,13 +28,16 @@
 #include "bellperson/bp_internal.h"
 #include "cmd.h"
 #include "zk/bellperson.h"
+#include "zkcuda.h"
 #include "zk/error.h"
 
 #define BP_USAGE                                                                          \
     "usage: zkslot bp inspect FILE.params|FILE.vk|FILE.bpa\n"                             \
     "       zkslot bp prove KEY.params ASSIGN.bpa PROOF [--r HEX] [--s HEX] [--threads T]\n" \
+    "                       [--backend cpu|cuda] [--device N]\n"                     \
     "       zkslot bp verify KEY.vk|KEY.params ASSIGN.bpa PROOF\n"                        \
-    "       zkslot bp bench KEY.params ASSIGN.bpa [--runs N] [--threads T]\n"
+    "       zkslot bp bench KEY.params ASSIGN.bpa [--runs N] [--threads T] [--backend cpu|cuda]\n" \
+    "                       [--device N]\n"
 
 static int bp_usage(void)
 {
@@ -161,9 +166,18 @@ static int bp_inspect(const char *path)
 
 struct bp_opts {
     uint8_t r[32], s[32];
-    int have_r, have_s;
+    int have_r, have_s, cuda, device;
     unsigned threads, runs;
 };
+
+/* The prover the options chose: the CPU's, or the device's NTTs and MSMs. */
+static int bp_run(const struct bp_opts *o, const zk_bp_key *k, const zk_bp_assignment *as,
+                  uint8_t proof[ZK_BP_PROOF_BYTES], struct zk_diag *d)
+{
+    if (o->cuda)
+        return zk_cuda_bp_prove(o->device, k, as, o->r, o->s, o->threads, proof, d);
+    return zk_bp_prove(k, as, o->r, o->s, o->threads, proof, d);
+}
 
 static int bp_parse_opts(int argc, char **argv, int first, struct bp_opts *o)
 {
@@ -183,6 +197,10 @@ static int bp_parse_opts(int argc, char **argv, int first, struct bp_opts *o)
             o->threads = (unsigned)atoi(v);
         else if (strcmp(argv[i], "--runs") == 0 && atoi(v) > 0)
             o->runs = (unsigned)atoi(v);
+        else if (strcmp(argv[i], "--backend") == 0 && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
+            o->cuda = strcmp(v, "cuda") == 0;
+        else if (strcmp(argv[i], "--device") == 0 && atoi(v) >= 0)
+            o->device = atoi(v);
         else
             goto bad;
         i++;
@@ -214,7 +232,7 @@ static int bp_prove_cmd(int argc, char **argv)
         ret = bp_fail("prove", &d);
         goto out;
     }
-    if (zk_bp_prove(k, as, o.r, o.s, o.threads, proof, &d) != 0) {
+    if (bp_run(&o, k, as, proof, &d) != 0) {
         fprintf(stderr, "zkslot bp prove: %s against %s: %s\n", argv[2], argv[1],
                 d.msg + (strncmp(d.msg, "prove: ", 7) == 0 ? 7 : 0));
         goto out;
@@ -316,7 +334,7 @@ static int bp_bench_cmd(int argc, char **argv)
     printf("key open (decode, checks) %.3f s\n", topen);
     for (unsigned i = 0; i < o.runs; i++) {
         t0 = bp_now();
-        if (zk_bp_prove(k, as, o.r, o.s, o.threads, proof, &d) != 0) {
+        if (bp_run(&o, k, as, proof, &d) != 0) {
             ret = bp_fail("bench", &d);
             goto out;
         }
@@ -325,8 +343,8 @@ static int bp_bench_cmd(int argc, char **argv)
         fflush(stdout);
     }
     qsort(v, o.runs, sizeof *v, bp_cmp);
-    printf("zkslot: prove median %.3f s over %u runs, peak rss %ld KiB\n", v[o.runs / 2], o.runs,
-           bp_peak_rss_kib());
+    printf("zkslot (%s): prove median %.3f s over %u runs, peak rss %ld KiB\n",
+           o.cuda ? "cuda" : "cpu", v[o.runs / 2], o.runs, bp_peak_rss_kib());
     ret = 0;
 out:
     free(v);
