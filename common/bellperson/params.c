@@ -87,25 +87,18 @@ static int bp_vk_point_error(struct bp_cursor *c, const char *what, size_t at, i
     return zk_diag_set(c->diag, c->name, rc, "%s (offset %zu): %s", what, at, zk_strerror(rc));
 }
 
-/* One vk point, fully checked, not infinity. */
-static int bp_vk_g1(struct bp_cursor *c, const char *what, bls381_g1_affine *out)
+/* One vk point (G1, or G2 when g2), fully checked, not infinity. */
+static int bp_vk_point(struct bp_cursor *c, const char *what, int g2, void *out)
 {
     const uint8_t *b = NULL;
-    int rc = bp_take(c, G1U, what, &b);
-    if (rc == 0 && (rc = bls381_g1_from_uncompressed(out, b, 0)) != 0)
-        return bp_vk_point_error(c, what, (size_t)(b - c->p), rc);
-    if (rc == 0 && bls381_g1_affine_is_inf(out))
-        return zk_diag_set(c->diag, c->name, ZK_EBAD_ENCODING, "%s is the point at infinity", what);
-    return rc;
-}
-
-static int bp_vk_g2(struct bp_cursor *c, const char *what, bls381_g2_affine *out)
-{
-    const uint8_t *b = NULL;
-    int rc = bp_take(c, G2U, what, &b);
-    if (rc == 0 && (rc = bls381_g2_from_uncompressed(out, b, 0)) != 0)
-        return bp_vk_point_error(c, what, (size_t)(b - c->p), rc);
-    if (rc == 0 && bls381_g2_affine_is_inf(out))
+    int rc = bp_take(c, g2 ? G2U : G1U, what, &b), inf = 0;
+    if (rc == 0) {
+        rc = g2 ? bls381_g2_from_uncompressed(out, b, 0) : bls381_g1_from_uncompressed(out, b, 0);
+        if (rc != 0)
+            return bp_vk_point_error(c, what, (size_t)(b - c->p), rc);
+        inf = g2 ? bls381_g2_affine_is_inf(out) : bls381_g1_affine_is_inf(out);
+    }
+    if (inf)
         return zk_diag_set(c->diag, c->name, ZK_EBAD_ENCODING, "%s is the point at infinity", what);
     return rc;
 }
@@ -215,12 +208,12 @@ static int bp_vk_read(struct bp_cursor *c, struct zk_bp_vk *vk)
     void *ic;
 
     memset(vk, 0, sizeof *vk);
-    if ((rc = bp_vk_g1(c, "alpha_g1", &vk->alpha_g1)) != 0 ||
-        (rc = bp_vk_g1(c, "beta_g1", &vk->beta_g1)) != 0 ||
-        (rc = bp_vk_g2(c, "beta_g2", &vk->beta_g2)) != 0 ||
-        (rc = bp_vk_g2(c, "gamma_g2", &vk->gamma_g2)) != 0 ||
-        (rc = bp_vk_g1(c, "delta_g1", &vk->delta_g1)) != 0 ||
-        (rc = bp_vk_g2(c, "delta_g2", &vk->delta_g2)) != 0)
+    if ((rc = bp_vk_point(c, "alpha_g1", 0, &vk->alpha_g1)) != 0 ||
+        (rc = bp_vk_point(c, "beta_g1", 0, &vk->beta_g1)) != 0 ||
+        (rc = bp_vk_point(c, "beta_g2", 1, &vk->beta_g2)) != 0 ||
+        (rc = bp_vk_point(c, "gamma_g2", 1, &vk->gamma_g2)) != 0 ||
+        (rc = bp_vk_point(c, "delta_g1", 0, &vk->delta_g1)) != 0 ||
+        (rc = bp_vk_point(c, "delta_g2", 1, &vk->delta_g2)) != 0)
         return rc;
     if ((rc = bp_query(c, "ic", 0, 0, &vk->n_ic, &ic)) != 0)
         return rc;
