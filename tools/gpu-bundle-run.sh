@@ -12,6 +12,8 @@
 #      of 4 witnesses per curve, every proof checked with `zkslot verify`;
 #      proofs, publics and vks kept in OUTDIR/pipeline/ for snarkjs later
 #      (tools/gpu-bundle.sh --check-results OUTDIR, on the build machine);
+#   3b. bellperson's keys: the CUDA backend's proof for fixed r and s is the
+#      CPU's and bellperson's own (carried in data/bellperson), and verifies;
 #   4. benchmarks, device time, BLS12-381 first: Fr NTT 2^20, 2^22, 2^24, G1
 #      MSM 2^20, 2^22, 2^24, G2 MSM 2^20, then BN254 the same; 3 repeats;
 #   5. the clocks again, results.json and results.txt (with the CPU
@@ -30,6 +32,33 @@ bin=$here/bin
 if [ "${1:-}" = --clocks ]; then
     exec nvidia-smi --query-gpu=index,name,driver_version,pstate,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.draw,power.limit,temperature.gpu,memory.used,memory.total \
         --format=csv
+fi
+
+# ---- bellperson's keys (run.sh --bellperson, a step of its own) ------------
+# For each key and assignment of data/bellperson: the proof of the CUDA
+# backend (zkslot bp prove --backend cuda) for fixed r and s must be the
+# CPU backend's bytes and, where the bundle carries it, bellperson's own
+# proof's (made on the build machine by its oracle), and must verify.
+if [ "${1:-}" = --bellperson ]; then
+    r=0b0a090807060504030201000f0e0d0c0b0a090807060504030201000f0e0d0c
+    s=1c1b1a191817161514131211101f1e1d1c1b1a191817161514131211101f1e0d
+    d=$here/data/bellperson fail=0
+    t=$(mktemp -d /tmp/zkslot-bundle-bp.XXXXXX)
+    for p in "$d"/*.params; do
+        c=$(basename "$p" .params)
+        "$bin/zkslot" bp prove "$p" "$d/$c.bpa" "$t/$c.gpu" --r "$r" --s "$s" --backend cuda || { fail=1; continue; }
+        "$bin/zkslot" bp prove "$p" "$d/$c.bpa" "$t/$c.cpu" --r "$r" --s "$s" --backend cpu || { fail=1; continue; }
+        if cmp -s "$t/$c.gpu" "$t/$c.cpu"; then echo "$c: the GPU's proof = the CPU's"; else echo "$c: the GPU's proof differs from the CPU's"; fail=1; fi
+        if [ -f "$d/$c.bellperson.proof" ]; then
+            if cmp -s "$t/$c.gpu" "$d/$c.bellperson.proof"; then echo "$c: the GPU's proof = bellperson's, byte for byte"
+            else echo "$c: the GPU's proof differs from bellperson's"; fail=1; fi
+        else
+            echo "$c: no bellperson proof in this bundle (the build machine had no oracle)"
+        fi
+        [ "$("$bin/zkslot" bp verify "$p" "$d/$c.bpa" "$t/$c.gpu")" = OK ] || { echo "$c: not verified"; fail=1; }
+    done
+    rm -rf "$t"
+    exit $fail
 fi
 
 # ---- the pipeline job (run.sh --pipeline DIR, a step of its own) ----------
@@ -140,6 +169,7 @@ fi
 export ZK_SOURCE_DIR=$here/data          # test_cuda: the example keys
 step test_cuda 300 "$bin/test_cuda" $quick
 step pipeline 240 "$here/run.sh" --pipeline "$out/pipeline"
+step bellperson 120 "$here/run.sh" --bellperson
 
 # ---- 4. benchmarks -------------------------------------------------------------
 : >"$out/bench.jsonl"

@@ -34,6 +34,9 @@
 # --check-results OUT: snarkjs (tests/interop's pinned copy) checks the
 # proofs run.sh kept in OUT/pipeline.
 set -euo pipefail
+# the r and s of the bellperson check (the same in run.sh)
+ZK_BUNDLE_BP_R=0b0a090807060504030201000f0e0d0c0b0a090807060504030201000f0e0d0c
+ZK_BUNDLE_BP_S=1c1b1a191817161514131211101f1e1d1c1b1a191817161514131211101f1e0d
 src=$(cd "$(dirname "$0")/.." && pwd)
 emu=0 build= nobuild=0 baseline=0 check= basefile=
 usage() {
@@ -162,6 +165,24 @@ for c in bn128 bls12381; do
     cp "$src/examples/groth16/$c/key.zkey" "$src/examples/groth16/$c/vk.json" \
        "$src/examples/groth16/$c"/witness*.wtns "$out/data/examples/groth16/$c/"
 done
+# bellperson's (Filecoin's) keys: the corpus's smallest key and assignments,
+# and, when the Rust oracle is built here, bellperson's own proofs of them
+# for run.sh's fixed r and s (run.sh compares the GPU's bytes with them)
+mkdir -p "$out/data/bellperson"
+for c in chain16 chain32; do
+    cp "$src/tests/fuzz/corpus/bellperson/$c.params" "$src/tests/fuzz/corpus/bellperson/$c.bpa" \
+       "$out/data/bellperson/"
+done
+oracle=${ZK_CARGO_TARGET:-/var/cache/zkslot/cargo-target}/release/zkslot-bp-oracle
+if [ -x "$oracle" ]; then
+    for c in 16:4:3 32:5:2; do      # constraints : log2 : witness seed of the corpus file
+        IFS=: read -r n l w <<<"$c"
+        "$oracle" prove --circuit chain --log2 "$l" --witness "$w" \
+            --params "$out/data/bellperson/chain$n.params" --r "$ZK_BUNDLE_BP_R" --s "$ZK_BUNDLE_BP_S" \
+            --out "$out/data/bellperson/chain$n.bellperson.proof" ||
+            { echo "gpu-bundle: bellperson's proof of chain$n failed" >&2; exit 1; }
+    done
+fi
 cp "$src/tools/gpu-bundle-run.sh" "$out/run.sh"
 chmod +x "$out/run.sh"
 [ "$emu" = 1 ] && echo "cuemu build: kernels run on the CPU (dry run)" >"$out/EMULATED"

@@ -39,13 +39,21 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d[
 while IFS=$'\t' read -r name st secs; do
     [ "$st" = 0 ] || bad "step $name: $st (logs: $w/out/logs/$name.log)"
 done <"$w/out/steps.tsv"
-for s in test_cuda pipeline ntt-bls12-381-10 msm-g1-bls12-381-10 msm-g2-bn254-6; do
+for s in test_cuda pipeline bellperson ntt-bls12-381-10 msm-g1-bls12-381-10 msm-g2-bn254-6; do
     grep -q "^$s	0	" "$w/out/steps.tsv" || bad "step $s did not run and pass"
 done
 n=$(ls "$w/out/pipeline"/*/proof-*.json 2>/dev/null | wc -l)
 [ "$n" = 8 ] || bad "$n proofs kept, want 8 (4 per curve)"
 grep -q 'zkslot verify REJECTED' "$w/out/logs/pipeline.log" && bad "a pipeline proof was rejected"
 grep -q 'ntt-forward *bls381_fr *10' "$w/out/results.txt" || bad "results.txt has no NTT row"
+# bellperson's keys: the device's proofs are the CPU's and, where the
+# bundle carries them (the oracle built here), bellperson's own bytes
+grep -q "chain32: the GPU's proof = the CPU's" "$w/out/logs/bellperson.log" ||
+    bad "bellperson step: no GPU = CPU line for chain32"
+if [ -f "$w/bundle/data/bellperson/chain32.bellperson.proof" ]; then
+    grep -q "chain32: the GPU's proof = bellperson's, byte for byte" "$w/out/logs/bellperson.log" ||
+        bad "bellperson step: the GPU's proof is not bellperson's"
+fi
 echo "ok: dry run passed in $el s (bundle $((size >> 10)) KiB)"
 
 # a step that hangs (test hook): cut by timeout, the rest skipped, the run
