@@ -184,7 +184,7 @@ static int bp_parse_opts(int argc, char **argv, int first, struct bp_opts *o)
     const char *bad = "";
     memset(o, 0, sizeof *o);
     o->runs = 5;
-    for (int i = first; i < argc; i++) {
+    for (int i = first; i < argc; i += 2) {       /* --option value */
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         bad = argv[i];
         if (v == NULL)
@@ -203,13 +203,12 @@ static int bp_parse_opts(int argc, char **argv, int first, struct bp_opts *o)
             o->device = atoi(v);
         else
             goto bad;
-        i++;
     }
     return 0;
 bad:
     fprintf(stderr, "zkslot bp %s: bad option or value: %s (--r and --s take 64 hex digits)\n",
             argv[0], bad);
-    return bp_usage();
+    return 2;
 }
 
 static int bp_prove_cmd(int argc, char **argv)
@@ -222,8 +221,10 @@ static int bp_prove_cmd(int argc, char **argv)
     FILE *f;
     int ret = 2;
 
-    if (argc < 4 || bp_parse_opts(argc, argv, 4, &o) != 0)
+    if (argc < 4)
         return bp_usage();
+    if (bp_parse_opts(argc, argv, 4, &o) != 0)
+        return 2;
     if ((!o.have_r && bp_random_fr(o.r) != 0) || (!o.have_s && bp_random_fr(o.s) != 0)) {
         fprintf(stderr, "zkslot bp prove: getrandom: %s\n", strerror(errno));
         return 2;
@@ -313,8 +314,10 @@ static int bp_bench_cmd(int argc, char **argv)
     double t0, topen, *v;
     int ret = 2;
 
-    if (argc < 3 || bp_parse_opts(argc, argv, 3, &o) != 0)
+    if (argc < 3)
         return bp_usage();
+    if (bp_parse_opts(argc, argv, 3, &o) != 0)
+        return 2;
     memset(o.r, 0, 32);
     memset(o.s, 0, 32);
     o.r[0] = 0x78, o.r[1] = 0x56, o.r[2] = 0x34, o.r[3] = 0x12;
