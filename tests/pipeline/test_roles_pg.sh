@@ -87,6 +87,15 @@ PL_SUBMIT_ARGS=()
 [ "$(super "SELECT string_agg(submitter, ',' ORDER BY submitter) FROM jobs WHERE request_id = 'bob-r1'")" = zk_alice,zk_bob ] ||
     pl_bad "bob-r1: not one job of each submitter: $(super "SELECT id, submitter FROM jobs WHERE request_id = 'bob-r1'")"
 [ -z "$aj" ] || "$ZKSLOT" cancel "$aj" >/dev/null 2>&1 || pl_bad "alice could not cancel her job $aj"
+# nor can alice read bob's request ids: not from the table, not in status
+out=$(sql alice "SELECT request_id FROM jobs WHERE id = $bj2" 2>&1) &&
+    pl_bad "alice read bob's request id: $out" || grep -q "permission denied for table jobs" <<<"$out" ||
+    pl_bad "alice's read of bob's request id refused for another reason: $out"
+[ "$(sql alice "SELECT zkslot_request_id($bj2) IS NULL" 2>&1)" = t ] || pl_bad "zkslot_request_id gave alice bob's id"
+rid_of() { "$ZKSLOT" status "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["request_id"])'; }
+[ "$(rid_of "$bj2")" = None ] || pl_bad "alice's status shows bob's request id $(rid_of "$bj2")"
+[ "$(rid_of "$aj")" = bob-r1 ] || pl_bad "alice's status of her own job: request id $(rid_of "$aj")"
+[ "$(ZKSLOT_LEDGER=$(url bob) rid_of "$bj2")" = bob-r1 ] || pl_bad "bob's status of his job: request id $(ZKSLOT_LEDGER=$(url bob) rid_of "$bj2")"
 ZKSLOT_LEDGER=$(url bob) "$ZKSLOT" cancel "$bj2" >/dev/null 2>&1 || pl_bad "bob could not cancel $bj2"
 rc=0
 "$ZKSLOT" cancel "$bjob" >"$PL_W/cancel.out" 2>&1 || rc=$?

@@ -16,7 +16,7 @@
 
 #define JOB_COLS                                                                         \
     "j.id, j.key_id, k.name, j.nparts, j.state, j.out_dir, j.submitted_ns, j.started_ns," \
-    " j.finished_ns, j.error, j.priority, j.deadline_ns, coalesce(j.request_id, ''),"  \
+    " j.finished_ns, j.error, j.priority, j.deadline_ns, coalesce(zkslot_request_id(j.id), ''),"  \
     " j.principal"
 
 #define JOB_NCOLS 14   /* the columns of JOB_COLS */
@@ -164,12 +164,14 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
     lpg_arg_str(&a, digest);
     /* of clients racing with one request id, the unique index (the role,
      * the principal, the id) lets one insert; the others wait for it to
-     * commit and then find its job.  Another role's id is another key */
+     * commit and then find its job.  Another role's id is another key.
+     * No conflict target: naming one needs SELECT on request_id, which a
+     * submitter does not have (roles.c); jobs_request is the only unique
+     * index a submit can hit (ids are generated) */
     PGresult *res = lpg_query(l, "INSERT INTO jobs (key_id, nparts, state, out_dir,"
                                  " submitted_ns, priority, deadline_ns, request_id, principal,"
                                  " request_digest) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7,"
-                                 " $8, $9) ON CONFLICT (submitter, principal, request_id)"
-                                 " DO NOTHING RETURNING id",
+                                 " $8, $9) ON CONFLICT DO NOTHING RETURNING id",
                               &a, 0, diag);
     if (!res) {
         r = ZK_ELEDGER;
@@ -180,9 +182,9 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
         struct lpg_args q = { 0 };
         lpg_arg_str(&q, who);
         lpg_arg_str(&q, rid);
-        if (!(res = lpg_query(l, "SELECT id, key_id, request_digest FROM jobs WHERE"
-                                 " submitter = session_user AND principal = $1 AND"
-                                 " request_id = $2", &q, 0, diag))) {
+        /* the session's own job only: others' ids are not even readable */
+        if (!(res = lpg_query(l, "SELECT id, key_id, request_digest FROM"
+                                 " zkslot_own_request($1, $2)", &q, 0, diag))) {
             r = ZK_ELEDGER;
             goto out;
         }
