@@ -160,12 +160,12 @@ void apid_dispatch(struct apid *a, struct apid_req *q, const char *authorization
  * 401 in r when a token file is in force and it names no token. */
 int apid_auth(struct apid *a, const char *authorization, struct apid_req *q,
               struct apid_reply *r);
-/* The request id stored for a client's one: namespaced by the token. */
-int apid_request_id(const struct apid_req *q, const char *given, char *buf, size_t n);
-/* 1 if q's caller submitted job request id `stored` (or there are no tokens). */
-int apid_owns(const struct apid_req *q, const char *stored);
-/* The client's own request id back from a stored one. */
-const char *apid_request_id_shown(const char *stored);
+/* The principal q's jobs are submitted as ("api:NAME" in buf, n bytes at
+ * least ZK_LEDGER_PRINCIPAL_MAX + 1), or NULL without tokens (the ledger's
+ * default: apid's own user or role).  Cannot fail. */
+const char *apid_principal(const struct apid_req *q, char *buf, size_t n);
+/* 1 if q's caller submitted job j (or may cancel any, or there are no tokens). */
+int apid_owns(const struct apid_req *q, const struct zk_ledger_job *j);
 
 /* ---- ledgers.c ---- */
 /* A ledger handle for this request; NULL with 503 in r.  Give it back with

@@ -5,21 +5,21 @@
  * "Authorization: Bearer SECRET" naming a token (401 otherwise); the
  * handlers ask token_may_submit (403) and apid_owns for cancels.
  *
- * A job's submitter is recorded in its request id, the one field the
- * ledger keeps from the submitter: a token's jobs are stored under
- * "api:NAME:ID" (ID the client's own request id, or "~" and 16 random hex
- * digits when it gave none), so request ids are per token (two tokens'
- * "abc" are two jobs, and one token cannot learn another's job by its id)
- * and a cancel can tell whose job it is.  Replies show the client's ID.
+ * A token's jobs are stored with the principal "api:NAME" (the ledger's
+ * jobs.principal, zk_ledger_submit_opts), set here from the token that
+ * authenticated the request and never from the client's text: request ids
+ * are per principal (two tokens' "abc" are two jobs, an operator's
+ * "api:web:abc" is the operator's own id, no token's), and a cancel tells
+ * whose job it is by the principal.  Without tokens the principal is the
+ * ledger's default, apid's own user (SQLite) or role (PostgreSQL).
  */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 
 #include "apid.h"
 
-#define APID_RID_PREFIX "api:"
+#define APID_PRINCIPAL_PREFIX "api:"   /* + the token's name */
 
 int apid_auth(struct apid *a, const char *authorization, struct apid_req *q,
               struct apid_reply *r)
@@ -46,39 +46,18 @@ int apid_auth(struct apid *a, const char *authorization, struct apid_req *q,
     return 0;
 }
 
-int apid_request_id(const struct apid_req *q, const char *given, char *buf, size_t n)
+const char *apid_principal(const struct apid_req *q, char *buf, size_t n)
 {
-    if (!q->who) {
-        snprintf(buf, n, "%s", given ? given : "");
-        return 0;
-    }
-    char auto_id[20];
-    if (!given) {
-        unsigned char rnd[8];
-        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-            return -1;
-        auto_id[0] = '~';
-        for (int i = 0; i < 8; i++)
-            snprintf(auto_id + 1 + 2 * i, 3, "%02x", rnd[i]);
-        given = auto_id;
-    }
-    int w = snprintf(buf, n, APID_RID_PREFIX "%s:%s", q->who->name, given);
-    return w < 0 || (size_t)w >= n || (size_t)w > ZK_LEDGER_REQUEST_ID_MAX ? -1 : 0;
+    if (!q->who)
+        return NULL;
+    snprintf(buf, n, APID_PRINCIPAL_PREFIX "%s", q->who->name);
+    return buf;
 }
 
-int apid_owns(const struct apid_req *q, const char *stored)
+int apid_owns(const struct apid_req *q, const struct zk_ledger_job *j)
 {
     if (!q->who || q->who->cancel_any)
         return 1;
-    size_t pl = strlen(APID_RID_PREFIX), nl = strlen(q->who->name);
-    return !strncmp(stored, APID_RID_PREFIX, pl) && !strncmp(stored + pl, q->who->name, nl) &&
-           stored[pl + nl] == ':';
-}
-
-const char *apid_request_id_shown(const char *stored)
-{
-    if (strncmp(stored, APID_RID_PREFIX, strlen(APID_RID_PREFIX)))
-        return stored;
-    const char *c = strchr(stored + strlen(APID_RID_PREFIX), ':');
-    return c ? c + 1 : stored;
+    char p[ZK_LEDGER_PRINCIPAL_MAX + 1];
+    return !strcmp(j->principal, apid_principal(q, p, sizeof p));
 }

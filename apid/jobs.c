@@ -30,12 +30,8 @@ static int add_part(void *ctx, const struct zk_ledger_part *p)
 static json_t *job_obj(const struct zk_ledger_job *j)
 {
     json_t *o = job_json(j);
-    if (o) {
+    if (o)
         json_object_del(o, "out_dir");   /* the server's path: nothing for a client */
-        if (j->request_id[0])
-            json_object_set_new(o, "request_id",
-                                json_string(apid_request_id_shown(j->request_id)));
-    }
     return o;
 }
 
@@ -187,7 +183,7 @@ int apid_job_cancel(struct apid *a, struct apid_req *q, struct apid_reply *r)
     } else if (rc < 0) {
         broken = rc == ZK_ELEDGER;
         apid_ledger_error(r, rc, d.msg);
-    } else if (!apid_owns(q, j.request_id)) {
+    } else if (!apid_owns(q, &j)) {
         apid_error(r, 403, "forbidden", "job %lld: token '%s' may cancel only its own jobs",
                    (long long)id, q->who->name);
     } else if ((rc = zk_ledger_job_cancel(l, id, &d)) == ZK_ESTATE) {

@@ -51,9 +51,6 @@ static int keep_job(void *ctx, const struct zk_ledger_job *j)
     if (!o)
         return -ENOMEM;
     json_object_del(o, "out_dir");
-    json_object_set_new(o, "request_id", j->request_id[0]
-                                             ? json_string(apid_request_id_shown(j->request_id))
-                                             : json_null());
     json_decref(r->ring[r->n % STATUS_JOBS]);
     r->ring[r->n++ % STATUS_JOBS] = o;
     return 0;

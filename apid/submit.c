@@ -167,7 +167,7 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
     struct zk_ledger_key k;
     struct zk_ledger_job j;
     struct zk_diag d = { "" };
-    char msg[SUBMIT_MSG_MAX], rid[ZK_LEDGER_REQUEST_ID_MAX + 64];
+    char msg[SUBMIT_MSG_MAX], who[ZK_LEDGER_PRINCIPAL_MAX + 1];
     int64_t id = 0;
     int rc = submit_key_check(l, &a->c.cfg, s->key, !s->witnesses, &k, msg, sizeof msg);
     if (rc == -ENOENT)
@@ -185,8 +185,6 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
         return rc == ZK_EDEADLINE ? (apid_error(r, 409, "deadline_unmeetable", "deadline: %s; "
                                                 "\"force\": true queues it anyway", msg), 0)
                                   : (apid_ledger_error(r, rc, msg), 1);
-    if (apid_request_id(q, s->request_id, rid, sizeof rid) < 0)
-        return apid_error(r, 400, "bad_field", "request_id: too long for this token"), 0;
     const char **names = calloc(s->ninputs, sizeof *names);
     char(*nb)[48] = calloc(s->ninputs, sizeof *nb);
     if (!names || !nb) {
@@ -199,7 +197,9 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
                                                    : "(api) inputs[%zu]", i);
         names[i] = nb[i];
     }
-    struct zk_ledger_submit_opts so = { s->priority, s->deadline_ns, rid[0] ? rid : NULL, 0 };
+    /* the request id is the client's own, opaque, within its principal */
+    struct zk_ledger_submit_opts so = { s->priority, s->deadline_ns, s->request_id, 0,
+                                        apid_principal(q, who, sizeof who), 0 };
     struct zk_seal_pub sk;   /* sealed like `zkslot submit --input`'s (zk/seal.h) */
     rc = zk_seal_for_submit(a->c.cfg.state_dir, strcmp(zk_ledger_backend(l), "sqlite") != 0,
                             &sk, &d);
@@ -221,6 +221,8 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
         return apid_error(r, 500, "output_dir", "%s", msg), 0;
     if (rc == -EINVAL)
         return apid_error(r, 400, "bad_field", "%s", d.msg), 0;
+    if (rc == -EEXIST)   /* this caller's request id, another key or request */
+        return apid_error(r, 409, "request_id_reused", "%s", d.msg), 0;
     if (rc < 0)
         return apid_ledger_error(r, rc, d.msg), rc == ZK_ELEDGER;
     return apid_job_reply(a, l, id, so.existing ? 200 : 201, r);

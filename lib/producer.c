@@ -132,8 +132,9 @@ ZKSLOT_EXPORT int zkslot_job_create(zkslot_producer *p, const char *key, uint32_
         return zkslot_say(msg, n, -ENOMEM, "zkslot_job_create: out of memory");
     for (uint32_t i = 0; i < nparts; i++)
         names[i] = name;
+    /* the witnesses come later: a retry repeats the key and the count */
     struct zk_ledger_submit_opts so = { o ? o->priority : -1, o ? o->deadline_ns : 0,
-                                        o ? o->request_id : NULL, 0 };
+                                        o ? o->request_id : NULL, 0, NULL, 1 };
     char *out = NULL;
     if (o && (r = zkslot_out_dir(z, o->out_dir, nparts, &out, msg, n)) < 0) {
         free(names);

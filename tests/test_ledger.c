@@ -218,6 +218,8 @@ static void test_open_formats(void)
                          " ALTER TABLE keys DROP COLUMN priority;"
                          " ALTER TABLE jobs DROP COLUMN priority;"
                          " ALTER TABLE jobs DROP COLUMN deadline_ns;"
+                         " ALTER TABLE jobs DROP COLUMN principal;"
+                         " ALTER TABLE jobs DROP COLUMN request_digest;"
                          " ALTER TABLE jobs DROP COLUMN request_id;"
                          " DROP TABLE daemons; ALTER TABLE keys DROP COLUMN witgen_kind;"
                          " ALTER TABLE keys DROP COLUMN witgen;"
@@ -248,6 +250,29 @@ static void test_open_formats(void)
                         " AND witgen = '' AND witgen_hash = ''") == 1,
              "a key from before witness generators has none");
     ZT_CHECK(sql_int(p, "SELECT starts * 100 + last_pid FROM daemons") == 243);
+
+    /* issue 46: a version 8 ledger's request ids, zkslot-apid's "api:NAME:ID"
+     * among them, become (principal, id) */
+    ZT_CHECK(sql_exec(p, "DROP INDEX jobs_request; ALTER TABLE jobs DROP COLUMN principal;"
+                         " ALTER TABLE jobs DROP COLUMN request_digest;"
+                         " CREATE UNIQUE INDEX jobs_request ON jobs(request_id)"
+                         " WHERE request_id IS NOT NULL;"
+                         " INSERT INTO jobs (key_id, nparts, state, out_dir, submitted_ns,"
+                         " request_id) VALUES (1, 1, 'queued', '/o', 1, 'api:web:order-77'),"
+                         " (1, 1, 'queued', '/o', 1, 'api:web:~0123456789abcdef'),"
+                         " (1, 1, 'queued', '/o', 1, 'order-77'), (1, 1, 'queued', '/o', 1,"
+                         " 'API:x:y'), (1, 1, 'queued', '/o', 1, NULL);"
+                         " PRAGMA user_version = 8") == SQLITE_OK);
+    l = NULL;
+    ZT_CHECK(zk_ledger_open(p, 0, 0, &l, &d) == 0 && l, "migrate 8 -> 9: %s", d.msg);
+    zk_ledger_close(l);
+    ZT_CHECK(sql_int(p, "SELECT count(*) FROM jobs WHERE principal = 'api:web' AND"
+                        " request_id = 'order-77'") == 1, "a token's id: its principal's");
+    ZT_CHECK(sql_int(p, "SELECT count(*) FROM jobs WHERE principal = 'api:web' AND"
+                        " request_id IS NULL") == 1, "apid's own id of a job without one");
+    ZT_CHECK(sql_int(p, "SELECT count(*) FROM jobs WHERE principal = '' AND request_id IN"
+                        " ('order-77', 'API:x:y')") == 2, "other ids as they were");
+    ZT_CHECK(sql_int(p, "SELECT count(*) FROM jobs WHERE request_digest = ''") == 5);
     ZT_CHECK(sql_exec(p, "DELETE FROM daemons; DELETE FROM keys") == SQLITE_OK);
 
     /* a newer schema */
@@ -1145,7 +1170,7 @@ static int64_t submit_sched(zk_ledger *l, int64_t key, uint32_t n, int prio, int
                             const char *rid, int *existing)
 {
     const char *w[4] = { "/w/0.wtns", "/w/1.wtns", "/w/2.wtns", "/w/3.wtns" };
-    struct zk_ledger_submit_opts o = { prio, deadline, rid, -1 };
+    struct zk_ledger_submit_opts o = { prio, deadline, rid, -1, NULL, 0 };
     int64_t id = 0;
     struct zk_diag d;
     int r = zk_ledger_job_submit_opts(l, key, NULL, &o, w, NULL, NULL, n, &id, &d);
@@ -1217,7 +1242,7 @@ static void test_sched(zk_ledger *l)
     snprintf(k.name, sizeof k.name, "sched-bad");
     ZT_CHECK(zk_ledger_key_add(l, &k, NULL) == -EINVAL);
     const char *w1[] = { "/w" };
-    struct zk_ledger_submit_opts bad = { ZK_PRIO_COUNT, 0, NULL, 0 };
+    struct zk_ledger_submit_opts bad = { ZK_PRIO_COUNT, 0, NULL, 0, NULL, 0 };
     int64_t id = 0;
     ZT_CHECK(zk_ledger_job_submit_opts(l, key, NULL, &bad, w1, NULL, NULL, 1, &id, NULL) ==
              -EINVAL);
@@ -1239,7 +1264,7 @@ static void test_sched(zk_ledger *l)
     ZT_CHECK(existing == 0);
     ZT_CHECK(submit_sched(l, key, 2, ZK_PRIO_CRITICAL, 0, "req-1", &e2) == r1 && e2 == 1);
     ZT_CHECK(!strcmp(job(l, r1).request_id, "req-1") && job(l, r1).priority == ZK_PRIO_LOW);
-    struct zk_ledger_submit_opts other = { -1, 0, "req-1", 0 };
+    struct zk_ledger_submit_opts other = { -1, 0, "req-1", 0, NULL, 0 };
     ZT_CHECK(zk_ledger_job_submit_opts(l, k.id, NULL, &other, w1, NULL, NULL, 1, &id, NULL) ==
              -EEXIST);
     uint64_t c[ZK_PART_STATE_COUNT];
@@ -1330,6 +1355,81 @@ static int count_request(void *ctx, const struct zk_ledger_job *j)
     return 0;
 }
 
+/* Submits w[0..n) (inputs in[], NULL: witnesses) as principal `who` with
+ * request id rid: the ledger's answer, the job in *id, existing in *ex. */
+static int submit_as(zk_ledger *l, int64_t key, const char *who, const char *rid,
+                     const char *const *w, const char *const *in, uint32_t n, int64_t *id,
+                     int *ex)
+{
+    size_t len[4];
+    for (uint32_t i = 0; in && i < n; i++)
+        len[i] = strlen(in[i]);
+    struct zk_ledger_submit_opts o = { -1, 0, rid, -1, who, 0 };
+    struct zk_diag d = { "" };
+    *id = 0;
+    int r = zk_ledger_job_submit_opts(l, key, NULL, &o, w, in, in ? len : NULL, n, id, &d);
+    *ex = o.existing;
+    return r;
+}
+
+/* Issue 46, request id squatting: request ids are per principal; an id
+ * shaped like another's namespace is the caller's own; a reuse with another
+ * request is refused; the same request gets its own job back. */
+static void test_request_principal(zk_ledger *l, int64_t key)
+{
+    const char *w1[] = { "/w/a.wtns" }, *w2[] = { "/w/b.wtns" }, *in1[] = { "{\"a\": 1}" },
+               *in2[] = { "{\"a\": 2}" };
+    int64_t op = 0, web = 0, again = 0, other = 0;
+    int ex = -1;
+    char me[32];
+    snprintf(me, sizeof me, "uid:%u", (unsigned)getuid());
+    /* the operator (this process's user) squats the token's namespace */
+    ZT_CHECK(submit_as(l, key, NULL, "api:web:order-77", w1, NULL, 1, &op, &ex) == 0 && !ex);
+    struct zk_ledger_job j = job(l, op);
+    ZT_CHECK(!strcmp(j.request_id, "api:web:order-77"), "%s", j.request_id);
+    ZT_CHECK(!strcmp(j.principal, strcmp(zk_ledger_backend(l), "sqlite") ? "" : me), "%s",
+             j.principal);
+    /* the token 'web' with order-77 gets its own job, never the operator's */
+    ZT_CHECK(submit_as(l, key, "api:web", "order-77", w1, NULL, 1, &web, &ex) == 0 && !ex &&
+                 web != op, "web got job %lld, the operator's is %lld", (long long)web,
+             (long long)op);
+    ZT_CHECK(!strcmp(job(l, web).principal, "api:web") &&
+             !strcmp(job(l, web).request_id, "order-77"));
+    /* and "api:web:order-77" of web is web's own id too, not the operator's */
+    ZT_CHECK(submit_as(l, key, "api:web", "api:web:order-77", w1, NULL, 1, &other, &ex) == 0 &&
+             !ex && other != op && other != web);
+    /* the same request again: its own job */
+    ZT_CHECK(submit_as(l, key, "api:web", "order-77", w1, NULL, 1, &again, &ex) == 0 && ex &&
+             again == web);
+    ZT_CHECK(submit_as(l, key, NULL, "api:web:order-77", w1, NULL, 1, &again, &ex) == 0 && ex &&
+             again == op);
+    /* another witness, another count, another input: refused, nothing queued */
+    const char *w12[] = { "/w/a.wtns", "/w/b.wtns" };
+    ZT_CHECK(submit_as(l, key, "api:web", "order-77", w2, NULL, 1, &again, &ex) == -EEXIST);
+    ZT_CHECK(submit_as(l, key, "api:web", "order-77", w12, NULL, 2, &again, &ex) == -EEXIST);
+    ZT_CHECK(submit_as(l, key, NULL, "api:web:order-77", w2, NULL, 1, &again, &ex) == -EEXIST);
+    ZT_CHECK(submit_as(l, key, "api:web", "in-1", w1, in1, 1, &other, &ex) == 0 && !ex);
+    ZT_CHECK(submit_as(l, key, "api:web", "in-1", w1, in1, 1, &again, &ex) == 0 && ex &&
+             again == other);
+    ZT_CHECK(submit_as(l, key, "api:web", "in-1", w1, in2, 1, &again, &ex) == -EEXIST);
+    ZT_CHECK(submit_as(l, key, "api:web", "in-1", w1, NULL, 1, &again, &ex) == -EEXIST);
+    /* a producer's job: the count repeats, the names need not */
+    struct zk_ledger_submit_opts po = { -1, 0, "prod-1", 0, NULL, 1 };
+    ZT_CHECK(zk_ledger_job_submit_opts(l, key, NULL, &po, w1, NULL, NULL, 1, &other, NULL) ==
+             0 && !po.existing);
+    ZT_CHECK(zk_ledger_job_submit_opts(l, key, NULL, &po, w2, NULL, NULL, 1, &again, NULL) ==
+             0 && po.existing && again == other);
+    ZT_CHECK(zk_ledger_job_submit_opts(l, key, NULL, &po, w12, NULL, NULL, 2, &again, NULL) ==
+             -EEXIST);
+    /* a principal is checked like a request id */
+    char longp[ZK_LEDGER_PRINCIPAL_MAX + 2];
+    memset(longp, 'p', sizeof longp - 1);
+    longp[sizeof longp - 1] = 0;
+    ZT_CHECK(submit_as(l, key, longp, "x", w1, NULL, 1, &again, &ex) == -EINVAL);
+    ZT_CHECK(submit_as(l, key, "api:a\nb", "x", w1, NULL, 1, &again, &ex) == -EINVAL);
+    ZT_CHECK(zk_ledger_job_list(l, cancel_open, l, NULL) == 0);
+}
+
 /* Clients racing one request id: one job (processes, own handles). */
 static void test_request_race(int64_t key)
 {
@@ -1341,7 +1441,7 @@ static void test_request_race(int64_t key)
             zk_ledger *c = NULL;
             int64_t id = 0;
             const char *w[] = { "/w" };
-            struct zk_ledger_submit_opts o = { -1, 0, "race-1", 0 };
+            struct zk_ledger_submit_opts o = { -1, 0, "race-1", 0, NULL, 0 };
             int r = zk_ledger_open(path, 0, 30000, &c, NULL);
             if (!r)
                 r = zk_ledger_job_submit_opts(c, key, NULL, &o, w, NULL, NULL, 1, &id, NULL);
@@ -1529,22 +1629,24 @@ static void test_pg_open(void)
     ZT_CHECK(pg_exec("old.db", "ALTER TABLE partitions DROP COLUMN proof_json CASCADE,"
                                " DROP COLUMN public_json CASCADE, DROP COLUMN has_input,"
                                " DROP COLUMN statement, DROP COLUMN owner_btime;"
-                               " ALTER TABLE jobs DROP COLUMN submitter CASCADE;"
+                               " ALTER TABLE jobs DROP COLUMN submitter CASCADE,"
+                               " DROP COLUMN principal, DROP COLUMN request_digest;"
                                " ALTER TABLE keys DROP COLUMN priority CASCADE;"
                                " ALTER TABLE jobs DROP COLUMN priority CASCADE,"
                                " DROP COLUMN deadline_ns CASCADE, DROP COLUMN request_id CASCADE;"
                                " DROP INDEX jobs_state; UPDATE zkslot_schema SET version = 2")
              == 0);
-    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 7: %s", d.msg);
+    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 8: %s", d.msg);
     zk_ledger_close(l);
     l = NULL;
-    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 7") == 0 &&
+    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 8") == 0 &&
              pg_exec("old.db", "SELECT proof_json, public_json, has_input, statement,"
                                " owner_btime FROM partitions") == 0 &&
-             pg_exec("old.db", "SELECT submitter, priority, deadline_ns, request_id FROM jobs") ==
+             pg_exec("old.db", "SELECT submitter, priority, deadline_ns, request_id, principal,"
+                               " request_digest FROM jobs") ==
                  0 &&
              pg_exec("old.db", "SELECT priority FROM keys") == 0,
-             "migrated to the latest (7)");
+             "migrated to the latest (8)");
     /* a newer schema is refused and left as it is */
     ZT_CHECK(pg_exec("old.db", "UPDATE zkslot_schema SET version = 99") == 0);
     ZT_CHECK(zk_ledger_open(u, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EVERSION && !l);
@@ -1610,6 +1712,7 @@ int main(int argc, char **argv)
         test_leases(l, k.id);
         test_claim_keys(l, k.id);
         test_sched(l);
+        test_request_principal(l, k.id);
         test_request_race(k.id);
 #if ZK_HAVE_LIBPQ
         if (pg_base)

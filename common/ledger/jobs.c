@@ -14,9 +14,9 @@
 
 #define JOB_COLS                                                                         \
     "j.id, j.key_id, k.name, j.nparts, j.state, j.out_dir, j.submitted_ns, j.started_ns," \
-    " j.finished_ns, j.error, j.priority, j.deadline_ns, j.request_id"
+    " j.finished_ns, j.error, j.priority, j.deadline_ns, j.request_id, j.principal"
 
-#define JOB_NCOLS 13   /* the columns of JOB_COLS */
+#define JOB_NCOLS 14   /* the columns of JOB_COLS */
 
 /* Partition counts of job id into count[ZK_PART_STATE_COUNT]. */
 static int job_counts(zk_ledger *l, int64_t id, uint32_t count[ZK_PART_STATE_COUNT],
@@ -147,7 +147,8 @@ int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
 {
     static const char sql_job_insert[] =
         "INSERT INTO jobs (key_id, nparts, state, out_dir, submitted_ns, priority,"
-        " deadline_ns, request_id) VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)";
+        " deadline_ns, request_id, principal, request_digest)"
+        " VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?)";
     static const char sql_job_set_out[] = "UPDATE jobs SET out_dir = ? WHERE id = ?";
     static const char sql_part_insert[] =
         "INSERT INTO partitions (job_id, idx, witness, state, queued_ns, input)"
@@ -162,6 +163,10 @@ int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
     struct zk_ledger_key key;
     int64_t now = ledger_now_ns(), id = 0;
     const char *rid = o && o->request_id && o->request_id[0] ? o->request_id : NULL;
+    char who[ZK_LEDGER_PRINCIPAL_MAX + 1], digest[2 * ZK_SHA256_LEN + 1] = "";
+    ledger_principal(o, 1, who);
+    if (rid)
+        ledger_request_digest(o, witness, input, len, n, digest);
     int r = ledger_begin(l, diag);
     if (r)
         return r;
@@ -169,16 +174,15 @@ int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
     if ((r = lsq_key_get_id(l, key_id, &key, diag)) < 0)
         goto out;
     /* the write lock is held: of two clients with one request id, the
-     * second finds the first's job here */
+     * second finds the first's job here; only its own submitter's */
     if (rid) {
         int64_t other_key = 0;
-        if ((r = lsq_job_by_request(l, rid, &id, &other_key, diag)) < 0)
+        char other[2 * ZK_SHA256_LEN + 1] = "";
+        if ((r = lsq_job_by_request(l, who, rid, &id, &other_key, other, diag)) < 0)
             goto out;
         if (r > 0) {
-            r = other_key == key_id ? 0
-                                    : zk_diag_set(diag, l->path, -EEXIST,
-                                                  "request id '%s' is job %lld, of another key",
-                                                  rid, (long long)id);
+            r = ledger_request_reused(NULL, rid, id, other_key == key_id, other, digest,
+                                      diag);
             o->existing = !r;
             goto out;
         }
@@ -196,6 +200,8 @@ int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
         sqlite3_bind_text(s, 7, rid, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(s, 7);
+    sqlite3_bind_text(s, 8, who, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 9, digest, -1, SQLITE_STATIC);
     if ((r = ledger_run(l, s, diag)) < 0)
         goto out;
     id = sqlite3_last_insert_rowid(l->db);
@@ -263,6 +269,7 @@ static void job_row(sqlite3_stmt *s, struct zk_ledger_job *j)
     j->priority = sqlite3_column_int(s, 10);
     j->deadline_ns = sqlite3_column_int64(s, 11);
     ledger_text(j->request_id, sizeof j->request_id, s, 12);
+    ledger_text(j->principal, sizeof j->principal, s, 13);
 }
 
 /* Job id with its counts; call inside a transaction for a consistent view. */

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "zk/ledger.h"
+#include "zk/sha256.h"
 
 /* One id per cached statement; each is used by one function (its SQL next to it). */
 enum ledger_stmt_id {
@@ -205,9 +206,11 @@ int lsq_has_queued(zk_ledger *l, struct zk_diag *diag);
 int lsq_claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot, int min_class,
                      struct zk_ledger_part *ret, struct zk_diag *diag);
 int lsq_queued_top(zk_ledger *l, struct zk_diag *diag);
-/* The job submitted with request_id: 1 with its id and key, 0 none, < 0. */
-int lsq_job_by_request(zk_ledger *l, const char *request_id, int64_t *ret_id,
-                       int64_t *ret_key_id, struct zk_diag *diag);
+/* The job principal submitted with request_id: 1 with its id, key and
+ * request digest (ret_digest: 65 bytes), 0 none, < 0. */
+int lsq_job_by_request(zk_ledger *l, const char *principal, const char *request_id,
+                       int64_t *ret_id, int64_t *ret_key_id, char *ret_digest,
+                       struct zk_diag *diag);
 int lsq_job_reprioritize(zk_ledger *l, int64_t id, int prio, struct zk_diag *diag);
 int lsq_expire_deadlines(zk_ledger *l, int64_t now_ns, uint32_t *ret_failed,
                          struct zk_diag *diag);
@@ -300,6 +303,25 @@ double ledger_median(double *v, uint32_t n);
 /* The submit options' checks (zk_ledger_submit_opts): 0 or -EINVAL with diag. */
 int ledger_submit_opts_check(const char *path, const struct zk_ledger_submit_opts *o,
                              struct zk_diag *diag);
+
+/* The principal a submit stores (zk_ledger_submit_opts): o->principal, else
+ * with local_uid "uid:N" of getuid() (SQLite), else "" (PostgreSQL: the
+ * role is jobs.submitter).  Cannot fail. */
+void ledger_principal(const struct zk_ledger_submit_opts *o, int local_uid,
+                      char buf[ZK_LEDGER_PRINCIPAL_MAX + 1]);
+/* The digest of a submit's request that a retry with its request id must
+ * repeat: SHA-256 chained over the partition count and each partition's
+ * name and input (o->witness_later: the count only), as 64 lowercase hex
+ * digits and a NUL.  Cannot fail. */
+void ledger_request_digest(const struct zk_ledger_submit_opts *o, const char *const *name,
+                           const char *const *input, const size_t *len, uint32_t n,
+                           char hex[2 * ZK_SHA256_LEN + 1]);
+
+/* The answer to a submit whose request id is the submitter's job id (key
+ * the same or not, stored and digest its request's digests): 0 (the same
+ * request: its job), or -EEXIST with diag naming the rule. */
+int ledger_request_reused(const char *path, const char *rid, int64_t id, int same_key,
+                          const char *stored, const char *digest, struct zk_diag *diag);
 
 /* A key record's fields: 0, or -EINVAL "bad key record" (diag names `name`). */
 int ledger_key_check(const char *name, const struct zk_ledger_key *k, struct zk_diag *diag);

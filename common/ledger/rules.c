@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ledger/ledger_internal.h"
 #include "zk/error.h"
@@ -91,5 +92,56 @@ int ledger_submit_opts_check(const char *path, const struct zk_ledger_submit_opt
             return zk_diag_set(diag, path, -EINVAL, "request id holds a control character "
                                "(byte %d: 0x%02x)", (int)(c - o->request_id),
                                (unsigned char)*c);
+    if (o->principal && strlen(o->principal) > ZK_LEDGER_PRINCIPAL_MAX)
+        return zk_diag_set(diag, path, -EINVAL, "principal longer than %d bytes",
+                           ZK_LEDGER_PRINCIPAL_MAX);
+    for (const char *c = o->principal; c && *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return zk_diag_set(diag, path, -EINVAL, "principal holds a control character");
+    return 0;
+}
+
+void ledger_principal(const struct zk_ledger_submit_opts *o, int local_uid,
+                      char buf[ZK_LEDGER_PRINCIPAL_MAX + 1])
+{
+    if (o && o->principal)
+        snprintf(buf, ZK_LEDGER_PRINCIPAL_MAX + 1, "%s", o->principal);
+    else if (local_uid)
+        snprintf(buf, ZK_LEDGER_PRINCIPAL_MAX + 1, "uid:%u", (unsigned)getuid());
+    else
+        buf[0] = 0;
+}
+
+void ledger_request_digest(const struct zk_ledger_submit_opts *o, const char *const *name,
+                           const char *const *input, const size_t *len, uint32_t n,
+                           char hex[2 * ZK_SHA256_LEN + 1])
+{
+    /* h = H(n), then h = H(h | H(name) | has input | H(input)) per partition:
+     * a chain, so that no buffer grows with the job */
+    uint8_t h[ZK_SHA256_LEN], buf[3 * ZK_SHA256_LEN + 1];
+    char count[32];
+    int cl = snprintf(count, sizeof count, "zkslot request %u", (unsigned)n);
+    zk_sha256(count, (size_t)cl, h);
+    for (uint32_t i = 0; !(o && o->witness_later) && i < n; i++) {
+        memcpy(buf, h, ZK_SHA256_LEN);
+        zk_sha256(name[i], strlen(name[i]), buf + ZK_SHA256_LEN);
+        buf[2 * ZK_SHA256_LEN] = input != NULL;
+        zk_sha256(input ? input[i] : "", input ? len[i] : 0, buf + 2 * ZK_SHA256_LEN + 1);
+        zk_sha256(buf, sizeof buf, h);
+    }
+    for (int i = 0; i < ZK_SHA256_LEN; i++)
+        snprintf(hex + 2 * i, 3, "%02x", h[i]);
+}
+
+int ledger_request_reused(const char *path, const char *rid, int64_t id, int same_key,
+                          const char *stored, const char *digest, struct zk_diag *diag)
+{
+    if (!same_key)
+        return zk_diag_set(diag, path, -EEXIST, "request id '%s' is job %lld, of another key",
+                           rid, (long long)id);
+    if (stored[0] && strcmp(stored, digest))   /* '': a job from before digests */
+        return zk_diag_set(diag, path, -EEXIST, "request id '%s' is job %lld, submitted with "
+                           "other inputs or witnesses (a request id names one request)",
+                           rid, (long long)id);
     return 0;
 }

@@ -11,18 +11,21 @@
 #include "ledger/ledger_internal.h"
 #include "zk/error.h"
 
-int lsq_job_by_request(zk_ledger *l, const char *request_id, int64_t *ret_id,
-                       int64_t *ret_key_id, struct zk_diag *diag)
+int lsq_job_by_request(zk_ledger *l, const char *principal, const char *request_id,
+                       int64_t *ret_id, int64_t *ret_key_id, char *ret_digest,
+                       struct zk_diag *diag)
 {
     sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(l->db, "SELECT id, key_id FROM jobs WHERE request_id = ?", -1, &s,
-                           NULL))
+    if (sqlite3_prepare_v2(l->db, "SELECT id, key_id, request_digest FROM jobs WHERE"
+                                  " principal = ? AND request_id = ?", -1, &s, NULL))
         return ledger_dberr(l, diag);
-    sqlite3_bind_text(s, 1, request_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 1, principal, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, request_id, -1, SQLITE_STATIC);
     int r = ledger_step(l, s, diag);
     if (r > 0) {
         *ret_id = sqlite3_column_int64(s, 0);
         *ret_key_id = sqlite3_column_int64(s, 1);
+        ledger_text(ret_digest, 2 * ZK_SHA256_LEN + 1, s, 2);
     }
     sqlite3_finalize(s);
     return r;

@@ -109,6 +109,23 @@ static const char *const migrations[] = {
     /* 7 -> 8: an owner's boot time (zk/proc.h; 0 = not recorded), which lets
      * two views of one boot's id agree */
     "ALTER TABLE partitions ADD COLUMN owner_btime INTEGER NOT NULL DEFAULT 0;",
+    /* 8 -> 9: request ids per submitter (docs/scheduling.md): a job's
+     * principal ("uid:N", or an API token's "api:NAME", until now the
+     * prefix zkslot-apid put in the request id) and the digest of the
+     * request a retry must repeat (jobs from before: '', the key only).
+     * The old index goes first: two principals' ids may now be equal */
+    "DROP INDEX jobs_request;"
+    "ALTER TABLE jobs ADD COLUMN principal TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE jobs ADD COLUMN request_digest TEXT NOT NULL DEFAULT '';"
+    "UPDATE jobs SET principal = 'api:' || substr(request_id, 5,"
+    " instr(substr(request_id, 5), ':') - 1),"
+    " request_id = substr(request_id, 5 + instr(substr(request_id, 5), ':'))"
+    " WHERE substr(request_id, 1, 4) = 'api:' AND instr(substr(request_id, 5), ':') > 1;"
+    /* apid's own ids of tokens' jobs without one ("~" and 16 hex digits) */
+    "UPDATE jobs SET request_id = NULL WHERE principal <> '' AND length(request_id) = 17"
+    " AND substr(request_id, 1, 1) = '~';"
+    "CREATE UNIQUE INDEX jobs_request ON jobs(principal, request_id)"
+    " WHERE request_id IS NOT NULL;",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == ZK_LEDGER_SCHEMA_VERSION, "one migration per schema version");

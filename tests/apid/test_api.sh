@@ -51,7 +51,8 @@ for curve in $curves; do
         "$in/$curve-0.json" "$in/$curve-1.json")
     [ "$st" = 201 ] || pl_bad "$curve: python submit answered $st, expected 201"
     # the same request id again: the same job, 200
-    read -r st2 j2 < <(python3 "$client" "$APID_URL" submit "$curve" "py-$curve" "$in/$curve-0.json")
+    read -r st2 j2 < <(python3 "$client" "$APID_URL" submit "$curve" "py-$curve" \
+        "$in/$curve-0.json" "$in/$curve-1.json")
     [ "$st2" = 200 ] && [ "$j2" = "$j" ] || pl_bad "$curve: repeated request id gave $st2 job $j2, expected 200 job $j"
     # curl
     body=$(python3 -c 'import json,sys; print(json.dumps({"key": sys.argv[1], "inputs": [json.load(open(sys.argv[2]))]}))' \
@@ -91,7 +92,7 @@ done
 before=$(njobs)
 apid_stop KILL
 apid_start --max-body 65536
-read -r st j3 < <(python3 "$client" "$APID_URL" submit bn128 py-bn128 "$in/bn128-0.json")
+read -r st j3 < <(python3 "$client" "$APID_URL" submit bn128 py-bn128 "$in/bn128-0.json" "$in/bn128-1.json")
 [ "$st" = 200 ] && [ "$j3" = "$j_bn128" ] || pl_bad "retry after kill -9: $st job $j3, expected 200 job $j_bn128"
 [ "$(njobs)" = "$before" ] || pl_bad "retry after kill -9 queued a job"
 echo "ok: retry after kill -9 of apid: job $j3 again"

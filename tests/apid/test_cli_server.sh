@@ -30,9 +30,13 @@ done
 remote() { ZKSLOT_STATE_DIR="$PL_W/nowhere" "$ZKSLOT" --server "$APID_URL" "$@"; }
 
 j=$(remote submit --key bn128 --input "$in/0.json" "$in/1.json" --request-id cli-1 --priority high)
-j2=$(remote submit --key bn128 --input "$in/0.json" --request-id cli-1 2>"$PL_W/err")
+j2=$(remote submit --key bn128 --input "$in/0.json" "$in/1.json" --request-id cli-1 2>"$PL_W/err")
 [ "$j2" = "$j" ] && grep -q 'submitted before; nothing queued' "$PL_W/err" ||
     pl_bad "a repeated request id: job $j2 ($(cat "$PL_W/err")), expected $j"
+# the same id with other inputs names another request: refused (409 -> exit 2, one line)
+rc=0; remote submit --key bn128 --input "$in/1.json" --request-id cli-1 >/dev/null 2>"$PL_W/err" || rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$PL_W/err")" = 1 ] && grep -q "other inputs or witnesses" "$PL_W/err" ||
+    pl_bad "a request id reused with other inputs: exit $rc: $(cat "$PL_W/err")"
 rc=0; remote wait "$j" --timeout 60 || rc=$?
 [ "$rc" = 0 ] || pl_bad "zkslot --server wait: exit $rc"
 remote status "$j" --json >"$PL_W/st.json"

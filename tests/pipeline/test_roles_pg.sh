@@ -73,17 +73,29 @@ grep -q "password authentication failed" "$PL_W/auth.out" && ! grep -q unreachab
 export ZKSLOT_LEDGER=$(url bob)
 bjob=$(pl_submit 1) || { pl_bad "submit as bob"; pl_done; }
 # scheduling as a submitter (docs/scheduling.md): a deadline's admission
-# check reads what it needs; a request id is one submitter's: bob gets his
-# job back, alice's submit with it is refused and queues nothing
+# check reads what it needs; a request id is one submitter's (issue 46):
+# bob gets his job back, alice's submit with his id is her own job, never
+# bob's (and she cancels it: nothing more of hers queued than before)
 PL_SUBMIT_ARGS=(--priority high --deadline 1h --request-id bob-r1)
 bj2=$(pl_submit 1) || pl_bad "bob's submit with a class, a deadline and a request id"
 [ "$(pl_submit 1)" = "$bj2" ] || pl_bad "bob's retry with his request id made another job"
 export ZKSLOT_LEDGER=$(url alice)
-rc=0; "$ZKSLOT" submit --key "$key" --request-id bob-r1 "${PL_WTNS[0]}" >"$PL_W/rid.out" 2>&1 || rc=$?
-[ "$rc" = 2 ] && grep -q "taken by another submitter" "$PL_W/rid.out" ||
-    pl_bad "alice's submit with bob's request id: exit $rc: $(cat "$PL_W/rid.out")"
+rc=0; aj=$("$ZKSLOT" submit --key "$key" --request-id bob-r1 "${PL_WTNS[0]}" 2>"$PL_W/rid.out") || rc=$?
+[ "$rc" = 0 ] && [ -n "$aj" ] && [ "$aj" != "$bj2" ] && ! grep -q "submitted before" "$PL_W/rid.out" ||
+    pl_bad "alice's submit with bob's request id: exit $rc, job '$aj' (bob's: $bj2): $(cat "$PL_W/rid.out")"
 PL_SUBMIT_ARGS=()
-[ "$(super "SELECT count(*) FROM jobs WHERE request_id = 'bob-r1'")" = 1 ] || pl_bad "two jobs with bob's request id"
+[ "$(super "SELECT string_agg(submitter, ',' ORDER BY submitter) FROM jobs WHERE request_id = 'bob-r1'")" = zk_alice,zk_bob ] ||
+    pl_bad "bob-r1: not one job of each submitter: $(super "SELECT id, submitter FROM jobs WHERE request_id = 'bob-r1'")"
+[ -z "$aj" ] || "$ZKSLOT" cancel "$aj" >/dev/null 2>&1 || pl_bad "alice could not cancel her job $aj"
+# nor can alice read bob's request ids: not from the table, not in status
+out=$(sql alice "SELECT request_id FROM jobs WHERE id = $bj2" 2>&1) &&
+    pl_bad "alice read bob's request id: $out" || grep -q "permission denied for table jobs" <<<"$out" ||
+    pl_bad "alice's read of bob's request id refused for another reason: $out"
+[ "$(sql alice "SELECT zkslot_request_id($bj2) IS NULL" 2>&1)" = t ] || pl_bad "zkslot_request_id gave alice bob's id"
+rid_of() { "$ZKSLOT" status "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["request_id"])'; }
+[ "$(rid_of "$bj2")" = None ] || pl_bad "alice's status shows bob's request id $(rid_of "$bj2")"
+[ "$(rid_of "$aj")" = bob-r1 ] || pl_bad "alice's status of her own job: request id $(rid_of "$aj")"
+[ "$(ZKSLOT_LEDGER=$(url bob) rid_of "$bj2")" = bob-r1 ] || pl_bad "bob's status of his job: request id $(ZKSLOT_LEDGER=$(url bob) rid_of "$bj2")"
 ZKSLOT_LEDGER=$(url bob) "$ZKSLOT" cancel "$bj2" >/dev/null 2>&1 || pl_bad "bob could not cancel $bj2"
 rc=0
 "$ZKSLOT" cancel "$bjob" >"$PL_W/cancel.out" 2>&1 || rc=$?

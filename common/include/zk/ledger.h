@@ -52,7 +52,7 @@
 extern "C" {
 #endif
 
-#define ZK_LEDGER_SCHEMA_VERSION 8
+#define ZK_LEDGER_SCHEMA_VERSION 9
 #define ZK_LEDGER_FILE "ledger.db"        /* name inside the state directory */
 
 enum zk_part_state {
@@ -99,6 +99,7 @@ struct zk_ledger_key {
 };
 
 #define ZK_LEDGER_REQUEST_ID_MAX 128  /* bytes of a submit's request id */
+#define ZK_LEDGER_PRINCIPAL_MAX 63    /* bytes of a submit's principal */
 
 struct zk_ledger_job {
     int64_t id;
@@ -118,6 +119,13 @@ struct zk_ledger_job {
     int priority;                     /* enum zk_priority */
     int64_t deadline_ns;              /* CLOCK_REALTIME; 0 = none */
     char request_id[ZK_LEDGER_REQUEST_ID_MAX + 1]; /* "" = none */
+    char principal[ZK_LEDGER_PRINCIPAL_MAX + 1];   /* who submitted it, within the
+                                         ledger's own account of submitters (the
+                                         namespace of its request id): SQLite:
+                                         "uid:N" or an API token's "api:NAME";
+                                         PostgreSQL: "" (the role itself, in
+                                         jobs.submitter) or "api:NAME"; "" also
+                                         for SQLite jobs from before schema 9 */
 };
 
 struct zk_ledger_part {
@@ -315,17 +323,32 @@ int zk_ledger_job_submit_inputs(zk_ledger *l, int64_t key_id, const char *out_di
  * How a job is scheduled (docs/scheduling.md), for zk_ledger_job_submit_opts.
  * priority < 0 takes the key's default class.  deadline_ns (CLOCK_REALTIME,
  * 0 = none): see zk_ledger_expire_deadlines.  request_id (NULL or "" =
- * none; at most ZK_LEDGER_REQUEST_ID_MAX bytes): when a job with the same
- * id exists (whoever submitted it, whatever its state), nothing is queued:
- * its id goes to *ret_id and `existing` is set to 1 (else 0); many clients
- * racing with one id create one job.  -EINVAL for a class out of range, a
- * negative deadline or an id too long.
+ * none; at most ZK_LEDGER_REQUEST_ID_MAX bytes, no control characters) is
+ * the caller's own: its namespace is the submitter, (principal, request
+ * id) on SQLite and (role, principal, request id) on PostgreSQL, and the
+ * id is opaque within it (a prefix such as "api:web:" means nothing).
+ * principal is set by the code that authenticated the caller, never from
+ * the caller's text: NULL = this process's user (SQLite "uid:N" of
+ * getuid(); PostgreSQL "", the session's role); zkslot-apid passes
+ * "api:TOKEN".  When the submitter has a job with the same id (whatever
+ * its state) and the same key and request (the partition count and each
+ * partition's name and input; with witness_later only the count, for a
+ * producer's job whose witnesses are written afterwards), nothing is
+ * queued: its id goes to *ret_id and `existing` is set to 1 (else 0);
+ * many clients racing with one id create one job.  The same id with
+ * another key or another request: -EEXIST ("request id 'X' is job N, of
+ * another key" / "... submitted with other inputs"), nothing queued.
+ * Another submitter's id is never seen: its own job is made.  -EINVAL for
+ * a class out of range, a negative deadline, or an id or principal too
+ * long or holding a control character.
  */
 struct zk_ledger_submit_opts {
     int priority;                     /* enum zk_priority, or < 0 */
     int64_t deadline_ns;
     const char *request_id;
     int existing;                     /* out: 1 = an earlier job's id returned */
+    const char *principal;            /* NULL = this process's user (above) */
+    int witness_later;                /* a retry repeats the count, not the names */
 };
 /* zk_ledger_job_submit (input NULL) or _submit_inputs with options (o NULL
  * = the key's class, no deadline, no request id). */

@@ -16,9 +16,10 @@
 
 #define JOB_COLS                                                                         \
     "j.id, j.key_id, k.name, j.nparts, j.state, j.out_dir, j.submitted_ns, j.started_ns," \
-    " j.finished_ns, j.error, j.priority, j.deadline_ns, coalesce(j.request_id, '')"
+    " j.finished_ns, j.error, j.priority, j.deadline_ns, coalesce(zkslot_request_id(j.id), ''),"  \
+    " j.principal"
 
-#define JOB_NCOLS 13   /* the columns of JOB_COLS */
+#define JOB_NCOLS 14   /* the columns of JOB_COLS */
 
 /* Partition counts of job id into count[ZK_PART_STATE_COUNT]. */
 static int job_counts(zk_ledger *l, int64_t id, uint32_t count[ZK_PART_STATE_COUNT],
@@ -141,6 +142,10 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
     struct zk_ledger_key key;
     int64_t now = ledger_now_ns(), id = 0;
     const char *rid = o && o->request_id && o->request_id[0] ? o->request_id : NULL;
+    char who[ZK_LEDGER_PRINCIPAL_MAX + 1], digest[2 * ZK_SHA256_LEN + 1] = "";
+    ledger_principal(o, 0, who);
+    if (rid)
+        ledger_request_digest(o, witness, input, len, n, digest);
     int r = lpg_begin(l, diag);
     if (r)
         return r;
@@ -155,12 +160,18 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
     lpg_arg_i64(&a, o && o->priority >= 0 ? o->priority : key.priority);
     lpg_arg_i64(&a, o ? o->deadline_ns : 0);
     lpg_arg_str(&a, rid);
-    /* of clients racing with one request id, the unique index lets one
-     * insert; the others wait for it to commit and then find its job */
+    lpg_arg_str(&a, who);
+    lpg_arg_str(&a, digest);
+    /* of clients racing with one request id, the unique index (the role,
+     * the principal, the id) lets one insert; the others wait for it to
+     * commit and then find its job.  Another role's id is another key.
+     * No conflict target: naming one needs SELECT on request_id, which a
+     * submitter does not have (roles.c); jobs_request is the only unique
+     * index a submit can hit (ids are generated) */
     PGresult *res = lpg_query(l, "INSERT INTO jobs (key_id, nparts, state, out_dir,"
-                                 " submitted_ns, priority, deadline_ns, request_id) VALUES ($1,"
-                                 " $2, 'queued', $3, $4, $5, $6, $7) ON CONFLICT (request_id)"
-                                 " DO NOTHING RETURNING id",
+                                 " submitted_ns, priority, deadline_ns, request_id, principal,"
+                                 " request_digest) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7,"
+                                 " $8, $9) ON CONFLICT DO NOTHING RETURNING id",
                               &a, 0, diag);
     if (!res) {
         r = ZK_ELEDGER;
@@ -169,23 +180,22 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
     if (PQntuples(res) == 0) {
         PQclear(res);
         struct lpg_args q = { 0 };
+        lpg_arg_str(&q, who);
         lpg_arg_str(&q, rid);
-        /* only this submitter's: another one's id is taken, not returned */
-        if (!(res = lpg_query(l, "SELECT id, key_id FROM jobs WHERE request_id = $1 AND"
-                                 " submitter = session_user", &q, 0, diag))) {
+        /* the session's own job only: others' ids are not even readable */
+        if (!(res = lpg_query(l, "SELECT id, key_id, request_digest FROM"
+                                 " zkslot_own_request($1, $2)", &q, 0, diag))) {
             r = ZK_ELEDGER;
             goto out;
         }
         if (PQntuples(res) == 1) {
             id = lpg_i64(res, 0, 0);
-            r = lpg_i64(res, 0, 1) == key_id
-                    ? 1
-                    : zk_diag_set(diag, l->path, -EEXIST,
-                                  "request id '%s' is job %lld, of another key", rid,
-                                  (long long)id);
-        } else {   /* another submitter's job */
-            r = zk_diag_set(diag, l->path, -EEXIST,
-                            "request id '%s' is taken by another submitter's job", rid);
+            r = ledger_request_reused(NULL, rid, id, lpg_i64(res, 0, 1) == key_id,
+                                      PQgetvalue(res, 0, 2), digest, diag);
+            r = r < 0 ? r : 1;
+        } else {   /* the conflict's row is gone (cannot be: jobs are not deleted) */
+            r = zk_diag_set(diag, l->path, ZK_ELEDGER,
+                            "request id '%s': its job was not found", rid);
         }
         PQclear(res);
         goto out;
@@ -258,6 +268,7 @@ static void job_row(const PGresult *res, int row, struct zk_ledger_job *j)
     j->priority = (int)lpg_i64(res, row, 10);
     j->deadline_ns = lpg_i64(res, row, 11);
     lpg_text(j->request_id, sizeof j->request_id, res, row, 12);
+    lpg_text(j->principal, sizeof j->principal, res, row, 13);
 }
 
 /* "state:n,state:n" into j->count. */

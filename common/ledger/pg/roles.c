@@ -9,7 +9,9 @@
  *   zkslot_daemon     claims, partition states, results, jobs' states,
  *                     machines and their leases, the daemons' table; every
  *                     column (inputs included); keys read-only
- *   zkslot_submitter  read keys, jobs and partitions (not inputs); create
+ *   zkslot_submitter  read keys, jobs (their own request ids only: two
+ *                     SECURITY DEFINER functions give them) and partitions
+ *                     (not inputs); create
  *                     jobs for existing keys, queued, as themselves
  *                     (jobs.submitter = session_user, never chosen); cancel
  *                     their own unfinished jobs; nothing else
@@ -65,7 +67,15 @@ static const char roles_sql[] =
     "  zkslot_admin, zkslot_daemon, zkslot_submitter, zkslot_reader;"
     " GRANT ALL ON keys, jobs, partitions, daemons, machines TO zkslot_admin;"
     " GRANT SELECT ON keys, jobs, daemons, machines, zkslot_schema TO zkslot_admin,"
-    "  zkslot_daemon, zkslot_submitter, zkslot_reader;"
+    "  zkslot_daemon;"
+    " GRANT SELECT ON keys, daemons, machines, zkslot_schema TO zkslot_submitter,"
+    "  zkslot_reader;"
+    /* every job column but the request's, which are each submitter's own
+     * (zkslot_request_id, zkslot_own_request below) */
+    " SELECT string_agg(quote_ident(attname), ', ') INTO cols FROM pg_attribute"
+    "  WHERE attrelid = 'jobs'::regclass AND attnum > 0 AND NOT attisdropped"
+    "  AND attname NOT IN ('request_id', 'request_digest');"
+    " EXECUTE format('GRANT SELECT (%s) ON jobs TO zkslot_submitter, zkslot_reader', cols);"
     " GRANT SELECT, UPDATE ON jobs, partitions TO zkslot_daemon;"
     " GRANT SELECT, INSERT, UPDATE ON daemons, machines TO zkslot_daemon;"
     /* every partition column but the input, for reading */
@@ -119,7 +129,26 @@ static const char roles_sql[] =
     "  USING (state IN " LPG_LIVE " AND EXISTS (SELECT FROM jobs j WHERE j.id = job_id"
     "  AND j.submitter = session_user))"
     "  WITH CHECK (state = 'canceled');"
-    " END $zk$";
+    " END $zk$;"
+    /* a job's request id, for whoever may see it: its own submitter, the
+     * administrators, the daemons and the owner; NULL for the others */
+    "CREATE OR REPLACE FUNCTION zkslot_request_id(job BIGINT) RETURNS TEXT"
+    " LANGUAGE sql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS"
+    " $f$ SELECT request_id FROM jobs WHERE id = job AND (submitter = session_user"
+    "  OR pg_has_role(session_user, 'zkslot_admin', 'USAGE')"
+    "  OR pg_has_role(session_user, 'zkslot_daemon', 'USAGE')"
+    "  OR pg_has_role(session_user, (SELECT relowner FROM pg_class"
+    "  WHERE oid = 'jobs'::regclass), 'USAGE')) $f$;"
+    /* the session's own job of (principal, request id), for a submit */
+    "CREATE OR REPLACE FUNCTION zkslot_own_request(who TEXT, rid TEXT)"
+    " RETURNS TABLE (id BIGINT, key_id BIGINT, request_digest TEXT)"
+    " LANGUAGE sql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS"
+    " $f$ SELECT j.id, j.key_id, j.request_digest FROM jobs j WHERE"
+    "  j.submitter = session_user AND j.principal = who AND j.request_id = rid $f$;"
+    "REVOKE ALL ON FUNCTION zkslot_request_id(BIGINT), zkslot_own_request(TEXT, TEXT)"
+    " FROM PUBLIC;"
+    "GRANT EXECUTE ON FUNCTION zkslot_request_id(BIGINT), zkslot_own_request(TEXT, TEXT) TO"
+    " zkslot_admin, zkslot_daemon, zkslot_submitter, zkslot_reader;";
 
 int lpg_roles_apply(zk_ledger *l, struct zk_diag *diag)
 {

@@ -112,6 +112,20 @@ static const char *const migrations[] = {
     /* 6 -> 7: an owner's boot time (zk/proc.h; 0 = not recorded), which lets
      * two views of one boot's id agree */
     "ALTER TABLE partitions ADD COLUMN owner_btime BIGINT NOT NULL DEFAULT 0;",
+    /* 7 -> 8: request ids per submitter (docs/scheduling.md): unique per
+     * (role, principal), the principal "" or an API token's "api:NAME"
+     * (until now the prefix zkslot-apid put in the request id), and the
+     * digest of the request a retry must repeat (jobs from before: '', the
+     * key only).  The old index goes first: two roles' ids may be equal */
+    "DROP INDEX jobs_request;"
+    "ALTER TABLE jobs ADD COLUMN principal TEXT NOT NULL DEFAULT '',"
+    " ADD COLUMN request_digest TEXT NOT NULL DEFAULT '';"
+    "UPDATE jobs SET principal = 'api:' || split_part(request_id, ':', 2),"
+    " request_id = substr(request_id, length(split_part(request_id, ':', 2)) + 6)"
+    " WHERE left(request_id, 4) = 'api:' AND position(':' IN substr(request_id, 5)) > 1;"
+    "UPDATE jobs SET request_id = NULL WHERE principal <> '' AND length(request_id) = 17"
+    " AND left(request_id, 1) = '~';"
+    "CREATE UNIQUE INDEX jobs_request ON jobs(submitter, principal, request_id);",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

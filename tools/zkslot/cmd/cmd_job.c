@@ -319,7 +319,7 @@ int cmd_submit(int argc, char **argv)
     rc = 2;
     /* inputs, and on a shared ledger witnesses too, are stored in the ledger */
     int stored = a.input || shared;
-    struct zk_ledger_submit_opts so = { a.priority, a.deadline_ns, a.request_id, 0 };
+    struct zk_ledger_submit_opts so = { a.priority, a.deadline_ns, a.request_id, 0, NULL, 0 };
     /* what is stored is sealed to the daemons (zk/seal.h) */
     struct zk_seal_pub sk;
     if (stored && (r = zk_seal_for_submit(a.c.cfg.state_dir, shared, &sk, &d)) != 0) {
@@ -448,6 +448,8 @@ static int show_job(struct args *a, int64_t id)
     }
     if (j.request_id[0])
         printf(", request id %s", j.request_id);
+    if (j.principal[0])
+        printf(", by %s", j.principal);
     printf("\n  out: %s\n", j.out_dir);
     if (j.error[0])
         printf("  error: %s\n", j.error);

@@ -125,12 +125,14 @@ int remote_submit(const char *key, char **files, int n, int input, int priority,
     int st = call("submit", "POST", "/v1/jobs", body, REMOTE_TIMEOUT_S, 1 | 2 | 4, &o);
     if (st < 0)
         goto out;
-    if (st == 409) {   /* deadline_unmeetable: exit 3 as without --server */
-        const char *m = json_string_value(json_object_get(json_object_get(o, "error"),
-                                                          "message"));
+    if (st == 409) {   /* deadline_unmeetable: exit 3 as without --server;
+                          request_id_reused: 2, as the ledger's refusal is */
+        json_t *e = json_object_get(o, "error");
+        const char *m = json_string_value(json_object_get(e, "message"));
+        const char *code = json_string_value(json_object_get(e, "code"));
         fprintf(stderr, "zkslot submit: %s: %s; nothing submitted\n", remote_server(),
                 m ? m : "409");
-        rc = 3;
+        rc = code && !strcmp(code, "request_id_reused") ? 2 : 3;
         goto out;
     }
     long long id = (long long)json_integer_value(json_object_get(o, "id"));
