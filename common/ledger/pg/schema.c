@@ -112,6 +112,9 @@ static const char *const migrations[] = {
     /* 6 -> 7: an owner's boot time (zk/proc.h; 0 = not recorded), which lets
      * two views of one boot's id agree */
     "ALTER TABLE partitions ADD COLUMN owner_btime BIGINT NOT NULL DEFAULT 0;",
+    /* 7 -> 8: the files a row may name on the proving machines and the
+     * queue's clock, the database's (roles.c, issue 46) */
+    lpg_files_migration,
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -129,6 +132,7 @@ static const struct ledger_ops pg_ops = {
     .key_list = lpg_key_list,
     .job_submit = lpg_job_submit,
     .part_blobs = lpg_part_blobs,
+    .part_vet = lpg_part_vet,
     .job_get = lpg_job_get,
     .job_list = lpg_job_list,
     .part_list = lpg_part_list,
