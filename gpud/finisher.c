@@ -114,6 +114,14 @@ void *finisher_main(void *arg)
                                                       : d.msg);
             goto next;
         }
+        /* synthd vetted the row before synthesis; a slot from before
+         * (an older synthd, a producer) is vetted here, before its
+         * directory is written (issue 46) */
+        char why[512];
+        if ((r = zk_ledger_part_vet(l, it->p.id, why, sizeof why, &d)) != 0) {
+            part_failed(l, &it->p, r > 0 ? why : d.msg);
+            goto next;
+        }
         int dup = 0;
         struct zk_ledger_result res = { 0 };
         if ((r = proof_texts(it, &proof, &res))) {

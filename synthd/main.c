@@ -176,6 +176,12 @@ static int synthesize(const struct zk_synthpart_writer *w, struct zk_synthpart *
 
     memset(wo, 0, sizeof *wo);
     wo->witness_s = -1;
+    /* a row written past the CLI's checks (issue 46): refused before
+     * anything it names or holds is read or run */
+    if ((r = zk_ledger_part_vet(w->l, p->id, wo->error, sizeof wo->error, diag)) != 0) {
+        wo->permanent = r > 0;   /* the row does not change */
+        return r > 0 ? ZK_EREJECTED : r;
+    }
     if ((r = zkd_keycache_get(&keys, w->l, p->key_id, &e, diag)))
         return r;
     k = e->k;

@@ -11,6 +11,10 @@
 #include "zk/seal.h"
 #include "zk/util.h"
 
+/* zk_ledger_part_vet's bound on a row's blob is a sealed input's */
+_Static_assert(ZK_LEDGER_BLOB_MAX == ZK_LEDGER_INPUT_MAX + ZK_SEAL_OVERHEAD,
+               "ZK_LEDGER_BLOB_MAX is ZK_LEDGER_INPUT_MAX sealed");
+
 static struct zk_seal_pair pair;   /* read-only after setup */
 static int have_pair;
 static char why[400];              /* why there is none */

@@ -1639,14 +1639,16 @@ static void test_pg_open(void)
     ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 8: %s", d.msg);
     zk_ledger_close(l);
     l = NULL;
-    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 8") == 0 &&
+    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 9") == 0 &&
+             pg_exec("old.db", "SELECT 1/count(*) FROM pg_trigger WHERE tgname ="
+                               " 'zkslot_job_insert'") == 0 &&
              pg_exec("old.db", "SELECT proof_json, public_json, has_input, statement,"
                                " owner_btime FROM partitions") == 0 &&
              pg_exec("old.db", "SELECT submitter, priority, deadline_ns, request_id, principal,"
                                " request_digest FROM jobs") ==
                  0 &&
              pg_exec("old.db", "SELECT priority FROM keys") == 0,
-             "migrated to the latest (8)");
+             "migrated to the latest (9)");
     /* a newer schema is refused and left as it is */
     ZT_CHECK(pg_exec("old.db", "UPDATE zkslot_schema SET version = 99") == 0);
     ZT_CHECK(zk_ledger_open(u, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EVERSION && !l);

@@ -203,6 +203,12 @@ int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
     return r;
 }
 
+int zk_ledger_part_vet(zk_ledger *l, int64_t id, char *why, size_t n, struct zk_diag *diag)
+{
+    why[0] = 0;
+    return l->ops->part_vet(l, id, why, n, diag);
+}
+
 int zk_ledger_job_resolve_out(struct zk_ledger_job *j, const char *state_dir)
 {
     if (j->out_dir[0])

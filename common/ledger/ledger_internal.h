@@ -95,6 +95,8 @@ struct ledger_ops {
      * ret[] holds what was copied, for the caller to free */
     int (*part_blobs)(zk_ledger *l, int64_t id, const char *cols, int n, const char *what,
                       char **ret, size_t *ret_len, struct zk_diag *diag);
+    /* zk_ledger_part_vet */
+    int (*part_vet)(zk_ledger *l, int64_t id, char *why, size_t n, struct zk_diag *diag);
     int (*job_get)(zk_ledger *l, int64_t id, struct zk_ledger_job *ret, struct zk_diag *diag);
     int (*job_list)(zk_ledger *l, int (*fn)(void *ctx, const struct zk_ledger_job *j),
                     void *ctx, struct zk_diag *diag);
@@ -191,6 +193,7 @@ int lsq_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
                    struct zk_ledger_submit_opts *o, const char *const *witness,
                    const char *const *input, const size_t *len, uint32_t n, int64_t *ret_id,
                    struct zk_diag *diag);
+int lsq_part_vet(zk_ledger *l, int64_t id, char *why, size_t n, struct zk_diag *diag);
 int lsq_part_blobs(zk_ledger *l, int64_t id, const char *cols, int n, const char *what,
                    char **ret, size_t *ret_len, struct zk_diag *diag);
 int lsq_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret, struct zk_diag *diag);
@@ -333,6 +336,12 @@ int ledger_key_check(const char *name, const struct zk_ledger_key *k, struct zk_
  */
 int ledger_job_next(int state, const uint32_t count[ZK_PART_STATE_COUNT], uint32_t nparts,
                     int *finished);
+
+/*
+ * zk_ledger_part_vet's size rules on a row's input (bytes), witness name and
+ * output directory (characters): 0, or 1 with one line in why[n].
+ */
+int ledger_vet_sizes(int64_t input, int64_t witness, int64_t out_dir, char *why, size_t n);
 
 /*
  * A slot header's word against the ledger's partition p (gpud's checked

@@ -139,6 +139,27 @@ static int blob_copy(sqlite3_stmt *s, int col, char **ret, size_t *ret_len,
     return 0;
 }
 
+/* struct ledger_ops.part_vet: the sizes only (one machine: a partition's
+ * witness file and its job's directory are its submitter's, an operator's) */
+int lsq_part_vet(zk_ledger *l, int64_t id, char *why, size_t n, struct zk_diag *diag)
+{
+    sqlite3_stmt *s;
+    /* length() of a blob reads its size, not its bytes */
+    if (sqlite3_prepare_v2(l->db, "SELECT coalesce(length(p.input), 0), length(p.witness),"
+                                  " length(j.out_dir) FROM partitions p JOIN jobs j ON"
+                                  " j.id = p.job_id WHERE p.id = ?", -1, &s, NULL))
+        return ledger_dberr(l, diag);
+    sqlite3_bind_int64(s, 1, id);
+    int r = ledger_step(l, s, diag);
+    if (r == 0)
+        r = zk_diag_set(diag, l->path, -ENOENT, "no partition %lld", (long long)id);
+    else if (r > 0)
+        r = ledger_vet_sizes(sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+                             sqlite3_column_int64(s, 2), why, n);
+    sqlite3_finalize(s);
+    return r;
+}
+
 /* struct ledger_ops.part_blobs */
 int lsq_part_blobs(zk_ledger *l, int64_t id, const char *cols, int n, const char *what,
                    char **ret, size_t *ret_len, struct zk_diag *diag)

@@ -27,6 +27,22 @@ int ledger_key_check(const char *name, const struct zk_ledger_key *k, struct zk_
     return 0;
 }
 
+int ledger_vet_sizes(int64_t input, int64_t witness, int64_t out_dir, char *why, size_t n)
+{
+    if (input > (int64_t)ZK_LEDGER_BLOB_MAX)
+        snprintf(why, n, "its input is %lld bytes, more than a submit stores (%u MiB, and "
+                 "%u bytes of sealing): refused, nothing read or run",
+                 (long long)input, ZK_LEDGER_INPUT_MAX >> 20,
+                 ZK_LEDGER_BLOB_MAX - ZK_LEDGER_INPUT_MAX);
+    else if (witness >= 4096 || out_dir >= 4096)
+        snprintf(why, n, "its %s is %lld characters long, more than a submit takes (4095): "
+                 "refused", witness >= 4096 ? "witness name" : "job's output directory",
+                 (long long)(witness >= 4096 ? witness : out_dir));
+    else
+        return 0;
+    return 1;
+}
+
 int ledger_job_next(int state, const uint32_t count[ZK_PART_STATE_COUNT], uint32_t nparts,
                     int *finished)
 {

@@ -244,6 +244,7 @@ static const struct ledger_ops sqlite_ops = {
     .key_list = lsq_key_list,
     .job_submit = lsq_job_submit,
     .part_blobs = lsq_part_blobs,
+    .part_vet = lsq_part_vet,
     .job_get = lsq_job_get,
     .job_list = lsq_job_list,
     .part_list = lsq_part_list,

@@ -25,6 +25,21 @@ pl_pg_init() {
     PL_PG_LEDGER=$ZKSLOT_LEDGER
 }
 
+# pl_pg_roles: docs/ledger.md's roles block ("Roles and grants") applied
+# verbatim by the superuser (it makes the roles and database zkslot), then
+# passwords required of everyone but the superuser.  Login role zk_WHO's
+# URL: postgresql://zk_WHO:WHO-pw-change-me@/zkslot?host=$PG_DIR.  A
+# failure is recorded and ends the test.
+pl_pg_roles() {
+    sed -n '/^<!-- roles.sql:/,/^```$/p' "$ZK_SOURCE_DIR/docs/ledger.md" | sed '1,2d;$d' >"$PL_W/roles.sql"
+    grep -q 'CREATE ROLE zk_alice' "$PL_W/roles.sql" || { pl_bad "no roles block in docs/ledger.md"; pl_done; }
+    "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -U zkslot -d zk -f "$PL_W/roles.sql" \
+        >"$PL_W/roles.out" 2>&1 || { pl_bad "the docs' roles block: $(cat "$PL_W/roles.out")"; pl_done; }
+    printf 'local all zkslot trust\nlocal all all scram-sha-256\n' >"$PG_DIR/data/pg_hba.conf"
+    "${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" reload >/dev/null
+    sleep 0.5
+}
+
 # pl_pg_pool NAME: the path of machine NAME's pool (in /dev/shm, named
 # after the test and this shell, so nothing collides).
 pl_pg_pool() { echo "/dev/shm/zkslot-test-$PL_NAME-$1-$$.pool"; }

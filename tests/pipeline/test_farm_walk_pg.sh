@@ -31,12 +31,7 @@ pl_pg_init "userdel $CU >/dev/null 2>&1"
 useradd -M -d /nonexistent -s /usr/sbin/nologin "$CU"
 
 # the docs' block, verbatim, then passwords for everyone but the superuser
-sed -n '/^<!-- roles.sql:/,/^```$/p' "$ZK_SOURCE_DIR/docs/ledger.md" | sed '1,2d;$d' >"$PL_W/roles.sql"
-"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -U zkslot -d zk -f "$PL_W/roles.sql" \
-    >"$PL_W/roles.out" 2>&1 || { pl_bad "the docs' roles block: $(cat "$PL_W/roles.out")"; pl_done; }
-printf 'local all zkslot trust\nlocal all all scram-sha-256\n' >"$PG_DIR/data/pg_hba.conf"
-"${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" reload >/dev/null
-sleep 0.5
+pl_pg_roles
 url() { echo "postgresql://zk_$1:$1-pw-change-me@/zkslot?host=$PG_DIR"; }
 
 export ZKSLOT_LEDGER=$(url admin)

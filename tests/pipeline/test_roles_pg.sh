@@ -25,15 +25,8 @@ set -euo pipefail
 pl_init roles_pg || exit 77
 pl_pg_init
 
-# the docs' block, verbatim
-sed -n '/^<!-- roles.sql:/,/^```$/p' "$ZK_SOURCE_DIR/docs/ledger.md" | sed '1,2d;$d' >"$PL_W/roles.sql"
-grep -q 'CREATE ROLE zk_alice' "$PL_W/roles.sql" || { pl_bad "no roles block in docs/ledger.md"; pl_done; }
-"$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -U zkslot -d zk -f "$PL_W/roles.sql" \
-    >"$PL_W/roles.out" 2>&1 || { pl_bad "the docs' roles block: $(cat "$PL_W/roles.out")"; pl_done; }
-# passwords required for everyone but the superuser
-printf 'local all zkslot trust\nlocal all all scram-sha-256\n' >"$PG_DIR/data/pg_hba.conf"
-"${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" reload >/dev/null
-sleep 0.5
+# the docs' block, verbatim; passwords required for everyone but the superuser
+pl_pg_roles
 
 url() { echo "postgresql://zk_$1:$1-pw-change-me@/zkslot?host=$PG_DIR"; }
 as() { local who=$1; shift; ZKSLOT_LEDGER=$(url "$who") "$@"; }

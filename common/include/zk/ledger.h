@@ -371,6 +371,22 @@ void zk_ledger_set_seal(zk_ledger *l, zk_ledger_seal_fn fn, void *ctx);
 int zk_ledger_part_input(zk_ledger *l, int64_t id, char **ret, size_t *ret_len,
                          struct zk_diag *diag);
 /*
+ * Whether a daemon may act on partition id's row at all, judged before
+ * anything it names or holds is read (issue 46: rows written straight
+ * into the database, past the CLI's checks).  Returns 0 (yes), 1 (no:
+ * why[n] gets one line naming the rule the row breaks) or < 0 (diag).
+ * The rules: its input or stored witness is at most ZK_LEDGER_BLOB_MAX
+ * bytes (the CLI's ZK_LEDGER_INPUT_MAX, sealed), its witness name and its
+ * job's output directory shorter than 4096; on a shared ledger also, unless
+ * its job's submitter may name files on the proving machines (a superuser,
+ * the schema's owner, zkslot_admin or zkslot_daemon members: the daemons'
+ * side), its witness travels in the ledger (a row that names only a file
+ * is never opened) and its job names no output directory (docs/ledger.md,
+ * "Files on the proving machines").
+ */
+#define ZK_LEDGER_BLOB_MAX (ZK_LEDGER_INPUT_MAX + 76u)   /* + ZK_SEAL_OVERHEAD */
+int zk_ledger_part_vet(zk_ledger *l, int64_t id, char *why, size_t n, struct zk_diag *diag);
+/*
  * Empties the circuit inputs of the jobs that ended (done, failed or
  * canceled) at least keep_s seconds ago, results kept; on SQLite the space
  * is given back and the write-ahead log emptied (common/ledger/purge.c).

@@ -109,6 +109,44 @@ int lpg_part_get(zk_ledger *l, int64_t id, struct zk_ledger_part *ret, struct zk
     return part_read(l, id, 0, ret, NULL, diag);
 }
 
+/* struct ledger_ops.part_vet: the sizes (octet_length reads a value's
+ * size, not its bytes), then the files a row could name on the proving
+ * machines (zkslot_names_files: roles.c) */
+int lpg_part_vet(zk_ledger *l, int64_t id, char *why, size_t n, struct zk_diag *diag)
+{
+    struct lpg_args a = { 0 };
+    lpg_arg_i64(&a, id);
+    PGresult *res = lpg_query(l, "SELECT coalesce(octet_length(p.input), 0), length(p.witness),"
+                                 " length(j.out_dir), zkslot_names_files(j.submitter),"
+                                 " p.input IS NULL, j.out_dir <> '', left(p.witness, 200),"
+                                 " left(j.out_dir, 200), j.submitter FROM partitions p"
+                                 " JOIN jobs j ON j.id = p.job_id WHERE p.id = $1",
+                              &a, 0, diag);
+    if (!res)
+        return ZK_ELEDGER;
+    int r = 0;
+#define V(c) (!strcmp(PQgetvalue(res, 0, (c)), "t"))   /* a boolean column */
+    if (PQntuples(res) == 0)
+        r = zk_diag_set(diag, l->path, -ENOENT, "no partition %lld", (long long)id);
+    else if (ledger_vet_sizes(lpg_i64(res, 0, 0), lpg_i64(res, 0, 1), lpg_i64(res, 0, 2), why,
+                              n))
+        r = 1;
+    else if (V(3))   /* the daemons' side: may name files */
+        r = 0;
+    else if ((r = V(4)))
+        snprintf(why, n, "it names a witness file (%s) and holds no witness, and its "
+                 "submitter %s may not name files: on a shared ledger a submitter's "
+                 "partition carries its witness or input in the ledger: refused, never read",
+                 PQgetvalue(res, 0, 6), PQgetvalue(res, 0, 8));
+    else if ((r = V(5)))
+        snprintf(why, n, "its job names an output directory (%s) and its submitter %s may "
+                 "not: on a shared ledger the daemons choose where they write: refused",
+                 PQgetvalue(res, 0, 7), PQgetvalue(res, 0, 8));
+#undef V
+    PQclear(res);
+    return r;
+}
+
 /* struct ledger_ops.part_blobs */
 int lpg_part_blobs(zk_ledger *l, int64_t id, const char *cols, int n, const char *what,
                    char **ret, size_t *ret_len, struct zk_diag *diag)

@@ -166,6 +166,8 @@ int lpg_connect(zk_ledger *l, struct zk_diag *diag);
  * (inside its transaction): 0 or ZK_ELEDGER (a missing role that the
  * migrating role may not create included). */
 extern const char lpg_roles_migration[];
+/* 7 -> 8: who may name files on the proving machines; the queue's clock (roles.c) */
+extern const char lpg_files_migration[];
 int lpg_roles_apply(zk_ledger *l, struct zk_diag *diag);
 
 /* The job state derived again after one of its partitions moved to `to`
@@ -190,6 +192,7 @@ int lpg_job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
                    struct zk_ledger_submit_opts *o, const char *const *witness,
                    const char *const *input, const size_t *len, uint32_t n, int64_t *ret_id,
                    struct zk_diag *diag);
+int lpg_part_vet(zk_ledger *l, int64_t id, char *why, size_t n, struct zk_diag *diag);
 int lpg_part_blobs(zk_ledger *l, int64_t id, const char *cols, int n, const char *what,
                    char **ret, size_t *ret_len, struct zk_diag *diag);
 int lpg_job_get(zk_ledger *l, int64_t id, struct zk_ledger_job *ret, struct zk_diag *diag);

@@ -13,7 +13,9 @@
  *                     SECURITY DEFINER functions give them) and partitions
  *                     (not inputs); create
  *                     jobs for existing keys, queued, as themselves
- *                     (jobs.submitter = session_user, never chosen); cancel
+ *                     (jobs.submitter = session_user, never chosen), with
+ *                     no file named on the proving machines (no out_dir;
+ *                     each partition's witness or input in the row); cancel
  *                     their own unfinished jobs; nothing else
  *   zkslot_reader     read keys, jobs, partitions (not inputs), daemons,
  *                     machines
@@ -45,6 +47,38 @@ const char lpg_roles_migration[] =
     "ALTER TABLE jobs ADD COLUMN submitter TEXT NOT NULL DEFAULT session_user;"
     "ALTER TABLE partitions ADD COLUMN has_input BOOLEAN GENERATED ALWAYS AS"
     " (input IS NOT NULL) STORED;";
+
+/*
+ * 8 -> 9 (issue 46): a submitter names no file on the proving machines and
+ * does not choose its place in the queue.
+ *   zkslot_names_files(role)  whether a role may name an output directory
+ *                    (a job's out_dir, written there by every gpud): a
+ *                    superuser, the tables' owner, zkslot_admin and
+ *                    zkslot_daemon members; the daemons ask it of each
+ *                    job's submitter (zk_ledger_part_vet)
+ *   zkslot_job_insert  a new job's submitted_ns is the database's clock,
+ *                    whatever was sent (the aging of docs/scheduling.md
+ *                    counts from it), and its out_dir is '' unless the
+ *                    session's role may name one (one line saying so)
+ * A partition's witness names a file only for a role that may (RLS below:
+ * a submitter's partition carries its input or witness, partitions.input).
+ */
+const char lpg_files_migration[] =
+    "CREATE OR REPLACE FUNCTION zkslot_names_files(who TEXT) RETURNS BOOLEAN LANGUAGE sql STABLE AS $f$"
+    " SELECT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = who AND (r.rolsuper"
+    "  OR r.oid = (SELECT relowner FROM pg_class WHERE oid = 'jobs'::regclass)"
+    "  OR pg_has_role(r.oid, 'zkslot_admin', 'MEMBER')"
+    "  OR pg_has_role(r.oid, 'zkslot_daemon', 'MEMBER'))) $f$;"
+    "CREATE OR REPLACE FUNCTION zkslot_job_insert() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN"
+    " NEW.submitted_ns := (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint;"
+    " IF NEW.out_dir <> '' AND NOT zkslot_names_files(session_user) THEN"
+    "  RAISE EXCEPTION 'jobs.out_dir: role % may not name a directory on the proving"
+    " machines (each writes under its own state directory; fetch the results with zkslot"
+    " result JOB --out DIR)', session_user USING ERRCODE = 'insufficient_privilege';"
+    " END IF; RETURN NEW; END $f$;"
+    "DROP TRIGGER IF EXISTS zkslot_job_insert ON jobs;"
+    "CREATE TRIGGER zkslot_job_insert BEFORE INSERT ON jobs FOR EACH ROW"
+    " EXECUTE FUNCTION zkslot_job_insert();";
 
 /* the live states a submitter may cancel from */
 #define LPG_LIVE "('queued', 'synthesizing', 'ready', 'proving')"
@@ -114,10 +148,12 @@ static const char roles_sql[] =
     /* a new job: queued, untouched, the submitter's own */
     " CREATE POLICY zkslot_submit ON jobs FOR INSERT TO zkslot_submitter WITH CHECK"
     "  (submitter = session_user AND state = 'queued' AND started_ns = 0 AND finished_ns = 0"
-    "  AND error = '');"
-    /* its partitions: queued, never claimed, no result, in a queued job of the submitter */
+    "  AND error = '' AND out_dir = '');"
+    /* its partitions: queued, never claimed, no result, its witness or input
+     * in the row (no file named), in a queued job of the submitter */
     " CREATE POLICY zkslot_submit ON partitions FOR INSERT TO zkslot_submitter WITH CHECK"
-    "  (state = 'queued' AND attempts = 0 AND errors = 0 AND proofs = 0 AND owner_pid = 0"
+    "  (state = 'queued' AND input IS NOT NULL AND attempts = 0 AND errors = 0 AND proofs = 0"
+    "  AND owner_pid = 0"
     "  AND machine = '' AND error = '' AND proof_json IS NULL AND public_json IS NULL"
     "  AND EXISTS (SELECT FROM jobs j WHERE j.id = job_id AND j.submitter = session_user"
     "  AND j.state = 'queued'));"

@@ -126,6 +126,9 @@ static const char *const migrations[] = {
     "UPDATE jobs SET request_id = NULL WHERE principal <> '' AND length(request_id) = 17"
     " AND left(request_id, 1) = '~';"
     "CREATE UNIQUE INDEX jobs_request ON jobs(submitter, principal, request_id);",
+    /* 8 -> 9: the files a row may name on the proving machines and the
+     * queue's clock, the database's (roles.c, issue 46) */
+    lpg_files_migration,
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -143,6 +146,7 @@ static const struct ledger_ops pg_ops = {
     .key_list = lpg_key_list,
     .job_submit = lpg_job_submit,
     .part_blobs = lpg_part_blobs,
+    .part_vet = lpg_part_vet,
     .job_get = lpg_job_get,
     .job_list = lpg_job_list,
     .part_list = lpg_part_list,
