@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "zk/seal.h"
@@ -30,6 +31,42 @@ static int opens(const struct zk_seal_pair *k, int64_t job, uint32_t idx, const 
         free(out);
     }
     return r;
+}
+
+/* Processes that make the pair at once (a synthd and a first submit
+ * started together) all succeed, and one pair results: none sees the
+ * other's public key alone and gives up (pipeline_test_inputs_errors's
+ * "input-seal.pub: cannot create it: File exists" under load). */
+static void test_make_race(void)
+{
+    char dir[] = "/tmp/zk-seal-race.XXXXXX";
+    struct zk_seal_pair k;
+    struct zk_diag d = { "" };
+    enum { N = 8, ROUNDS = 20 };
+    int bad = 0;
+
+    ZT_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    for (int round = 0; round < ROUNDS; round++) {
+        char pub[300], priv[300];
+        pid_t pid[N];
+        snprintf(pub, sizeof pub, "%s/%s", dir, ZK_SEAL_PUB);
+        snprintf(priv, sizeof priv, "%s/%s", dir, ZK_SEAL_PRIV);
+        unlink(pub);
+        unlink(priv);
+        for (int i = 0; i < N; i++)
+            if ((pid[i] = fork()) == 0) {
+                struct zk_diag dd = { "" };
+                _exit(zk_seal_make(dir, &dd) >= 0 ? 0 : 1);
+            }
+        for (int i = 0; i < N; i++) {
+            int st = 0;
+            waitpid(pid[i], &st, 0);
+            bad += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        }
+        ZT_CHECK(zk_seal_pair_load(dir, &k, &d) == 0, "round %d: the pair: %s", round, d.msg);
+    }
+    ZT_CHECK(bad == 0, "%d of %d makers failed", bad, N * ROUNDS);
+    ZT_CHECK(zt_rmtree(dir) == 0, "cleanup");
 }
 
 int main(int argc, char **argv)
@@ -82,5 +119,6 @@ int main(int argc, char **argv)
     ZT_CHECK(chmod(path, 0640) == 0 && zk_seal_pair_load(dir2, &k2, &d) == -EPERM,
              "group-readable private key: %s", d.msg);
     ZT_CHECK(zt_rmtree(dir) == 0 && zt_rmtree(dir2) == 0, "cleanup");
+    test_make_race();
     return zt_finish();
 }

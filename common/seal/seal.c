@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "zk/seal.h"
@@ -117,6 +118,16 @@ int zk_seal_make(const char *state_dir, struct zk_diag *diag)
         (r = write_key(priv, p.sk, 0600, &dir, diag)))
         unlink(pub);
     sodium_memzero(&p, sizeof p);
+    /* a public key without its private key: another process (a synthd and
+     * a first submit started together) is between its two writes; its pair
+     * is the one, once its private key is there (a leftover alone stays
+     * the error after 2 s) */
+    for (int i = 0; r == -EEXIST && i < 40; i++) {
+        struct timespec ts = { 0, 50 * 1000 * 1000 };
+        if (faccessat(AT_FDCWD, priv, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+            return 0;
+        nanosleep(&ts, NULL);
+    }
     return r ? r : 1;
 }
 
