@@ -160,6 +160,7 @@ int main(int argc, char **argv)
     }
     if ((r = parse_args(argc, argv, &a, &listen, &check, tls)) != 0)
         return r > 0 ? 0 : 2;
+    zkd_test_hooks_log();
     if (!a.max_conns)   /* room to answer 429 past the request cap */
         a.max_conns = a.max_requests + APID_CONNS_EXTRA;
     if (!a.max_conns_per_peer)   /* one client never holds them all */

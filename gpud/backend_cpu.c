@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "daemon/zkd.h"
+#include "util/testhook.h"
 #include "zkcuda.h"
 #include "zk/error.h"
 #include "zk/slotfmt.h"
@@ -35,7 +36,7 @@ static int cpu_prove_start(const struct gpud_backend *b, const struct zk_groth16
     /* Test hook: ZKSLOT_TEST_START_HOLD_MS keeps the slot CLAIMED that long
      * once its a, b, c are scratch (its checksum no longer holds), so that
      * a test can kill -9 gpud exactly there. */
-    const char *hold = getenv("ZKSLOT_TEST_START_HOLD_MS");
+    const char *hold = zk_test_hook("ZKSLOT_TEST_START_HOLD_MS");
     if (hold && atoi(hold) > 0) {
         zkd_log(ZKD_WARN, "test hook: slot %u held CLAIMED after prove_start", s->index);
         usleep((useconds_t)atoi(hold) * 1000u);

@@ -15,6 +15,7 @@
 
 #include "daemon/ledgerretry.h"
 #include "gpud.h"
+#include "util/testhook.h"
 #include "zk/error.h"
 
 struct done_op {
@@ -135,10 +136,11 @@ void *finisher_main(void *arg)
         }
         /* Test hook: ZKSLOT_TEST_RECORD_HOLD_MS holds a written proof that
          * long before the ledger records it, so a test can kill -9 there. */
-        if (getenv("ZKSLOT_TEST_RECORD_HOLD_MS")) {
+        const char *hold = zk_test_hook("ZKSLOT_TEST_RECORD_HOLD_MS");
+        if (hold) {
             zkd_log(ZKD_WARN, "test hook: partition %lld: proof written, not yet recorded",
                     (long long)it->p.id);
-            usleep((useconds_t)atoi(getenv("ZKSLOT_TEST_RECORD_HOLD_MS")) * 1000u);
+            usleep((useconds_t)atoi(hold) * 1000u);
         }
         struct zk_ledger_timings t = { it->synth_s, it->wait_s, it->start_s, zkd_now() - t0,
                                        it->witness_s };

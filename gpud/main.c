@@ -183,6 +183,7 @@ int main(int argc, char **argv)
     r = zkd_parse_args(argc, argv, PROG, flags, sizeof flags / sizeof flags[0], &gpud.cfg, &check);
     if (r)
         return r > 0 ? 0 : 2;
+    zkd_test_hooks_log();
     d.msg[0] = 0;
     if (!(gpud.backend = gpud_backend_get(gpud.cfg.gpud_backend, gpud.cfg.gpud_device, &d))) {
         fprintf(stderr, "%s: %s\n", PROG, d.msg);

@@ -13,6 +13,7 @@
 
 #include "daemon/ledgerretry.h"
 #include "gpud.h"
+#include "util/testhook.h"
 #include "zk/error.h"
 #include "zk/slotfmt.h"
 #include "zk/statement.h"
@@ -108,9 +109,10 @@ void *starter_main(void *arg)
         /* Test hook: ZKSLOT_TEST_CLAIM_HOLD_MS keeps the slot CLAIMED that
          * long before prove_start, its data intact (its checksum holds), so
          * that a test can hand it back or kill gpud there. */
-        if (getenv("ZKSLOT_TEST_CLAIM_HOLD_MS") && atoi(getenv("ZKSLOT_TEST_CLAIM_HOLD_MS")) > 0) {
+        const char *hold = zk_test_hook("ZKSLOT_TEST_CLAIM_HOLD_MS");
+        if (hold && atoi(hold) > 0) {
             zkd_log(ZKD_WARN, "test hook: slot %u held CLAIMED before prove_start", s.index);
-            usleep((useconds_t)atoi(getenv("ZKSLOT_TEST_CLAIM_HOLD_MS")) * 1000u);
+            usleep((useconds_t)atoi(hold) * 1000u);
         }
         if ((r = zkd_keycache_get(&gpud.keys, l, (int64_t)s.key_id, &it->key, &d))) {
             char msg[300];

@@ -40,6 +40,7 @@
 #include "daemon/keylocal.h"
 #include "daemon/ledgerretry.h"
 #include "daemon/zkd.h"
+#include "util/testhook.h"
 #include "zk/error.h"
 #include "zk/groth16.h"
 #include "zk/parallel.h"
@@ -499,6 +500,7 @@ int main(int argc, char **argv)
     r = zkd_parse_args(argc, argv, PROG, flags, sizeof flags / sizeof flags[0], &cfg, &check);
     if (r)
         return r > 0 ? 0 : 2;
+    zkd_test_hooks_log();
     if (check) {
         zkd_print_config(&cfg, stdout);
         return 0;
@@ -508,13 +510,14 @@ int main(int argc, char **argv)
         return 1;
     }
     bind_numa(cfg.synthd_numa_node);
-    if (getenv("ZKSLOT_TEST_FILL_DELAY_MS")) {
-        fill_delay_ms = (unsigned)atoi(getenv("ZKSLOT_TEST_FILL_DELAY_MS"));
+    const char *hook;
+    if ((hook = zk_test_hook("ZKSLOT_TEST_FILL_DELAY_MS"))) {
+        fill_delay_ms = (unsigned)atoi(hook);
         zkd_log(ZKD_WARN, "test hook: every fill is held %u ms (ZKSLOT_TEST_FILL_DELAY_MS)",
                 fill_delay_ms);
     }
-    if (getenv("ZKSLOT_TEST_READ_DELAY_MS")) {
-        read_delay_ms = (unsigned)atoi(getenv("ZKSLOT_TEST_READ_DELAY_MS"));
+    if ((hook = zk_test_hook("ZKSLOT_TEST_READ_DELAY_MS"))) {
+        read_delay_ms = (unsigned)atoi(hook);
         zkd_log(ZKD_WARN, "test hook: every witness read waits %u ms (ZKSLOT_TEST_READ_DELAY_MS)",
                 read_delay_ms);
     }

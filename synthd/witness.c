@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "daemon/zkd.h"
+#include "util/testhook.h"
 #include "sealed.h"
 #include "witness.h"
 #include "zk/error.h"
@@ -105,7 +106,7 @@ static int own_private_dir(const struct stat *st)
 unsigned synthd_witness_sweep(void)
 {
     static int off = -1;
-    if (off < 0 && (off = getenv("ZKSLOT_TEST_NO_WITGEN_SWEEP") != NULL))
+    if (off < 0 && (off = zk_test_hook("ZKSLOT_TEST_NO_WITGEN_SWEEP") != NULL))
         zkd_log(ZKD_WARN, "test hook: no sweep of dead synthds' generators "
                 "(ZKSLOT_TEST_NO_WITGEN_SWEEP)");
     if (off)

@@ -15,6 +15,7 @@
 
 #include "daemon/ledgerretry.h"
 #include "daemon/zkd.h"
+#include "util/testhook.h"
 #include "zk/error.h"
 
 int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag *diag)
@@ -32,7 +33,7 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
     /* Test hook: ZKSLOT_TEST_LEDGER_BUSY_MS lowers the busy timeout (10 s)
      * so that a test holding the write lock a few seconds makes the
      * daemons' writes fail with SQLITE_BUSY (test_ledger_busy) */
-    const char *busy = getenv("ZKSLOT_TEST_LEDGER_BUSY_MS");
+    const char *busy = zk_test_hook("ZKSLOT_TEST_LEDGER_BUSY_MS");
     r = zk_ledger_open(path, ZK_LEDGER_CREATE | ZK_LEDGER_SYNC_NORMAL,
                        busy && atoi(busy) > 0 ? (unsigned)atoi(busy) : 0, ret, diag);
     /* SQLite says only "unable to open database file" or "attempt to write
@@ -78,7 +79,7 @@ int zkd_open_ledger_wait(const struct zk_config *cfg, zk_ledger **ret, const cha
     /* Test hook: ZKSLOT_TEST_OPEN_DELAY_MS holds each thread that long
      * before its first attempt, so that a test can stop the server between
      * the daemon's start and its threads' connections (test_pg_thread_open) */
-    const char *hook = getenv("ZKSLOT_TEST_OPEN_DELAY_MS");
+    const char *hook = zk_test_hook("ZKSLOT_TEST_OPEN_DELAY_MS");
     if (hook && atoi(hook) > 0) {
         zkd_log(ZKD_WARN, "test hook: %s waits %d ms before connecting (ZKSLOT_TEST_OPEN_DELAY_MS)",
                 what, atoi(hook));

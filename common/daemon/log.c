@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "daemon/zkd.h"
+#include "util/testhook.h"
 
 static const char *log_name = "zkslot";
 static int log_level = ZKD_INFO;
@@ -70,4 +71,17 @@ void zkd_log(int prio, const char *fmt, ...)
                 (int)getpid(), prio <= ZKD_ERR ? "error: " : prio == ZKD_WARN ? "warning: " : "",
                 msg);
     }
+}
+
+void zkd_test_hooks_log(void)
+{
+    char set[512];
+    if (!zk_test_hooks_set(set, sizeof set))
+        return;
+    if (zk_test_hooks_enabled())
+        zkd_log(ZKD_WARN, "test hooks active: %s (a build for tests or ZKSLOT_TEST_HOOKS=1; "
+                "never in production)", set);
+    else
+        zkd_log(ZKD_WARN, "test hooks ignored: %s (this build honours them only with "
+                "ZKSLOT_TEST_HOOKS=1)", set);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "daemon/zkd.h"
+#include "util/testhook.h"
 #include "zk/error.h"
 
 struct held {
@@ -71,7 +72,7 @@ int zkd_recover(zk_pool *pool, unsigned reap_flags, zk_ledger *l, int check_read
     /* Test hook: while the file ZKSLOT_TEST_NO_RECOVERY names exists, the
      * pass moves nothing.  The crash tests' control: with it, what a killed
      * daemon held must stay stuck, or the tests could not see recovery. */
-    const char *off = getenv("ZKSLOT_TEST_NO_RECOVERY");
+    const char *off = zk_test_hook("ZKSLOT_TEST_NO_RECOVERY");
     if (off && *off && access(off, F_OK) == 0) {
         if (ret)
             *ret = rec;

@@ -29,6 +29,13 @@ enum { ZKD_ERR = 3, ZKD_WARN = 4, ZKD_NOTICE = 5, ZKD_INFO = 6, ZKD_DEBUG = 7 };
 void zkd_log_init(const char *name);
 /* The ZKSLOT_LOG_LEVEL value zkd_log_init did not know, or NULL. */
 const char *zkd_log_level_bad(void);
+/*
+ * The daemons' start-up line on the test hooks (util/testhook.h): when
+ * any ZKSLOT_TEST_* hook is set, one warning naming them with their
+ * values, saying whether they act (a build for tests, or
+ * ZKSLOT_TEST_HOOKS=1) or are ignored; nothing when none is set.
+ */
+void zkd_test_hooks_log(void);
 /* One line on stderr: "<N>msg" under journald, else "TIME name[pid]: msg". */
 void zkd_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -20,6 +20,7 @@
 
 #include "keystore/format.h"
 #include "pool/atomics.h"
+#include "util/testhook.h"
 #include "zk/error.h"
 #include "zk/msm.h"
 #include "zk/util.h"
@@ -140,7 +141,7 @@ static void remove_stale(const char *path)
  * through; the pause then happens only when the marker was made. */
 static void test_pause(void)
 {
-    const char *f = getenv("ZK_KEYSTORE_TEST_PAUSE");
+    const char *f = zk_test_hook("ZK_KEYSTORE_TEST_PAUSE");
     if (!f || !*f)
         return;
     int fd = open(f, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "ledger/faultvfs.h"
+#include "util/testhook.h"
 
 struct fault_file {
     sqlite3_file base;            /* must be first: SQLite's view */
@@ -125,7 +126,7 @@ static pthread_once_t fault_once = PTHREAD_ONCE_INIT;
 
 static void fault_register(void)
 {
-    if (!(trigger = getenv("ZKSLOT_TEST_LEDGER_EIO")) || !*trigger ||
+    if (!(trigger = zk_test_hook("ZKSLOT_TEST_LEDGER_EIO")) || !*trigger ||
         !(real_vfs = sqlite3_vfs_find(NULL)))
         return;
     fault_vfs = *real_vfs;   /* everything but open passes through */

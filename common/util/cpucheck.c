@@ -13,7 +13,10 @@
  *    stderr and exit status 2 (_exit: nothing else of the process runs).
  *  - Test hook: ZKSLOT_TEST_CPU_NO_ADX=1 takes the CPU for one without ADX
  *    (deploy_test_package: the package refuses; a build that does not need
- *    ADX runs on).
+ *    ADX runs on), under the rule of every test hook (util/testhook.h),
+ *    applied here since this runs before main and alone: only in a build
+ *    with ZK_TEST_HOOKS=1 (CMake's ZK_TEST_HOOKS; 0 when not defined) or
+ *    with ZKSLOT_TEST_HOOKS=1 in the environment.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,9 @@
 
 #ifndef ZK_NEEDS_ADX
 # define ZK_NEEDS_ADX 0
+#endif
+#ifndef ZK_TEST_HOOKS
+# define ZK_TEST_HOOKS 0
 #endif
 
 /* 1 when the CPU has BMI2 (CPUID.7.0:EBX bit 8) and ADX (bit 19). */
@@ -46,7 +52,9 @@ __attribute__((constructor)) static void zk_cpucheck(void)
         "zkslot: this build needs an x86-64 CPU with BMI2 and ADX (Intel Broadwell, AMD Zen "
         "or later; /proc/cpuinfo flags bmi2 adx), and this CPU lacks them: build zkslot from "
         "source on it (docs/operations.md)\n";
-    const char *hook = getenv("ZKSLOT_TEST_CPU_NO_ADX");
+    const char *on = getenv("ZKSLOT_TEST_HOOKS");
+    const char *hook = ZK_TEST_HOOKS || (on && !strcmp(on, "1")) ? getenv("ZKSLOT_TEST_CPU_NO_ADX")
+                                                                  : NULL;
     int pretend = hook && *hook && strcmp(hook, "0") != 0;
     if (!ZK_NEEDS_ADX || (cpu_has_adx() && !pretend))
         return;
