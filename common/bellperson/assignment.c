@@ -169,6 +169,16 @@ int zk_bp_assignment_open(const char *path, zk_bp_assignment **out, struct zk_di
     }
     (*out)->map = m;
     (*out)->map_len = len;
+    /* the check read every value: give the pages of aux, a, b and c back
+     * (MADV_DONTNEED on a private read-only file mapping: the file's bytes
+     * are read again when the prover touches them), so that an assignment
+     * is held once while it is proved, not for the whole proof */
+    {
+        uintptr_t pg = 4096, a = ((uintptr_t)(*out)->aux + pg - 1) & ~(pg - 1),
+                  b = (uintptr_t)((*out)->c + (*out)->n_constraints) & ~(pg - 1);
+        if (b > a)
+            madvise((void *)a, b - a, MADV_DONTNEED);
+    }
     return 0;
 }
 

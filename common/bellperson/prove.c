@@ -116,35 +116,38 @@ static const char *bp_engine_error(const struct zk_bp_engine *e, int rc)
 /* ---- H ------------------------------------------------------------------- */
 
 struct bp_scatter {
-    const bls381_fr *src[3];
-    bls381_fr *dst[3];
+    const bls381_fr *src;
+    bls381_fr *dst;
     uint64_t k, mask;
 };
 
 static void bp_scatter_range(void *arg, size_t begin, size_t end)
 {
     const struct bp_scatter *s = arg;
-    for (size_t i = begin; i < end; i++) {
-        uint64_t j = (s->k * i) & s->mask;
-        for (int v = 0; v < 3; v++)
-            bls381_fr_to_mont(&s->dst[v][j], &s->src[v][i]);
-    }
+    for (size_t i = begin; i < end; i++)
+        bls381_fr_to_mont(&s->dst[(s->k * i) & s->mask], &s->src[i]);
 }
 
+/* On the coset, pointwise: a *= b (step 1), then a = (a - c) zinv
+ * (step 2): two passes, so that b is freed before c is made. */
 struct bp_hdiv {
     bls381_fr *a;
-    const bls381_fr *b, *c;
+    const bls381_fr *x;          /* b, then c */
     bls381_fr zinv;
+    int step;
 };
 
 static void bp_hdiv_range(void *arg, size_t begin, size_t end)
 {
     const struct bp_hdiv *h = arg;
     for (size_t i = begin; i < end; i++) {
-        bls381_fr t;
-        bls381_fr_mul(&t, &h->a[i], &h->b[i]);
-        bls381_fr_sub(&t, &t, &h->c[i]);
-        bls381_fr_mul(&h->a[i], &t, &h->zinv);
+        if (h->step == 1) {
+            bls381_fr_mul(&h->a[i], &h->a[i], &h->x[i]);
+        } else {
+            bls381_fr t;
+            bls381_fr_sub(&t, &h->a[i], &h->x[i]);
+            bls381_fr_mul(&h->a[i], &t, &h->zinv);
+        }
     }
 }
 
@@ -155,15 +158,15 @@ static void bp_from_mont_range(void *arg, size_t begin, size_t end)
         bls381_fr_from_mont(&a[i], &a[i]);
 }
 
-/* The assignment's a, b and c are read once, into H's buffers: when they
- * come from a mapped file, their pages are given back to the page cache
- * right after (MADV_DONTNEED on a private read-only mapping: the bytes
- * stay the file's and are read again if touched), so a proof does not
- * hold them twice. */
-static void bp_drop_abc(const struct zk_bp_assignment *as)
+/* The assignment's a, b and c are read once each, into H's buffers: when
+ * they come from a mapped file, each one's pages are given back to the page
+ * cache right after (MADV_DONTNEED on a private read-only mapping: the
+ * bytes stay the file's and are read again if touched), so a proof never
+ * holds a vector twice. */
+static void bp_drop(const struct zk_bp_assignment *as, const bls381_fr *v, uint64_t n)
 {
-    uintptr_t pg = 4096, a = ((uintptr_t)as->a + pg - 1) & ~(pg - 1),
-              b = (uintptr_t)(as->c + as->n_constraints) & ~(pg - 1);
+    uintptr_t pg = 4096, a = ((uintptr_t)v + pg - 1) & ~(pg - 1),
+              b = (uintptr_t)(v + n) & ~(pg - 1);
     if (as->map != NULL && b > a)
         madvise((void *)a, b - a, MADV_DONTNEED);
 }
@@ -186,40 +189,39 @@ static int bp_h(const struct zk_bp_engine *e, const struct zk_bp_key *k,
         bls381_g1_set_inf(ret);
         return 0;
     }
-    for (int i = 0; i < 3; i++)
-        if ((v[i] = zk_secret_alloc(bytes)) == NULL) {
-            rc = zk_diag_set(diag, "prove", -ENOMEM, "H: 3 x %zu bytes: out of memory", bytes);
-            goto out;
-        }
-    for (int i = 0; i < 3; i++)
-        memset(v[i], 0, bytes);
-    sc = (struct bp_scatter){ { as->a, as->b, as->c }, { v[0], v[1], v[2] }, bp_root_map(L),
-                              m - 1 };
-    zk_parallel_for(nt, as->n_constraints, 8192, bp_scatter_range, &sc);
-    bp_drop_abc(as);
-
+    /* zinv = (7^m - 1)^-1, Z on the coset {7 w^j} */
     bls381_fr_from_u64(&shift, 7);
-    for (int i = 0; i < 3 && rc == 0; i++) {
-        rc = e->ntt(e->ctx, v[i]->l, L, 1, NULL);
-        if (rc == 0)
-            rc = e->ntt(e->ctx, v[i]->l, L, 0, shift.l);
-    }
-    if (rc != 0) {
-        rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u (%s): %s", L, e->name,
-                         bp_engine_error(e, rc));
-        goto out;
-    }
-    /* zinv = (7^m - 1)^-1 */
     bls381_fr_pow(&zinv, &shift, em, 64);
     bls381_fr_one(&one);
     bls381_fr_sub(&zinv, &zinv, &one);
     bls381_fr_inv(&zinv, &zinv);
-    hd = (struct bp_hdiv){ v[0], v[1], v[2], zinv };
-    zk_parallel_for(nt, m, 8192, bp_hdiv_range, &hd);
-    for (int i = 1; i < 3; i++) {             /* b and c are done with */
-        zk_memzero(v[i], bytes);
-        zk_big_free(v[i]);
-        v[i] = NULL;
+    /* a, b, c one at a time onto the coset: at most two of H's buffers and
+     * one vector of the assignment's pages are held at once (bp_drop) */
+    for (int i = 0; i < 3; i++) {
+        const bls381_fr *src = i == 0 ? as->a : i == 1 ? as->b : as->c;
+        if ((v[i] = zk_secret_alloc(bytes)) == NULL) {
+            rc = zk_diag_set(diag, "prove", -ENOMEM, "H: 2 x %zu bytes: out of memory", bytes);
+            goto out;
+        }
+        memset(v[i], 0, bytes);
+        sc = (struct bp_scatter){ src, v[i], bp_root_map(L), m - 1 };
+        zk_parallel_for(nt, as->n_constraints, 8192, bp_scatter_range, &sc);
+        bp_drop(as, src, as->n_constraints);
+        rc = e->ntt(e->ctx, v[i]->l, L, 1, NULL);
+        if (rc == 0)
+            rc = e->ntt(e->ctx, v[i]->l, L, 0, shift.l);
+        if (rc != 0) {
+            rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u (%s): %s", L, e->name,
+                             bp_engine_error(e, rc));
+            goto out;
+        }
+        if (i > 0) {                            /* a *= b, then a = (a - c) zinv */
+            hd = (struct bp_hdiv){ v[0], v[i], zinv, i };
+            zk_parallel_for(nt, m, 8192, bp_hdiv_range, &hd);
+            zk_memzero(v[i], bytes);
+            zk_big_free(v[i]);
+            v[i] = NULL;
+        }
     }
     if ((rc = e->ntt(e->ctx, v[0]->l, L, 1, shift.l)) != 0) {
         rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u (%s): %s", L, e->name,
