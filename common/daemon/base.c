@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +39,10 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
     /* SQLite says only "unable to open database file" or "attempt to write
      * a readonly database" when the ledger (or the directory, for -wal and
      * -shm) is not this user's to write: say whose it is */
-    if (!r)
+    if (!r) {
         zk_ledger_set_aging(*ret, cfg->ledger_aging);
+        zk_ledger_set_lease(*ret, cfg->ledger_lease);   /* a cut noticed within seconds */
+    }
     if (!r && (r = zk_ledger_set_machine(*ret, cfg->machine)) < 0) {
         zk_ledger_close(*ret);
         *ret = NULL;
@@ -53,6 +56,23 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
         zk_diag_set(diag, what, r, "%s; the ledger is shared through the daemons' group "
                     "(mode 0660, the state directory 2770 and setgid)", why);
     return r;
+}
+
+/* zk_ledger_set_interrupt's fn for a thread's handle: its stop flag. */
+static int stop_flag_set(void *ctx)
+{
+    return atomic_load((const zk_cancel_flag *)ctx) != 0;
+}
+
+/* ... and for the main thread's: a stop signal waiting for the main loop
+ * (blocked in every thread, read from the signalfd: pending until then). */
+static int stop_signal_pending(void *ctx)
+{
+    sigset_t s;
+    (void)ctx;
+    return !sigpending(&s) &&
+           (sigismember(&s, SIGTERM) == 1 || sigismember(&s, SIGINT) == 1 ||
+            sigismember(&s, SIGQUIT) == 1);
 }
 
 /* Sleeps ms, *hb kept fresh, *stop looked at every 0.1 s; 1 when stopped. */
@@ -89,6 +109,8 @@ int zkd_open_ledger_wait(const struct zk_config *cfg, zk_ledger **ret, const cha
         if (!zkd_ledger_transient(r)) {
             if (!r)
                 zkd_ledger_writable();
+            if (!r && stop)   /* a stop is not held back by a wait on a cut link */
+                zk_ledger_set_interrupt(*ret, stop_flag_set, (void *)stop);
             return r;
         }
         zkd_ledger_unwritable(what, diag);
@@ -170,6 +192,9 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
             zkd_log(ZKD_ERR, "%s", d.msg);
         return r;
     }
+    /* SIGTERM, SIGINT or SIGQUIT acted on within about a second, whatever
+     * the network does (docs/ledger.md, "Unreachable") */
+    zk_ledger_set_interrupt(b->l, stop_signal_pending, NULL);
     if (zk_ledger_daemon_started(b->l, role, instance, b->me.pid, &d))
         zkd_log(ZKD_WARN, "recording the start: %s", d.msg);
     zkd_base_lease(b);   /* the machine's lease before anything is claimed */

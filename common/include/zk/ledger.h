@@ -251,6 +251,32 @@ int zk_ledger_set_machine(zk_ledger *l, const char *name);
 const char *zk_ledger_machine(const zk_ledger *l);
 
 /*
+ * A shared ledger's link (PostgreSQL) scaled to the machine's lease
+ * ([ledger] lease, lease_s; 0 = the default 30 s): a dead peer is noticed
+ * by the kernel within about lease/3 s, at least 1 and at most 10 (libpq's
+ * tcp_user_timeout, keepalives after lease/6 s, at most 5, two probes
+ * lease/15 s apart, at most 2), unless the URL sets them itself; and no
+ * statement waits more than lease/2 s (2 .. 15) for its answer without
+ * progress: its connection is dropped as dead and the call fails
+ * (ZK_ELEDGER, "no answer from the server for N s"); the handle's calls
+ * fail at once for 1 s after that, then connect again.  A handle opened
+ * without it has the default.  Takes effect on the next statement (a new
+ * connection).  Nothing on SQLite.  Cannot fail.
+ */
+void zk_ledger_set_lease(zk_ledger *l, unsigned lease_s);
+
+/*
+ * A shared ledger's (PostgreSQL) way to stop waiting: while this handle
+ * waits for its server, fn(ctx) is asked every 0.1 s, at once while
+ * connecting and once a statement has waited 1 s (a healthy server's
+ * answer is never given up); nonzero drops the connection and fails the
+ * call (ZK_ELEDGER).  A daemon passes its stop, so that no thread waiting
+ * on a cut link holds a stop back.  fn NULL: none (the default).  fn runs
+ * on the thread using the handle.  Nothing on SQLite.
+ */
+void zk_ledger_set_interrupt(zk_ledger *l, int (*fn)(void *ctx), void *ctx);
+
+/*
  * Machine leases (a shared ledger; SQLite: nothing to do, 0).  Every daemon
  * renews its machine's lease once a second for lease_s seconds, judged by
  * the database's clock (now()), never a local one.  *ret_lost = 1 when the
