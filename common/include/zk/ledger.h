@@ -546,7 +546,11 @@ int zk_ledger_part_proving_slot(zk_ledger *l, int64_t id, int64_t key_id,
  * recorded, the result `res` kept (NULL = none), job done when it was the
  * last one.  Also accepted when the partition is already done (a second
  * proof: proofs + 1, the first result kept; its job's state derived again)
- * or was re-queued meanwhile (-> done).  ZK_LEDGER_DONE_RETRY: this call
+ * or was re-queued meanwhile (-> done, recorded as this handle's machine's:
+ * its files are there).  On a shared ledger, a partition that another
+ * machine holds (this one lost its lease and the other is redoing it)
+ * only counts the proof (proofs + 1: a duplicate; state, result and
+ * machine left to the other's done).  ZK_LEDGER_DONE_RETRY: this call
  * repeats one that failed on a lost connection, which may have committed
  * (PostgreSQL): an already done partition then counts no proof.  ZK_ESTATE
  * only for canceled/failed partitions; -EFBIG (nothing changed) for a

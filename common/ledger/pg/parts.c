@@ -418,6 +418,14 @@ static int part_done(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
         r = bad_state(l, &p, machine, diag);
         goto out;
     }
+    if (p.state != ZK_PART_DONE && machine[0] && strcmp(machine, l->pg->machine)) {
+        /* live on another machine: this one lost its lease and the other
+         * is redoing it there; the late proof is counted as a duplicate,
+         * and the partition stays with the machine whose slot holds it (the
+         * proof and its files are recorded by the done that follows) */
+        r = lpg_cmd(l, "UPDATE partitions SET proofs = proofs + $1 WHERE id = $2", &a, diag);
+        goto out;
+    }
     if (p.state == ZK_PART_DONE) {
         /* a second proof (a machine that lost its lease finished late), or,
          * on a retry, most likely our own first done, committed unseen */
@@ -437,13 +445,14 @@ static int part_done(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
     lpg_arg_f64(&a, t ? t->synth_s : -1);
     lpg_arg_f64(&a, t ? t->witness_s : -1);
     arg_result(&a, res);
+    lpg_arg_str(&a, l->pg->machine);
     r = lpg_cmd(l, "UPDATE partitions SET state = 'done', proofs = proofs + $1, owner_pid = 0,"
                    " owner_start = 0, owner_role = '', error = '', slot = -1, wait_s = $3,"
                    " start_s = $4, finalize_s = $5, done_ns = $6,"
                    " synth_s = CASE WHEN $7::float8 >= 0 AND synth_s < 0 THEN $7::float8"
                    " ELSE synth_s END, witness_s = CASE WHEN $8::float8 >= 0 AND witness_s < 0"
-                   " THEN $8::float8 ELSE witness_s END, proof_json = $9, public_json = $10"
-                   " WHERE id = $2", &a, diag);
+                   " THEN $8::float8 ELSE witness_s END, proof_json = $9, public_json = $10,"
+                   " machine = $11 WHERE id = $2", &a, diag);
     if (r >= 0)
         r = lpg_derive_job(l, p.job_id, ZK_PART_DONE, diag);
 out:
@@ -474,15 +483,20 @@ static int done_fast(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
     lpg_arg_f64(&a, t ? t->synth_s : -1);
     lpg_arg_f64(&a, t ? t->witness_s : -1);
     arg_result(&a, res);
+    lpg_arg_str(&a, l->pg->machine);
+    /* live and this machine's, or queued (a machine that lost its lease
+     * finishing late, before any other took it: its proof counts, and the
+     * partition names the machine that holds its files) */
     PGresult *q = lpg_query(l, "UPDATE partitions SET state = 'done', proofs = proofs + $1,"
                                " owner_pid = 0, owner_start = 0, owner_role = '', error = '',"
                                " slot = -1, wait_s = $3, start_s = $4, finalize_s = $5,"
                                " done_ns = $6, synth_s = CASE WHEN $7::float8 >= 0 AND"
                                " synth_s < 0 THEN $7::float8 ELSE synth_s END, witness_s ="
                                " CASE WHEN $8::float8 >= 0 AND witness_s < 0 THEN $8::float8"
-                               " ELSE witness_s END, proof_json = $9, public_json = $10"
-                               " WHERE id = $2 AND state IN ('queued', 'synthesizing', 'ready',"
-                               " 'proving') RETURNING job_id", &a, 0, diag);
+                               " ELSE witness_s END, proof_json = $9, public_json = $10,"
+                               " machine = $11 WHERE id = $2 AND state IN ('queued',"
+                               " 'synthesizing', 'ready', 'proving') AND machine IN ($11, '')"
+                               " RETURNING job_id", &a, 0, diag);
     if (!q)
         return ZK_ELEDGER;
     int n = PQntuples(q);
@@ -508,7 +522,7 @@ int lpg_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                   unsigned flags, struct zk_diag *diag)
 {
     int r;
-    (void)me;   /* any live state is accepted: the proof exists */
+    (void)me;   /* any live state of this machine's is accepted: the proof exists */
     if ((r = done_fast(l, id, t, res, flags, diag)) <= 0)
         return r;
     LPG_RETRY(l, r, part_done(l, id, t, res, flags, diag));
