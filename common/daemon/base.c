@@ -211,6 +211,26 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
     return 0;
 }
 
+/* A machine whose clock is off from the ledger's database by more than
+ * ZKD_CLOCK_SKEW_S logs it once (and once more when it is back within the
+ * bound): the ledger's times no longer depend on it (zk_ledger_now_ns),
+ * but its log's stamps and the absolute deadlines its clients write do. */
+#define ZKD_CLOCK_SKEW_S 2.0
+static void clock_check(const zk_ledger *l)
+{
+    static int off;                   /* the main thread's */
+    double skew = (double)((int64_t)zkd_realtime_ns() - zk_ledger_now_ns(l)) / 1e9;
+    int now_off = skew > ZKD_CLOCK_SKEW_S || skew < -ZKD_CLOCK_SKEW_S;
+    if (now_off && !off)
+        zkd_log(ZKD_WARN, "this machine's clock is %.1f s %s the ledger's database's; "
+                "deadlines, ages and leases use the database's clock", skew > 0 ? skew : -skew,
+                skew > 0 ? "ahead of" : "behind");
+    else if (!now_off && off)
+        zkd_log(ZKD_NOTICE, "this machine's clock agrees with the ledger's database's again "
+                "(%.1f s)", skew);
+    off = now_off;
+}
+
 void zkd_base_lease(struct zkd_base *b)
 {
     struct zk_diag d;
@@ -228,6 +248,8 @@ void zkd_base_lease(struct zkd_base *b)
     else if (!r && strcmp(zk_ledger_backend(b->l), "sqlite"))
         zkd_ledger_writable();   /* a lease written: said when it is back, not when
                                   * work comes (SQLite has no lease: nothing written) */
+    if (!r)
+        clock_check(b->l);
     if (r && !zkd_ledger_transient(r))
         zkd_log(ZKD_WARN, "lease: %s", d.msg);
     else if (moved)
@@ -257,10 +279,9 @@ int zkd_base_tick(struct zkd_base *b)
                 "moved %u partition(s)", rec.reap.filling_freed, rec.reap.claimed_requeued,
                 rec.ledger_changed);
     uint32_t late = 0;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    if (!r && zk_ledger_expire_deadlines(b->l, now.tv_sec * 1000000000LL + now.tv_nsec, &late,
-                                         &d))
+    /* the ledger's clock: the database's on PostgreSQL, whose deadlines
+     * came from other machines' clocks */
+    if (!r && zk_ledger_expire_deadlines(b->l, zk_ledger_now_ns(b->l), &late, &d))
         zkd_log(ZKD_WARN, "deadlines: %s", d.msg);
     else if (late)
         zkd_log(ZKD_NOTICE, "%u job(s) failed: deadline exceeded before a partition started",

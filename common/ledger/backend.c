@@ -108,6 +108,11 @@ int zk_ledger_set_machine(zk_ledger *l, const char *name)
     return 0;
 }
 
+int64_t zk_ledger_now_ns(const zk_ledger *l)
+{
+    return l->ops->now_ns ? l->ops->now_ns(l) : ledger_now_ns();
+}
+
 void zk_ledger_set_lease(zk_ledger *l, unsigned lease_s)
 {
     if (l->ops->set_lease)

@@ -251,6 +251,16 @@ int zk_ledger_set_machine(zk_ledger *l, const char *name);
 const char *zk_ledger_machine(const zk_ledger *l);
 
 /*
+ * The ledger's clock now, in ns since the epoch: on PostgreSQL the
+ * database's (this machine's CLOCK_REALTIME corrected by the offset
+ * measured at each connection), on SQLite this machine's.  Every time
+ * that is written to the ledger or compared with one read from it
+ * (stamps, deadlines, ages, aging, leases) is on this clock, so that
+ * machines whose clocks differ agree.  Cannot fail.
+ */
+int64_t zk_ledger_now_ns(const zk_ledger *l);
+
+/*
  * A shared ledger's link (PostgreSQL) scaled to the machine's lease
  * ([ledger] lease, lease_s; 0 = the default 30 s): a dead peer is noticed
  * by the kernel within about lease/3 s, at least 1 and at most 10 (libpq's

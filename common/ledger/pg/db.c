@@ -93,6 +93,11 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t lpg_now_ns(const zk_ledger *l)
+{
+    return ledger_now_ns() + l->pg->clock_off_ns;
+}
+
 unsigned lpg_stmt_ms(unsigned lease_s)
 {
     /* no answer within half the lease (2 .. 15 s): the machine would lose
@@ -260,16 +265,22 @@ int lpg_connect(zk_ledger *l, struct zk_diag *diag)
      * statements with nothing between them) is ended by the server, so
      * its locks cannot stall the other machines' claims and lease checks
      * (the stopped process finds its connection gone and reconnects) */
-    char q[192];
+    /* ... and the database's clock read, against ours half-way through */
+    char q[256];
     unsigned idle_ms = pg->busy_ms / 2 > 1000 ? pg->busy_ms / 2 : 1000;
     snprintf(q, sizeof q,
              "SET lock_timeout = %u; SET idle_in_transaction_session_timeout = %u;"
-             " SET client_min_messages = warning",
+             " SET client_min_messages = warning;"
+             " SELECT (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint",
              pg->busy_ms, idle_ms);
+    int64_t t0 = ledger_now_ns();
     PGresult *res = exec_wait(l, PQsendQuery(pg->c, q), diag);
+    int64_t t1 = ledger_now_ns();
     if (!res)
         return pg->dead ? ZK_ELEDGER : pg_err(l, PQerrorMessage(pg->c), diag);
-    int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+    int ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+    if (ok)
+        pg->clock_off_ns = lpg_i64(res, 0, 0) - (t0 + (t1 - t0) / 2);
     PQclear(res);
     return ok ? 0 : pg_err(l, PQerrorMessage(pg->c), diag);
 }

@@ -204,7 +204,7 @@ static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
     lpg_arg_str(&a, l->claim_keys);   /* NULL: every key */
     lpg_arg_i64(&a, min_class);
     lpg_arg_i64(&a, l->aging_ns);
-    lpg_arg_i64(&a, ledger_now_ns());
+    lpg_arg_i64(&a, lpg_now_ns(l));
     lpg_arg_i64(&a, l->claim_job);     /* 0: any job */
     lpg_arg_i64(&a, (int64_t)me->btime);
     /* zk_ledger_claim_queued_class's order (the same as SQLite's
@@ -315,7 +315,7 @@ static int part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me, dou
         return r;
     struct lpg_args a = { 0 };
     lpg_arg_f64(&a, synth_s);
-    lpg_arg_i64(&a, ledger_now_ns());
+    lpg_arg_i64(&a, lpg_now_ns(l));
     lpg_arg_f64(&a, witness_s);
     lpg_arg_i64(&a, id);
     r = lpg_cmd(l, "UPDATE partitions SET state = 'ready', owner_pid = 0, owner_start = 0,"
@@ -441,7 +441,7 @@ static int part_done(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
     lpg_arg_f64(&a, t ? t->wait_s : -1);
     lpg_arg_f64(&a, t ? t->start_s : -1);
     lpg_arg_f64(&a, t ? t->finalize_s : -1);
-    lpg_arg_i64(&a, ledger_now_ns());
+    lpg_arg_i64(&a, lpg_now_ns(l));
     lpg_arg_f64(&a, t ? t->synth_s : -1);
     lpg_arg_f64(&a, t ? t->witness_s : -1);
     arg_result(&a, res);
@@ -473,7 +473,7 @@ static int done_fast(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
                      const struct zk_ledger_result *res, unsigned flags, struct zk_diag *diag)
 {
     struct lpg_args a = { 0 };
-    int64_t now = ledger_now_ns();
+    int64_t now = lpg_now_ns(l);
     lpg_arg_i64(&a, 1 + ((flags & ZK_LEDGER_DONE_DUPLICATE) ? 1 : 0));
     lpg_arg_i64(&a, id);
     lpg_arg_f64(&a, t ? t->wait_s : -1);
@@ -538,7 +538,7 @@ static int run_noted(zk_ledger *l, const char *sql, const char *note, int64_t id
     struct lpg_args a = { 0 };
     snprintf(n, sizeof n, "%s", note ? note : "");
     lpg_arg_str(&a, n);
-    lpg_arg_i64(&a, ledger_now_ns());
+    lpg_arg_i64(&a, lpg_now_ns(l));
     lpg_arg_i64(&a, id);
     return lpg_cmd(l, sql, &a, diag);
 }

@@ -121,6 +121,8 @@ struct ledger_pg {
     int64_t down_until_ms;
     char down_msg[200];
     int (*interrupt)(void *ctx);    /* zk_ledger_set_interrupt; NULL none */
+    int64_t clock_off_ns;           /* the database's clock - CLOCK_REALTIME, measured at
+                                     * each connect (lpg_now_ns) */
     void *interrupt_ctx;
     char machine[64];               /* this process's machine (owner of local pids) */
     int64_t epoch;                  /* of the machine's lease this handle holds; 0 none */
@@ -189,6 +191,11 @@ int lpg_denied(const zk_ledger *l);
 
 /* zk_ledger_set_lease and zk_ledger_set_interrupt for PostgreSQL (db.c). */
 void lpg_set_lease(zk_ledger *l, unsigned lease_s);
+/* The database's clock now (ns since the epoch): CLOCK_REALTIME corrected
+ * by the offset measured at connect, so that every time a machine writes
+ * or compares (stamps, deadlines, ages, aging) is on one clock. */
+int64_t lpg_now_ns(const zk_ledger *l);
+
 /* The bound on a statement's wait for an answer under a lease of lease_s. */
 unsigned lpg_stmt_ms(unsigned lease_s);
 void lpg_set_interrupt(zk_ledger *l, int (*fn)(void *ctx), void *ctx);

@@ -120,6 +120,7 @@ static const struct ledger_ops pg_ops = {
     .close = lpg_close,
     .set_machine = lpg_set_machine,
     .set_lease = lpg_set_lease,
+    .now_ns = lpg_now_ns,
     .set_interrupt = lpg_set_interrupt,
     .machine = lpg_machine,
     .lease_renew = lpg_lease_renew,
