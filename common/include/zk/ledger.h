@@ -277,10 +277,10 @@ void zk_ledger_set_lease(zk_ledger *l, unsigned lease_s);
 
 /*
  * A shared ledger's (PostgreSQL) way to stop waiting: while this handle
- * waits for its server, fn(ctx) is asked every 0.1 s, at once while
- * connecting and once a statement has waited 1 s (a healthy server's
- * answer is never given up); nonzero drops the connection and fails the
- * call (ZK_ELEDGER).  A daemon passes its stop, so that no thread waiting
+ * waits for its server, fn(ctx) is asked every 0.1 s once nothing has
+ * moved on the connection for 1 s (a healthy server's answer, or a
+ * transfer under way, is never given up); nonzero drops the connection
+ * and fails the call (ZK_ELEDGER).  A daemon passes its stop, so that no thread waiting
  * on a cut link holds a stop back.  fn NULL: none (the default).  fn runs
  * on the thread using the handle.  Nothing on SQLite.
  */

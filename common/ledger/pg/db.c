@@ -149,14 +149,15 @@ static int link_down(zk_ledger *l, int interrupted, int64_t waited_ms, struct zk
 /*
  * Waits until the connection's socket is ready for `events`: 1 ready (or
  * an error libpq will report), 0 when *deadline_ms (0: none) passed first,
- * -1 when the interrupt asked to stop: at once while connecting, else once
- * the wait has lasted 1 s (a healthy server answers in milliseconds, so a
- * stop never abandons a statement that was about to be answered).  The
- * socket is polled before the deadline is judged: a process stopped
- * (SIGSTOP) past it finds its answer waiting.
+ * -1 when the interrupt asked to stop once nothing has moved for 1 s since
+ * since_ms (the last progress: a healthy server answers in milliseconds,
+ * and a long transfer moves, so a stop never abandons a statement or a
+ * connection that was going to complete).  The socket is polled before the
+ * deadline is judged: a process stopped (SIGSTOP) past it finds its answer
+ * waiting.
  */
-static int wait_socket(struct ledger_pg *pg, short events, int64_t start_ms,
-                       const int64_t *deadline_ms, int connecting)
+static int wait_socket(struct ledger_pg *pg, short events, int64_t since_ms,
+                       const int64_t *deadline_ms)
 {
     for (;;) {
         int64_t now = mono_ms(), left = *deadline_ms ? *deadline_ms - now : 100;
@@ -168,7 +169,7 @@ static int wait_socket(struct ledger_pg *pg, short events, int64_t start_ms,
             return 1;
         if (*deadline_ms && mono_ms() >= *deadline_ms)
             return 0;
-        if (pg->interrupt && (connecting || mono_ms() - start_ms >= 1000) &&
+        if (pg->interrupt && mono_ms() - since_ms >= 1000 &&
             pg->interrupt(pg->interrupt_ctx))
             return -1;
     }
@@ -196,13 +197,15 @@ static int connect_poll(zk_ledger *l, const char *const *keys, const char *const
     if (!pg->c)
         return zk_diag_set(diag, l->path, -ENOMEM, "out of memory");
     int64_t t0 = mono_ms(), deadline = t0 + connect_timeout_ms(pg->c, timeout_s);
+    int64_t moved = t0;
     PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
     while (PQstatus(pg->c) != CONNECTION_BAD && ps != PGRES_POLLING_OK &&
            ps != PGRES_POLLING_FAILED) {
-        int w = wait_socket(pg, ps == PGRES_POLLING_READING ? POLLIN : POLLOUT, t0, &deadline,
-                            1);
+        int w = wait_socket(pg, ps == PGRES_POLLING_READING ? POLLIN : POLLOUT, moved,
+                            &deadline);
         if (w <= 0)
             return link_down(l, w < 0, mono_ms() - t0, diag);
+        moved = mono_ms();
         ps = PQconnectPoll(pg->c);
     }
     return 0;
@@ -298,26 +301,28 @@ static PGresult *exec_wait(zk_ledger *l, int sent, struct zk_diag *diag)
     struct ledger_pg *pg = l->pg;
     if (!sent)
         return NULL;
-    int64_t t0 = mono_ms(), deadline = pg->stmt_ms ? t0 + pg->stmt_ms : 0;
-    int f, w;
+    int64_t t0 = mono_ms(), moved = t0, deadline = pg->stmt_ms ? t0 + pg->stmt_ms : 0;
+    int w;
     /* the statement out (a large bytea may take many writes) */
-    while ((f = PQflush(pg->c)) > 0) {
-        if ((w = wait_socket(pg, POLLIN | POLLOUT, t0, &deadline, 0)) <= 0)
+    while (PQflush(pg->c) > 0) {
+        if ((w = wait_socket(pg, POLLIN | POLLOUT, moved, &deadline)) <= 0)
             goto dead;
+        moved = mono_ms();   /* progress */
         if (pg->stmt_ms)
-            deadline = mono_ms() + pg->stmt_ms;   /* progress */
+            deadline = moved + pg->stmt_ms;
         if (!PQconsumeInput(pg->c))
             break;
     }
     PGresult *keep = NULL, *res;
     for (;;) {
         while (PQisBusy(pg->c)) {
-            if ((w = wait_socket(pg, POLLIN, t0, &deadline, 0)) <= 0) {
+            if ((w = wait_socket(pg, POLLIN, moved, &deadline)) <= 0) {
                 PQclear(keep);
                 goto dead;
             }
+            moved = mono_ms();
             if (pg->stmt_ms)
-                deadline = mono_ms() + pg->stmt_ms;
+                deadline = moved + pg->stmt_ms;
             if (!PQconsumeInput(pg->c))
                 break;   /* the connection failed: PQgetResult says so */
         }
