@@ -31,6 +31,8 @@ zk_ledger *apid_ledger_get(struct apid *a, struct apid_reply *r)
         snprintf(d.msg, sizeof d.msg, "machine name '%s' longer than 63 bytes",
                  a->c.cfg.machine);
     }
+    if (rc == 0)
+        lcli_clock_from(l);   /* deadlines given as durations on the ledger's clock */
     if (rc < 0) {
         apid_error(r, 503, "ledger_unavailable", "the ledger %s cannot be opened: %s",
                    a->c.ledger_path, d.msg);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +40,10 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
     /* SQLite says only "unable to open database file" or "attempt to write
      * a readonly database" when the ledger (or the directory, for -wal and
      * -shm) is not this user's to write: say whose it is */
-    if (!r)
+    if (!r) {
         zk_ledger_set_aging(*ret, cfg->ledger_aging);
+        zk_ledger_set_lease(*ret, cfg->ledger_lease);   /* a cut noticed within seconds */
+    }
     if (!r && (r = zk_ledger_set_machine(*ret, cfg->machine)) < 0) {
         zk_ledger_close(*ret);
         *ret = NULL;
@@ -54,6 +57,23 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
         zk_diag_set(diag, what, r, "%s; the ledger is shared through the daemons' group "
                     "(mode 0660, the state directory 3770: setgid, sticky)", why);
     return r;
+}
+
+/* zk_ledger_set_interrupt's fn for a thread's handle: its stop flag. */
+static int stop_flag_set(void *ctx)
+{
+    return atomic_load((const zk_cancel_flag *)ctx) != 0;
+}
+
+/* ... and for the main thread's: a stop signal waiting for the main loop
+ * (blocked in every thread, read from the signalfd: pending until then). */
+static int stop_signal_pending(void *ctx)
+{
+    sigset_t s;
+    (void)ctx;
+    return !sigpending(&s) &&
+           (sigismember(&s, SIGTERM) == 1 || sigismember(&s, SIGINT) == 1 ||
+            sigismember(&s, SIGQUIT) == 1);
 }
 
 /* Sleeps ms, *hb kept fresh, *stop looked at every 0.1 s; 1 when stopped. */
@@ -90,6 +110,8 @@ int zkd_open_ledger_wait(const struct zk_config *cfg, zk_ledger **ret, const cha
         if (!zkd_ledger_transient(r)) {
             if (!r)
                 zkd_ledger_writable();
+            if (!r && stop)   /* a stop is not held back by a wait on a cut link */
+                zk_ledger_set_interrupt(*ret, stop_flag_set, (void *)stop);
             return r;
         }
         zkd_ledger_unwritable(what, diag);
@@ -171,6 +193,9 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
             zkd_log(ZKD_ERR, "%s", d.msg);
         return r;
     }
+    /* SIGTERM, SIGINT or SIGQUIT acted on within about a second, whatever
+     * the network does (docs/ledger.md, "Unreachable") */
+    zk_ledger_set_interrupt(b->l, stop_signal_pending, NULL);
     if (zk_ledger_daemon_started(b->l, role, instance, b->me.pid, &d))
         zkd_log(ZKD_WARN, "recording the start: %s", d.msg);
     zkd_base_lease(b);   /* the machine's lease before anything is claimed */
@@ -185,6 +210,26 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
             cfg->pool, pi.nslots, (unsigned long long)(pi.slot_size >> 20),
             rec.reap.filling_freed, rec.reap.claimed_requeued, rec.ledger_changed);
     return 0;
+}
+
+/* A machine whose clock is off from the ledger's database by more than
+ * ZKD_CLOCK_SKEW_S logs it once (and once more when it is back within the
+ * bound): the ledger's times no longer depend on it (zk_ledger_now_ns),
+ * but its log's stamps and the absolute deadlines its clients write do. */
+#define ZKD_CLOCK_SKEW_S 2.0
+static void clock_check(const zk_ledger *l)
+{
+    static int off;                   /* the main thread's */
+    double skew = (double)((int64_t)zkd_realtime_ns() - zk_ledger_now_ns(l)) / 1e9;
+    int now_off = skew > ZKD_CLOCK_SKEW_S || skew < -ZKD_CLOCK_SKEW_S;
+    if (now_off && !off)
+        zkd_log(ZKD_WARN, "this machine's clock is %.1f s %s the ledger's database's; "
+                "deadlines, ages and leases use the database's clock", skew > 0 ? skew : -skew,
+                skew > 0 ? "ahead of" : "behind");
+    else if (!now_off && off)
+        zkd_log(ZKD_NOTICE, "this machine's clock agrees with the ledger's database's again "
+                "(%.1f s)", skew);
+    off = now_off;
 }
 
 void zkd_base_lease(struct zkd_base *b)
@@ -204,6 +249,8 @@ void zkd_base_lease(struct zkd_base *b)
     else if (!r && strcmp(zk_ledger_backend(b->l), "sqlite"))
         zkd_ledger_writable();   /* a lease written: said when it is back, not when
                                   * work comes (SQLite has no lease: nothing written) */
+    if (!r)
+        clock_check(b->l);
     if (r && !zkd_ledger_transient(r))
         zkd_log(ZKD_WARN, "lease: %s", d.msg);
     else if (moved)
@@ -233,10 +280,9 @@ int zkd_base_tick(struct zkd_base *b)
                 "moved %u partition(s)", rec.reap.filling_freed, rec.reap.claimed_requeued,
                 rec.ledger_changed);
     uint32_t late = 0;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    if (!r && zk_ledger_expire_deadlines(b->l, now.tv_sec * 1000000000LL + now.tv_nsec, &late,
-                                         &d))
+    /* the ledger's clock: the database's on PostgreSQL, whose deadlines
+     * came from other machines' clocks */
+    if (!r && zk_ledger_expire_deadlines(b->l, zk_ledger_now_ns(b->l), &late, &d))
         zkd_log(ZKD_WARN, "deadlines: %s", d.msg);
     else if (late)
         zkd_log(ZKD_NOTICE, "%u job(s) failed: deadline exceeded before a partition started",

@@ -108,6 +108,23 @@ int zk_ledger_set_machine(zk_ledger *l, const char *name)
     return 0;
 }
 
+int64_t zk_ledger_now_ns(const zk_ledger *l)
+{
+    return l->ops->now_ns ? l->ops->now_ns(l) : ledger_now_ns();
+}
+
+void zk_ledger_set_lease(zk_ledger *l, unsigned lease_s)
+{
+    if (l->ops->set_lease)
+        l->ops->set_lease(l, lease_s);
+}
+
+void zk_ledger_set_interrupt(zk_ledger *l, int (*fn)(void *ctx), void *ctx)
+{
+    if (l->ops->set_interrupt)
+        l->ops->set_interrupt(l, fn, ctx);
+}
+
 const char *zk_ledger_machine(const zk_ledger *l)
 {
     return l->ops->machine ? l->ops->machine(l) : "";

@@ -71,6 +71,10 @@ struct ledger_ops {
     /* a shared ledger's machine (NULL for a one-machine backend); name
      * checked by backend.c: 1 .. 63 bytes */
     void (*set_machine)(zk_ledger *l, const char *name);
+    /* a networked ledger's link (NULL for a local backend) */
+    void (*set_lease)(zk_ledger *l, unsigned lease_s);
+    int64_t (*now_ns)(const zk_ledger *l);   /* NULL: this machine's clock */
+    void (*set_interrupt)(zk_ledger *l, int (*fn)(void *ctx), void *ctx);
     const char *(*machine)(const zk_ledger *l);
     /* leases (NULL for a one-machine backend); *ret_lost / *ret_changed
      * start at 0 */

@@ -30,7 +30,8 @@ int zk_ledger_purge_inputs(zk_ledger *l, unsigned keep_s, uint32_t *ret_n,
     uint32_t n = 0;
     int r = 0;
     if (l->ops->purge_inputs)
-        r = l->ops->purge_inputs(l, ledger_now_ns() - (int64_t)keep_s * 1000000000, &n, diag);
+        r = l->ops->purge_inputs(l, zk_ledger_now_ns(l) - (int64_t)keep_s * 1000000000, &n,
+                                 diag);
     if (ret_n)
         *ret_n = n;
     return r;

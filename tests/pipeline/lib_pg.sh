@@ -4,6 +4,7 @@
 #
 #   pl_init NAME || exit 77
 #   pl_pg_init ['SHELL CODE']   # server, database zk, $ZKSLOT_LEDGER naming it
+#                               # (PL_PG_OPTS: more options of the server's)
 #   pl_pg_machine b 2           # machine b: its own pool (2 slots), state dir
 #   pl_pg_on b pl_start_synthd --machine b    # any command, run as machine b
 #
@@ -16,7 +17,8 @@ PL_PG_MACHINES=()
 
 pl_pg_init() {
     local r=0
-    pg_start || r=$?
+    # shellcheck disable=SC2086
+    pg_start ${PL_PG_OPTS:-} || r=$?
     pg_trap_before "pl_pg_machines_destroy; ${1:+$1; }(exit \$pg__rc); pl_cleanup"   # pl_cleanup reads \$?
     [ "$r" != 77 ] || pl_skip "no PostgreSQL server binaries"
     [ "$r" = 0 ] || { pl_bad "pg_start"; pl_done; }

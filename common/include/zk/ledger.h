@@ -259,6 +259,42 @@ int zk_ledger_set_machine(zk_ledger *l, const char *name);
 const char *zk_ledger_machine(const zk_ledger *l);
 
 /*
+ * The ledger's clock now, in ns since the epoch: on PostgreSQL the
+ * database's (this machine's CLOCK_REALTIME corrected by the offset
+ * measured at each connection), on SQLite this machine's.  Every time
+ * that is written to the ledger or compared with one read from it
+ * (stamps, deadlines, ages, aging, leases) is on this clock, so that
+ * machines whose clocks differ agree.  Cannot fail.
+ */
+int64_t zk_ledger_now_ns(const zk_ledger *l);
+
+/*
+ * A shared ledger's link (PostgreSQL) scaled to the machine's lease
+ * ([ledger] lease, lease_s; 0 = the default 30 s): a dead peer is noticed
+ * by the kernel within about lease/3 s, at least 1 and at most 10 (libpq's
+ * tcp_user_timeout, keepalives after lease/6 s, at most 5, two probes
+ * lease/15 s apart, at most 2), unless the URL sets them itself; and no
+ * statement waits more than lease/2 s (2 .. 15) for its answer without
+ * progress: its connection is dropped as dead and the call fails
+ * (ZK_ELEDGER, "no answer from the server for N s"); the handle's calls
+ * fail at once for 1 s after that, then connect again.  A handle opened
+ * without it has the default.  Takes effect on the next statement (a new
+ * connection).  Nothing on SQLite.  Cannot fail.
+ */
+void zk_ledger_set_lease(zk_ledger *l, unsigned lease_s);
+
+/*
+ * A shared ledger's (PostgreSQL) way to stop waiting: while this handle
+ * waits for its server, fn(ctx) is asked every 0.1 s once nothing has
+ * moved on the connection for 1 s (a healthy server's answer, or a
+ * transfer under way, is never given up); nonzero drops the connection
+ * and fails the call (ZK_ELEDGER).  A daemon passes its stop, so that no thread waiting
+ * on a cut link holds a stop back.  fn NULL: none (the default).  fn runs
+ * on the thread using the handle.  Nothing on SQLite.
+ */
+void zk_ledger_set_interrupt(zk_ledger *l, int (*fn)(void *ctx), void *ctx);
+
+/*
  * Machine leases (a shared ledger; SQLite: nothing to do, 0).  Every daemon
  * renews its machine's lease once a second for lease_s seconds, judged by
  * the database's clock (now()), never a local one.  *ret_lost = 1 when the
@@ -559,7 +595,11 @@ int zk_ledger_part_proving_slot(zk_ledger *l, int64_t id, int64_t key_id,
  * recorded, the result `res` kept (NULL = none), job done when it was the
  * last one.  Also accepted when the partition is already done (a second
  * proof: proofs + 1, the first result kept; its job's state derived again)
- * or was re-queued meanwhile (-> done).  ZK_LEDGER_DONE_RETRY: this call
+ * or was re-queued meanwhile (-> done, recorded as this handle's machine's:
+ * its files are there).  On a shared ledger, a partition that another
+ * machine holds (this one lost its lease and the other is redoing it)
+ * only counts the proof (proofs + 1: a duplicate; state, result and
+ * machine left to the other's done).  ZK_LEDGER_DONE_RETRY: this call
  * repeats one that failed on a lost connection, which may have committed
  * (PostgreSQL): an already done partition then counts no proof.  ZK_ESTATE
  * only for canceled/failed partitions; -EFBIG (nothing changed) for a

@@ -5,6 +5,8 @@
  * message, transactions, and the retry of one that lost a deadlock.
  */
 #include <errno.h>
+#include <poll.h>
+#include <time.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,54 +86,268 @@ void lpg_forget_prepared(struct ledger_pg *pg)
     pg->nprep = 0;
 }
 
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t lpg_now_ns(const zk_ledger *l)
+{
+    return ledger_now_ns() + l->pg->clock_off_ns;
+}
+
+unsigned lpg_stmt_ms(unsigned lease_s)
+{
+    /* no answer within half the lease (2 .. 15 s): the machine would lose
+     * its lease while it waits anyway */
+    unsigned ms = lease_s * 500u;
+    return ms < 2000 ? 2000 : ms > 15000 ? 15000 : ms;
+}
+
+void lpg_set_lease(zk_ledger *l, unsigned lease_s)
+{
+    struct ledger_pg *pg = l->pg;
+    lease_s = lease_s ? lease_s : 30;
+    if (lease_s == pg->lease_s)
+        return;
+    pg->lease_s = lease_s;
+    pg->stmt_ms = lpg_stmt_ms(lease_s);
+    /* the TCP settings are the connection's: made again with them on the
+     * next statement (outside a transaction) */
+    if (pg->c && !pg->in_tx)
+        pg->ended = 1;
+}
+
+void lpg_set_interrupt(zk_ledger *l, int (*fn)(void *ctx), void *ctx)
+{
+    l->pg->interrupt = fn;
+    l->pg->interrupt_ctx = ctx;
+}
+
+/* Drops the connection as dead (no answer in time, or interrupted): the
+ * next statement reconnects, after LPG_DOWN_MS.  ZK_ELEDGER, sqlstate
+ * 08006 (connection_failure), the message in diag and in down_msg. */
+#define LPG_DOWN_MS 1000
+static int link_down(zk_ledger *l, int interrupted, int64_t waited_ms, struct zk_diag *diag)
+{
+    struct ledger_pg *pg = l->pg;
+    pg->dead = 1;
+    pg->down_until_ms = mono_ms() + LPG_DOWN_MS;
+    snprintf(pg->sqlstate, sizeof pg->sqlstate, "08006");
+    if (interrupted)
+        snprintf(pg->down_msg, sizeof pg->down_msg, "waited %.1f s for the server, then "
+                 "stopped waiting (the process is stopping); connection dropped",
+                 (double)waited_ms / 1e3);
+    else
+        snprintf(pg->down_msg, sizeof pg->down_msg, "no answer from the server for %.1f s; "
+                 "connection dropped", (double)waited_ms / 1e3);
+    return zk_diag_set(diag, l->path, ZK_ELEDGER, "%s", pg->down_msg);
+}
+
+/*
+ * Waits until the connection's socket is ready for `events`: 1 ready (or
+ * an error libpq will report), 0 when *deadline_ms (0: none) passed first,
+ * -1 when the interrupt asked to stop once nothing has moved for 1 s since
+ * since_ms (the last progress: a healthy server answers in milliseconds,
+ * and a long transfer moves, so a stop never abandons a statement or a
+ * connection that was going to complete).  The socket is polled before the
+ * deadline is judged: a process stopped (SIGSTOP) past it finds its answer
+ * waiting.
+ */
+static int wait_socket(struct ledger_pg *pg, short events, int64_t since_ms,
+                       const int64_t *deadline_ms)
+{
+    for (;;) {
+        int64_t now = mono_ms(), left = *deadline_ms ? *deadline_ms - now : 100;
+        struct pollfd p = { PQsocket(pg->c), events, 0 };
+        if (p.fd < 0)
+            return 1;
+        int n = poll(&p, 1, left <= 0 ? 0 : left < 100 ? (int)left : 100);
+        if (n > 0 || (n < 0 && errno != EINTR))
+            return 1;
+        if (*deadline_ms && mono_ms() >= *deadline_ms)
+            return 0;
+        if (pg->interrupt && mono_ms() - since_ms >= 1000 &&
+            pg->interrupt(pg->interrupt_ctx))
+            return -1;
+    }
+}
+
+/* The connect timeout (ms) libpq was given: ours, or the URL's. */
+static int64_t connect_timeout_ms(PGconn *c, unsigned ours_s)
+{
+    int64_t ms = (int64_t)ours_s * 1000;
+    PQconninfoOption *o = PQconninfo(c);
+    for (PQconninfoOption *i = o; i && i->keyword; i++)
+        if (!strcmp(i->keyword, "connect_timeout") && i->val && atoi(i->val) > 0)
+            ms = (int64_t)atoi(i->val) * 1000;
+    PQconninfoFree(o);
+    return ms < 2000 ? 2000 : ms;   /* libpq's own minimum */
+}
+
+/* Starts the connection and polls it to the end within its connect
+ * timeout: 0, or ZK_ELEDGER (link_down's when it timed out). */
+static int connect_poll(zk_ledger *l, const char *const *keys, const char *const *vals,
+                        unsigned timeout_s, struct zk_diag *diag)
+{
+    struct ledger_pg *pg = l->pg;
+    pg->c = PQconnectStartParams(keys, vals, 1);
+    if (!pg->c)
+        return zk_diag_set(diag, l->path, -ENOMEM, "out of memory");
+    int64_t t0 = mono_ms(), deadline = t0 + connect_timeout_ms(pg->c, timeout_s);
+    int64_t moved = t0;
+    PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
+    while (PQstatus(pg->c) != CONNECTION_BAD && ps != PGRES_POLLING_OK &&
+           ps != PGRES_POLLING_FAILED) {
+        int w = wait_socket(pg, ps == PGRES_POLLING_READING ? POLLIN : POLLOUT, moved,
+                            &deadline);
+        if (w <= 0)
+            return link_down(l, w < 0, mono_ms() - t0, diag);
+        moved = mono_ms();
+        ps = PQconnectPoll(pg->c);
+    }
+    return 0;
+}
+
+static PGresult *exec_wait(zk_ledger *l, int sent, struct zk_diag *diag);
+
 int lpg_connect(zk_ledger *l, struct zk_diag *diag)
 {
     struct ledger_pg *pg = l->pg;
-    if (pg->c && PQstatus(pg->c) == CONNECTION_OK && !pg->ended)
+    if (pg->c && PQstatus(pg->c) == CONNECTION_OK && !pg->ended && !pg->dead)
         return 0;
+    /* a link found dead a moment ago: not tried again at once */
+    if (pg->dead && mono_ms() < pg->down_until_ms) {
+        snprintf(pg->sqlstate, sizeof pg->sqlstate, "08006");
+        return zk_diag_set(diag, l->path, ZK_ELEDGER, "%s", pg->down_msg);
+    }
     pg->ended = 0;
     if (pg->c)
         PQfinish(pg->c);
+    pg->c = NULL;
     pg->in_tx = 0;
     lpg_forget_prepared(pg);   /* they belonged to the old connection */
-    /* the connect timeout from busy_ms; a URL or keywords plus our options */
-    char timeout[16];
-    snprintf(timeout, sizeof timeout, "%u", pg->busy_ms / 1000 ? pg->busy_ms / 1000 : 1);
+    /* the connect timeout from busy_ms, at most the statements' bound */
+    unsigned to_s = pg->busy_ms / 1000 ? pg->busy_ms / 1000 : 1;
+    if (pg->stmt_ms && to_s > pg->stmt_ms / 1000)
+        to_s = pg->stmt_ms / 1000;
+    /* a dead peer noticed by the kernel within about a third of the lease
+     * (1 .. 10 s): unanswered data (tcp_user_timeout), or an idle link whose
+     * keepalives go unanswered (idle lease/6 s, then 2 probes lease/15 s
+     * apart) -- where a cut otherwise leaves a statement waiting for the
+     * kernel's retransmissions, minutes */
+    unsigned lease = pg->lease_s ? pg->lease_s : 30, ut = lease * 1000u / 3;
+    char timeout[16], user_to[16], idle[16], intvl[16];
+    snprintf(timeout, sizeof timeout, "%u", to_s);
+    snprintf(user_to, sizeof user_to, "%u", ut < 1000 ? 1000 : ut > 10000 ? 10000 : ut);
+    snprintf(idle, sizeof idle, "%u", lease / 6 ? (lease / 6 < 5 ? lease / 6 : 5) : 1);
+    snprintf(intvl, sizeof intvl, "%u", lease / 15 ? (lease / 15 < 2 ? lease / 15 : 2) : 1);
     /* the caller's settings last: they win over these defaults */
-    const char *keys[] = { "connect_timeout", "application_name", "dbname", NULL };
-    const char *vals[] = { timeout, "zkslot", pg->conninfo, NULL };
-    pg->c = PQconnectdbParams(keys, vals, 1);
-    if (!pg->c)
-        return zk_diag_set(diag, l->path, -ENOMEM, "out of memory");
+    const char *keys[] = { "connect_timeout", "tcp_user_timeout", "keepalives",
+                           "keepalives_idle", "keepalives_interval", "keepalives_count",
+                           "application_name", "dbname", NULL };
+    const char *vals[] = { timeout, user_to, "1", idle, intvl, "2", "zkslot", pg->conninfo,
+                           NULL };
+    int r = connect_poll(l, keys, vals, to_s, diag);
+    if (r < 0)
+        return r;
+    pg->dead = 0;
     if (PQstatus(pg->c) != CONNECTION_OK) {
         /* invalid_authorization_specification: lpg_denied tells it apart */
         snprintf(pg->sqlstate, sizeof pg->sqlstate, "%s",
                  refused(PQerrorMessage(pg->c)) ? "28000" : "08001");
         return pg_err(l, PQerrorMessage(pg->c), diag);
     }
+    /* statements sent without blocking: exec_wait waits, bounded */
+    PQsetnonblocking(pg->c, 1);
     /* lock waits bounded like SQLite's busy timeout; quiet notices; and a
      * session left idle inside a transaction (its process stopped, frozen
      * or cut off while it held row locks: our transactions are a few
      * statements with nothing between them) is ended by the server, so
      * its locks cannot stall the other machines' claims and lease checks
      * (the stopped process finds its connection gone and reconnects) */
-    char q[192];
+    /* ... and the database's clock read, against ours half-way through */
+    char q[256];
     unsigned idle_ms = pg->busy_ms / 2 > 1000 ? pg->busy_ms / 2 : 1000;
     snprintf(q, sizeof q,
              "SET lock_timeout = %u; SET idle_in_transaction_session_timeout = %u;"
-             " SET client_min_messages = warning",
+             " SET client_min_messages = warning;"
+             " SELECT (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint",
              pg->busy_ms, idle_ms);
-    PGresult *res = PQexec(pg->c, q);
-    int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+    int64_t t0 = ledger_now_ns();
+    PGresult *res = exec_wait(l, PQsendQuery(pg->c, q), diag);
+    int64_t t1 = ledger_now_ns();
+    if (!res)
+        return pg->dead ? ZK_ELEDGER : pg_err(l, PQerrorMessage(pg->c), diag);
+    int ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+    if (ok)
+        pg->clock_off_ns = lpg_i64(res, 0, 0) - (t0 + (t1 - t0) / 2);
     PQclear(res);
     return ok ? 0 : pg_err(l, PQerrorMessage(pg->c), diag);
+}
+
+/*
+ * The result of a statement just sent (sent: what PQsend* returned), read
+ * without blocking for longer than stmt_ms without progress: as PQexec
+ * gives it (the first error, else the last result; NULL when it could not
+ * be sent, libpq's message then in PQerrorMessage), or NULL with the
+ * connection dropped as dead (link_down: no answer in time, or the
+ * interrupt), diag set.
+ */
+static PGresult *exec_wait(zk_ledger *l, int sent, struct zk_diag *diag)
+{
+    struct ledger_pg *pg = l->pg;
+    if (!sent)
+        return NULL;
+    int64_t t0 = mono_ms(), moved = t0, deadline = pg->stmt_ms ? t0 + pg->stmt_ms : 0;
+    int w;
+    /* the statement out (a large bytea may take many writes) */
+    while (PQflush(pg->c) > 0) {
+        if ((w = wait_socket(pg, POLLIN | POLLOUT, moved, &deadline)) <= 0)
+            goto dead;
+        moved = mono_ms();   /* progress */
+        if (pg->stmt_ms)
+            deadline = moved + pg->stmt_ms;
+        if (!PQconsumeInput(pg->c))
+            break;
+    }
+    PGresult *keep = NULL, *res;
+    for (;;) {
+        while (PQisBusy(pg->c)) {
+            if ((w = wait_socket(pg, POLLIN, moved, &deadline)) <= 0) {
+                PQclear(keep);
+                goto dead;
+            }
+            moved = mono_ms();
+            if (pg->stmt_ms)
+                deadline = moved + pg->stmt_ms;
+            if (!PQconsumeInput(pg->c))
+                break;   /* the connection failed: PQgetResult says so */
+        }
+        if (!(res = PQgetResult(pg->c)))
+            break;
+        ExecStatusType st = PQresultStatus(keep);
+        if (keep && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+            PQclear(res);   /* the first error is the one to report */
+            continue;
+        }
+        PQclear(keep);
+        keep = res;
+    }
+    return keep;
+dead:
+    link_down(l, w < 0, mono_ms() - t0, diag);
+    return NULL;
 }
 
 /* The index of sql's prepared statement, prepared now if new; -1 when the
  * cache is full (the caller runs it unprepared); -2 when PREPARE failed,
  * with *err its result (the caller reports it: inside a transaction the
  * transaction is now aborted). */
-static int prepared(zk_ledger *l, const char *sql, int nparams, PGresult **err)
+static int prepared(zk_ledger *l, const char *sql, int nparams, PGresult **err,
+                    struct zk_diag *diag)
 {
     struct ledger_pg *pg = l->pg;
     for (int i = 0; i < pg->nprep; i++)
@@ -141,7 +357,7 @@ static int prepared(zk_ledger *l, const char *sql, int nparams, PGresult **err)
         return -1;
     char name[16];
     snprintf(name, sizeof name, "zk%d", pg->nprep);
-    PGresult *res = PQprepare(pg->c, name, sql, nparams, NULL);
+    PGresult *res = exec_wait(l, PQsendPrepare(pg->c, name, sql, nparams, NULL), diag);
     if (PQresultStatus(res) != PGRES_COMMAND_OK) {
         free(pg->prep_sql[pg->nprep]);
         *err = res;
@@ -190,21 +406,25 @@ static PGresult *query_once(zk_ledger *l, const char *sql, const struct lpg_args
     PGresult *res = NULL;
     int i = 0;
     if (!a && !binary) {
-        res = PQexec(pg->c, sql);
-    } else if ((i = prepared(l, sql, a ? a->n : 0, &res)) >= 0) {
+        res = exec_wait(l, PQsendQuery(pg->c, sql), diag);
+    } else if ((i = prepared(l, sql, a ? a->n : 0, &res, diag)) >= 0) {
         char name[16];
         snprintf(name, sizeof name, "zk%d", i);
-        res = PQexecPrepared(pg->c, name, a ? a->n : 0, a ? a->v : NULL, a ? a->len : NULL,
-                             a ? a->fmt : NULL, binary);
+        res = exec_wait(l, PQsendQueryPrepared(pg->c, name, a ? a->n : 0, a ? a->v : NULL,
+                                               a ? a->len : NULL, a ? a->fmt : NULL, binary),
+                        diag);
     } else if (i == -2) {
         /* res: the failed PREPARE's result, reported below */
     } else {
-        res = PQexecParams(pg->c, sql, a ? a->n : 0, NULL, a ? a->v : NULL,
-                           a ? a->len : NULL, a ? a->fmt : NULL, binary);
+        res = exec_wait(l, PQsendQueryParams(pg->c, sql, a ? a->n : 0, NULL, a ? a->v : NULL,
+                                             a ? a->len : NULL, a ? a->fmt : NULL, binary),
+                        diag);
     }
     ExecStatusType st = PQresultStatus(res);
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
         return res;
+    if (!res && pg->dead)
+        return NULL;   /* link_down said why */
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
     snprintf(pg->sqlstate, sizeof pg->sqlstate, "%s", state ? state : "");
     /* libpq reports the server's goodbye it read on sending as its own
@@ -254,8 +474,8 @@ int lpg_end(zk_ledger *l, int r, struct zk_diag *diag)
     }
     char state[6];
     memcpy(state, pg->sqlstate, sizeof state);
-    PGresult *res = PQexec(pg->c, "ROLLBACK");
-    PQclear(res);
+    if (!pg->dead)   /* a dead link's transaction ends with it, server-side */
+        PQclear(exec_wait(l, PQsendQuery(pg->c, "ROLLBACK"), NULL));
     pg->in_tx = 0;
     memcpy(pg->sqlstate, state, sizeof state);   /* the failure's, for lpg_retry */
     return r;

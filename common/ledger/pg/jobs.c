@@ -113,7 +113,7 @@ int lpg_derive_job(zk_ledger *l, int64_t id, int to, struct zk_diag *diag)
         return r;
     int finished, next = ledger_job_next(state, count, nparts, &finished);
     char error[600] = "";
-    int64_t now = ledger_now_ns();
+    int64_t now = lpg_now_ns(l);
     if (next == ZK_JOB_FAILED) {
         struct lpg_args a = { 0 };
         lpg_arg_i64(&a, id);
@@ -140,7 +140,7 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
                       int64_t *ret_id, struct zk_diag *diag)
 {
     struct zk_ledger_key key;
-    int64_t now = ledger_now_ns(), id = 0;
+    int64_t now = lpg_now_ns(l), id = 0;
     const char *rid = o && o->request_id && o->request_id[0] ? o->request_id : NULL;
     char who[ZK_LEDGER_PRINCIPAL_MAX + 1], digest[2 * ZK_SHA256_LEN + 1] = "";
     ledger_principal(o, 0, who);
@@ -359,7 +359,7 @@ static int job_cancel(zk_ledger *l, int64_t id, struct zk_diag *diag)
                         zk_job_state_name(state));
         goto out;
     }
-    int64_t now = ledger_now_ns();
+    int64_t now = lpg_now_ns(l);
     if ((r = job_cancel_parts(l, id, "canceled", now, diag)) < 0)
         goto out;
     r = job_set_state(l, id, "canceled", "canceled", now, 1, diag);

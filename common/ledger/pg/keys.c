@@ -43,7 +43,7 @@ int lpg_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
     int r = ledger_key_check(l->path, k, diag);
     if (r)
         return r;
-    int64_t now = ledger_now_ns();
+    int64_t now = lpg_now_ns(l);
     struct lpg_args a = { 0 };
     lpg_arg_str(&a, k->name);
     lpg_arg_str(&a, k->path);

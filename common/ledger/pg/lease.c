@@ -63,7 +63,7 @@ static int lease_expire(zk_ledger *l, uint32_t *ret_changed, struct zk_diag *dia
         struct lpg_args a = { 0 };
         lpg_arg_str(&a, name);
         lpg_arg_str(&a, note);
-        lpg_arg_i64(&a, ledger_now_ns());
+        lpg_arg_i64(&a, lpg_now_ns(l));
         /* a running job stays running: no job state to derive */
         r = lpg_cmd(l, "UPDATE partitions SET state = 'queued', error = $2, owner_pid = 0,"
                        " owner_start = 0, owner_role = '', slot = -1, machine = '',"

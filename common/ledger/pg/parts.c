@@ -242,7 +242,7 @@ static int claim_queued(zk_ledger *l, const struct zk_proc_id *me, int32_t slot,
     lpg_arg_str(&a, l->claim_keys);   /* NULL: every key */
     lpg_arg_i64(&a, min_class);
     lpg_arg_i64(&a, l->aging_ns);
-    lpg_arg_i64(&a, ledger_now_ns());
+    lpg_arg_i64(&a, lpg_now_ns(l));
     lpg_arg_i64(&a, l->claim_job);     /* 0: any job */
     lpg_arg_i64(&a, (int64_t)me->btime);
     /* zk_ledger_claim_queued_class's order (the same as SQLite's
@@ -353,7 +353,7 @@ static int part_ready(zk_ledger *l, int64_t id, const struct zk_proc_id *me, dou
         return r;
     struct lpg_args a = { 0 };
     lpg_arg_f64(&a, synth_s);
-    lpg_arg_i64(&a, ledger_now_ns());
+    lpg_arg_i64(&a, lpg_now_ns(l));
     lpg_arg_f64(&a, witness_s);
     lpg_arg_i64(&a, id);
     r = lpg_cmd(l, "UPDATE partitions SET state = 'ready', owner_pid = 0, owner_start = 0,"
@@ -456,6 +456,14 @@ static int part_done(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
         r = bad_state(l, &p, machine, diag);
         goto out;
     }
+    if (p.state != ZK_PART_DONE && machine[0] && strcmp(machine, l->pg->machine)) {
+        /* live on another machine: this one lost its lease and the other
+         * is redoing it there; the late proof is counted as a duplicate,
+         * and the partition stays with the machine whose slot holds it (the
+         * proof and its files are recorded by the done that follows) */
+        r = lpg_cmd(l, "UPDATE partitions SET proofs = proofs + $1 WHERE id = $2", &a, diag);
+        goto out;
+    }
     if (p.state == ZK_PART_DONE) {
         /* a second proof (a machine that lost its lease finished late), or,
          * on a retry, most likely our own first done, committed unseen */
@@ -471,17 +479,18 @@ static int part_done(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
     lpg_arg_f64(&a, t ? t->wait_s : -1);
     lpg_arg_f64(&a, t ? t->start_s : -1);
     lpg_arg_f64(&a, t ? t->finalize_s : -1);
-    lpg_arg_i64(&a, ledger_now_ns());
+    lpg_arg_i64(&a, lpg_now_ns(l));
     lpg_arg_f64(&a, t ? t->synth_s : -1);
     lpg_arg_f64(&a, t ? t->witness_s : -1);
     arg_result(&a, res);
+    lpg_arg_str(&a, l->pg->machine);
     r = lpg_cmd(l, "UPDATE partitions SET state = 'done', proofs = proofs + $1, owner_pid = 0,"
                    " owner_start = 0, owner_role = '', error = '', slot = -1, wait_s = $3,"
                    " start_s = $4, finalize_s = $5, done_ns = $6,"
                    " synth_s = CASE WHEN $7::float8 >= 0 AND synth_s < 0 THEN $7::float8"
                    " ELSE synth_s END, witness_s = CASE WHEN $8::float8 >= 0 AND witness_s < 0"
-                   " THEN $8::float8 ELSE witness_s END, proof_json = $9, public_json = $10"
-                   " WHERE id = $2", &a, diag);
+                   " THEN $8::float8 ELSE witness_s END, proof_json = $9, public_json = $10,"
+                   " machine = $11 WHERE id = $2", &a, diag);
     if (r >= 0)
         r = lpg_derive_job(l, p.job_id, ZK_PART_DONE, diag);
 out:
@@ -502,7 +511,7 @@ static int done_fast(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
                      const struct zk_ledger_result *res, unsigned flags, struct zk_diag *diag)
 {
     struct lpg_args a = { 0 };
-    int64_t now = ledger_now_ns();
+    int64_t now = lpg_now_ns(l);
     lpg_arg_i64(&a, 1 + ((flags & ZK_LEDGER_DONE_DUPLICATE) ? 1 : 0));
     lpg_arg_i64(&a, id);
     lpg_arg_f64(&a, t ? t->wait_s : -1);
@@ -512,15 +521,20 @@ static int done_fast(zk_ledger *l, int64_t id, const struct zk_ledger_timings *t
     lpg_arg_f64(&a, t ? t->synth_s : -1);
     lpg_arg_f64(&a, t ? t->witness_s : -1);
     arg_result(&a, res);
+    lpg_arg_str(&a, l->pg->machine);
+    /* live and this machine's, or queued (a machine that lost its lease
+     * finishing late, before any other took it: its proof counts, and the
+     * partition names the machine that holds its files) */
     PGresult *q = lpg_query(l, "UPDATE partitions SET state = 'done', proofs = proofs + $1,"
                                " owner_pid = 0, owner_start = 0, owner_role = '', error = '',"
                                " slot = -1, wait_s = $3, start_s = $4, finalize_s = $5,"
                                " done_ns = $6, synth_s = CASE WHEN $7::float8 >= 0 AND"
                                " synth_s < 0 THEN $7::float8 ELSE synth_s END, witness_s ="
                                " CASE WHEN $8::float8 >= 0 AND witness_s < 0 THEN $8::float8"
-                               " ELSE witness_s END, proof_json = $9, public_json = $10"
-                               " WHERE id = $2 AND state IN ('queued', 'synthesizing', 'ready',"
-                               " 'proving') RETURNING job_id", &a, 0, diag);
+                               " ELSE witness_s END, proof_json = $9, public_json = $10,"
+                               " machine = $11 WHERE id = $2 AND state IN ('queued',"
+                               " 'synthesizing', 'ready', 'proving') AND machine IN ($11, '')"
+                               " RETURNING job_id", &a, 0, diag);
     if (!q)
         return ZK_ELEDGER;
     int n = PQntuples(q);
@@ -546,7 +560,7 @@ int lpg_part_done(zk_ledger *l, int64_t id, const struct zk_proc_id *me,
                   unsigned flags, struct zk_diag *diag)
 {
     int r;
-    (void)me;   /* any live state is accepted: the proof exists */
+    (void)me;   /* any live state of this machine's is accepted: the proof exists */
     if ((r = done_fast(l, id, t, res, flags, diag)) <= 0)
         return r;
     LPG_RETRY(l, r, part_done(l, id, t, res, flags, diag));
@@ -562,7 +576,7 @@ static int run_noted(zk_ledger *l, const char *sql, const char *note, int64_t id
     struct lpg_args a = { 0 };
     snprintf(n, sizeof n, "%s", note ? note : "");
     lpg_arg_str(&a, n);
-    lpg_arg_i64(&a, ledger_now_ns());
+    lpg_arg_i64(&a, lpg_now_ns(l));
     lpg_arg_i64(&a, id);
     return lpg_cmd(l, sql, &a, diag);
 }

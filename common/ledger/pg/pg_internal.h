@@ -37,19 +37,28 @@
 #define LPG_PQ_FUNCTIONS(X) \
     X(PQclear) \
     X(PQcmdTuples) \
-    X(PQconnectdbParams) \
+    X(PQconnectPoll) \
+    X(PQconnectStartParams) \
+    X(PQconninfo) \
+    X(PQconninfoFree) \
+    X(PQconsumeInput) \
     X(PQerrorMessage) \
-    X(PQexec) \
-    X(PQexecParams) \
-    X(PQexecPrepared) \
     X(PQfinish) \
+    X(PQflush) \
+    X(PQgetResult) \
     X(PQgetisnull) \
     X(PQgetlength) \
     X(PQgetvalue) \
+    X(PQisBusy) \
     X(PQntuples) \
-    X(PQprepare) \
     X(PQresultErrorField) \
     X(PQresultStatus) \
+    X(PQsendPrepare) \
+    X(PQsendQuery) \
+    X(PQsendQueryParams) \
+    X(PQsendQueryPrepared) \
+    X(PQsetnonblocking) \
+    X(PQsocket) \
     X(PQstatus)
 
 struct lpg_pq_api {
@@ -66,19 +75,28 @@ int lpg_libpq_load(struct zk_diag *diag);
 #ifndef LPG_PQ_LOADER
 #define PQclear (*lpg_pq.PQclear)
 #define PQcmdTuples (*lpg_pq.PQcmdTuples)
-#define PQconnectdbParams (*lpg_pq.PQconnectdbParams)
+#define PQconnectPoll (*lpg_pq.PQconnectPoll)
+#define PQconnectStartParams (*lpg_pq.PQconnectStartParams)
+#define PQconninfo (*lpg_pq.PQconninfo)
+#define PQconninfoFree (*lpg_pq.PQconninfoFree)
+#define PQconsumeInput (*lpg_pq.PQconsumeInput)
 #define PQerrorMessage (*lpg_pq.PQerrorMessage)
-#define PQexec (*lpg_pq.PQexec)
-#define PQexecParams (*lpg_pq.PQexecParams)
-#define PQexecPrepared (*lpg_pq.PQexecPrepared)
 #define PQfinish (*lpg_pq.PQfinish)
+#define PQflush (*lpg_pq.PQflush)
+#define PQgetResult (*lpg_pq.PQgetResult)
 #define PQgetisnull (*lpg_pq.PQgetisnull)
 #define PQgetlength (*lpg_pq.PQgetlength)
 #define PQgetvalue (*lpg_pq.PQgetvalue)
+#define PQisBusy (*lpg_pq.PQisBusy)
 #define PQntuples (*lpg_pq.PQntuples)
-#define PQprepare (*lpg_pq.PQprepare)
 #define PQresultErrorField (*lpg_pq.PQresultErrorField)
 #define PQresultStatus (*lpg_pq.PQresultStatus)
+#define PQsendPrepare (*lpg_pq.PQsendPrepare)
+#define PQsendQuery (*lpg_pq.PQsendQuery)
+#define PQsendQueryParams (*lpg_pq.PQsendQueryParams)
+#define PQsendQueryPrepared (*lpg_pq.PQsendQueryPrepared)
+#define PQsetnonblocking (*lpg_pq.PQsetnonblocking)
+#define PQsocket (*lpg_pq.PQsocket)
 #define PQstatus (*lpg_pq.PQstatus)
 #endif
 
@@ -92,6 +110,20 @@ struct ledger_pg {
     char sqlstate[6];               /* of the last failed statement; "" none */
     int ended;                      /* the server ended the session (57P01...):
                                      * the next statement reconnects (db.c) */
+    /* the link (db.c, zk_ledger_set_lease): a connection that gave no
+     * answer within stmt_ms (0: no bound), or whose wait was interrupted,
+     * is dead: dropped, and the next statement reconnects, but not before
+     * down_until_ms (CLOCK_MONOTONIC): until then each call fails at once
+     * with down_msg, so a thread's statements during a cut cost one wait */
+    unsigned lease_s;               /* TCP user timeout, keepalives, stmt_ms from it */
+    unsigned stmt_ms;
+    int dead;
+    int64_t down_until_ms;
+    char down_msg[200];
+    int (*interrupt)(void *ctx);    /* zk_ledger_set_interrupt; NULL none */
+    int64_t clock_off_ns;           /* the database's clock - CLOCK_REALTIME, measured at
+                                     * each connect (lpg_now_ns) */
+    void *interrupt_ctx;
     char machine[64];               /* this process's machine (owner of local pids) */
     int64_t epoch;                  /* of the machine's lease this handle holds; 0 none */
     /* statements with parameters, prepared once per connection (db.c):
@@ -156,6 +188,17 @@ void lpg_forget_prepared(struct ledger_pg *pg);
  * lpg_connect from libpq's message) or a statement without the privilege
  * (42501), rather than an unreachable server or another error. */
 int lpg_denied(const zk_ledger *l);
+
+/* zk_ledger_set_lease and zk_ledger_set_interrupt for PostgreSQL (db.c). */
+void lpg_set_lease(zk_ledger *l, unsigned lease_s);
+/* The database's clock now (ns since the epoch): CLOCK_REALTIME corrected
+ * by the offset measured at connect, so that every time a machine writes
+ * or compares (stamps, deadlines, ages, aging) is on one clock. */
+int64_t lpg_now_ns(const zk_ledger *l);
+
+/* The bound on a statement's wait for an answer under a lease of lease_s. */
+unsigned lpg_stmt_ms(unsigned lease_s);
+void lpg_set_interrupt(zk_ledger *l, int (*fn)(void *ctx), void *ctx);
 
 /* Connects (or reconnects) l->pg->c; 0 or ZK_ELEDGER (sqlstate 28000 when
  * the server refused the connection, 08001 when it could not be made). */

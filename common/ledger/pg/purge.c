@@ -33,7 +33,11 @@ int lpg_purge_inputs(zk_ledger *l, int64_t before_ns, uint32_t *ret_n, struct zk
     *ret_n = (uint32_t)r;
     if (r > 0) {
         struct zk_diag vd;                /* best effort: autovacuum does it anyway */
+        unsigned bound = l->pg->stmt_ms;  /* a VACUUM may work long before it answers:
+                                           * the kernel's timeouts still see a cut */
+        l->pg->stmt_ms = 0;
         PGresult *res = lpg_query(l, "VACUUM partitions", NULL, 0, &vd);
+        l->pg->stmt_ms = bound;
         if (res)
             PQclear(res);
     }

@@ -26,7 +26,7 @@ static int move(zk_ledger *l, const PGresult *c, int i, int to, const char *note
     snprintf(n, sizeof n, "%s", note ? note : "");
     lpg_arg_str(&a, zk_part_state_name(to));
     lpg_arg_str(&a, note ? n : NULL);
-    lpg_arg_i64(&a, ledger_now_ns());
+    lpg_arg_i64(&a, lpg_now_ns(l));
     for (int col = 0; col < 5; col++)   /* id, state, owner_pid, owner_start, ready_ns */
         lpg_arg_str(&a, PQgetvalue(c, i, col));
     int r = lpg_begin(l, diag);
@@ -112,7 +112,7 @@ int lpg_reconcile(zk_ledger *l, int (*slot_holds)(void *ctx, int64_t part_id), v
      * not move (its second statement never ran: pg/parts.c done_fast) */
     if (!r) {
         struct lpg_args b = { 0 };
-        lpg_arg_i64(&b, ledger_now_ns());
+        lpg_arg_i64(&b, lpg_now_ns(l));
         int f = lpg_cmd(l, "UPDATE jobs j SET state = 'done', finished_ns = $1, started_ns ="
                            " CASE WHEN started_ns = 0 THEN $1 ELSE started_ns END"
                            " WHERE j.state IN ('queued', 'running') AND NOT EXISTS (SELECT 1"

@@ -136,6 +136,9 @@ static const struct ledger_ops pg_ops = {
     .name = "postgresql",
     .close = lpg_close,
     .set_machine = lpg_set_machine,
+    .set_lease = lpg_set_lease,
+    .now_ns = lpg_now_ns,
+    .set_interrupt = lpg_set_interrupt,
     .machine = lpg_machine,
     .lease_renew = lpg_lease_renew,
     .lease_expire = lpg_lease_expire,
@@ -268,6 +271,7 @@ int lpg_open(const char *conninfo, unsigned flags, unsigned busy_ms, zk_ledger *
     l->ops = &pg_ops;
     l->pg = pg;
     pg->busy_ms = busy_ms ? busy_ms : 10000;
+    pg->lease_s = 30;   /* [ledger] lease's default; statements unbounded while migrating */
     if (gethostname(pg->machine, sizeof pg->machine) != 0 || !pg->machine[0])
         snprintf(pg->machine, sizeof pg->machine, "localhost");
     pg->machine[sizeof pg->machine - 1] = 0;
@@ -289,6 +293,7 @@ int lpg_open(const char *conninfo, unsigned flags, unsigned busy_ms, zk_ledger *
         LPG_RETRY(l, r, migrate(l, diag));
     else
         r = 0;
+    pg->stmt_ms = lpg_stmt_ms(pg->lease_s);
 out:
     if (r < 0) {
         /* refused (authentication, privileges) is not unreachable */

@@ -40,7 +40,7 @@ int lpg_daemon_started(zk_ledger *l, const char *role, const char *instance, int
     lpg_arg_str(&a, role);
     lpg_arg_str(&a, instance);
     lpg_arg_i64(&a, pid);
-    lpg_arg_i64(&a, ledger_now_ns());
+    lpg_arg_i64(&a, lpg_now_ns(l));
     int r = lpg_cmd(l, "INSERT INTO daemons (machine, role, instance, starts, last_pid,"
                        " last_start_ns) VALUES ($1, $2, $3, 1, $4, $5)"
                        " ON CONFLICT (machine, role, instance) DO UPDATE SET"

@@ -66,6 +66,7 @@ struct args {
     /* submit's scheduling (A_SCHED) */
     int priority;        /* < 0: the key's default */
     int64_t deadline_ns; /* 0: none */
+    int64_t deadline_in; /* > 0: --deadline was a duration (ns), from the ledger's clock */
     const char *request_id;
     int force;
 };
@@ -108,7 +109,13 @@ static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struc
                 return -2;   /* said: no usage after it */
             }
         } else if (o == 'd' && (allowed & A_SCHED)) {
-            int r = zk_deadline_parse(optarg, lcli_now_ns(), &a->deadline_ns);
+            int64_t now = lcli_now_ns(), later = 0;
+            int r = zk_deadline_parse(optarg, now, &a->deadline_ns);
+            /* a duration moves with now: measured from the ledger's clock
+             * once it is open (lcli_deadline_rebase), not this machine's */
+            if (!r && !zk_deadline_parse(optarg, now + 1000000000, &later) &&
+                later != a->deadline_ns)
+                a->deadline_in = a->deadline_ns - now;
             if (r) {
                 fprintf(stderr, "zkslot %s: --deadline: '%s' %s; nothing submitted\n", cmd,
                         optarg,
@@ -313,6 +320,8 @@ int cmd_submit(int argc, char **argv)
         if (out_dir_writable(out, a.npos))
             goto out;
     }
+    if (a.deadline_in > 0)   /* lcli_now_ns is the ledger's clock now that it is open */
+        a.deadline_ns = lcli_now_ns() + a.deadline_in;
     if (a.deadline_ns && !a.force &&
         (rc = admit(&a, &k, (uint32_t)a.npos)) != 0)
         goto out;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,7 @@ int lcli_open(struct lcli *c, int create)
         fprintf(stderr, "zkslot %s: %s\n", c->cmd, d.msg);
         return -1;
     }
+    lcli_clock_from(c->l);   /* ages and deadlines on the ledger's clock */
     if (zk_ledger_set_machine(c->l, c->cfg.machine) < 0) {
         fprintf(stderr, "zkslot %s: machine name '%s' longer than 63 bytes\n", c->cmd,
                 c->cfg.machine);
@@ -189,9 +191,22 @@ const char *lcli_duration(int64_t ns, char *buf, unsigned n)
     return buf;
 }
 
-int64_t lcli_now_ns(void)
+/* the ledger's clock - CLOCK_REALTIME, from the last ledger opened */
+static _Atomic int64_t clock_off_ns;
+
+static int64_t realtime_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void lcli_clock_from(const zk_ledger *l)
+{
+    atomic_store(&clock_off_ns, zk_ledger_now_ns(l) - realtime_ns());
+}
+
+int64_t lcli_now_ns(void)
+{
+    return realtime_ns() + atomic_load(&clock_off_ns);
 }

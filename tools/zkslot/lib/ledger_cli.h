@@ -76,7 +76,12 @@ int lcli_job_id(const char *cmd, const char *s, int64_t *ret);
 /* Human age/duration of `ns` nanoseconds ("45s", "3m07s", "2h05m", "4d03h") into buf. */
 const char *lcli_duration(int64_t ns, char *buf, unsigned n);
 
-/* CLOCK_REALTIME in ns. */
+/* The ledger's clock in ns (zk_ledger_now_ns: the database's on
+ * PostgreSQL) once a ledger was opened (lcli_clock_from), else
+ * CLOCK_REALTIME: every age, deadline and wait compared with the ledger's
+ * times uses it. */
 int64_t lcli_now_ns(void);
+/* Takes the ledger's clock from l (the CLI's open does; apid at each open). */
+void lcli_clock_from(const zk_ledger *l);
 
 #endif /* ZK_TOOLS_LEDGER_CLI_H */
