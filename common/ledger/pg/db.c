@@ -125,19 +125,21 @@ void lpg_set_interrupt(zk_ledger *l, int (*fn)(void *ctx), void *ctx)
  * next statement reconnects, after LPG_DOWN_MS.  ZK_ELEDGER, sqlstate
  * 08006 (connection_failure), the message in diag and in down_msg. */
 #define LPG_DOWN_MS 1000
-static int link_down(zk_ledger *l, int interrupted, int64_t waited_ms, struct zk_diag *diag)
+static int link_down(zk_ledger *l, int interrupted, int connecting, int64_t waited_ms,
+                     struct zk_diag *diag)
 {
     struct ledger_pg *pg = l->pg;
     pg->dead = 1;
     pg->down_until_ms = mono_ms() + LPG_DOWN_MS;
     snprintf(pg->sqlstate, sizeof pg->sqlstate, "08006");
     if (interrupted)
-        snprintf(pg->down_msg, sizeof pg->down_msg, "waited %.1f s for the server, then "
+        snprintf(pg->down_msg, sizeof pg->down_msg, "waited %.1f s for the server%s, then "
                  "stopped waiting (the process is stopping); connection dropped",
-                 (double)waited_ms / 1e3);
+                 (double)waited_ms / 1e3, connecting ? " while connecting" : "");
     else
-        snprintf(pg->down_msg, sizeof pg->down_msg, "no answer from the server for %.1f s; "
-                 "connection dropped", (double)waited_ms / 1e3);
+        snprintf(pg->down_msg, sizeof pg->down_msg, "no answer from the server for %.1f s%s; "
+                 "connection dropped", (double)waited_ms / 1e3,
+                 connecting ? " while connecting" : "");
     return zk_diag_set(diag, l->path, ZK_ELEDGER, "%s", pg->down_msg);
 }
 
@@ -169,36 +171,48 @@ static int wait_socket(struct ledger_pg *pg, short events, int64_t start_ms,
     }
 }
 
-/* The connect timeout (ms) libpq was given: ours, or the URL's. */
-static int64_t connect_timeout_ms(PGconn *c, unsigned ours_s)
+/* The connect_timeout (ms) the caller's URL or keywords set, 0 when none. */
+static int64_t url_connect_timeout_ms(const char *conninfo)
 {
-    int64_t ms = (int64_t)ours_s * 1000;
-    PQconninfoOption *o = PQconninfo(c);
+    int64_t ms = 0;
+    PQconninfoOption *o = PQconninfoParse(conninfo, NULL);
     for (PQconninfoOption *i = o; i && i->keyword; i++)
         if (!strcmp(i->keyword, "connect_timeout") && i->val && atoi(i->val) > 0)
             ms = (int64_t)atoi(i->val) * 1000;
     PQconninfoFree(o);
-    return ms < 2000 ? 2000 : ms;   /* libpq's own minimum */
+    return ms && ms < 2000 ? 2000 : ms;   /* libpq's own minimum */
 }
 
-/* Starts the connection and polls it to the end within its connect
- * timeout: 0, or ZK_ELEDGER (link_down's when it timed out). */
+/*
+ * Starts the connection and polls it to the end: 0, or ZK_ELEDGER
+ * (link_down's when it timed out).  Each wait for the server is bounded by
+ * step_s without progress, the bound made again whenever the handshake
+ * moves on (as a statement's is when data comes), so that a slow but
+ * alive link (a handshake is several round trips: TLS refused, startup,
+ * SCRAM's two exchanges) connects while a dead one is noticed within
+ * step_s.  A connect_timeout the URL sets itself is libpq's: the whole
+ * connect's bound, not made again.
+ */
 static int connect_poll(zk_ledger *l, const char *const *keys, const char *const *vals,
-                        unsigned timeout_s, struct zk_diag *diag)
+                        unsigned step_s, struct zk_diag *diag)
 {
     struct ledger_pg *pg = l->pg;
     pg->c = PQconnectStartParams(keys, vals, 1);
     if (!pg->c)
         return zk_diag_set(diag, l->path, -ENOMEM, "out of memory");
-    int64_t t0 = mono_ms(), deadline = t0 + connect_timeout_ms(pg->c, timeout_s);
+    int64_t t0 = mono_ms(), total = url_connect_timeout_ms(pg->conninfo);
+    int64_t step = (int64_t)(step_s < 2 ? 2 : step_s) * 1000;
+    int64_t deadline = t0 + (total ? total : step);
     PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
     while (PQstatus(pg->c) != CONNECTION_BAD && ps != PGRES_POLLING_OK &&
            ps != PGRES_POLLING_FAILED) {
         int w = wait_socket(pg, ps == PGRES_POLLING_READING ? POLLIN : POLLOUT, t0, &deadline,
                             1);
         if (w <= 0)
-            return link_down(l, w < 0, mono_ms() - t0, diag);
+            return link_down(l, w < 0, 1, mono_ms() - t0, diag);
         ps = PQconnectPoll(pg->c);
+        if (!total)
+            deadline = mono_ms() + step;   /* progress */
     }
     return 0;
 }
@@ -221,7 +235,8 @@ int lpg_connect(zk_ledger *l, struct zk_diag *diag)
     pg->c = NULL;
     pg->in_tx = 0;
     lpg_forget_prepared(pg);   /* they belonged to the old connection */
-    /* the connect timeout from busy_ms, at most the statements' bound */
+    /* a connect's wait for the server without progress bounded from busy_ms,
+     * at most the statements' bound (connect_poll) */
     unsigned to_s = pg->busy_ms / 1000 ? pg->busy_ms / 1000 : 1;
     if (pg->stmt_ms && to_s > pg->stmt_ms / 1000)
         to_s = pg->stmt_ms / 1000;
@@ -322,7 +337,7 @@ static PGresult *exec_wait(zk_ledger *l, int sent, struct zk_diag *diag)
     }
     return keep;
 dead:
-    link_down(l, w < 0, mono_ms() - t0, diag);
+    link_down(l, w < 0, 0, mono_ms() - t0, diag);
     return NULL;
 }
 

@@ -39,8 +39,8 @@
     X(PQcmdTuples) \
     X(PQconnectPoll) \
     X(PQconnectStartParams) \
-    X(PQconninfo) \
     X(PQconninfoFree) \
+    X(PQconninfoParse) \
     X(PQconsumeInput) \
     X(PQerrorMessage) \
     X(PQfinish) \
@@ -77,8 +77,8 @@ int lpg_libpq_load(struct zk_diag *diag);
 #define PQcmdTuples (*lpg_pq.PQcmdTuples)
 #define PQconnectPoll (*lpg_pq.PQconnectPoll)
 #define PQconnectStartParams (*lpg_pq.PQconnectStartParams)
-#define PQconninfo (*lpg_pq.PQconninfo)
 #define PQconninfoFree (*lpg_pq.PQconninfoFree)
+#define PQconninfoParse (*lpg_pq.PQconninfoParse)
 #define PQconsumeInput (*lpg_pq.PQconsumeInput)
 #define PQerrorMessage (*lpg_pq.PQerrorMessage)
 #define PQfinish (*lpg_pq.PQfinish)
