@@ -11,8 +11,8 @@
  *    off 50 ms doubling to 2 s, or until *stop is set (then the last
  *    failure is returned).  Only for transitions that are conditional and
  *    idempotent (part_ready, part_proving, part_done, part_error,
- *    part_requeue): a retry after a failed attempt, whose transaction was
- *    rolled back, changes the ledger once at most.
+ *    part_requeue), and for reads: a retry after a failed attempt, whose
+ *    transaction was rolled back, changes the ledger once at most.
  *  - zkd_part_error / zkd_part_requeue: those two transitions, retried so,
  *    for both daemons; zkd_part_error also logs what became of the
  *    partition (failed for good, or why the error could not be recorded).
