@@ -125,21 +125,22 @@ void lpg_set_interrupt(zk_ledger *l, int (*fn)(void *ctx), void *ctx)
  * next statement reconnects, after LPG_DOWN_MS.  ZK_ELEDGER, sqlstate
  * 08006 (connection_failure), the message in diag and in down_msg. */
 #define LPG_DOWN_MS 1000
-static int link_down(zk_ledger *l, int interrupted, int connecting, int64_t waited_ms,
-                     struct zk_diag *diag)
+static int link_down(zk_ledger *l, int interrupted, int64_t waited_ms, struct zk_diag *diag)
 {
     struct ledger_pg *pg = l->pg;
     pg->dead = 1;
     pg->down_until_ms = mono_ms() + LPG_DOWN_MS;
     snprintf(pg->sqlstate, sizeof pg->sqlstate, "08006");
+    /* a connect under way is neither made nor failed */
+    ConnStatusType cs = PQstatus(pg->c);
+    const char *during = cs != CONNECTION_OK && cs != CONNECTION_BAD ? " while connecting" : "";
     if (interrupted)
         snprintf(pg->down_msg, sizeof pg->down_msg, "waited %.1f s for the server%s, then "
                  "stopped waiting (the process is stopping); connection dropped",
-                 (double)waited_ms / 1e3, connecting ? " while connecting" : "");
+                 (double)waited_ms / 1e3, during);
     else
         snprintf(pg->down_msg, sizeof pg->down_msg, "no answer from the server for %.1f s%s; "
-                 "connection dropped", (double)waited_ms / 1e3,
-                 connecting ? " while connecting" : "");
+                 "connection dropped", (double)waited_ms / 1e3, during);
     return zk_diag_set(diag, l->path, ZK_ELEDGER, "%s", pg->down_msg);
 }
 
@@ -171,48 +172,59 @@ static int wait_socket(struct ledger_pg *pg, short events, int64_t start_ms,
     }
 }
 
-/* The connect_timeout (ms) the caller's URL or keywords set, 0 when none. */
-static int64_t url_connect_timeout_ms(const char *conninfo)
+/* The connect timeout (ms) libpq was given: ours, or the URL's. */
+static int64_t connect_timeout_ms(PGconn *c, unsigned ours_s)
 {
-    int64_t ms = 0;
-    PQconninfoOption *o = PQconninfoParse(conninfo, NULL);
+    int64_t ms = (int64_t)ours_s * 1000;
+    PQconninfoOption *o = PQconninfo(c);
     for (PQconninfoOption *i = o; i && i->keyword; i++)
         if (!strcmp(i->keyword, "connect_timeout") && i->val && atoi(i->val) > 0)
             ms = (int64_t)atoi(i->val) * 1000;
     PQconninfoFree(o);
-    return ms && ms < 2000 ? 2000 : ms;   /* libpq's own minimum */
+    return ms < 2000 ? 2000 : ms;   /* libpq's own minimum */
+}
+
+/* Whether the caller's URL or keywords set connect_timeout themselves. */
+static int sets_connect_timeout(const char *conninfo)
+{
+    int set = 0;
+    PQconninfoOption *o = PQconninfoParse(conninfo, NULL);
+    for (PQconninfoOption *i = o; i && i->keyword; i++)
+        if (!strcmp(i->keyword, "connect_timeout") && i->val && atoi(i->val) > 0)
+            set = 1;
+    PQconninfoFree(o);
+    return set;
 }
 
 /*
  * Starts the connection and polls it to the end: 0, or ZK_ELEDGER
- * (link_down's when it timed out).  Each wait for the server is bounded by
- * step_s without progress, the bound made again whenever the handshake
- * moves on (as a statement's is when data comes), so that a slow but
- * alive link (a handshake is several round trips: TLS refused, startup,
- * SCRAM's two exchanges) connects while a dead one is noticed within
- * step_s.  A connect_timeout the URL sets itself is libpq's: the whole
- * connect's bound, not made again.
+ * (link_down's when it timed out).  Each wait for the server gets the
+ * connect timeout without progress, the bound made again whenever the
+ * handshake moves on (as a statement's is when data comes), so that a
+ * slow but alive link (a handshake is several round trips: TLS refused,
+ * startup, SCRAM's two exchanges) connects while a dead one is noticed
+ * within the timeout.  A connect_timeout the caller set is libpq's: the
+ * whole connect's bound, not made again.
  */
 static int connect_poll(zk_ledger *l, const char *const *keys, const char *const *vals,
-                        unsigned step_s, struct zk_diag *diag)
+                        unsigned timeout_s, struct zk_diag *diag)
 {
     struct ledger_pg *pg = l->pg;
     pg->c = PQconnectStartParams(keys, vals, 1);
     if (!pg->c)
         return zk_diag_set(diag, l->path, -ENOMEM, "out of memory");
-    int64_t t0 = mono_ms(), total = url_connect_timeout_ms(pg->conninfo);
-    int64_t step = (int64_t)(step_s < 2 ? 2 : step_s) * 1000;
-    int64_t deadline = t0 + (total ? total : step);
+    int64_t t0 = mono_ms(), deadline = t0 + connect_timeout_ms(pg->c, timeout_s);
     PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
+    int64_t step_ms = sets_connect_timeout(pg->conninfo) ? 0 : deadline - t0;
     while (PQstatus(pg->c) != CONNECTION_BAD && ps != PGRES_POLLING_OK &&
            ps != PGRES_POLLING_FAILED) {
         int w = wait_socket(pg, ps == PGRES_POLLING_READING ? POLLIN : POLLOUT, t0, &deadline,
                             1);
         if (w <= 0)
-            return link_down(l, w < 0, 1, mono_ms() - t0, diag);
+            return link_down(l, w < 0, mono_ms() - t0, diag);
         ps = PQconnectPoll(pg->c);
-        if (!total)
-            deadline = mono_ms() + step;   /* progress */
+        if (step_ms)
+            deadline = mono_ms() + step_ms;   /* progress */
     }
     return 0;
 }
@@ -235,8 +247,8 @@ int lpg_connect(zk_ledger *l, struct zk_diag *diag)
     pg->c = NULL;
     pg->in_tx = 0;
     lpg_forget_prepared(pg);   /* they belonged to the old connection */
-    /* a connect's wait for the server without progress bounded from busy_ms,
-     * at most the statements' bound (connect_poll) */
+    /* the connect timeout (each wait's, connect_poll) from busy_ms, at
+     * most the statements' bound */
     unsigned to_s = pg->busy_ms / 1000 ? pg->busy_ms / 1000 : 1;
     if (pg->stmt_ms && to_s > pg->stmt_ms / 1000)
         to_s = pg->stmt_ms / 1000;
@@ -337,7 +349,7 @@ static PGresult *exec_wait(zk_ledger *l, int sent, struct zk_diag *diag)
     }
     return keep;
 dead:
-    link_down(l, w < 0, 0, mono_ms() - t0, diag);
+    link_down(l, w < 0, mono_ms() - t0, diag);
     return NULL;
 }
 

@@ -39,6 +39,7 @@
     X(PQcmdTuples) \
     X(PQconnectPoll) \
     X(PQconnectStartParams) \
+    X(PQconninfo) \
     X(PQconninfoFree) \
     X(PQconninfoParse) \
     X(PQconsumeInput) \
@@ -77,6 +78,7 @@ int lpg_libpq_load(struct zk_diag *diag);
 #define PQcmdTuples (*lpg_pq.PQcmdTuples)
 #define PQconnectPoll (*lpg_pq.PQconnectPoll)
 #define PQconnectStartParams (*lpg_pq.PQconnectStartParams)
+#define PQconninfo (*lpg_pq.PQconninfo)
 #define PQconninfoFree (*lpg_pq.PQconninfoFree)
 #define PQconninfoParse (*lpg_pq.PQconninfoParse)
 #define PQconsumeInput (*lpg_pq.PQconsumeInput)
