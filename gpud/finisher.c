@@ -37,6 +37,18 @@ static int done_op(void *ctx, struct zk_diag *diag)
     return zk_ledger_part_done(o->l, o->id, &gpud.me, o->t, o->res, flags, diag);
 }
 
+struct job_op {
+    zk_ledger *l;
+    int64_t id;
+    struct zk_ledger_job *job;
+};
+
+static int job_op(void *ctx, struct zk_diag *diag)
+{
+    struct job_op *o = ctx;
+    return zk_ledger_job_get(o->l, o->id, o->job, diag);
+}
+
 void *finisher_main(void *arg)
 {
     zk_ledger *l = NULL;
@@ -109,8 +121,18 @@ void *finisher_main(void *arg)
                 goto next;
             }
         }
-        if ((r = zk_ledger_job_get(l, it->p.job_id, &job, &d)) ||
-            (r = zk_ledger_job_resolve_out(&job, gpud.cfg.state_dir))) {
+        /* a read, retried while the ledger cannot be reached (a connection
+         * the server or a cut ended is made again): the ledger's failure is
+         * not the partition's, so no error is charged for it; given up only
+         * on a hand-back, which leaves the partition to be handed back */
+        struct job_op jo = { l, it->p.job_id, &job };
+        r = zkd_ledger_retry(job_op, &jo, "reading a partition's job", &gpud.abort_flag, &d);
+        if (zkd_ledger_transient(r)) {
+            zkd_part_requeue(l, it->p.id, ZK_PART_PROVING, &gpud.me,
+                             "gpud stopped before finishing it", &gpud.abort_flag);
+            goto next;
+        }
+        if (r || (r = zk_ledger_job_resolve_out(&job, gpud.cfg.state_dir))) {
             part_failed(l, &it->p, r == -ENAMETOOLONG ? "output directory name too long"
                                                       : d.msg);
             goto next;

@@ -97,9 +97,13 @@ static void on_stop(void *ctx, int how)
     pthread_mutex_lock(&gpud.q.lock);
     pthread_cond_broadcast(&gpud.q.cond);
     pthread_mutex_unlock(&gpud.q.lock);
+    /* an unwritable ledger is not waited for (this handle's statement would
+     * wait out its bound): the lease's expiry or the reconcile pass hands
+     * the partitions back */
+    int unwritable = zkd_ledger_is_unwritable();
     for (int i = 0; i < 2; i++) {
         long long id = atomic_load(&gpud.inflight[i]);
-        if (id && !slot_still_claimed(id))
+        if (id && !unwritable && !slot_still_claimed(id))
             zkd_part_requeue(gpud.base.l, id, ZK_PART_PROVING, &gpud.me,
                              "gpud stopped before finishing it", &gpud.abort_flag);
     }

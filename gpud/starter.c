@@ -18,6 +18,19 @@
 #include "zk/slotfmt.h"
 #include "zk/statement.h"
 
+struct key_op {
+    zk_ledger *l;
+    int64_t key_id;
+    struct zkd_key **key;
+};
+
+/* The item's key: from the cache, else the ledger's row and the file. */
+static int key_op(void *ctx, struct zk_diag *diag)
+{
+    struct key_op *o = ctx;
+    return zkd_keycache_get(&gpud.keys, o->l, o->key_id, o->key, diag);
+}
+
 void *starter_main(void *arg)
 {
     zk_ledger *l = NULL;
@@ -114,7 +127,14 @@ void *starter_main(void *arg)
             zkd_log(ZKD_WARN, "test hook: slot %u held CLAIMED before prove_start", s.index);
             usleep((useconds_t)atoi(hold) * 1000u);
         }
-        if ((r = zkd_keycache_get(&gpud.keys, l, (int64_t)s.key_id, &it->key, &d))) {
+        /* the ledger's failure to answer is not the partition's: retried
+         * (on a new connection), no error charged; a hand-back meanwhile
+         * hands the partition back */
+        struct key_op ko = { l, (int64_t)s.key_id, &it->key };
+        r = zkd_ledger_retry(key_op, &ko, "reading a partition's key", &gpud.abort_flag, &d);
+        if (zkd_ledger_transient(r))
+            goto drop_requeue;
+        if (r) {
             char msg[300];
             snprintf(msg, sizeof msg, "proving key: %s", d.msg);
             part_failed(l, &it->p, msg);

@@ -19,7 +19,8 @@ pkgs=(build-essential cmake pkg-config clang libclang-rt-14-dev
 pkgs+=(nasm nlohmann-json3-dev)
 # the ledger on PostgreSQL: libpq to build, a real server (initdb, pg_ctl) for the tests
 pkgs+=(libpq-dev postgresql)
-# a daemon whose clock is off (tests/pipeline/test_clock_skew_pg.sh): libfaketime
+# libfaketime: a daemon whose clock is off (tests/pipeline/test_clock_skew_pg.sh,
+# test_farm_faults_pg.sh)
 pkgs+=(faketime)
 # the man pages: groff renders them in tests/docs/test_man.sh, man-db reads them
 pkgs+=(groff-base man-db)

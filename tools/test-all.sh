@@ -62,7 +62,7 @@ fi
 if [ -z "${ZK_ALLOWED_SKIPS+x}" ]; then
   allowed=()
   [ "$have_gpu" = 1 ] || allowed+=(test_cuda pipeline_test_cuda_backend)
-  [ "$(id -u)" = 0 ] || allowed+=(test_pool_hugetlb deploy_test_multiuser pipeline_test_ledger_faults)
+  [ "$(id -u)" = 0 ] || allowed+=(test_pool_hugetlb deploy_test_multiuser pipeline_test_ledger_faults pipeline_test_farm_faults_pg)
   ZK_ALLOWED_SKIPS="^($(IFS='|'; echo "${allowed[*]:-}"))\$"
   [ ${#allowed[@]} -gt 0 ] || ZK_ALLOWED_SKIPS='^$'
 fi

@@ -73,6 +73,14 @@ int zkd_ledger_is_unwritable(void)
     return bad;
 }
 
+double zkd_ledger_unwritable_since(void)
+{
+    pthread_mutex_lock(&h_lock);
+    double t = h_bad ? h_since : 0;
+    pthread_mutex_unlock(&h_lock);
+    return t;
+}
+
 void zkd_ledger_health_status(char *buf, size_t n)
 {
     pthread_mutex_lock(&h_lock);
@@ -95,11 +103,15 @@ int zkd_ledger_retry(zkd_ledger_op op, void *ctx, const char *what, const zk_can
             return r;
         }
         zkd_ledger_unwritable(what, diag);
-        if (stop && atomic_load(stop))
-            return r;
-        usleep(zkd_ledger_backoff_ms(&ms) * 1000u);
-        if (stop && atomic_load(stop))
-            return r;
+        /* the pause looks at *stop every 0.1 s: a hand-back is not held
+         * back by it */
+        for (unsigned left = zkd_ledger_backoff_ms(&ms);; left -= left < 100 ? left : 100) {
+            if (stop && atomic_load(stop))
+                return r;
+            if (!left)
+                break;
+            usleep((left < 100 ? left : 100) * 1000u);
+        }
     }
 }
 

@@ -9,9 +9,10 @@
  *    are not.
  *  - zkd_ledger_retry(op, ...): runs op until it gives an answer, backing
  *    off 50 ms doubling to 2 s, or until *stop is set (then the last
- *    failure is returned).  Only for transitions that are conditional and
- *    idempotent (part_ready, part_proving, part_done, part_error,
- *    part_requeue): a retry after a failed attempt, whose transaction was
+ *    failure is returned; *stop is looked at every 0.1 s of a pause).
+ *    Only for transitions that are conditional and idempotent
+ *    (part_ready, part_proving, part_done, part_error, part_requeue), and
+ *    for reads: a retry after a failed attempt, whose transaction was
  *    rolled back, changes the ledger once at most.
  *  - zkd_part_error / zkd_part_requeue: those two transitions, retried so,
  *    for both daemons; zkd_part_error also logs what became of the
@@ -56,6 +57,8 @@ void zkd_ledger_unwritable(const char *what, const struct zk_diag *diag);
 void zkd_ledger_writable(void);
 /* 1 while the ledger is unwritable. */
 int zkd_ledger_is_unwritable(void);
+/* zkd_now() of the first failure while the ledger is unwritable, else 0. */
+double zkd_ledger_unwritable_since(void);
 /* "" or "ledger unwritable for N s (what: why); " into buf. */
 void zkd_ledger_health_status(char *buf, size_t n);
 /* The next pause after a transient failure: 50 ms doubling to 2 s (*ms = 0

@@ -9,7 +9,12 @@
  * switches to draining: STOPPING=1 at once, then STATUS and WATCHDOG=1
  * every second while the daemon reports progress, until it says it is
  * done.  The daemon is told of each signal (SIGTERM: finish, SIGINT or
- * SIGQUIT: hand back, first or after a SIGTERM).
+ * SIGQUIT: hand back, first or after a SIGTERM).  A drain waits for an
+ * unwritable ledger only while the machine's lease may still hold: once
+ * the ledger has been unwritable for [ledger] lease seconds (the lease
+ * could not be renewed meanwhile, so other machines hand the partitions
+ * back, or this machine's reconcile pass once their owner is gone), the
+ * daemon is told to hand back, as on SIGINT.
  */
 #include <poll.h>
 #include <stdio.h>
@@ -22,7 +27,7 @@ int zkd_loop_run(struct zkd_base *b, int sfd, const struct zkd_loop_ops *ops)
     uint64_t wd_usec = zkd_watchdog_usec();
     double last_tick = 0, last_note = 0;
     int stop = ZKD_RUN, draining = 0, rc = 0;
-    unsigned n_ticks = 0;
+    unsigned n_ticks = 0, lease = b->cfg && b->cfg->ledger_lease ? b->cfg->ledger_lease : 30;
     char st[320];
 
     for (;;) {
@@ -45,6 +50,15 @@ int zkd_loop_run(struct zkd_base *b, int sfd, const struct zkd_loop_ops *ops)
             }
             if (done)
                 break;
+            double since = zkd_ledger_unwritable_since();
+            if (stop != ZKD_HANDBACK && since > 0 && t - since >= lease) {
+                zkd_log(ZKD_WARN, "stopping: the ledger unwritable for %.1f s ([ledger] lease "
+                        "= %u s): the partitions in hand handed back, not waited for (where "
+                        "the ledger cannot record that, the lease's expiry or this machine's "
+                        "reconcile pass re-queues them)", t - since, lease);
+                stop = ZKD_HANDBACK;
+                ops->on_stop(ops->ctx, ZKD_HANDBACK);
+            }
             continue;
         }
         if (t - last_tick < 1.0)

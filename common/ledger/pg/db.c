@@ -136,13 +136,16 @@ static int link_down(zk_ledger *l, int interrupted, int64_t waited_ms, struct zk
     pg->dead = 1;
     pg->down_until_ms = mono_ms() + LPG_DOWN_MS;
     snprintf(pg->sqlstate, sizeof pg->sqlstate, "08006");
+    /* a connect under way is neither made nor failed */
+    ConnStatusType cs = PQstatus(pg->c);
+    const char *during = cs != CONNECTION_OK && cs != CONNECTION_BAD ? " while connecting" : "";
     if (interrupted)
-        snprintf(pg->down_msg, sizeof pg->down_msg, "waited %.1f s for the server, then "
+        snprintf(pg->down_msg, sizeof pg->down_msg, "waited %.1f s for the server%s, then "
                  "stopped waiting (the process is stopping); connection dropped",
-                 (double)waited_ms / 1e3);
+                 (double)waited_ms / 1e3, during);
     else
-        snprintf(pg->down_msg, sizeof pg->down_msg, "no answer from the server for %.1f s; "
-                 "connection dropped", (double)waited_ms / 1e3);
+        snprintf(pg->down_msg, sizeof pg->down_msg, "no answer from the server for %.1f s%s; "
+                 "connection dropped", (double)waited_ms / 1e3, during);
     return zk_diag_set(diag, l->path, ZK_ELEDGER, "%s", pg->down_msg);
 }
 
@@ -187,8 +190,28 @@ static int64_t connect_timeout_ms(PGconn *c, unsigned ours_s)
     return ms < 2000 ? 2000 : ms;   /* libpq's own minimum */
 }
 
-/* Starts the connection and polls it to the end within its connect
- * timeout: 0, or ZK_ELEDGER (link_down's when it timed out). */
+/* Whether the caller's URL or keywords set connect_timeout themselves. */
+static int sets_connect_timeout(const char *conninfo)
+{
+    int set = 0;
+    PQconninfoOption *o = PQconninfoParse(conninfo, NULL);
+    for (PQconninfoOption *i = o; i && i->keyword; i++)
+        if (!strcmp(i->keyword, "connect_timeout") && i->val && atoi(i->val) > 0)
+            set = 1;
+    PQconninfoFree(o);
+    return set;
+}
+
+/*
+ * Starts the connection and polls it to the end: 0, or ZK_ELEDGER
+ * (link_down's when it timed out).  Each wait for the server gets the
+ * connect timeout without progress, the bound made again whenever the
+ * handshake moves on (as a statement's is when data comes), so that a
+ * slow but alive link (a handshake is several round trips: TLS refused,
+ * startup, SCRAM's two exchanges) connects while a dead one is noticed
+ * within the timeout.  A connect_timeout the caller set is libpq's: the
+ * whole connect's bound, not made again.
+ */
 static int connect_poll(zk_ledger *l, const char *const *keys, const char *const *vals,
                         unsigned timeout_s, struct zk_diag *diag)
 {
@@ -199,6 +222,7 @@ static int connect_poll(zk_ledger *l, const char *const *keys, const char *const
     int64_t t0 = mono_ms(), deadline = t0 + connect_timeout_ms(pg->c, timeout_s);
     int64_t moved = t0;
     PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
+    int64_t step_ms = sets_connect_timeout(pg->conninfo) ? 0 : deadline - t0;
     while (PQstatus(pg->c) != CONNECTION_BAD && ps != PGRES_POLLING_OK &&
            ps != PGRES_POLLING_FAILED) {
         int w = wait_socket(pg, ps == PGRES_POLLING_READING ? POLLIN : POLLOUT, moved,
@@ -207,6 +231,8 @@ static int connect_poll(zk_ledger *l, const char *const *keys, const char *const
             return link_down(l, w < 0, mono_ms() - t0, diag);
         moved = mono_ms();
         ps = PQconnectPoll(pg->c);
+        if (step_ms)
+            deadline = mono_ms() + step_ms;   /* progress */
     }
     return 0;
 }
@@ -229,7 +255,8 @@ int lpg_connect(zk_ledger *l, struct zk_diag *diag)
     pg->c = NULL;
     pg->in_tx = 0;
     lpg_forget_prepared(pg);   /* they belonged to the old connection */
-    /* the connect timeout from busy_ms, at most the statements' bound */
+    /* the connect timeout (each wait's, connect_poll) from busy_ms, at
+     * most the statements' bound */
     unsigned to_s = pg->busy_ms / 1000 ? pg->busy_ms / 1000 : 1;
     if (pg->stmt_ms && to_s > pg->stmt_ms / 1000)
         to_s = pg->stmt_ms / 1000;

@@ -41,6 +41,7 @@
     X(PQconnectStartParams) \
     X(PQconninfo) \
     X(PQconninfoFree) \
+    X(PQconninfoParse) \
     X(PQconsumeInput) \
     X(PQerrorMessage) \
     X(PQfinish) \
@@ -79,6 +80,7 @@ int lpg_libpq_load(struct zk_diag *diag);
 #define PQconnectStartParams (*lpg_pq.PQconnectStartParams)
 #define PQconninfo (*lpg_pq.PQconninfo)
 #define PQconninfoFree (*lpg_pq.PQconninfoFree)
+#define PQconninfoParse (*lpg_pq.PQconninfoParse)
 #define PQconsumeInput (*lpg_pq.PQconsumeInput)
 #define PQerrorMessage (*lpg_pq.PQerrorMessage)
 #define PQfinish (*lpg_pq.PQfinish)
