@@ -186,12 +186,14 @@ head -c 1000 "$c1" >"$work/c1-truncated.json"
 refused porep "$work/c1-truncated.json" "a truncated C1 file"
 jq -c '.Phase1Out |= (.[0:200] + "!" + .[201:])' "$c1" >"$work/c1-corrupt.json"
 refused porep "$work/c1-corrupt.json" "a C1 file with corrupted base64"
-p1=$(jq -r .Phase1Out "$c1" | base64 -d | jq -c '.comm_d = (.comm_d | .[0:5] + [(.[5] + 1) % 256] + .[6:])' | base64 -w0)
-jq -c --arg p "$p1" '.Phase1Out = $p' "$c1" >"$work/c1-commd.json"
+jq -r .Phase1Out "$c1" | base64 -d | jq -c '.comm_d = (.comm_d | .[0:5] + [(.[5] + 1) % 256] + .[6:])' \
+    | base64 -w0 >"$work/p1"
+jq -c --rawfile p "$work/p1" '.Phase1Out = $p' "$c1" >"$work/c1-commd.json"
 refused porep "$work/c1-commd.json" "a C1 file whose comm_d was changed"
 jq -r .Phase1Out "$work/in/porep-c1-sector2.json" | base64 -d >"$work/p1-s2.json"
-p1=$(jq -r .Phase1Out "$c1" | base64 -d | jq -c --slurpfile o "$work/p1-s2.json" '.vanilla_proofs = $o[0].vanilla_proofs' | base64 -w0)
-jq -c --arg p "$p1" '.Phase1Out = $p' "$c1" >"$work/c1-other.json"
+jq -r .Phase1Out "$c1" | base64 -d | jq -c --slurpfile o "$work/p1-s2.json" '.vanilla_proofs = $o[0].vanilla_proofs' \
+    | base64 -w0 >"$work/p1"
+jq -c --rawfile p "$work/p1" '.Phase1Out = $p' "$c1" >"$work/c1-other.json"
 refused porep "$work/c1-other.json" "a C1 file with sector 2's vanilla proofs"
 jq -c --slurpfile w "${input[window]}" '.vanilla_proofs[0] = $w[0].vanilla_proofs[1]' "${input[winning]}" >"$work/winning-other.json"
 refused winning "$work/winning-other.json" "sector 2's vanilla proof"
