@@ -97,14 +97,14 @@ prove_all() {
     echo "$params" >"$work/$kind.params"
 }
 
-# verify_is KIND INPUT PROOF WANT(accepted|rejected)
+# verify_is KIND INPUT PROOF WANT(accepted|rejected) [WHOSE]
 verify_is() {
-    local rc=0
+    local rc=0 whose=${5:-the zkslot proof}
     step "$1: verify ($4 expected)" 300 "$fs" verify --kind "$1" --input "$2" --proof "$3" --cache "$cache" || rc=$?
     cat "$work/out"
     case "$4:$rc" in
-        accepted:0) ok "$1: filecoin-proofs accepts zkslot's proof" ;;
-        rejected:1) ok "$1: filecoin-proofs rejects it" ;;
+        accepted:0) ok "$1: filecoin-proofs accepts $whose" ;;
+        rejected:1) ok "$1: filecoin-proofs rejects $whose" ;;
         *) fail "$1: verify exit $rc, wanted $4" ;;
     esac
 }
@@ -150,12 +150,12 @@ for kind in porep winning window snap; do
     echo "time: $kind: all partitions synthesized, proved and verified: $(secs "$t0") s"
     cp "$work/$kind.proof" "$work/$kind.flip"
     flip "$work/$kind.flip" $((192 * n - 7))
-    verify_is "$kind" "$in" "$work/$kind.flip" rejected
+    verify_is "$kind" "$in" "$work/$kind.flip" rejected "the zkslot proof with one bit flipped"
     # filecoin-proofs' own CPU prover on the same input, for comparison
     if step "$kind: filecoin-proofs prove-ref" 900 "$fs" prove-ref --kind "$kind" --input "$in" \
         --out "$work/$kind.ref" --cache "$cache"; then
         cat "$work/out"
-        verify_is "$kind" "$in" "$work/$kind.ref" accepted
+        verify_is "$kind" "$in" "$work/$kind.ref" accepted "the proof of its own prover"
     else
         fail "$kind: prove-ref"
     fi
