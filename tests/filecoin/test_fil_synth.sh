@@ -65,7 +65,7 @@ echo "zkslot: $zk"
 echo "zkslot-fil-synth: $fs"
 echo "parameter cache: $cache"
 
-step "params (2 KiB: porep, winning, window, snap)" 3000 "$fs" params --cache "$cache" --sector-size 2048 \
+step "params (2 KiB: porep, winning, window, snap)" 6000 "$fs" params --cache "$cache" --sector-size 2048 \
     || { fail "params"; exit 1; }
 cat "$work/out"
 step "sectors (6 sealed 2 KiB sectors, C1, PoSt and update inputs)" 900 \
