@@ -22,6 +22,8 @@ pkgs+=(libpq-dev postgresql)
 # libfaketime: a daemon whose clock is off (tests/pipeline/test_clock_skew_pg.sh,
 # test_farm_faults_pg.sh)
 pkgs+=(faketime)
+# tests/filecoin/test_fil_synth.sh: jq rewrites the C1 files it corrupts
+pkgs+=(jq)
 # the man pages: groff renders them in tests/docs/test_man.sh, man-db reads them
 pkgs+=(groff-base man-db)
 # the Debian package (tools/package.sh): dpkg-buildpackage, debhelper, lintian
