@@ -174,7 +174,15 @@ for m in a b c; do
     pl_pg_machine "$m" 2 || pl_done
 done
 start_machine a
-start_machine b LD_PRELOAD="$FAKETIME_LIB" FAKETIME=+5m FAKETIME_DONT_FAKE_MONOTONIC=1
+if [ -z "${ZK_SANITIZE:-}" ]; then
+    start_machine b LD_PRELOAD="$FAKETIME_LIB" FAKETIME=+5m FAKETIME_DONT_FAKE_MONOTONIC=1
+else
+    # libfaketime's preload hangs a sanitizer build at start (as in
+    # pipeline_test_clock_skew_pg): b's clock is right here; the release
+    # tree runs the skew
+    pl_log "note: sanitizer tree ($ZK_SANITIZE): machine b's clock is not skewed (the release tree's run skews it)"
+    start_machine b
+fi
 start_machine c
 until_sql "SELECT count(*) FROM machines WHERE name IN ('a', 'b') AND lease_until > now()" 2 30 ||
     { pl_bad "machines a and b did not both take a lease within 30 s"; pl_done; }
