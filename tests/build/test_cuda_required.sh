@@ -12,10 +12,12 @@ fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 mkdir -p "$t/empty" "$t/bin"
+# (the system's cc and c++: what CC and CXX name, e.g. the sanitizer tree's
+# clang, is left out with the rest of PATH: this is about nvcc only)
 for tool in cmake cc gcc g++ c++ make pkg-config ld as ar ranlib nm strip; do
     p=$(command -v "$tool") && ln -s "$p" "$t/bin/$tool"
 done
-out=$(PATH="$t/bin" cmake -S "$ZK_SOURCE_DIR" -B "$t/on" -DZK_ENABLE_CUDA=ON \
+out=$(env -u CC -u CXX PATH="$t/bin" cmake -S "$ZK_SOURCE_DIR" -B "$t/on" -DZK_ENABLE_CUDA=ON \
       -DZK_CUDA_PREFIX="$t/empty" 2>&1); rc=$?
 [ "$rc" != 0 ] || bad "ZK_ENABLE_CUDA=ON without nvcc configured (exit 0)"
 msg=$(printf '%s\n' "$out" | tr '\n' ' ' | grep -o 'ZK_ENABLE_CUDA=ON but no CUDA compiler was found[^)]*)')
@@ -24,7 +26,7 @@ if [ -n "$msg" ] && [[ $msg == *tools/deps.sh* ]]; then
 else
     bad "no one-line reason naming tools/deps.sh: $(printf '%s\n' "$out" | tail -n 5)"
 fi
-out=$(PATH="$t/bin" cmake -S "$ZK_SOURCE_DIR" -B "$t/auto" -DZK_ENABLE_CUDA=AUTO \
+out=$(env -u CC -u CXX PATH="$t/bin" cmake -S "$ZK_SOURCE_DIR" -B "$t/auto" -DZK_ENABLE_CUDA=AUTO \
       -DZK_CUDA_PREFIX="$t/empty" 2>&1) || bad "ZK_ENABLE_CUDA=AUTO without nvcc failed to configure"
 printf '%s\n' "$out" | grep -q 'cuda=OFF' && echo "ok: AUTO without nvcc says cuda=OFF" ||
     bad "AUTO without nvcc did not say cuda=OFF"
