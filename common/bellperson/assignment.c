@@ -173,12 +173,7 @@ int zk_bp_assignment_open(const char *path, zk_bp_assignment **out, struct zk_di
      * (MADV_DONTNEED on a private read-only file mapping: the file's bytes
      * are read again when the prover touches them), so that an assignment
      * is held once while it is proved, not for the whole proof */
-    {
-        uintptr_t pg = 4096, a = ((uintptr_t)(*out)->aux + pg - 1) & ~(pg - 1),
-                  b = (uintptr_t)((*out)->c + (*out)->n_constraints) & ~(pg - 1);
-        if (b > a)
-            madvise((void *)a, b - a, MADV_DONTNEED);
-    }
+    zk_bp_drop_pages((*out)->aux, (*out)->c + (*out)->n_constraints);
     return 0;
 }
 

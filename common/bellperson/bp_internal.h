@@ -56,6 +56,11 @@ int zk_bp_map_file(const char *path, void **map, size_t *len, struct zk_diag *di
  * 2^32 (prove.c; tests check it). */
 uint64_t zk_bp_root_multiplier(void);
 
+/* Gives back the pages of a private read-only file mapping that lie
+ * wholly inside [from, to) (MADV_DONTNEED: the file's bytes are read again
+ * if touched).  Only for the caller's own mapping of a file. */
+void zk_bp_drop_pages(const void *from, const void *to);
+
 /* The next power of two >= n (1 for n = 0), and its log2. */
 unsigned zk_bp_log2_domain(uint64_t n);
 

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -44,6 +45,13 @@ int zk_bp_map_file(const char *path, void **map, size_t *len, struct zk_diag *di
     *map = m;
     *len = (size_t)st.st_size;
     return 0;
+}
+
+void zk_bp_drop_pages(const void *from, const void *to)
+{
+    uintptr_t pg = 4096, a = ((uintptr_t)from + pg - 1) & ~(pg - 1), b = (uintptr_t)to & ~(pg - 1);
+    if (b > a)
+        madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
 unsigned zk_bp_log2_domain(uint64_t n)

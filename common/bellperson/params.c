@@ -49,9 +49,8 @@ struct bp_cursor {
  * the file again if touched). */
 static void bp_drop(const struct bp_cursor *c, const uint8_t *from, const uint8_t *to)
 {
-    uintptr_t pg = 4096, a = ((uintptr_t)from + pg - 1) & ~(pg - 1), b = (uintptr_t)to & ~(pg - 1);
-    if (c->drop && b > a)
-        madvise((void *)a, b - a, MADV_DONTNEED);
+    if (c->drop)
+        zk_bp_drop_pages(from, to);
 }
 
 static int bp_take(struct bp_cursor *c, uint64_t n, const char *what, const uint8_t **ret)

@@ -165,10 +165,8 @@ static void bp_from_mont_range(void *arg, size_t begin, size_t end)
  * holds a vector twice. */
 static void bp_drop(const struct zk_bp_assignment *as, const bls381_fr *v, uint64_t n)
 {
-    uintptr_t pg = 4096, a = ((uintptr_t)v + pg - 1) & ~(pg - 1),
-              b = (uintptr_t)(v + n) & ~(pg - 1);
-    if (as->map != NULL && b > a)
-        madvise((void *)a, b - a, MADV_DONTNEED);
+    if (as->map != NULL)
+        zk_bp_drop_pages(v, v + n);
 }
 
 /* H' = sum h_i H_i (Jacobian) for the assignment's a, b, c. */
