@@ -160,6 +160,11 @@ pub struct Post {
 pub fn read_post(bytes: &[u8], kind: Kind) -> Result<Post> {
     let f: PostFile = serde_json::from_slice(bytes)
         .context("not a PoSt input (JSON {registered_proof, randomness, prover_id, sectors, vanilla_proofs})")?;
+    post_of(f, kind)
+}
+
+/// A PoSt input (or a part's) decoded and checked for its kind.
+pub fn post_of(f: PostFile, kind: Kind) -> Result<Post> {
     let want = if kind == Kind::Winning { filecoin_proofs::PoStType::Winning } else { filecoin_proofs::PoStType::Window };
     if f.registered_proof.typ() != want {
         bail!("registered_proof {:?} is not a {:?} PoSt", f.registered_proof, want);

@@ -8,7 +8,9 @@
 //! usage or input (one line on stderr naming the input and the problem).
 
 mod inputs;
+mod keys;
 mod params;
+mod parts;
 mod reference;
 mod sectors;
 mod synth;
@@ -28,7 +30,10 @@ const USAGE: &str = "usage:
   zkslot-fil-synth params --cache DIR [--sector-size 2048] [--seed N] [--kinds porep,winning,window,snap]
   zkslot-fil-synth sectors --cache DIR --out DIR [--seed N]
   zkslot-fil-synth partitions --kind porep|winning|window|snap --input FILE [--cache DIR]
+  zkslot-fil-synth split --kind KIND --input FILE --out-dir DIR [--cache DIR]
+  zkslot-fil-synth synth --input PART.json --out FILE.bpa
   zkslot-fil-synth synth --kind KIND --input FILE --partition K --out FILE.bpa [--cache DIR]
+  zkslot-fil-synth keys --cache DIR [--sector-size 2048]
   zkslot-fil-synth verify --kind KIND --input FILE --proof PROOF.bin --cache DIR
   zkslot-fil-synth prove-ref --kind KIND --input FILE --out PROOF.bin --cache DIR";
 
@@ -143,16 +148,40 @@ fn run(a: &Args) -> Result<i32> {
             println!("partitions {}", plan.partitions);
             println!("params {}", plan.params.display());
         }
+        "split" => {
+            a.allow(&["kind", "input", "out-dir", "cache"])?;
+            set_cache(a.get("cache"), false)?;
+            let dir = PathBuf::from(a.need("out-dir")?);
+            let input = read_input(a)?;
+            let path = a.need("input")?;
+            let parts = parts::split(&input).with_context(|| path.to_string())?;
+            for p in parts::write(&parts, &dir)? {
+                println!("{}", p.display());
+            }
+        }
         "synth" => {
             a.allow(&["kind", "input", "partition", "out", "cache"])?;
             set_cache(a.get("cache"), false)?;
-            let k = a.need("partition")?;
-            let k: usize = k.parse().map_err(|_| anyhow!("--partition {}: not a number", k))?;
             let out = a.need("out")?;
             let t = Instant::now();
-            let input = read_input(a)?;
-            let path = a.need("input")?;
-            let (asg, n) = synth::synth(&input, k).with_context(|| path.to_string())?;
+            let (asg, kind, k, n) = if a.get("partition").is_some() || a.get("kind").is_some() {
+                // the whole input and a partition index
+                let k = a.need("partition")?;
+                let k: usize = k.parse().map_err(|_| anyhow!("--partition {}: not a number", k))?;
+                let input = read_input(a)?;
+                let path = a.need("input")?;
+                let (asg, n) = synth::synth(&input, k).with_context(|| path.to_string())?;
+                (asg, synth::kind_of(&input), k, n)
+            } else {
+                // a part file, as `split` writes it
+                let path = a.need("input")?;
+                set_context(path);
+                let bytes = fs::read(path).with_context(|| format!("--input {}", path))?;
+                let part = parts::read(&bytes).with_context(|| path.to_string())?;
+                let (k, n) = part.index();
+                let asg = parts::synth(&part).with_context(|| path.to_string())?;
+                (asg, part.kind(), k, n)
+            };
             let ts = t.elapsed().as_secs_f64();
             let t = Instant::now();
             let f = fs::File::create(out).with_context(|| format!("--out {}", out))?;
@@ -162,7 +191,7 @@ fn run(a: &Args) -> Result<i32> {
             let rows = asg.a.len();
             println!(
                 "{:?} partition {}/{}: {} inputs (with ONE), {} aux, {} constraints with the input rows (domain 2^{}); synth {:.3} s, write {:.3} s -> {} ({} bytes)",
-                synth::kind_of(&input),
+                kind,
                 k,
                 n,
                 asg.input.len(),
@@ -174,6 +203,14 @@ fn run(a: &Args) -> Result<i32> {
                 out,
                 fs::metadata(out).map(|m| m.len()).unwrap_or(0)
             );
+        }
+        "keys" => {
+            a.allow(&["cache", "sector-size"])?;
+            set_cache(Some(a.need("cache")?), false)?;
+            let size = a.num("sector-size", 2048)?;
+            if keys::list(size)? == 0 {
+                bail!("--cache {}: no Filecoin parameters for {} sectors", a.need("cache")?, keys::size_label(size)?);
+            }
         }
         "verify" => {
             a.allow(&["kind", "input", "proof", "cache"])?;

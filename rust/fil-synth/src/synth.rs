@@ -69,19 +69,47 @@ pub struct Plan {
 
 // ---------------------------------------------------------------- PoRep
 
-struct Porep {
-    pub_in: stacked::PublicInputs<TreeDomain, DefaultPieceDomain>,
-    pp: stacked::PublicParams<Tree>,
-    proofs: Vec<Vec<filecoin_proofs::VanillaSealProof<Tree>>>,
+pub(crate) struct Porep {
+    pub pub_in: stacked::PublicInputs<TreeDomain, DefaultPieceDomain>,
+    pub pp: stacked::PublicParams<Tree>,
+    pub proofs: Vec<Vec<filecoin_proofs::VanillaSealProof<Tree>>>,
 }
 
-fn porep_setup(c1: &C1) -> Result<Porep> {
+/// The public side of a PoRep C2 from the C1 output's fields (also what a
+/// part file holds): the stacked public inputs and the vanilla parameters.
+pub(crate) fn porep_public(
+    rp: filecoin_proofs_api::RegisteredSealProof,
+    comm_r: &[u8; 32],
+    comm_d: &[u8; 32],
+    replica_id: Fr,
+    seed: &[u8; 32],
+) -> Result<(stacked::PublicInputs<TreeDomain, DefaultPieceDomain>, stacked::PublicParams<Tree>)> {
+    check_size(u64::from(rp.sector_size()))?;
+    ensure!(*comm_d != [0; 32], "Invalid all zero commitment (comm_d)");
+    ensure!(*comm_r != [0; 32], "Invalid all zero commitment (comm_r)");
+    ensure!(*seed != [0; 32], "Invalid porep challenge seed");
+    let cfg = rp.as_v1_config();
+    let comm_r: TreeDomain = as_safe_commitment(comm_r, "comm_r")?;
+    let comm_d = DefaultPieceDomain::try_from_bytes(comm_d).context("comm_d")?;
+    let pub_in = stacked::PublicInputs {
+        replica_id: replica_id.into(),
+        tau: Some(stacked::Tau { comm_d, comm_r }),
+        k: None,
+        seed: Some(*seed),
+    };
+    let setup = compound_proof::SetupParams {
+        vanilla_params: filecoin_proofs::parameters::setup_params(&cfg)?,
+        partitions: Some(usize::from(cfg.partitions)),
+        priority: false,
+    };
+    let cpp = <StackedCompound<Tree, G> as CompoundProof<StackedDrg<'_, Tree, G>, StackedCircuit<Tree, G>>>::setup(&setup)?;
+    Ok((pub_in, cpp.vanilla_params))
+}
+
+pub(crate) fn porep_setup(c1: &C1) -> Result<Porep> {
     let p = &c1.phase1;
-    check_size(u64::from(p.registered_proof.sector_size()))?;
-    ensure!(p.comm_d != [0; 32], "Invalid all zero commitment (comm_d)");
-    ensure!(p.comm_r != [0; 32], "Invalid all zero commitment (comm_r)");
-    ensure!(p.seed != [0; 32], "Invalid porep challenge seed");
     let cfg = p.registered_proof.as_v1_config();
+    check_size(u64::from(p.registered_proof.sector_size()))?;
     let proofs: Vec<Vec<filecoin_proofs::VanillaSealProof<Tree>>> = p
         .vanilla_proofs
         .clone()
@@ -98,25 +126,62 @@ fn porep_setup(c1: &C1) -> Result<Porep> {
         p.registered_proof,
         usize::from(cfg.partitions)
     );
-    let comm_r: TreeDomain = as_safe_commitment(&p.comm_r, "comm_r")?;
-    let comm_d = DefaultPieceDomain::try_from_bytes(&p.comm_d).context("comm_d")?;
     let replica_id: Fr = p.replica_id.into();
-    let pub_in = stacked::PublicInputs {
-        replica_id: replica_id.into(),
-        tau: Some(stacked::Tau { comm_d, comm_r }),
-        k: None,
-        seed: Some(p.seed),
-    };
-    let setup = compound_proof::SetupParams {
-        vanilla_params: filecoin_proofs::parameters::setup_params(&cfg)?,
-        partitions: Some(usize::from(cfg.partitions)),
-        priority: false,
-    };
-    let cpp = <StackedCompound<Tree, G> as CompoundProof<StackedDrg<'_, Tree, G>, StackedCircuit<Tree, G>>>::setup(&setup)?;
-    Ok(Porep { pub_in, pp: cpp.vanilla_params, proofs })
+    let (pub_in, pp) = porep_public(p.registered_proof, &p.comm_r, &p.comm_d, replica_id, &p.seed)?;
+    Ok(Porep { pub_in, pp, proofs })
 }
 
-fn porep_check(s: &Porep) -> Result<()> {
+/// Partition k's vanilla proofs checked against the public inputs alone:
+/// the body of upstream's StackedDrg::verify_all_partitions for one k (the
+/// stacked scheme has no one-partition verify): comm_r from comm_c and
+/// comm_r_last, partition k's challenges, each challenge's proof.
+pub(crate) fn porep_check_partition(
+    pub_in: &stacked::PublicInputs<TreeDomain, DefaultPieceDomain>,
+    pp: &stacked::PublicParams<Tree>,
+    proofs: &[filecoin_proofs::VanillaSealProof<Tree>],
+    k: usize,
+) -> Result<()> {
+    use filecoin_hashers::HashFunction;
+    use storage_proofs_core::drgraph::Graph;
+    let bad = || anyhow!("the vanilla proofs of partition {} do not verify against replica_id, comm_d, comm_r and seed (another sector's?)", k);
+    ensure!(!proofs.is_empty(), "no vanilla proofs");
+    let tau = pub_in.tau.as_ref().ok_or_else(bad)?;
+    let (comm_c, comm_r_last) = (proofs[0].comm_c(), proofs[0].comm_r_last());
+    let comm_r = <<Tree as MerkleTreeTrait>::Hasher as Hasher>::Function::hash2(&comm_c, &comm_r_last);
+    ensure!(comm_r == tau.comm_r, "{}", bad());
+    let challenges = pub_in.challenges(&pp.challenges, pp.graph.size(), Some(k));
+    ensure!(
+        challenges.len() == proofs.len(),
+        "partition {}: {} vanilla proofs for {} challenges",
+        k,
+        proofs.len(),
+        challenges.len()
+    );
+    for (proof, c) in proofs.iter().zip(challenges) {
+        ensure!(proof.comm_c() == comm_c && proof.comm_r_last() == comm_r_last, "{}", bad());
+        ensure!(proof.verify(pp, pub_in, c, &pp.graph), "{}", bad());
+    }
+    Ok(())
+}
+
+/// Partition k's PoRep circuit synthesized.
+pub(crate) fn porep_synth(
+    pub_in: &stacked::PublicInputs<TreeDomain, DefaultPieceDomain>,
+    pp: &stacked::PublicParams<Tree>,
+    proofs: &[filecoin_proofs::VanillaSealProof<Tree>],
+    k: usize,
+) -> Result<Assignment> {
+    let c = <StackedCompound<Tree, G> as CompoundProof<StackedDrg<'_, Tree, G>, StackedCircuit<Tree, G>>>::circuit(
+        pub_in,
+        Default::default(),
+        &proofs.to_vec(),
+        pp,
+        Some(k),
+    )?;
+    synthesize(c)
+}
+
+pub(crate) fn porep_check(s: &Porep) -> Result<()> {
     let ok = StackedDrg::<Tree, G>::verify_all_partitions(&s.pp, &s.pub_in, &s.proofs)
         .map_err(|e| anyhow!("vanilla proofs do not verify: {}", e))?;
     ensure!(ok, "the vanilla proofs do not verify against the C1 output's replica_id, comm_d, comm_r and seed (another sector's?)");
@@ -136,7 +201,18 @@ pub fn window_partitions(n: usize, sector_count: usize) -> Option<usize> {
     if p > 1 { Some(p) } else { None }
 }
 
-fn post_setup(p: &Post) -> Result<PostSetup> {
+/// A PoSt input decoded: its vanilla proofs, each checked to be of the
+/// sector in its place, the public inputs (all its sectors, k None) and the
+/// vanilla parameters.
+pub(crate) struct PostBase {
+    pub cfg: filecoin_proofs::PoStConfig,
+    pub vanilla: Vec<FallbackPoStSectorProof<Tree>>,
+    pub pub_in: fallback::PublicInputs<TreeDomain>,
+    pub pp: fallback::PublicParams,
+    pub partitions: Option<usize>,
+}
+
+pub(crate) fn post_base(p: &Post) -> Result<PostBase> {
     check_size(u64::from(p.registered_proof.sector_size()))?;
     let cfg = p.registered_proof.as_v1_config();
     let mut vanilla: Vec<FallbackPoStSectorProof<Tree>> = Vec::new();
@@ -178,11 +254,44 @@ fn post_setup(p: &Post) -> Result<PostSetup> {
         sectors: vanilla.iter().map(|v| PublicSector { id: v.sector_id, comm_r: v.comm_r }).collect(),
         k: None,
     };
-    let n = cpp.partitions.unwrap_or(1);
-    let partitioned = partition_vanilla_proofs(&cfg, &cpp.vanilla_params, &pub_in, n, &vanilla)
+    Ok(PostBase { cfg, vanilla, pub_in, pp: cpp.vanilla_params, partitions: cpp.partitions })
+}
+
+fn post_setup(p: &Post) -> Result<PostSetup> {
+    let b = post_base(p)?;
+    let n = b.partitions.unwrap_or(1);
+    let partitioned = partition_vanilla_proofs(&b.cfg, &b.pp, &b.pub_in, n, &b.vanilla)
         .map_err(|e| anyhow!("vanilla proofs: {}", e))?;
     ensure!(partitioned.len() == n, "{} partitions of vanilla proofs, expected {}", partitioned.len(), n);
-    Ok(PostSetup { pub_in, pp: cpp.vanilla_params, partitioned })
+    Ok(PostSetup { pub_in: b.pub_in, pp: b.pp, partitioned })
+}
+
+/// One partition's PoSt circuit from a part: `b` holds that partition's
+/// sectors only (at most sector_count), `k` is its index in the whole
+/// proof.  The vanilla proofs are arranged and checked as upstream's
+/// partition_vanilla_proofs does for partition k, and the circuit is built
+/// on the part's sectors as its chunk 0 (FallbackPoStCompound::circuit
+/// takes partition k's chunk of the public sectors and nothing else of k).
+pub(crate) fn post_part_synth(b: &PostBase, k: usize) -> Result<Assignment> {
+    ensure!(
+        b.pub_in.sectors.len() <= b.pp.sector_count,
+        "{} sectors in one partition, at most {}",
+        b.pub_in.sectors.len(),
+        b.pp.sector_count
+    );
+    let pk = fallback::PublicInputs { k: Some(k), ..b.pub_in.clone() };
+    let proof = filecoin_proofs::single_partition_vanilla_proofs(&b.cfg, &b.pp, &pk, &b.vanilla)
+        .map_err(|e| anyhow!("vanilla proofs: {}", e))?;
+    let ok = FallbackPoSt::<Tree>::verify(&b.pp, &pk, &proof).map_err(|e| anyhow!("vanilla proofs of partition {} do not verify: {}", k, e))?;
+    ensure!(ok, "the vanilla proofs of partition {} do not verify against its sectors, randomness and prover_id", k);
+    let c = <FallbackPoStCompound<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, FallbackPoStCircuit<Tree>>>::circuit(
+        &b.pub_in,
+        Default::default(),
+        &proof,
+        &b.pp,
+        Some(0),
+    )?;
+    synthesize(c)
 }
 
 // ---------------------------------------------------------------- SnapDeals
@@ -203,19 +312,14 @@ pub fn snap_params_path(s: &Snap) -> Result<PathBuf> {
     Ok(parameter_cache_params_path(&id))
 }
 
-fn snap_setup(s: &Snap) -> Result<SnapSetup> {
+/// A SnapDeals input's public side: its partition count, the public
+/// inputs (k = the partition count, as upstream's prover sets it) and the
+/// vanilla parameters.
+pub(crate) fn snap_public(s: &Snap) -> Result<(usize, UpdatePublicInputs, storage_proofs_update::PublicParams)> {
     check_size(u64::from(s.registered_proof.sector_size()))?;
     let porep_cfg = s.registered_proof.as_v1_config();
     let config = SectorUpdateConfig::from_porep_config(&porep_cfg);
     let partitions = usize::from(config.update_partitions);
-    let mut proofs: Vec<PartitionProof<Tree>> = Vec::new();
-    for (i, b) in s.vanilla_proofs.iter().enumerate() {
-        proofs.push(bincode::deserialize(b).map_err(|e| anyhow!("vanilla_proofs[{}]: not a PartitionProof ({})", i, e))?);
-    }
-    ensure!(proofs.len() == partitions, "{} vanilla partition proofs, {:?} has {} partitions", proofs.len(), s.registered_proof, partitions);
-    let ok = filecoin_proofs::verify_partition_proofs::<Tree>(config, &proofs, s.comm_r_old, s.comm_r_new, s.comm_d_new)
-        .map_err(|e| anyhow!("vanilla proofs do not verify: {}", e))?;
-    ensure!(ok, "the vanilla partition proofs do not verify against comm_r_old, comm_r_new and comm_d_new (another sector's?)");
     let pub_in = UpdatePublicInputs {
         k: partitions,
         comm_r_old: <TreeRHasher as Hasher>::Domain::try_from_bytes(&s.comm_r_old).context("comm_r_old")?,
@@ -229,7 +333,56 @@ fn snap_setup(s: &Snap) -> Result<SnapSetup> {
         priority: false,
     };
     let cpp = EmptySectorUpdateCompound::<Tree>::setup(&setup)?;
-    Ok(SnapSetup { pub_in, pp: cpp.vanilla_params, proofs })
+    Ok((partitions, pub_in, cpp.vanilla_params))
+}
+
+pub(crate) fn snap_decode(i: usize, b: &[u8]) -> Result<PartitionProof<Tree>> {
+    bincode::deserialize(b).map_err(|e| anyhow!("vanilla_proofs[{}]: not a PartitionProof ({})", i, e))
+}
+
+fn snap_setup(s: &Snap) -> Result<SnapSetup> {
+    let (partitions, pub_in, pp) = snap_public(s)?;
+    let mut proofs: Vec<PartitionProof<Tree>> = Vec::new();
+    for (i, b) in s.vanilla_proofs.iter().enumerate() {
+        proofs.push(snap_decode(i, b)?);
+    }
+    ensure!(proofs.len() == partitions, "{} vanilla partition proofs, {:?} has {} partitions", proofs.len(), s.registered_proof, partitions);
+    let config = SectorUpdateConfig::from_porep_config(&s.registered_proof.as_v1_config());
+    let ok = filecoin_proofs::verify_partition_proofs::<Tree>(config, &proofs, s.comm_r_old, s.comm_r_new, s.comm_d_new)
+        .map_err(|e| anyhow!("vanilla proofs do not verify: {}", e))?;
+    ensure!(ok, "the vanilla partition proofs do not verify against comm_r_old, comm_r_new and comm_d_new (another sector's?)");
+    Ok(SnapSetup { pub_in, pp, proofs })
+}
+
+/// Partition k's update circuit synthesized.
+pub(crate) fn snap_synth(
+    pub_in: &UpdatePublicInputs,
+    pp: &storage_proofs_update::PublicParams,
+    proof: &PartitionProof<Tree>,
+    k: usize,
+) -> Result<Assignment> {
+    let c = <EmptySectorUpdateCompound<Tree> as CompoundProof<EmptySectorUpdate<Tree>, EmptySectorUpdateCircuit<Tree>>>::circuit(
+        pub_in,
+        Default::default(),
+        proof,
+        pp,
+        Some(k),
+    )?;
+    synthesize(c)
+}
+
+/// Partition k's vanilla proof checked alone (upstream's verifier of one
+/// partition: the public inputs with k set to it).
+pub(crate) fn snap_check_partition(
+    pub_in: &UpdatePublicInputs,
+    pp: &storage_proofs_update::PublicParams,
+    proof: &PartitionProof<Tree>,
+    k: usize,
+) -> Result<()> {
+    let pk = UpdatePublicInputs { k, ..*pub_in };
+    let ok = EmptySectorUpdate::<Tree>::verify(pp, &pk, proof).map_err(|e| anyhow!("vanilla proof of partition {} does not verify: {}", k, e))?;
+    ensure!(ok, "the vanilla proof of partition {} does not verify against comm_r_old, comm_r_new and comm_d_new (another sector's?)", k);
+    Ok(())
 }
 
 // ---------------------------------------------------------------- entry points
@@ -271,14 +424,7 @@ pub fn synth(input: &Input, k: usize) -> Result<(Assignment, usize)> {
             let s = porep_setup(c1)?;
             check_k(k, s.proofs.len())?;
             porep_check(&s)?;
-            let c = <StackedCompound<Tree, G> as CompoundProof<StackedDrg<'_, Tree, G>, StackedCircuit<Tree, G>>>::circuit(
-                &s.pub_in,
-                Default::default(),
-                &s.proofs[k],
-                &s.pp,
-                Some(k),
-            )?;
-            Ok((synthesize(c)?, s.proofs.len()))
+            Ok((porep_synth(&s.pub_in, &s.pp, &s.proofs[k], k)?, s.proofs.len()))
         }
         Input::Post(p) => {
             let s = post_setup(p)?;
@@ -295,14 +441,7 @@ pub fn synth(input: &Input, k: usize) -> Result<(Assignment, usize)> {
         Input::Snap(sn) => {
             let s = snap_setup(sn)?;
             check_k(k, s.proofs.len())?;
-            let c = <EmptySectorUpdateCompound<Tree> as CompoundProof<EmptySectorUpdate<Tree>, EmptySectorUpdateCircuit<Tree>>>::circuit(
-                &s.pub_in,
-                Default::default(),
-                &s.proofs[k],
-                &s.pp,
-                Some(k),
-            )?;
-            Ok((synthesize(c)?, s.proofs.len()))
+            Ok((snap_synth(&s.pub_in, &s.pp, &s.proofs[k], k)?, s.proofs.len()))
         }
     }
 }
