@@ -11,21 +11,7 @@ SRC=${ZK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 KEY=$SRC/examples/groth16/bn128/key.zkey
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to parse --json"; exit 77; }
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
-
-# run NAME WANT_RC ARGS...: output in $tmp/out (stdout) and $tmp/err (stderr)
-run() {
-    local name=$1 want=$2
-    shift 2
-    "$ZKSLOT" plan "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    if [ "$rc" = "$want" ]; then ok "$name: exit $rc"; else
-        fail "$name: exit $rc, want $want"; cat "$tmp/out" "$tmp/err"; fi
-}
+. "$(dirname "$0")/plan_run.sh"
 
 # check_json FILE [MIN_PARTITION]: the model's identities on a --json answer
 check_json() {

@@ -7,6 +7,7 @@
 //! Exit status: 0 done (verify: accepted), 1 verify: rejected, 2 bad
 //! usage or input (one line on stderr naming the input and the problem).
 
+mod count;
 mod inputs;
 mod keys;
 mod params;
@@ -34,6 +35,7 @@ const USAGE: &str = "usage:
   zkslot-fil-synth synth --input PART.json --out FILE.bpa
   zkslot-fil-synth synth --kind KIND --input FILE --partition K --out FILE.bpa [--cache DIR]
   zkslot-fil-synth keys --cache DIR [--sector-size 2048]
+  zkslot-fil-synth count --kind KIND [--sector-size 2048]
   zkslot-fil-synth verify --kind KIND --input FILE --proof PROOF.bin --cache DIR
   zkslot-fil-synth prove-ref --kind KIND --input FILE --out PROOF.bin --cache DIR";
 
@@ -203,6 +205,11 @@ fn run(a: &Args) -> Result<i32> {
                 out,
                 fs::metadata(out).map(|m| m.len()).unwrap_or(0)
             );
+        }
+        "count" => {
+            a.allow(&["kind", "sector-size"])?;
+            set_context("count");
+            count::print(Kind::parse(a.need("kind")?)?, a.num("sector-size", 2048)?)?;
         }
         "keys" => {
             a.allow(&["cache", "sector-size"])?;

@@ -21,6 +21,11 @@
  *              + 4 KiB of input), when jobs are circuit inputs (0 without)
  *   bound    = pool + keys + overhead + witness  <=  RAM - reserve
  *   reserve  = max(8 GiB, 5% of RAM) unless --reserve
+ * --filecoin SHAPE sizes one of Filecoin's circuits from its compiled-in
+ * counts (plan_filecoin.h): the slot with the density bitmaps, the points
+ * (an upper bound) per gpud, no coefficients in synthd (the circuit is
+ * code), and a generator (zkslot-fil-synth synth) per synth worker that
+ * holds the assignment and writes it as a .bpa.
  * A configuration whose bound exceeds RAM - reserve is refused (exit 1).
  * Exit 2 on bad flags or files, one line naming the flag or file.
  */
@@ -34,6 +39,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "plan_filecoin.h"
 #include "pool/layout.h"
 #include "zk/binfile.h"
 #include "zk/error.h"
@@ -84,6 +90,10 @@ struct plan {
     int in_flight_given;
     uint64_t pool, table, keys, daemons, finalize, overhead, bound, reserve, available;
     uint64_t witgen_mem, witgen;           /* --witness-memory; all generators' bytes */
+    uint64_t witfile;                      /* the generator's output file (.wtns or .bpa) */
+    const char *witgen_src;                /* "given" or "estimated" (--filecoin) */
+    const struct zk_fil_shape *fil;        /* --filecoin */
+    int key_synthd_given;                  /* --key-memory G,S named synthd's S */
     const char *reserve_src;
     uint64_t max_slots;                    /* most slots that would fit */
     int fits;
@@ -271,6 +281,33 @@ static void detect(struct plan *p)
     }
 }
 
+/* Partition, key and generator memory of a Filecoin shape.  Returns 0 or 2. */
+static int from_filecoin(struct plan *p, const char *name)
+{
+    char names[512];
+    p->fil = zk_fil_shape_find(name);
+    if (!p->fil) {
+        zk_fil_shape_names(names, sizeof names);
+        fprintf(stderr, "zkslot plan: --filecoin '%s': not one of %s\n", name, names);
+        return 2;
+    }
+    p->partition = zk_fil_slot_bytes(p->fil, &p->witness);
+    p->partition_src = "filecoin";
+    if (!p->key_src) {
+        p->key_gpud = zk_fil_points_bound(p->fil);
+        p->key_src = "filecoin";
+    }
+    if (!p->key_synthd_given)   /* --key-memory G: the gpuds' points; synthd holds none */
+        p->key_synthd = 0;
+    /* the generator holds the assignment and writes it whole (a .bpa) */
+    p->witfile = zk_fil_bpa_bytes(p->fil);
+    if (!p->witgen_mem) {
+        p->witgen_mem = p->witfile;
+        p->witgen_src = "estimated";
+    }
+    return 0;
+}
+
 /* Partition and key memory from a zkey.  Returns 0 or 2 (message printed). */
 static int from_key(struct plan *p, const char *path, int key_mem_given)
 {
@@ -364,9 +401,9 @@ static void compute(struct plan *p)
     p->overhead = p->daemons + p->table + p->finalize;
     /* a generator per synth worker, and the .wtns it writes to tmpfs (the
      * witness region plus its 76-byte header) until synthd has read it */
-    p->witgen = p->witgen_mem
-                    ? p->workers * p->nsynthd * (p->witgen_mem + p->witness + 4096 + 76)
-                    : 0;
+    if (!p->witfile)
+        p->witfile = p->witness + 76;
+    p->witgen = p->witgen_mem ? p->workers * p->nsynthd * (p->witgen_mem + p->witfile + 4096) : 0;
     p->bound = p->pool + p->keys + p->overhead + p->witgen;
     if (!p->reserve_src) {
         p->reserve = p->ram.v / 100 * PLAN_RESERVE_PCT;
@@ -481,6 +518,20 @@ static void print_json(const struct plan *p)
         printf("}");
     }
     printf("\n  },\n");
+    if (p->fil)
+        printf("  \"filecoin\": {\"shape\": \"%s\", \"registered_proof\": \"%s\", "
+               "\"constraints\": %llu, \"inputs\": %llu, \"aux\": %llu, \"rows\": %llu, "
+               "\"domain\": %llu, \"partitions\": %llu, \"sectors_per_partition\": %llu, "
+               "\"density_bytes\": %llu, \"bpa_bytes\": %llu, \"points_bound\": %llu, "
+               "\"source\": \"%s\"},\n", p->fil->name, p->fil->registered,
+               (unsigned long long)p->fil->constraints, (unsigned long long)p->fil->inputs,
+               (unsigned long long)p->fil->aux, (unsigned long long)zk_fil_rows(p->fil),
+               (unsigned long long)zk_fil_domain(p->fil),
+               (unsigned long long)p->fil->partitions,
+               (unsigned long long)p->fil->sectors_per_partition,
+               (unsigned long long)zk_fil_density_bytes(p->fil),
+               (unsigned long long)zk_fil_bpa_bytes(p->fil),
+               (unsigned long long)zk_fil_points_bound(p->fil), p->fil->source);
     printf("  \"partition_size\": %llu,\n  \"partition_source\": \"%s\",\n"
            "  \"witness_size\": %llu,\n",
            (unsigned long long)p->partition, p->partition_src, (unsigned long long)p->witness);
@@ -507,14 +558,16 @@ static void print_json(const struct plan *p)
            "  \"overhead_daemons\": %llu,\n  \"overhead_pool_table\": %llu,\n"
            "  \"overhead_finalize\": %llu,\n  \"witness_generators\": %llu,\n"
            "  \"bound\": %llu,\n  \"reserve\": %llu,\n"
-           "  \"available\": %llu,\n  \"max_slots_that_fit\": %llu,\n  \"fits\": %s,\n",
+           "  \"available\": %llu,\n  \"max_slots_that_fit\": %llu,\n  \"fits\": %s,\n"
+           "  \"witness_memory\": %llu,\n  \"witness_file\": %llu,\n",
            (unsigned long long)p->pool, (unsigned long long)p->keys,
            (unsigned long long)p->overhead, (unsigned long long)p->daemons,
            (unsigned long long)p->table, (unsigned long long)p->finalize,
            (unsigned long long)p->witgen, (unsigned long long)p->bound,
            (unsigned long long)p->reserve,
            (unsigned long long)p->available, (unsigned long long)p->max_slots,
-           p->fits ? "true" : "false");
+           p->fits ? "true" : "false", (unsigned long long)p->witgen_mem,
+           (unsigned long long)p->witfile);
     mf = open_memstream(&conf, &conf_len);
     if (mf) {
         print_conf(p, mf, "");
@@ -527,6 +580,29 @@ static void print_json(const struct plan *p)
     printf(",\n  \"pool_create\": ");
     json_str(stdout, buf);
     printf("\n}\n");
+}
+
+/* What a --filecoin shape assumed, and where the figures come from. */
+static void print_filecoin(const struct plan *p)
+{
+    const struct zk_fil_shape *f = p->fil;
+    char a[32], b[32], c[32];
+    printf("  filecoin     %s (%s): %llu constraints + %llu input rows = %llu rows, domain "
+           "2^%d; %llu inputs (with ONE), %llu aux\n", f->name, f->registered,
+           (unsigned long long)f->constraints, (unsigned long long)f->inputs,
+           (unsigned long long)zk_fil_rows(f), __builtin_ctzll(zk_fil_domain(f)),
+           (unsigned long long)f->inputs, (unsigned long long)f->aux);
+    printf("  counts       %s\n", f->source);
+    if (f->partitions)
+        printf("  partitions   %llu per proof (one slot each)\n",
+               (unsigned long long)f->partitions);
+    else
+        printf("  partitions   ceil(sectors / %llu) per proof (one slot each)\n",
+               (unsigned long long)f->sectors_per_partition);
+    printf("  slot parts   witness %s (inputs + aux x 32), a, b, c 3 x %s (domain x 32), "
+           "densities %s\n", human(p->witness, a, sizeof a),
+           human(zk_fil_domain(f) * 32, b, sizeof b),
+           human(zk_fil_density_bytes(f), c, sizeof c));
 }
 
 static void print_text(const struct plan *p)
@@ -561,14 +637,28 @@ static void print_text(const struct plan *p)
                    "them too to size another machine\n", mine, strchr(mine, ',') ? "are" : "is");
     }
     printf("workload:\n");
+    if (p->fil)
+        print_filecoin(p);
     printf("  partition    %s (%s)\n", human(p->partition, a, sizeof a),
            !strcmp(p->partition_src, "key") ? "slot layout of the key's header"
-                                            : "--partition-size");
+           : !strcmp(p->partition_src, "filecoin")
+               ? "slot layout of the counts: header, witness, a, b, c, densities"
+               : "--partition-size");
     printf("  key memory   %s per gpud (points), %s per synthd (coefficients) -- %s\n",
            human(p->key_gpud, a, sizeof a), human(p->key_synthd, b, sizeof b),
            !strcmp(p->key_src, "key") ? "from the key's sections"
            : !strcmp(p->key_src, "given") ? "--key-memory"
-                                          : "ESTIMATED as 3 x partition: pass --key-memory");
+           : !strcmp(p->key_src, "filecoin")
+               ? "ESTIMATED upper bound of the parameters' points (every density set); synthd "
+                 "holds no coefficients (the circuit is code): pass --key-memory (the .params "
+                 "file's size)"
+               : "ESTIMATED as 3 x partition: pass --key-memory");
+    if (p->fil)
+        printf("  generator    %s per synth worker (%s), writing a %s file\n",
+               human(p->witgen_mem, a, sizeof a),
+               p->witgen_src ? "ESTIMATED as the assignment it holds: pass --witness-memory"
+                             : "--witness-memory",
+               human(p->witfile, b, sizeof b));
     if (p->in_store)
         printf("  key store    %s resident in %s: its points (%s) counted once, in the store, "
                "not per gpud (each maps it)\n", p->key_path, p->store,
@@ -625,7 +715,7 @@ static void print_text(const struct plan *p)
         printf("  witness  = synth workers x (generator + witness file + input)"
                " = %llu x (%s + %s + 4 KiB) = %s\n",
                (unsigned long long)(p->workers * p->nsynthd), human(p->witgen_mem, a, sizeof a),
-               human(p->witness + 76, b, sizeof b), human(p->witgen, c, sizeof c));
+               human(p->witfile, b, sizeof b), human(p->witgen, c, sizeof c));
         printf("  bound    = pool + keys + overhead + witness = %s\n",
                human(p->bound, a, sizeof a));
     } else {
@@ -694,6 +784,7 @@ int cmd_plan(int argc, char **argv)
     static const struct option opts[] = {
         { "key", required_argument, NULL, 'k' },
         { "partition-size", required_argument, NULL, 'p' },
+        { "filecoin", required_argument, NULL, 'F' },
         { "ram", required_argument, NULL, 'r' },
         { "numa-nodes", required_argument, NULL, 'n' },
         { "gpus", required_argument, NULL, 'g' },
@@ -709,15 +800,17 @@ int cmd_plan(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     static const char *usage =
-        "usage: zkslot plan (--key KEY.zkey | --partition-size SIZE) [--ram SIZE]\n"
+        "usage: zkslot plan (--key KEY.zkey | --partition-size SIZE | --filecoin SHAPE)\n"
+        "                   [--ram SIZE]\n"
         "                   [--numa-nodes N] [--gpus N] [--hugepage-size SIZE] [--cores N]\n"
         "                   [--in-flight N] [--urgent-slots N] [--reserve SIZE]\n"
         "                   [--key-memory SIZE[,SIZE]] [--json]\n"
         "                   [--witness-memory SIZE]\n"
         "  --key-memory G[,S]: key bytes each gpud (G) and each synthd (S, default G) holds\n"
-        "  --witness-memory SIZE: jobs are circuit inputs; each witness generator's memory\n";
+        "  --witness-memory SIZE: jobs are circuit inputs; each witness generator's memory\n"
+        "  --filecoin SHAPE: one of Filecoin's circuits (porep-32GiB, window-32GiB, ...)\n";
     struct plan p;
-    const char *key = NULL;
+    const char *key = NULL, *fil = NULL;
     int json = 0, o;
 
     memset(&p, 0, sizeof p);
@@ -734,6 +827,9 @@ int cmd_plan(int argc, char **argv)
                 return bad("--partition-size", optarg, "not a size (e.g. 16G, 512M)");
             p.partition = v;
             p.partition_src = "given";
+            break;
+        case 'F':
+            fil = optarg;
             break;
         case 'r':
             if (zk_pool_parse_size(optarg, &v) || !v || v > PLAN_MAX_SIZE)
@@ -796,6 +892,7 @@ int cmd_plan(int argc, char **argv)
                 return bad("--key-memory", optarg, "not a size or SIZE,SIZE (e.g. 47G)");
             p.key_gpud = v;
             p.key_synthd = comma ? s : v;
+            p.key_synthd_given = comma != NULL;
             p.key_src = "given";
             break;
         }
@@ -830,14 +927,16 @@ int cmd_plan(int argc, char **argv)
                 (unsigned long long)(p.slots - 1));
         return 2;
     }
-    if (!!key == !!p.partition_src) {
-        fprintf(stderr, "zkslot plan: give exactly one of --key KEY.zkey and "
-                        "--partition-size SIZE\n%s", usage);
+    if (!!key + !!p.partition_src + !!fil != 1) {
+        fprintf(stderr, "zkslot plan: give exactly one of --key KEY.zkey, "
+                        "--partition-size SIZE and --filecoin SHAPE\n%s", usage);
         return 2;
     }
     if (key && from_key(&p, key, p.key_src != NULL))
         return 2;
-    if (!key) {
+    if (fil && from_filecoin(&p, fil))
+        return 2;
+    if (!key && !fil) {
         /* a partition of n vars and domain d ~ n: witness 32n of ~128n */
         p.witness = p.partition / 4;
         if (!p.key_src) {
@@ -859,7 +958,7 @@ int cmd_plan(int argc, char **argv)
     }
     if (p.partition > PLAN_MAX_PARTITION || p.ram.v > PLAN_MAX_SIZE) {
         fprintf(stderr, "zkslot plan: %s: partition larger than 16 TiB or RAM above 1 PiB\n",
-                key ? key : "--partition-size");
+                key ? key : fil ? fil : "--partition-size");
         return 2;
     }
     compute(&p);
