@@ -8,7 +8,8 @@
 # sectors, 3 parts).  PoRep and SnapDeals parts (slow to prove) give the
 # same .bpa bytes as the whole input's `--partition K`.  Bad inputs are
 # refused by split with one line naming the input, exit 2, and no file
-# written; bad part files by synth likewise.  `keys` lists the circuits
+# written; bad part files by synth likewise, and part files with random
+# bytes changed (a seeded mutation run).  `keys` lists the circuits
 # whose parameters are in a directory.
 #
 # Binaries and the parameter cache: fil_common.sh.  Exit 77 when the Rust
@@ -150,6 +151,46 @@ if [ -f "$work/porep/part-0.json" ] && [ -f "$work/window/part-0.json" ]; then
         refused "synth of a bad part file ($b)" "$bad/part-$b.json" "$work/bad.bpa" \
             "${gen[@]}" --input "$bad/part-$b.json" --out "$work/bad.bpa"
     done
+fi
+
+# part files with random bytes of their vanilla proofs changed (a seeded
+# mutation run, the parts' stand-in for a fuzz corpus): each is refused in
+# one line with exit 2 (or, were one still valid, synthesized); never a
+# crash, a hang or a .bpa of a part that was refused
+if [ -f "$work/porep/part-0.json" ] && [ -f "$work/window/part-1.json" ] && [ -f "$work/snap/part-0.json" ]; then
+    python3 - "$work" "${gen[@]}" <<'PY' && ok "mutated part files: each refused in one line (exit 2), none crashed" || fail "mutated part files"
+import base64, json, random, subprocess, sys
+work, gen = sys.argv[1], sys.argv[2:]
+random.seed(45)
+bad = 0
+for src, field in (("porep/part-0.json", "vanilla_proofs"), ("window/part-1.json", "vanilla_proofs"),
+                   ("snap/part-0.json", "vanilla_proof")):
+    base = json.load(open("%s/%s" % (work, src)))
+    for i in range(8):
+        j = json.loads(json.dumps(base))
+        v = j[field][0] if isinstance(j[field], list) else j[field]
+        b = bytearray(base64.b64decode(v))
+        for _ in range(random.randint(1, 4)):
+            b[random.randrange(min(64, len(b)) if random.random() < 0.3 else len(b))] = random.randrange(256)
+        if random.random() < 0.2:
+            b = b[:random.randrange(len(b))]
+        v = base64.b64encode(bytes(b)).decode()
+        if isinstance(j[field], list):
+            j[field][0] = v
+        else:
+            j[field] = v
+        path, out = "%s/mut.json" % work, "%s/mut.bpa" % work
+        json.dump(j, open(path, "w"))
+        r = subprocess.run(gen + ["--input", path, "--out", out], capture_output=True, text=True, timeout=300)
+        made = __import__("os").path.exists(out)
+        if not ((r.returncode == 2 and r.stderr.count("\n") == 1 and path in r.stderr and not made)
+                or (r.returncode == 0 and made)):
+            print("%s mutation %d: exit %d, %s: %s" % (src, i, r.returncode, "bpa written" if made else "no bpa", r.stderr[:300]))
+            bad += 1
+        if made:
+            __import__("os").remove(out)
+sys.exit(1 if bad else 0)
+PY
 fi
 
 # keys: every kind's files in the cache (the same files `partitions` names);
