@@ -10,7 +10,8 @@
 #include "zk/slotfmt.h"
 
 #define FIL_COUNTED "counted on the blank circuit by zkslot-fil-synth count (filecoin-proofs 19.1)"
-#define FIL_PR1325 FIL_COUNTED "; the same as filecoin-proofs' circuitinfo (rust-fil-proofs PR 1325)"
+#define FIL_PR1325 \
+    FIL_COUNTED "; the same as filecoin-proofs' circuitinfo (rust-fil-proofs PR 1325)"
 
 static const struct zk_fil_shape shapes[] = {
     /* name, registered proof, constraints, inputs, aux, partitions, sectors/partition */
