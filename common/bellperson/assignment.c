@@ -191,3 +191,18 @@ uint64_t zk_bp_assignment_n_inputs(const zk_bp_assignment *as)
 {
     return as->n_inputs;
 }
+
+uint64_t zk_bp_assignment_n_aux(const zk_bp_assignment *as)
+{
+    return as->n_aux;
+}
+
+uint64_t zk_bp_assignment_n_constraints(const zk_bp_assignment *as)
+{
+    return as->n_constraints;
+}
+
+const uint8_t *zk_bp_assignment_input(const zk_bp_assignment *as, uint64_t i)
+{
+    return (const uint8_t *)(as->input + i);
+}
