@@ -206,3 +206,16 @@ const uint8_t *zk_bp_assignment_input(const zk_bp_assignment *as, uint64_t i)
 {
     return (const uint8_t *)(as->input + i);
 }
+
+int zk_bp_assignment_fits(const zk_bp_assignment *as, uint64_t n_inputs, uint64_t n_aux,
+                          uint64_t domain, const char *name, struct zk_diag *diag)
+{
+    if (as->n_inputs == n_inputs && as->n_aux == n_aux && as->n_constraints <= domain)
+        return 0;
+    return zk_diag_set(diag, name, ZK_ELENGTH,
+                       "%llu inputs, %llu aux, %llu constraints: the key takes %llu inputs, "
+                       "%llu aux, at most %llu constraints",
+                       (unsigned long long)as->n_inputs, (unsigned long long)as->n_aux,
+                       (unsigned long long)as->n_constraints, (unsigned long long)n_inputs,
+                       (unsigned long long)n_aux, (unsigned long long)domain);
+}

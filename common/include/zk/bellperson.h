@@ -121,6 +121,11 @@ void zk_bp_assignment_free(zk_bp_assignment *as);
 uint64_t zk_bp_assignment_n_inputs(const zk_bp_assignment *as); /* ONE included */
 uint64_t zk_bp_assignment_n_aux(const zk_bp_assignment *as);
 uint64_t zk_bp_assignment_n_constraints(const zk_bp_assignment *as);
+/* The assignment fits a key of n_inputs inputs (ONE included), n_aux aux
+ * and a domain of `domain` points: 0, or ZK_ELENGTH with one line naming
+ * `name` and both shapes. */
+int zk_bp_assignment_fits(const zk_bp_assignment *as, uint64_t n_inputs, uint64_t n_aux,
+                          uint64_t domain, const char *name, struct zk_diag *diag);
 /* Input i (0 = ONE) as 32 canonical little-endian bytes, borrowed. */
 const uint8_t *zk_bp_assignment_input(const zk_bp_assignment *as, uint64_t i);
 
@@ -130,6 +135,13 @@ const uint8_t *zk_bp_assignment_input(const zk_bp_assignment *as, uint64_t i);
 int zk_bp_prove(const zk_bp_key *key, const zk_bp_assignment *as, const uint8_t r[32],
                 const uint8_t s[32], unsigned threads, uint8_t proof[ZK_BP_PROOF_BYTES],
                 struct zk_diag *diag);
+
+/* A uniform element of Fr as 32 little-endian bytes (getrandom): 0, or -1
+ * with errno set. */
+int zk_bp_random_fr(uint8_t out[32]);
+/* 64 hex digits (the 32 little-endian bytes of an r or s) into out: 0, or
+ * -1 when s is not 64 hex digits. */
+int zk_bp_hex32(const char *s, uint8_t out[32]);
 
 /*
  * The prover's heavy operations, for a backend of another device (the CUDA

@@ -36,7 +36,12 @@ static int check_slot_size(const struct zk_config *cfg, const struct zk_ledger_k
     struct zk_slot_desc sd;
     struct zk_pool_info pi;
     struct zk_pool_attach_opts ao = { "submit", ZK_POOL_OBSERVER, 0, NULL };
-    uint64_t need = zk_slotfmt_layout(k->n_vars, k->domain_size, &sd);
+    /* a bellperson partition: its .bpa, at most every value and a, b, c
+     * over the whole domain, and three bitmaps (docs/bellperson.md) */
+    uint64_t bpa = ZK_SLOTFMT_BPA_MIN + 32 * (k->n_vars + 3 * k->domain_size) +
+                   8 * (2 * (k->n_vars / 64 + 1) + 1);
+    uint64_t need = k->format == ZK_KEY_BELLPERSON ? zk_slotfmt_layout_bp(bpa, &sd)
+                                                   : zk_slotfmt_layout(k->n_vars, k->domain_size, &sd);
     zk_pool *h = calloc(1, zk_pool_sizeof());
     int rc = 0;
 
