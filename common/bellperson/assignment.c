@@ -219,3 +219,11 @@ int zk_bp_assignment_fits(const zk_bp_assignment *as, uint64_t n_inputs, uint64_
                        (unsigned long long)as->n_constraints, (unsigned long long)n_inputs,
                        (unsigned long long)n_aux, (unsigned long long)domain);
 }
+
+uint64_t zk_bp_assignment_bytes(uint64_t n_inputs, uint64_t n_aux, uint64_t n_constraints)
+{
+    if (n_inputs > (1ULL << 32) || n_aux > (1ULL << 36) || n_constraints > (1ULL << 32))
+        return 0;
+    return BPA_HEADER + 32 * (n_inputs + n_aux + 3 * n_constraints) +
+           8 * (2 * bp_words(n_aux) + bp_words(n_inputs));
+}

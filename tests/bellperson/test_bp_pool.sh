@@ -17,7 +17,11 @@
 #   3. an assignment of another circuit, a .wtns for a bellperson key, --bpa
 #      for a .zkey's key are refused at submit: exit 2, nothing submitted;
 #   4. the result check: a proof in the ledger with one bit flipped is
-#      refused by `zkslot result` (exit 1, not written).
+#      refused by `zkslot result` (exit 1, not written);
+#   5. libzkslot's producer face (no synthd): tests/bellperson/bp_producer.c
+#      publishes two assignments from its own buffers with
+#      zkslot_part_publish_bp; gpud's proofs equal bellperson's; an
+#      assignment with an aux value equal to r is refused, nothing published.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 target=${ZK_CARGO_TARGET:-/var/cache/zkslot/cargo-target}
@@ -133,4 +137,25 @@ if [ "$rc" = 1 ] && [[ $err == *"does not verify"* ]] && [ ! -e "$PL_W/bad.bin" 
 else
   pl_bad "result of a flipped proof (partition $pid): exit $rc, $(ls "$PL_W"/bad.bin 2>/dev/null): $err"
 fi
+
+pl_log "5. libzkslot's producer face: zkslot_part_publish_bp"
+pl_stop "$PL_SYNTHD"   # the producer's partitions are its own
+job3=$("$ZK_BP_PRODUCER" c16 "$PL_W/a6.bpa" "$PL_W/a5.bpa" 2>"$PL_W/producer.err") ||
+  pl_bad "bp_producer: exit $?: $(cat "$PL_W/producer.err")"
+pl_wait "$job3" 120
+"$ZKSLOT" result "$job3" --out "$PL_W/job3.bin" >/dev/null || pl_bad "result job3: exit $?"
+cat "$PL_W/bell6.proof" "$PL_W/bell5.proof" >"$PL_W/bell65.bin"
+if cmp -s "$PL_W/job3.bin" "$PL_W/bell65.bin"; then
+  echo "ok: two partitions published through zkslot_part_publish_bp: gpud's proofs = bellperson's"
+else
+  pl_bad "job $job3 (producer): proofs differ from bellperson's"
+fi
+rc=0; job4=$("$ZK_BP_PRODUCER" c16 --bad "$PL_W/a5.bpa" 2>"$PL_W/producer-bad.err") || rc=$?
+if [ "$rc" = 0 ] && grep -q "aux value 0 is not below r" "$PL_W/producer-bad.err" &&
+   "$ZKSLOT" status "$job4" | grep -q "^    0 queued"; then
+  echo "ok: an aux value equal to r: refused, nothing published, the partition queued again: $(grep -m1 'not below' "$PL_W/producer-bad.err")"
+else
+  pl_bad "producer --bad: exit $rc: $(cat "$PL_W/producer-bad.err"); $("$ZKSLOT" status "$job4" 2>&1 | tail -n 1)"
+fi
+"$ZKSLOT" cancel "$job4" >/dev/null 2>&1 || true
 pl_done

@@ -121,6 +121,8 @@ void zk_bp_assignment_free(zk_bp_assignment *as);
 uint64_t zk_bp_assignment_n_inputs(const zk_bp_assignment *as); /* ONE included */
 uint64_t zk_bp_assignment_n_aux(const zk_bp_assignment *as);
 uint64_t zk_bp_assignment_n_constraints(const zk_bp_assignment *as);
+/* The bytes of a .bpa of these counts (0 when they overflow). */
+uint64_t zk_bp_assignment_bytes(uint64_t n_inputs, uint64_t n_aux, uint64_t n_constraints);
 /* The assignment fits a key of n_inputs inputs (ONE included), n_aux aux
  * and a domain of `domain` points: 0, or ZK_ELENGTH with one line naming
  * `name` and both shapes. */

@@ -14,6 +14,7 @@
 
 #include "ledger_cli.h"
 #include "submit_core.h"
+#include "zk/bellperson.h"
 #include "zk/error.h"
 #include "zk/keyfile.h"
 #include "zk/pool.h"
@@ -38,8 +39,8 @@ static int check_slot_size(const struct zk_config *cfg, const struct zk_ledger_k
     struct zk_pool_attach_opts ao = { "submit", ZK_POOL_OBSERVER, 0, NULL };
     /* a bellperson partition: its .bpa, at most every value and a, b, c
      * over the whole domain, and three bitmaps (docs/bellperson.md) */
-    uint64_t bpa = ZK_SLOTFMT_BPA_MIN + 32 * (k->n_vars + 3 * k->domain_size) +
-                   8 * (2 * (k->n_vars / 64 + 1) + 1);
+    uint64_t bpa = zk_bp_assignment_bytes(k->n_public + 1, k->n_vars - k->n_public - 1,
+                                          k->domain_size);
     uint64_t need = k->format == ZK_KEY_BELLPERSON ? zk_slotfmt_layout_bp(bpa, &sd)
                                                    : zk_slotfmt_layout(k->n_vars, k->domain_size, &sd);
     zk_pool *h = calloc(1, zk_pool_sizeof());
