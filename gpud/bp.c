@@ -114,16 +114,21 @@ int gpud_bp_prove(struct item *it, const struct zk_slot *s, struct zk_diag *diag
     if ((rc = zk_bp_assignment_parse(s->data + s->region_off[ZK_SLOTFMT_W],
                                      s->region_bytes[ZK_SLOTFMT_W], name, &as, diag)))
         return rc;
+    double t0 = zkd_now();
+    int cuda = !strcmp(gpud.backend->name, "cuda");
     if (!(rc = bp_rs(r, sc, diag))) {
-        if (!strcmp(gpud.backend->name, "cuda"))
+        if (cuda)
             rc = zk_cuda_bp_prove(gpud.cfg.gpud_device, x->bp, as, r, sc, gpud.nthreads,
                                   it->bp_proof, diag);
         else
             rc = zk_bp_prove(x->bp, as, r, sc, gpud.nthreads, it->bp_proof, diag);
     }
     zk_bp_assignment_free(as);
-    if (rc == 0)
+    if (rc == 0) {
         slot_copied(it);   /* the slot is no longer read */
+        zkd_log(ZKD_INFO, "partition %lld: bellperson proof in %.3f s (%s)", (long long)it->p.id,
+                zkd_now() - t0, cuda ? "zk_cuda_bp_prove, device" : "CPU");
+    }
     return rc;
 }
 

@@ -21,7 +21,10 @@
 #   5. libzkslot's producer face (no synthd): tests/bellperson/bp_producer.c
 #      publishes two assignments from its own buffers with
 #      zkslot_part_publish_bp; gpud's proofs equal bellperson's; an
-#      assignment with an aux value equal to r is refused, nothing published.
+#      assignment with an aux value equal to r is refused, nothing published;
+#   6. gpud's CUDA backend (the gpud built against the emulated device,
+#      tests/cuemu): a partition proved by zk_cuda_bp_prove, the same bytes
+#      as bellperson's.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
 target=${ZK_CARGO_TARGET:-/var/cache/zkslot/cargo-target}
@@ -158,4 +161,23 @@ else
   pl_bad "producer --bad: exit $rc: $(cat "$PL_W/producer-bad.err"); $("$ZKSLOT" status "$job4" 2>&1 | tail -n 1)"
 fi
 "$ZKSLOT" cancel "$job4" >/dev/null 2>&1 || true
+
+pl_log "6. the CUDA backend (emulated device)"
+if [ -x "${ZKSLOT_GPUD_EMU:-}" ]; then
+  pl_stop "$PL_GPUD"
+  CUEMU_STRICT=1 ZKSLOT_GPUD=$ZKSLOT_GPUD_EMU pl_start_gpud --backend cuda
+  pl_start_synthd
+  job5=$("$ZKSLOT" submit --key c16 --bpa "$PL_W/a5.bpa")
+  pl_wait "$job5" 120
+  "$ZKSLOT" result "$job5" --out "$PL_W/job5.bin" >/dev/null || pl_bad "result job5: exit $?"
+  if cmp -s "$PL_W/job5.bin" "$PL_W/bell5.proof" &&
+     grep -q "backend cuda," "$PL_W/gpud.log" &&
+     grep -q "bellperson proof in .*zk_cuda_bp_prove, device" "$PL_W/gpud.log"; then
+    echo "ok: gpud --backend cuda (emulated device): zk_cuda_bp_prove's proof = bellperson's"
+  else
+    pl_bad "cuda backend: proof differs from bellperson's, or not proved by zk_cuda_bp_prove: $(grep -E 'backend|bellperson proof' "$PL_W/gpud.log" | tail -n 3)"
+  fi
+else
+  echo "note: no emulated gpud (ZKSLOT_GPUD_EMU): the CUDA backend's path not run"
+fi
 pl_done
