@@ -124,7 +124,7 @@ ZKSLOT_EXPORT int zkslot_job_create(zkslot_producer *p, const char *key, uint32_
         return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_job_create: no producer, "
                           "partitions (1 .. 2^20) or job id");
     zkslot *z = p->z;
-    if ((r = zkslot_key_for_job(z, key, 0, &k, msg, n)) < 0 ||
+    if ((r = zkslot_key_for_job(z, key, SUBMIT_PRODUCED, &k, msg, n)) < 0 ||
         (r = zkslot_admit(z, o, &k, nparts, msg, n)) < 0)
         return r;
     /* the partitions' witness names say who writes them: no file is read */
@@ -171,6 +171,9 @@ static int load_key(zkslot_producer *p, int64_t key_id, char *msg, size_t n)
         return 0;
     if ((r = zk_ledger_key_get_id(p->z->l, key_id, &lk, &d)) < 0)
         return zkslot_say(msg, n, r, "%s", d.msg);
+    if (lk.format == ZK_KEY_BELLPERSON)
+        return zkslot_say(msg, n, ZK_EBADPARAMS, "key '%s' is a bellperson key: its partitions "
+                          "are published with zkslot_part_publish_bp", lk.name);
     memset(&zf, 0, sizeof zf);
     if ((r = zk_zkey_open(&zf, lk.path, &d)) == 0) {
         r = zk_groth16_key_load_opts(&zf, &lo, &d, &k);

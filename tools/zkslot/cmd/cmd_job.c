@@ -313,20 +313,18 @@ int cmd_submit(int argc, char **argv)
     if (lcli_open(&a.c, 1) < 0)
         return 2;
     char msg[SUBMIT_MSG_MAX];
-    if (submit_key_check(a.c.l, &a.c.cfg, a.key, a.input, &k, msg, sizeof msg) < 0) {
+    if (submit_key_check(a.c.l, &a.c.cfg, a.key,
+                         a.input ? SUBMIT_INPUTS : a.bpa ? SUBMIT_BPA : SUBMIT_WITNESSES, &k, msg,
+                         sizeof msg) < 0) {
         fprintf(stderr, "zkslot submit: %s\n", msg);
         goto out;
     }
     int shared = strcmp(zk_ledger_backend(a.c.l), "sqlite") != 0;
     int bp = k.format == ZK_KEY_BELLPERSON;
-    if (bp != a.bpa || (bp && shared)) {
-        fprintf(stderr, "zkslot submit: key '%s' is a %s key: %s; nothing submitted\n", k.name,
-                zk_key_format_name(k.format),
-                bp && shared ? "its assignments are read from this machine's files, and a "
-                               "shared ledger's proving machine may not see them (not yet)"
-                : bp ? (a.input ? "its jobs are assignments (--bpa A.bpa...), not inputs"
-                                : "its jobs are assignments: --bpa A.bpa...")
-                     : "--bpa is for a bellperson key's assignments");
+    if (bp && shared) {
+        fprintf(stderr, "zkslot submit: key '%s' is a bellperson key: its assignments are read "
+                "from this machine's files, which a shared ledger's proving machine may not "
+                "see (not yet); nothing submitted\n", k.name);
         goto out;
     }
     abs = calloc((size_t)a.npos, sizeof *abs);

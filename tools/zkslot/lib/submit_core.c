@@ -110,7 +110,15 @@ int submit_key_check(zk_ledger *l, const struct zk_config *cfg, const char *name
     }
     if ((r = check_slot_size(cfg, ret, msg, n)) < 0)
         return r;
-    if (input && !ret->witgen_kind) {
+    if (input != SUBMIT_PRODUCED && (ret->format == ZK_KEY_BELLPERSON) != (input == SUBMIT_BPA)) {
+        say(msg, n, "key '%s' is a %s key: %s; nothing submitted", ret->name,
+            zk_key_format_name(ret->format),
+            input == SUBMIT_BPA ? "assignments (--bpa) are for a bellperson key"
+                                : "its jobs are assignments (.bpa), submitted on the proving "
+                                  "machine: zkslot submit --key NAME --bpa A.bpa...");
+        return -EINVAL;
+    }
+    if (input == SUBMIT_INPUTS && !ret->witgen_kind) {
         say(msg, n, "key '%s' has no witness generator, so its jobs cannot be inputs: "
                  "register the key with `zkslot key add NAME KEY.zkey --witness-gen PATH`; "
                  "nothing submitted", ret->name);
