@@ -145,7 +145,9 @@ int zkslot_wait(zkslot *z, int64_t job, int timeout_ms, struct zkslot_job_status
  * ZKSLOT_ESTATEMENT when the result is not the proof of the statement
  * synthesized for the partition (its public signals differ, or its proof
  * does not verify with the key's file where that is on this machine): as
- * `zkslot result`, nothing is handed out then.
+ * `zkslot result`, nothing is handed out then.  A bellperson key's
+ * partition: *ret_proof is its 192-byte proof as 384 hex digits and a
+ * newline, verified with the key's store or file (docs/formats.md 9).
  */
 int zkslot_result(zkslot *z, int64_t job, uint32_t index, char **ret_proof, char **ret_public,
                   char *msg, size_t n);

@@ -9,6 +9,8 @@
  * exit 0 when every publish did what it should (refused with --bad), 1
  * otherwise, 2 on a usage or file error.  The ledger and pool are the
  * environment's (ZKSLOT_STATE_DIR, ZKSLOT_POOL).
+ * `bp_producer --result JOB INDEX` prints what zkslot_result hands out for
+ * that partition (its proof's hex digits), exit 1 when it refuses.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -65,6 +67,21 @@ int main(int argc, char **argv)
     zkslot_producer *p = NULL;
     int64_t job = 0;
     int bad = argc > 2 && !strcmp(argv[2], "--bad"), first = bad ? 3 : 2, fails = 0;
+    if (argc == 4 && !strcmp(argv[1], "--result")) {
+        char *proof = NULL, *pub = NULL;
+        int r = zkslot_open(NULL, NULL, &z, msg, sizeof msg);
+        if (r == 0)
+            r = zkslot_result(z, strtoll(argv[2], NULL, 10), (uint32_t)atoi(argv[3]), &proof,
+                              &pub, msg, sizeof msg);
+        if (r == 0)
+            fputs(proof, stdout);
+        else
+            fprintf(stderr, "bp_producer: %s\n", msg);
+        zkslot_free(proof);
+        zkslot_free(pub);
+        zkslot_close(z);
+        return r ? 1 : 0;
+    }
     if (argc <= first) {
         fprintf(stderr, "usage: bp_producer KEY [--bad] A.bpa...\n");
         return 2;

@@ -20,8 +20,9 @@
 #      refused by `zkslot result` (exit 1, not written);
 #   5. libzkslot's producer face (no synthd): tests/bellperson/bp_producer.c
 #      publishes two assignments from its own buffers with
-#      zkslot_part_publish_bp; gpud's proofs equal bellperson's; an
-#      assignment with an aux value equal to r is refused, nothing published;
+#      zkslot_part_publish_bp; gpud's proofs equal bellperson's, and
+#      zkslot_result hands out the first as its hex digits; an assignment
+#      with an aux value equal to r is refused, nothing published;
 #   6. gpud's CUDA backend (the gpud built against the emulated device,
 #      tests/cuemu): a partition proved by zk_cuda_bp_prove, the same bytes
 #      as bellperson's.
@@ -152,6 +153,16 @@ if cmp -s "$PL_W/job3.bin" "$PL_W/bell65.bin"; then
   echo "ok: two partitions published through zkslot_part_publish_bp: gpud's proofs = bellperson's"
 else
   pl_bad "job $job3 (producer): proofs differ from bellperson's"
+fi
+hex=$("$ZK_BP_PRODUCER" --result "$job3" 0) || pl_bad "zkslot_result of job $job3: exit $?"
+[ "$hex" = "$(od -An -v -tx1 "$PL_W/bell6.proof" | tr -d ' \n')" ] ||
+  pl_bad "zkslot_result of job $job3 partition 0: '$hex' is not bellperson's proof"
+# the flipped proof of job $job (section 4) is refused by the library too
+rc=0; "$ZK_BP_PRODUCER" --result "$job" 0 >/dev/null 2>"$PL_W/lib-result.err" || rc=$?
+if [ "$rc" = 1 ] && grep -q "does not verify" "$PL_W/lib-result.err"; then
+  echo "ok: zkslot_result: job $job3's proof handed out as bellperson's hex; job $job's flipped one refused"
+else
+  pl_bad "zkslot_result of the flipped proof: exit $rc: $(cat "$PL_W/lib-result.err")"
 fi
 rc=0; job4=$("$ZK_BP_PRODUCER" c16 --bad "$PL_W/a5.bpa" 2>"$PL_W/producer-bad.err") || rc=$?
 if [ "$rc" = 0 ] && grep -q "aux value 0 is not below r" "$PL_W/producer-bad.err" &&
