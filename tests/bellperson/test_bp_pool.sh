@@ -16,6 +16,9 @@
 #      read") and proves the job, the proof verified by bellperson;
 #   3. an assignment of another circuit, a .wtns for a bellperson key, --bpa
 #      for a .zkey's key are refused at submit: exit 2, nothing submitted;
+#   3b. an assignment that parses but does not satisfy the circuit (one aux
+#      value changed): gpud's self-verify rejects its proof, the job fails
+#      and no proof.bin is written;
 #   4. the result check: a proof in the ledger with one bit flipped is
 #      refused by `zkslot result` (exit 1, not written);
 #   5. libzkslot's producer face (no synthd): tests/bellperson/bp_producer.c
@@ -121,6 +124,24 @@ refuse "an assignment of another circuit" "c10.bpa" --key c16 --bpa "$PL_W/c10.b
 refuse "a bellperson key's job without --bpa" "--bpa" --key c16 "$PL_W/a5.bpa"
 cp "$PL_W/a5.bpa" "$PL_W/short.bpa" && truncate -s 1000 "$PL_W/short.bpa"
 refuse "a truncated .bpa" "short.bpa" --key c16 --bpa "$PL_W/short.bpa"
+
+pl_log "3b. an assignment that does not satisfy the circuit"
+python3 - "$PL_W/a5.bpa" "$PL_W/unsat.bpa" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+ni = struct.unpack("<Q", b[16:24])[0]
+off = 40 + 32 * ni + 32 * 3          # aux value 3
+b[off:off + 32] = (12345).to_bytes(32, "little")
+open(sys.argv[2], "wb").write(b)
+PY
+jobu=$("$ZKSLOT" submit --key c16 --bpa "$PL_W/unsat.bpa")
+rc=0; "$ZKSLOT" wait "$jobu" --timeout 120 >/dev/null 2>"$PL_W/unsat.err" || rc=$?
+udir=$("$ZKSLOT" status "$jobu" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["out_dir"])')
+if [ "$rc" = 1 ] && grep -q "self-verify: rejected the proof" "$PL_W/unsat.err" && [ ! -e "$udir/0/proof.bin" ]; then
+  echo "ok: an unsatisfied assignment: gpud's self-verify rejects the proof, job failed, no proof.bin: $(head -n 1 "$PL_W/unsat.err")"
+else
+  pl_bad "unsatisfied assignment: wait exit $rc: $(cat "$PL_W/unsat.err"); $(ls "$udir/0" 2>&1)"
+fi
 
 pl_log "4. the result check"
 db=$PL_W/state/ledger.db
