@@ -115,7 +115,7 @@ refuse() {   # refuse WHAT NEEDLE ARGS...
   n0=$("$ZKSLOT" status | wc -l)
   err=$("$ZKSLOT" submit "$@" 2>&1 >/dev/null) || rc=$?
   if [ "$rc" = 2 ] && [[ $err == *"$needle"* ]] && [ "$("$ZKSLOT" status | wc -l)" = "$n0" ]; then
-    echo "ok: $what: exit 2, nothing submitted: $(printf '%s' "$err" | head -n 1)"
+    echo "ok: $what: exit 2, nothing submitted: ${err%%$'\n'*}"
   else
     pl_bad "$what: exit $rc: $err"
   fi
@@ -158,7 +158,7 @@ PY
 )
 rc=0; err=$("$ZKSLOT" result "$job" --out "$PL_W/bad.bin" 2>&1 >/dev/null) || rc=$?
 if [ "$rc" = 1 ] && [[ $err == *"does not verify"* ]] && [ ! -e "$PL_W/bad.bin" ]; then
-  echo "ok: a flipped bit in the ledger's proof: zkslot result refuses it, nothing written: $(printf '%s' "$err" | head -n 1)"
+  echo "ok: a flipped bit in the ledger's proof: zkslot result refuses it, nothing written: ${err%%$'\n'*}"
 else
   pl_bad "result of a flipped proof (partition $pid): exit $rc, $(ls "$PL_W"/bad.bin 2>/dev/null): $err"
 fi
@@ -187,7 +187,7 @@ else
 fi
 rc=0; job4=$("$ZK_BP_PRODUCER" c16 --bad "$PL_W/a5.bpa" 2>"$PL_W/producer-bad.err") || rc=$?
 if [ "$rc" = 0 ] && grep -q "aux value 0 is not below r" "$PL_W/producer-bad.err" &&
-   "$ZKSLOT" status "$job4" | grep -q "^    0 queued"; then
+   grep -q "^    0 queued" <<<"$("$ZKSLOT" status "$job4")"; then
   echo "ok: an aux value equal to r: refused, nothing published, the partition queued again: $(grep -m1 'not below' "$PL_W/producer-bad.err")"
 else
   pl_bad "producer --bad: exit $rc: $(cat "$PL_W/producer-bad.err"); $("$ZKSLOT" status "$job4" 2>&1 | tail -n 1)"
