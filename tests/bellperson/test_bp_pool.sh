@@ -89,6 +89,9 @@ for i in 0 1; do
   [ -s "$out_dir/$i/public.json" ] || pl_bad "partition $i: no public.json"
 done
 echo "ok: bellperson's verify_proof and zkslot bp verify accept $out_dir/{0,1}/proof.bin"
+listed=$("$ZKSLOT" result "$job") || pl_bad "zkslot result $job: exit $?"
+[ "$listed" = "$(printf '%s\n' "$out_dir/0/proof.bin $out_dir/0/public.json" "$out_dir/1/proof.bin $out_dir/1/public.json")" ] ||
+  pl_bad "zkslot result $job lists: $listed"
 
 pl_log "2. gpud killed -9, the parameter file moved away, gpud started again"
 kill -9 "$PL_GPUD"
