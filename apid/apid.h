@@ -20,6 +20,7 @@
  *   unix_listen.c  --listen unix:PATH, a socket of mode 0660 (and the
  *               state directory's api.sock, server.c)
  *   out_dir.c   the output directory a unix socket's user names
+ *   peer_uid.c  the user at the other end of a loopback TCP connection
  *   tls.c       --tls-cert/--tls-key: HTTPS through libmicrohttpd's GnuTLS
  *   admit.c     connections taken or refused (503), per client; the
  *               deadline of a whole request
@@ -60,6 +61,8 @@ struct apid_peer {                    /* whom a connection counts against */
     int family;                       /* AF_INET (v4-mapped too), AF_INET6 (its /64), AF_UNIX */
     unsigned char key[8];             /* the address, the /64, or the uid */
     char text[64];                    /* "127.0.0.2", "2001:db8::/64", "uid 1000" */
+    int local;                        /* the unix socket or a loopback address: uid says who */
+    uid_t uid;                        /* when local: the caller's user, (uid_t)-1 unknown */
 };
 struct apid_conn {                    /* one connection taken */
     struct apid_conn *next, *prev;
@@ -165,9 +168,9 @@ void apid_dispatch(struct apid *a, struct apid_req *q, const char *authorization
                    struct apid_reply *r);
 
 /* ---- auth.c ---- */
-/* q->peer from the connection's peer p (its SO_PEERCRED uid on the unix
- * socket: "uid:N", "" for root, apid's own user, or a network peer).
- * Cannot fail. */
+/* q->peer from the connection's peer p (its uid on the unix socket or a
+ * loopback address: "uid:N"; "" for root, apid's own user, or a network
+ * peer).  Cannot fail. */
 void apid_auth_peer(struct apid_req *q, const struct apid_peer *p);
 /* Who sends `authorization` (the header, may be NULL) into q->who; -1 with
  * 401 in r when a token file is in force and it names no token. */
@@ -259,6 +262,12 @@ int apid_witnesses_check(const struct zk_ledger_key *k, const struct apid_submit
  * partitions (POST /v1/jobs "out_dir"): 0, or -1 with 403/422 in r. */
 int apid_out_dir_check(const struct apid_req *q, const char *dir, size_t n,
                        struct apid_reply *r);
+
+/* ---- peer_uid.c ---- */
+/* The uid of the local process at the other end of loopback TCP
+ * connection fd, whose peer address is *peer (its /proc/net/tcp or tcp6
+ * entry): 0 with *ret, or -1 when none is found. */
+int apid_loopback_uid(int fd, const struct sockaddr_storage *peer, uid_t *ret);
 
 /* ---- unix_listen.c ---- */
 #define APID_UNIX_PREFIX "unix:"

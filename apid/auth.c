@@ -13,7 +13,9 @@
  * whose job it is by the principal.  Without tokens the principal is the
  * ledger's default, apid's own user (SQLite) or role (PostgreSQL).
  *
- * On the unix socket the kernel says who connects (SO_PEERCRED, admit.c):
+ * On the unix socket, and on a loopback address, the kernel says who
+ * connects (SO_PEERCRED; the client's /proc/net/tcp entry: admit.c,
+ * peer_uid.c):
  * a caller that is neither root nor apid's own user is "uid:N", with or
  * without a token file, as a token is: its jobs are stored under that
  * principal (the one `zkslot submit` records on an SQLite ledger, so an
@@ -38,12 +40,11 @@
 
 void apid_auth_peer(struct apid_req *q, const struct apid_peer *p)
 {
-    uid_t uid;
     q->peer[0] = 0;
-    if (!p || p->family != AF_UNIX)
-        return;
-    memcpy(&uid, p->key, sizeof uid);
-    if (uid != 0 && uid != geteuid()) {   /* -1 (unreadable) too: not the machine's own */
+    if (!p || !p->local)
+        return;   /* another machine's: its token says who */
+    uid_t uid = p->uid;
+    if (uid != 0 && uid != geteuid()) {   /* -1 (unknown) too: not the machine's own */
         snprintf(q->peer, sizeof q->peer, APID_USER_PREFIX "%u", (unsigned)uid);
         q->peer_uid = uid;
     }

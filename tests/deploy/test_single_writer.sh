@@ -15,12 +15,12 @@
 #     job proves from P's input (its generator saw P's secret only);
 #   - O's `zkslot submit`, `status`, `wait`, `result`, `cancel` work with
 #     no flag (through the socket); P cannot see, fetch or cancel O's
-#     job, each refusal one line naming the rule; P's `status` lists P's
-#     jobs only; `top --once` as O shows the pool and says why no jobs.
-# Needs root, useradd/userdel, setpriv, sqlite3 and python3 (77 otherwise).
+#     job, each refusal one line naming the rule, nor through apid's
+#     loopback port (curl as P: 403); P's `status` lists P's jobs only; `top --once` as O shows the pool and says why no jobs.
+# Needs root, useradd/userdel, setpriv, sqlite3, python3 and curl (77 otherwise).
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZKSLOT_APID:?}" "${ZK_SOURCE_DIR:?}"
 . "$ZK_SOURCE_DIR/tests/deploy/lib_users.sh"
-zku_init sw sqlite3 python3
+zku_init sw sqlite3 python3 curl
 zku_user PU p "$DU"
 
 secret=$(python3 -c 'print(7**80 + 3)')
@@ -75,6 +75,13 @@ for c in status result cancel; do
         bad "P's $c of O's job $jq: exit $rc: $(cat "$W/p-$c.log")"
 done
 echo "P refused: $(cat "$W/p-cancel.log")"
+# nor around the socket through apid's loopback port (no token file there)
+URL=$(sed -n 's|.*serving \(http://127.0.0.1:[0-9]*\).*|\1|p' "$W/apid.log" | head -n 1)
+for m in GET DELETE; do
+    code=$(as "$PU" 0022 curl -s -m 5 -o "$W/p/tcp.json" -w '%{http_code}' -X $m "$URL/v1/jobs/${jq:-0}")
+    [ "$code" = 403 ] && grep -q "is not yours" "$W/p/tcp.json" ||
+        bad "P's $m of O's job $jq over loopback TCP ($URL): $code $(cat "$W/p/tcp.json")"
+done
 jp=$(as "$PU" 0022 "$ZKSLOT" submit --key k "$W2" 2>"$W/submit-p.log") || bad "P's submit: $(cat "$W/submit-p.log")"
 as "$PU" 0022 "$ZKSLOT" status --json >"$W/p-list.json" 2>&1 || bad "P's status: $(cat "$W/p-list.json")"
 ids=$(python3 -c 'import json,sys; print(" ".join(str(j["id"]) for j in json.load(open(sys.argv[1]))["jobs"]))' "$W/p-list.json" 2>&1)
