@@ -3,7 +3,10 @@
 # the daemons, with real users.  The daemons (synthd, gpud, zkslot-apid)
 # run as D; operators O and P are in D's group.  Checks:
 #   - a ledger made 0660 (as an older zkslot made it) is 0600 once
-#     zkslot-apid has started, which says so in one line;
+#     zkslot-apid has started, which says so in one line; while a process
+#     of O holds -wal/-shm of O's, apid does not start (one line naming
+#     the file); after O's process is killed (its files left behind) apid
+#     removes them and starts;
 #   - without zkslot-apid an operator's `zkslot status` is one line naming
 #     the state directory's socket and what to start;
 #   - an operator cannot open the ledger, its -wal or -shm for writing
@@ -57,12 +60,28 @@ rc=0; as "$OU" 0022 "$ZKSLOT" status >"$W/noapid.log" 2>&1 || rc=$?
     grep -q "$W/state/api.sock: start it" "$W/noapid.log" && echo "no apid: $(cat "$W/noapid.log")" ||
     bad "an operator's status without zkslot-apid: exit $rc: $(cat "$W/noapid.log")"
 
+# ---- O's process holds -wal/-shm of its own: no daemon starts until it is gone ---------
+PY=$(command -v /usr/bin/python3 || command -v python3)   # one O may run (not root's shims)
+(umask 0007; exec setpriv --reuid="$OU" --regid="$OU" --init-groups -- "$PY" -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1]); c.execute("SELECT count(*) FROM jobs").fetchall()
+open(sys.argv[2], "w").close(); time.sleep(60)' "$L" "$W/o/held") &   # its pid is $!
+HOLD=$!; PIDS+=("$HOLD")
+for ((i = 0; i < 50 * slow; i++)); do [ -e "$W/o/held" ] && break; sleep 0.1; done
+[ "$(stat -c %U "$L-shm" 2>/dev/null)" = "$OU" ] || bad "control: O's -shm is '$(stat -c %U "$L-shm" 2>&1)'"
+rc=0; as "$DU" 0007 "$ZKSLOT_APID" --listen 127.0.0.1:0 --check-config >"$W/held.log" 2>&1 || rc=$?
+[ $rc = 2 ] && grep -q "ledger.db-[ws][ah][lm]: uid $(id -u "$OU")'s.*still open" "$W/held.log" &&
+    echo "held: $(tail -n 1 "$W/held.log" | cut -c1-160)" || bad "apid with O's -wal/-shm held: exit $rc: $(cat "$W/held.log")"
+kill -9 "$HOLD"; wait "$HOLD" 2>/dev/null   # they stay behind, O's
+
 # ---- the daemons start: the ledger is made theirs alone -------------------------------
 zku_apid
 m=$(stat -c '%a %U' "$L")
 [ "$m" = "600 $DU" ] && grep -q "ledger $L: mode 0660 -> 0600" "$W/apid.log" &&
     echo "migrated: $(grep -o "ledger $L: mode 0660 -> 0600[^;]*" "$W/apid.log")" ||
     bad "after zkslot-apid started the ledger is '$m' ($(grep -c 'mode 0660' "$W/apid.log") log lines)"
+for f in "$L-wal" "$L-shm"; do
+    [ ! -e "$f" ] || [ "$(stat -c '%a %U' "$f")" = "600 $DU" ] || bad "$f after the start: $(stat -c '%a %U' "$f")"
+done
 
 # ---- through the socket, no flag: O's job, P refused -----------------------------------
 jq=$(as "$OU" 0022 "$ZKSLOT" submit --key k "$W1" 2>"$W/submit-q.log") ||
