@@ -4,8 +4,8 @@
  * DIR` of a user who is not the ledger's: docs/api.md, "Local users").
  *
  * gpud writes there as the daemons' user, so a caller may name only a
- * directory of its own: a local user (the socket's peer credentials),
- * never a token or a network client (403); the directory its own uid's
+ * directory of its own: a local user (known by its uid: auth.c), never a
+ * token or a network client (403); the directory its own uid's
  * (lstat: not a symlink, canonical as sent), not another's that the
  * daemons could write (a daemon-only directory, another user's job
  * directory: issue 46), and its partition directories, when there
@@ -28,8 +28,9 @@ int apid_out_dir_check(const struct apid_req *q, const char *dir, size_t n,
     struct stat st;
     char msg[SUBMIT_MSG_MAX];
     if (!q->peer[0] || q->who)
-        return apid_error(r, 403, "forbidden", "out_dir: only a local user on the unix "
-                          "socket names an output directory (its own, on this machine)");
+        return apid_error(r, 403, "forbidden", "out_dir: only a local user (the unix socket, "
+                          "a loopback address) names an output directory (its own, on this "
+                          "machine)");
     char *real = realpath(dir, NULL);
     int same = real && !strcmp(real, dir);
     free(real);

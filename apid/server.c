@@ -227,7 +227,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     q->method = method;
     q->path = url;
     struct apid_conn *ac = conn_of(mc);
-    apid_auth_peer(q, ac ? &ac->peer : NULL);   /* the unix socket's caller */
+    apid_auth_peer(q, ac ? &ac->peer : NULL);   /* a local caller: its user */
     q->content_type = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
                                                   MHD_HTTP_HEADER_CONTENT_TYPE);
     q->body = c->body;

@@ -215,10 +215,10 @@ static int check_inputs(const struct zk_ledger_key *k, char **files, int n, char
     return bad;
 }
 
-/* --out DIR (canonical) and the partition directories already in it, as
- * submit_out_dir_check judges them.  0, or -1 with the refusal printed. */
-/* --out made (its new directories given group gid) and checked: the
- * canonical path, malloc'd, or NULL after one line. */
+/* --out DIR made (its new directories given group gid), then it
+ * (canonical) and the partition directories already in it as
+ * submit_out_dir_check judges them: the canonical path, malloc'd, or NULL
+ * after one line. */
 static char *out_dir_made(const char *dir, gid_t gid, int n)
 {
     char msg[SUBMIT_MSG_MAX];
