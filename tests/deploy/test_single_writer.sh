@@ -19,7 +19,10 @@
 #   - O's `zkslot submit`, `status`, `wait`, `result`, `cancel` work with
 #     no flag (through the socket); P cannot see, fetch or cancel O's
 #     job, each refusal one line naming the rule, nor through apid's
-#     loopback port (curl as P: 403); P's `status` lists P's jobs only; `top --once` as O shows the pool and says why no jobs.
+#     loopback port (curl as P: 403); P's `status` lists P's jobs only;
+#     `top --once` as O shows the pool and says why no jobs;
+#   - a socket O leaves at the state directory's api.sock (apid stopped):
+#     P's `zkslot status` refuses it in one line and never connects.
 # Needs root, useradd/userdel, setpriv, sqlite3, python3 and curl (77 otherwise).
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZKSLOT_APID:?}" "${ZK_SOURCE_DIR:?}"
 . "$ZK_SOURCE_DIR/tests/deploy/lib_users.sh"
@@ -163,6 +166,21 @@ grep -q -F "$secret" "$W/gen-seen" && [ "$(grep -c . "$W/gen-seen")" = 1 ] ||
     bad "the generator saw: $(head -c 300 "$W/gen-seen")"
 m=$(stat -c '%a %U' "$L")
 [ "$m" = "600 $DU" ] || bad "at the end the ledger is '$m'"
+
+# ---- a socket O leaves in the state directory: P's CLI sends it nothing -------------------
+kill -TERM "$APID"; wait "$APID" 2>/dev/null
+(umask 0007; exec setpriv --reuid="$OU" --regid="$OU" --init-groups -- "$PY" -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
+open(sys.argv[2] + ".up", "w").close()
+while True:
+    c, _ = s.accept(); open(sys.argv[2], "a").write("connection\n"); c.close()' \
+    "$W/state/api.sock" "$W/o/fake") &
+PIDS+=("$!")
+for ((i = 0; i < 50 * slow; i++)); do [ -e "$W/o/fake.up" ] && break; sleep 0.1; done
+rc=0; as "$PU" 0022 "$ZKSLOT" status >"$W/fake.log" 2>&1 || rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$W/fake.log")" = 1 ] && grep -q "not zkslot-apid's socket.*refused, nothing sent" "$W/fake.log" &&
+    [ ! -e "$W/o/fake" ] && echo "planted socket: $(cat "$W/fake.log")" ||
+    bad "P's status with O's socket planted: exit $rc: $(cat "$W/fake.log") ($(cat "$W/o/fake" 2>/dev/null))"
 
 [ $fail = 0 ] && echo "single_writer: ok"
 exit $fail
