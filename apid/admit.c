@@ -54,12 +54,18 @@ void apid_peer_of(int fd, const struct sockaddr_storage *ss, struct apid_peer *r
 {
     memset(ret, 0, sizeof *ret);
     ret->family = ss->ss_family;
+    ret->uid = (uid_t)-1;
     if (ss->ss_family == AF_INET) {
         const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
         memcpy(ret->key, &s4->sin_addr, 4);
         inet_ntop(AF_INET, &s4->sin_addr, ret->text, sizeof ret->text);
+        if ((ret->local = ret->key[0] == 127))   /* a user of this machine: which */
+            apid_loopback_uid(fd, ss, &ret->uid);
     } else if (ss->ss_family == AF_INET6) {
         const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+        if ((ret->local = IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) ||
+                          (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) && s6->sin6_addr.s6_addr[12] == 127)))
+            apid_loopback_uid(fd, ss, &ret->uid);
         if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {   /* ::ffff:a.b.c.d is a.b.c.d */
             ret->family = AF_INET;
             memcpy(ret->key, s6->sin6_addr.s6_addr + 12, 4);
@@ -78,6 +84,8 @@ void apid_peer_of(int fd, const struct sockaddr_storage *ss, struct apid_peer *r
             cr.uid = (uid_t)-1;
         memcpy(ret->key, &cr.uid, sizeof cr.uid);
         snprintf(ret->text, sizeof ret->text, "uid %ld", (long)(int)cr.uid);
+        ret->local = 1;
+        ret->uid = cr.uid;
     }
 }
 

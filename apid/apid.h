@@ -17,7 +17,10 @@
  *   vk.c        a key's verification key (vk.json), read once per key
  *   health.c    GET /healthz, GET /metrics
  *   status.c    GET /v1/status and the page at / (page.html, compiled in)
- *   unix_listen.c  --listen unix:PATH, a socket of mode 0660
+ *   unix_listen.c  --listen unix:PATH, a socket of mode 0660 (and the
+ *               state directory's api.sock, server.c)
+ *   out_dir.c   the output directory a unix socket's user names
+ *   peer_uid.c  the user at the other end of a loopback TCP connection
  *   tls.c       --tls-cert/--tls-key: HTTPS through libmicrohttpd's GnuTLS
  *   admit.c     connections taken or refused (503), per client; the
  *               deadline of a whole request
@@ -38,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "ledger_cli.h"
 #include "listen_addr.h"
@@ -57,6 +61,8 @@ struct apid_peer {                    /* whom a connection counts against */
     int family;                       /* AF_INET (v4-mapped too), AF_INET6 (its /64), AF_UNIX */
     unsigned char key[8];             /* the address, the /64, or the uid */
     char text[64];                    /* "127.0.0.2", "2001:db8::/64", "uid 1000" */
+    int local;                        /* the unix socket or a loopback address: uid says who */
+    uid_t uid;                        /* when local: the caller's user, (uid_t)-1 unknown */
 };
 struct apid_conn {                    /* one connection taken */
     struct apid_conn *next, *prev;
@@ -79,6 +85,8 @@ struct apid_admit {
 struct apid {
     struct lcli c;                    /* config, state dir, ledger URL (c.l unused) */
     const char *tokens_path;          /* NULL: no tokens, loopback only */
+    char local_sock[108];             /* "": none; else <state dir>/api.sock, served
+                                       * besides --listen (server.c) */
     char *tls_cert, *tls_key;         /* PEM (tls.c); NULL: plain HTTP */
     struct api_tokens tokens;         /* under tokens_lock (SIGHUP re-reads them) */
     pthread_rwlock_t tokens_lock;
@@ -112,6 +120,10 @@ struct apid_req {
     size_t body_len;
     const struct api_token *who;      /* NULL: no token file (loopback); else &who_buf */
     struct api_token who_buf;
+    char peer[ZK_LEDGER_PRINCIPAL_MAX + 1];   /* "uid:N": a unix socket's caller that
+                                       * is neither root nor apid's own user (auth.c);
+                                       * "" otherwise */
+    uid_t peer_uid;                   /* its uid, when peer[0] */
     const char *params[APID_PARAMS_MAX];   /* the route's {…} segments, in order */
 };
 
@@ -156,16 +168,25 @@ void apid_dispatch(struct apid *a, struct apid_req *q, const char *authorization
                    struct apid_reply *r);
 
 /* ---- auth.c ---- */
+/* q->peer from the connection's peer p (its uid on the unix socket or a
+ * loopback address: "uid:N"; "" for root, apid's own user, or a network
+ * peer).  Cannot fail. */
+void apid_auth_peer(struct apid_req *q, const struct apid_peer *p);
 /* Who sends `authorization` (the header, may be NULL) into q->who; -1 with
  * 401 in r when a token file is in force and it names no token. */
 int apid_auth(struct apid *a, const char *authorization, struct apid_req *q,
               struct apid_reply *r);
 /* The principal q's jobs are submitted as ("api:NAME" in buf, n bytes at
- * least ZK_LEDGER_PRINCIPAL_MAX + 1), or NULL without tokens (the ledger's
- * default: apid's own user or role).  Cannot fail. */
+ * least ZK_LEDGER_PRINCIPAL_MAX + 1; a unix socket's user: q->peer), or
+ * NULL without tokens (the ledger's default: apid's own user or role).
+ * Cannot fail. */
 const char *apid_principal(const struct apid_req *q, char *buf, size_t n);
 /* 1 if q's caller submitted job j (or may cancel any, or there are no tokens). */
 int apid_owns(const struct apid_req *q, const struct zk_ledger_job *j);
+/* 1 if q's caller may see job j (a unix socket's user: its own jobs only;
+ * a token or the machine's own: every job); else 0 with 403 in r. */
+int apid_may_see(const struct apid_req *q, const struct zk_ledger_job *j,
+                 struct apid_reply *r);
 
 /* ---- ledgers.c ---- */
 /* A ledger handle for this request; NULL with 503 in r.  Give it back with
@@ -193,10 +214,16 @@ int apid_page(struct apid *a, struct apid_req *q, struct apid_reply *r);
 /* vk.c: key k's verification key as snarkjs's vk.json, or NULL with why. */
 json_t *apid_key_vk(const struct zk_ledger_key *k, char *why, size_t n);
 
-/* jobs.c: job id as GET /v1/jobs/{id} shows it, into r with `status`
- * (404 when unknown).  1 when the ledger failed (close the handle), else 0. */
-int apid_job_reply(struct apid *a, zk_ledger *l, int64_t id, unsigned status,
-                   struct apid_reply *r);
+/* jobs.c: job id as GET /v1/jobs/{id} shows it to q's caller, into r with
+ * `status` (404 when unknown, 403 when not the caller's to see: apid_may_see;
+ * its request id only to its own principal).  1 when the ledger failed
+ * (close the handle), else 0. */
+int apid_job_reply(struct apid *a, zk_ledger *l, const struct apid_req *q, int64_t id,
+                   unsigned status, struct apid_reply *r);
+/* jobs.c: j as a reply object to q's caller (no server path; the request
+ * id as its client gave it, to that principal only: another's ids are its
+ * own business).  NULL when out of memory. */
+json_t *apid_job_obj(const struct apid_req *q, const struct zk_ledger_job *j);
 
 /* submit.c, for the fuzz target: the body of POST /v1/jobs parsed (no ledger). */
 struct apid_submit {
@@ -211,6 +238,7 @@ struct apid_submit {
     int64_t deadline_ns;
     const char *request_id;           /* NULL: none */
     int force;                        /* queue a deadline admission refuses */
+    const char *out_dir;              /* NULL: none (<state dir>/jobs/<id>) */
 };
 int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_submit *s,
                       struct apid_reply *r);
@@ -228,6 +256,18 @@ int apid_submit_parse_binary(const struct apid_req *q, int64_t now_ns, struct ap
 /* Every witness of s against key k (curve, n_vars): 0, or 422 bad_witness. */
 int apid_witnesses_check(const struct zk_ledger_key *k, const struct apid_submit *s,
                          struct apid_reply *r);
+
+/* ---- out_dir.c ---- */
+/* The output directory a unix socket's user names for its job of n
+ * partitions (POST /v1/jobs "out_dir"): 0, or -1 with 403/422 in r. */
+int apid_out_dir_check(const struct apid_req *q, const char *dir, size_t n,
+                       struct apid_reply *r);
+
+/* ---- peer_uid.c ---- */
+/* The uid of the local process at the other end of loopback TCP
+ * connection fd, whose peer address is *peer (its /proc/net/tcp or tcp6
+ * entry): 0 with *ret, or -1 when none is found. */
+int apid_loopback_uid(int fd, const struct sockaddr_storage *peer, uid_t *ret);
 
 /* ---- unix_listen.c ---- */
 #define APID_UNIX_PREFIX "unix:"

@@ -26,27 +26,35 @@ static int add_part(void *ctx, const struct zk_ledger_part *p)
     return o ? json_array_append_new(ctx, o) : -ENOMEM;
 }
 
-/* j as a reply object (request id shown as its client gave it). */
-static json_t *job_obj(const struct zk_ledger_job *j)
+json_t *apid_job_obj(const struct apid_req *q, const struct zk_ledger_job *j)
 {
+    char p[ZK_LEDGER_PRINCIPAL_MAX + 1];
+    const char *me = apid_principal(q, p, sizeof p);   /* NULL: the machine's own */
     json_t *o = job_json(j);
-    if (o)
-        json_object_del(o, "out_dir");   /* the server's path: nothing for a client */
+    if (o && !q->peer[0])   /* the server's path: nothing for a client elsewhere; a local
+                             * user's own (`zkslot result` prints the files' paths) */
+        json_object_del(o, "out_dir");
+    if (o && me && strcmp(me, j->principal))
+        json_object_del(o, "request_id");
     return o;
 }
 
-int apid_job_reply(struct apid *a, zk_ledger *l, int64_t id, unsigned status,
-                   struct apid_reply *r)
+int apid_job_reply(struct apid *a, zk_ledger *l, const struct apid_req *q, int64_t id,
+                   unsigned status, struct apid_reply *r)
 {
     struct zk_ledger_job j;
     struct zk_diag d = { "" };
-    (void)a;
     int rc = zk_ledger_job_get(l, id, &j, &d);
     if (rc == -ENOENT)
         return apid_error(r, 404, "no_job", "job %lld: no such job", (long long)id), 0;
     if (rc < 0)
         return apid_ledger_error(r, rc, d.msg), rc == ZK_ELEDGER;
-    json_t *o = job_obj(&j), *parts = json_array();
+    if (!apid_may_see(q, &j, r))
+        return 0;
+    if ((rc = zk_ledger_job_resolve_out(&j, a->c.cfg.state_dir)) < 0)
+        return apid_error(r, 500, "internal", "job %lld: output directory name too long",
+                          (long long)id), 0;
+    json_t *o = apid_job_obj(q, &j), *parts = json_array();
     if (!o || !parts || json_object_set_new(o, "partitions", parts) < 0) {
         json_decref(o);
         return apid_error(r, 500, "internal", "out of memory"), 0;
@@ -90,7 +98,7 @@ int apid_job_get(struct apid *a, struct apid_req *q, struct apid_reply *r)
         clock_gettime(CLOCK_MONOTONIC, &now);
         double waited = (double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) * 1e-9;
         if (rc < 0 || finished(j.state) || waited >= wait || atomic_load(&a->stopping)) {
-            int broken = rc == 0 ? apid_job_reply(a, l, id, 200, r)
+            int broken = rc == 0 ? apid_job_reply(a, l, q, id, 200, r)
                          : rc == -ENOENT ? (apid_error(r, 404, "no_job", "job %lld: no such "
                                                        "job", (long long)id), 0)
                                          : (apid_ledger_error(r, rc, d.msg), rc == ZK_ELEDGER);
@@ -108,6 +116,7 @@ int apid_job_get(struct apid *a, struct apid_req *q, struct apid_reply *r)
 }
 
 struct list_ctx {
+    const struct apid_req *q;
     json_t *arr;
     const char *key;
     int state;                        /* -1: any */
@@ -121,13 +130,13 @@ static int add_job(void *ctx, const struct zk_ledger_job *j)
 {
     struct list_ctx *c = ctx;
     if (j->id <= c->after || (c->key && strcmp(c->key, j->key_name)) ||
-        (c->state >= 0 && j->state != c->state))
-        return 0;
+        (c->state >= 0 && j->state != c->state) || (c->q->peer[0] && !apid_owns(c->q, j)))
+        return 0;   /* a unix socket's user lists its own jobs only */
     if (c->n == c->limit) {
         c->more = 1;
         return 0;
     }
-    json_t *o = job_obj(j);
+    json_t *o = apid_job_obj(c->q, j);
     if (!o || json_array_append_new(c->arr, o))
         return -ENOMEM;
     c->n++;
@@ -137,7 +146,7 @@ static int add_job(void *ctx, const struct zk_ledger_job *j)
 
 int apid_job_list(struct apid *a, struct apid_req *q, struct apid_reply *r)
 {
-    struct list_ctx c = { NULL, apid_query(q, "key"), -1, 0, 100, 0, 0, 0 };
+    struct list_ctx c = { q, NULL, apid_query(q, "key"), -1, 0, 100, 0, 0, 0 };
     struct zk_diag d = { "" };
     const char *s = apid_query(q, "state"), *lim = apid_query(q, "limit"),
                *after = apid_query(q, "after");
@@ -183,6 +192,8 @@ int apid_job_cancel(struct apid *a, struct apid_req *q, struct apid_reply *r)
     } else if (rc < 0) {
         broken = rc == ZK_ELEDGER;
         apid_ledger_error(r, rc, d.msg);
+    } else if (!apid_may_see(q, &j, r)) {
+        ;   /* a unix socket's user: 403 in r */
     } else if (!apid_owns(q, &j)) {
         apid_error(r, 403, "forbidden", "job %lld: token '%s' may cancel only its own jobs",
                    (long long)id, q->who->name);
@@ -193,7 +204,7 @@ int apid_job_cancel(struct apid *a, struct apid_req *q, struct apid_reply *r)
         broken = rc == ZK_ELEDGER;
         apid_ledger_error(r, rc, d.msg);
     } else {
-        broken = apid_job_reply(a, l, id, 200, r);
+        broken = apid_job_reply(a, l, q, id, 200, r);
     }
     apid_ledger_put(a, l, broken);
     return 0;

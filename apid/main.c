@@ -10,7 +10,12 @@
  *
  * --listen takes the spellings of `zkslot metrics --listen`
  * (listen_addr.h) or unix:/PATH (unix_listen.c: a socket of mode 0660);
- * the default is 127.0.0.1:8470.  --tls-cert and --tls-key (PEM) serve
+ * the default is 127.0.0.1:8470.  On an SQLite ledger apid also serves
+ * <state dir>/api.sock (server.c; not with a unix --listen or TLS): the
+ * ledger is the daemons' alone, and this machine's other users reach it
+ * there, each known by its uid (auth.c).  Before it opens the ledger, a
+ * 0660 one of an older zkslot is made 0600 (zk_ledger_sqlite_private).
+ * --tls-cert and --tls-key (PEM) serve
  * HTTPS instead of HTTP (tls.c).  Without --tokens only
  * loopback addresses are served (every local user may then submit, as
  * with the CLI and a group-writable ledger); with it every route but
@@ -35,6 +40,7 @@
 
 #include "apid.h"
 #include "daemon/zkd.h"
+#include "local_route.h"
 #include "zk/error.h"
 
 #define APID_LISTEN_DEFAULT "127.0.0.1:8470"
@@ -194,9 +200,27 @@ int main(int argc, char **argv)
         return 2;
     }
     /* the config, the state directory and the ledger as the CLI finds them
-     * (created when absent, as the daemons do) */
+     * (created when absent, as the daemons do); an SQLite ledger made the
+     * daemons' alone first (a 0660 one of an older zkslot: 0600) */
+    if (lcli_resolve(&a.c, 1) < 0)
+        return 2;
+    const char *file = zk_ledger_sqlite_path(a.c.ledger_path);
+    if (file && (r = zk_ledger_sqlite_private(file, msg, sizeof msg)) < 0) {
+        fprintf(stderr, "zkslot-apid: %s\n", msg);
+        return 2;
+    }
+    if (file && r > 0)
+        zkd_log(ZKD_NOTICE, "%s", msg);
     if (lcli_open(&a.c, 1) < 0)
         return 2;
+    /* this machine's users reach an SQLite ledger through the state
+     * directory's socket (the CLI goes there without being told), unless
+     * --listen is a unix socket already or TLS is on (the CLI speaks plain
+     * HTTP to a socket) */
+    if (file && strncmp(listen, APID_UNIX_PREFIX, strlen(APID_UNIX_PREFIX)) && !a.tls_cert &&
+        (size_t)snprintf(a.local_sock, sizeof a.local_sock, "%s/%s", a.c.cfg.state_dir,
+                         LOCAL_SOCKET_NAME) >= sizeof a.local_sock)
+        a.local_sock[0] = 0;
     a.poll_ms = a.c.cfg.poll_ms ? a.c.cfg.poll_ms : 100;
     apid_ledger_put(&a, a.c.l, 0);   /* the first idle handle */
     a.c.l = NULL;

@@ -101,6 +101,11 @@ static int serve(struct apid *a, struct apid_req *q, struct apid_reply *r, int o
     c.want = k;
     c.arr = one ? NULL : json_array();
     int rc = zk_ledger_job_get(c.l, id, &j, &c.d), nojob = rc == -ENOENT;
+    if (rc == 0 && !apid_may_see(q, &j, r)) {   /* a unix socket's user: 403 in r */
+        apid_ledger_put(a, c.l, 0);
+        json_decref(c.arr);
+        return -1;
+    }
     if (rc == 0)
         rc = zk_ledger_key_get_id(c.l, j.key_id, &c.key, &c.d);
     if (rc == 0) {

@@ -226,6 +226,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     }
     q->method = method;
     q->path = url;
+    struct apid_conn *ac = conn_of(mc);
+    apid_auth_peer(q, ac ? &ac->peer : NULL);   /* a local caller: its user */
     q->content_type = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
                                                   MHD_HTTP_HEADER_CONTENT_TYPE);
     q->body = c->body;
@@ -371,11 +373,32 @@ static void serve_loop(struct apid *a, struct MHD_Daemon *d, const int *fd, int 
     }
 }
 
+/* The state directory's socket (a->local_sock): its fd, or -1 after one
+ * line (another apid serves it: this one goes on without). */
+static int serve_local(struct apid *a)
+{
+    struct sockaddr_storage ss;
+    char spec[sizeof a->local_sock + 8], why[256] = "";
+    snprintf(spec, sizeof spec, APID_UNIX_PREFIX "%s", a->local_sock);
+    int r = apid_unix_addr(spec, &ss) < 0 ? -ENAMETOOLONG : apid_unix_listen(&ss, why, sizeof why);
+    if (r < 0) {
+        zkd_log(ZKD_WARN, "no local socket: %s; this machine's users reach the ledger "
+                "through another zkslot-apid, or not at all", why[0] ? why : strerror(-r));
+        return -1;
+    }
+    fcntl(r, F_SETFL, fcntl(r, F_GETFL) | O_NONBLOCK);
+    listen(r, APID_BACKLOG);
+    zkd_log(ZKD_INFO, "local socket %s (mode 0660): the daemons' group's users, each its own "
+            "jobs (the ledger is the daemons' alone)", spec);
+    return r;
+}
+
 int apid_serve(struct apid *a, struct metrics_listen *l, const char *what, int sigfd)
 {
     struct MHD_Daemon *d = NULL;
     char urls[METRICS_LISTEN_MAX][80];
-    int fd[METRICS_LISTEN_MAX], n = 0, rc = -1, is_unix = l->sa[0].ss_family == AF_UNIX;
+    int fd[METRICS_LISTEN_MAX + 1], n = 0, rc = -1, is_unix = l->sa[0].ss_family == AF_UNIX;
+    int local = -1;   /* the state directory's socket (main.c), when served */
     /* TLS (tls.c): the PEM certificate and key in memory, else no option */
     struct MHD_OptionItem tls[] = { { MHD_OPTION_HTTPS_MEM_KEY, 0, a->tls_key },
                                     { MHD_OPTION_HTTPS_MEM_CERT, 0, a->tls_cert },
@@ -433,6 +456,10 @@ int apid_serve(struct apid *a, struct metrics_listen *l, const char *what, int s
             : is_unix      ? "no tokens: socket mode 0660"
                            : "no tokens: loopback only",
             a->c.ledger_path, a->max_conns, a->max_conns_per_peer, a->request_timeout);
+    if (a->local_sock[0])   /* after the line above: its own line */
+        local = serve_local(a);
+    if (local >= 0)
+        fd[n++] = local;
     zkd_notify("READY=1\nSTATUS=serving %s", urls[0]);
     serve_loop(a, d, fd, n, sigfd);
     zkd_notify("STOPPING=1");
@@ -445,5 +472,7 @@ out:
         close(fd[i]);
     if (is_unix && n)
         unlink(((struct sockaddr_un *)&l->sa[0])->sun_path);
+    if (local >= 0)
+        unlink(a->local_sock);
     return rc;
 }

@@ -39,6 +39,7 @@ static json_t *pool_obj(const struct obs *o)
 }
 
 struct recent {
+    const struct apid_req *q;
     json_t *ring[STATUS_JOBS];
     unsigned n;
 };
@@ -47,10 +48,11 @@ struct recent {
 static int keep_job(void *ctx, const struct zk_ledger_job *j)
 {
     struct recent *r = ctx;
-    json_t *o = job_json(j);
+    if (r->q->peer[0] && !apid_owns(r->q, j))
+        return 0;   /* a unix socket's user: its own jobs only */
+    json_t *o = apid_job_obj(r->q, j);
     if (!o)
         return -ENOMEM;
-    json_object_del(o, "out_dir");
     json_decref(r->ring[r->n % STATUS_JOBS]);
     r->ring[r->n++ % STATUS_JOBS] = o;
     return 0;
@@ -62,8 +64,8 @@ int apid_status(struct apid *a, struct apid_req *q, struct apid_reply *r)
     struct obs o;
     struct recent rec;
     struct zk_diag d = { "" };
-    (void)q;
     memset(&rec, 0, sizeof rec);
+    rec.q = q;
     if (!(c.l = apid_ledger_get(a, r)))
         return -1;
     c.cmd = "apid";

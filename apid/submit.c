@@ -95,7 +95,7 @@ int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_
                       struct apid_reply *r)
 {
     static const char *const known[] = { "key", "inputs", "witnesses", "priority",
-                                         "deadline", "force", "request_id" };
+                                         "deadline", "force", "request_id", "out_dir" };
     json_error_t je;
     const char *key;
     json_t *val;
@@ -114,8 +114,8 @@ int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_
             i++;
         if (i == sizeof known / sizeof *known)
             return apid_error(r, 400, "bad_field", "'%.64s': not a field of a job (key, "
-                              "inputs, witnesses, priority, deadline, force, request_id)",
-                              key);
+                              "inputs, witnesses, priority, deadline, force, request_id, "
+                              "out_dir)", key);
     }
     if (apid_submit_fields(s, now_ns, r) < 0)
         return -1;
@@ -157,6 +157,12 @@ int apid_submit_fields(struct apid_submit *s, int64_t now_ns, struct apid_reply 
         return -1;
     if (s->request_id && (!*s->request_id || strlen(s->request_id) > 96))
         return bad(r, "%s: 1 to 96 bytes", "request_id");
+    if (opt_string(s->root, "out_dir", &s->out_dir, r) < 0)
+        return -1;
+    size_t max = sizeof ((struct zk_ledger_job *)0)->out_dir - 1;
+    if (s->out_dir && (s->out_dir[0] != '/' || strlen(s->out_dir) > max))
+        return apid_error(r, 400, "bad_field", "out_dir: an absolute path of at most %zu "
+                          "bytes", max);
     return 0;
 }
 
@@ -178,6 +184,8 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
         return apid_error(r, 422, rc == -ENOEXEC ? "no_generator" : "key_unusable", "key: %s",
                           msg), 0;
     if (s->witnesses && apid_witnesses_check(&k, s, r) < 0)
+        return 0;
+    if (s->out_dir && apid_out_dir_check(q, s->out_dir, s->ninputs, r) < 0)
         return 0;
     if (s->deadline_ns && !s->force &&
         (rc = submit_admit(l, &k, s->priority, (uint32_t)s->ninputs, s->deadline_ns, msg,
@@ -209,7 +217,7 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
         return apid_error(r, 500, "internal", "sealing the inputs: %s", d.msg), 0;
     }
     zk_ledger_set_seal(l, rc ? zk_seal_submit_cb : NULL, &sk);
-    rc = zk_ledger_job_submit_opts(l, k.id, NULL, &so, names,
+    rc = zk_ledger_job_submit_opts(l, k.id, s->out_dir, &so, names,
                                    (const char *const *)s->inputs, s->lens,
                                    (uint32_t)s->ninputs, &id, &d);
     zk_ledger_set_seal(l, NULL, NULL);   /* a handle of apid's pool: no key left behind */
@@ -217,7 +225,7 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
     free(nb);
     if (rc == 0 && !so.existing && (rc = zk_ledger_job_get(l, id, &j, &d)) == 0 &&
         (rc = zk_ledger_job_resolve_out(&j, a->c.cfg.state_dir)) == 0 &&
-        submit_job_dirs(l, &j, a->c.cfg.state_dir, 0, msg, sizeof msg) < 0)
+        submit_job_dirs(l, &j, a->c.cfg.state_dir, s->out_dir != NULL, msg, sizeof msg) < 0)
         return apid_error(r, 500, "output_dir", "%s", msg), 0;
     if (rc == -EINVAL)
         return apid_error(r, 400, "bad_field", "%s", d.msg), 0;
@@ -225,7 +233,7 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
         return apid_error(r, 409, "request_id_reused", "%s", d.msg), 0;
     if (rc < 0)
         return apid_ledger_error(r, rc, d.msg), rc == ZK_ELEDGER;
-    return apid_job_reply(a, l, id, so.existing ? 200 : 201, r);
+    return apid_job_reply(a, l, q, id, so.existing ? 200 : 201, r);
 }
 
 int apid_submit(struct apid *a, struct apid_req *q, struct apid_reply *r)

@@ -35,6 +35,14 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
      * so that a test holding the write lock a few seconds makes the
      * daemons' writes fail with SQLITE_BUSY (test_ledger_busy) */
     const char *busy = zk_test_hook("ZKSLOT_TEST_LEDGER_BUSY_MS");
+    const char *file = zk_ledger_sqlite_path(path);
+    char why[512];
+    /* the ledger is the daemons' alone: a 0660 one of an older zkslot
+     * made 0600 before it is opened (zk_ledger_sqlite_private) */
+    if (file && (r = zk_ledger_sqlite_private(file, why, sizeof why)) < 0)
+        return zk_diag_set(diag, file, r, "%s", why);
+    if (file && r > 0)
+        zkd_log(ZKD_NOTICE, "%s", why);
     r = zk_ledger_open(path, ZK_LEDGER_CREATE | ZK_LEDGER_SYNC_NORMAL,
                        busy && atoi(busy) > 0 ? (unsigned)atoi(busy) : 0, ret, diag);
     /* SQLite says only "unable to open database file" or "attempt to write
@@ -49,13 +57,11 @@ int zkd_open_ledger(const struct zk_config *cfg, zk_ledger **ret, struct zk_diag
         *ret = NULL;
         return zk_diag_set(diag, cfg->machine, r, "a machine name has at most 63 bytes");
     }
-    const char *file = zk_ledger_sqlite_path(path);
-    char why[200];
     const char *what;
     if (r && file &&
         (what = zk_ledger_sqlite_access(file, cfg->state_dir, "this daemon", why, sizeof why)))
-        zk_diag_set(diag, what, r, "%s; the ledger is shared through the daemons' group "
-                    "(mode 0660, the state directory 3770: setgid, sticky)", why);
+        zk_diag_set(diag, what, r, "%s; the ledger is the daemons' alone (mode 0600, of the "
+                    "user they run as; the state directory 3770: setgid, sticky)", why);
     return r;
 }
 

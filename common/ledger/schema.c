@@ -274,6 +274,22 @@ static const struct ledger_ops sqlite_ops = {
     .purge_inputs = lsq_purge_inputs,
 };
 
+/* fd (the new ledger at path) to the owner and group of its directory. */
+static int ledger_give_to_dir_owner(int fd, const char *path)
+{
+    char dir[4096];
+    struct stat ds;
+    const char *slash = strrchr(path, '/');
+    size_t n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+    if (n >= sizeof dir)
+        return -ENAMETOOLONG;
+    memcpy(dir, !slash ? "." : path, n);
+    dir[n] = 0;
+    if (stat(dir, &ds) != 0)
+        return -errno;
+    return fchown(fd, ds.st_uid, ds.st_gid) ? -errno : 0;
+}
+
 int lsq_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret,
                    struct zk_diag *diag)
 {
@@ -286,18 +302,21 @@ int lsq_open(const char *path, unsigned flags, unsigned busy_ms, zk_ledger **ret
     if (lstat(path, &st) != 0) {
         if (errno != ENOENT || !(flags & ZK_LEDGER_CREATE))
             return zk_diag_set(diag, path, -errno, "%s", strerror(errno));
-        /* made here, not by SQLite (0644 less the umask, 0640 under the
-         * units' UMask=0007): 0660 so that operators in the daemons' group
-         * (the setgid state directory's) can write it, and the daemons can
-         * write a ledger that root or an operator created first */
-        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0660);
+        /* made here, not by SQLite (0644 less the umask): 0600, the
+         * daemons' alone (private.c); made by root, it is given to the
+         * state directory's owner (the daemons' user), whose daemons
+         * could not open a ledger of root's */
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST)
             return zk_diag_set(diag, path, -errno, "cannot create: %s", strerror(errno));
         if (fd >= 0) {
-            int e = fchmod(fd, 0660) ? -errno : 0;
+            int e = fchmod(fd, 0600) ? -errno : 0;
+            if (!e && geteuid() == 0)
+                e = ledger_give_to_dir_owner(fd, path);
             close(fd);
             if (e)
-                return zk_diag_set(diag, path, e, "cannot make it mode 0660: %s", strerror(-e));
+                return zk_diag_set(diag, path, e, "cannot make it mode 0600, the state "
+                                   "directory owner's: %s", strerror(-e));
         }
     } else if (S_ISLNK(st.st_mode)) {
         return zk_diag_set(diag, path, ZK_EUNTRUSTED, "a symlink (refused): the ledger is "

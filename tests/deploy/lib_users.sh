@@ -20,6 +20,13 @@
 #   as USER UMASK CMD...         # CMD as USER with its groups
 #   zku_daemon LOG CMD...        # CMD as D in the background; DPID is its
 #                                # pid (the subshell execs), also in PIDS
+#   zku_apid                     # zkslot-apid as D (ZKSLOT_APID), serving
+#                                # the state directory's socket
+#                                # (W/state/api.sock), through which the
+#                                # operators' CLI reaches the ledger, the
+#                                # daemons' alone; APID its pid, its log
+#                                # W/apid.log (a failure when it does not
+#                                # serve the socket within 10 s)
 #   zku_ready [PID...]           # W/synthd.log and W/gpud.log say ready:
 #                                # (else a failure, at once when one of
 #                                # the PIDs has exited)
@@ -85,6 +92,18 @@ zku_daemon() {
     local log=$1; shift
     (umask 0007; exec setpriv --reuid="$DU" --regid="$DU" --init-groups -- "$@") >"$log" 2>&1 &
     DPID=$!; PIDS+=("$DPID")
+}
+
+zku_apid() {
+    local i
+    zku_daemon "$W/apid.log" "${ZKSLOT_APID:?}" --listen 127.0.0.1:0
+    APID=$DPID
+    for ((i = 0; i < 100 * slow; i++)); do
+        grep -q 'local socket unix:' "$W/apid.log" && [ -S "$ZKSLOT_STATE_DIR/api.sock" ] && return 0
+        kill -0 "$APID" 2>/dev/null || break
+        sleep 0.1
+    done
+    bad "zkslot-apid did not serve $ZKSLOT_STATE_DIR/api.sock as $DU: $(tail -n 2 "$W/apid.log")"
 }
 
 zku_ready() {

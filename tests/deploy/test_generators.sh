@@ -78,6 +78,7 @@ done
 start_daemon "$W/synthd.log" "$ZKSLOT_SYNTHD" --workers 1
 start_daemon "$W/gpud.log" "$ZKSLOT_GPUD" --backend cpu --threads 2 --max-errors 1
 zku_ready
+zku_apid   # O's CLI reaches the ledger through it
 tr '\0' '\n' <"/proc/${PIDS[0]}/environ" | grep -q "^ZKSLOT_TEST_SECRET=daemon-only$" ||
     bad "synthd (pid ${PIDS[0]}) does not have ZKSLOT_TEST_SECRET: the environment check would be vacuous"
 declare -A job

@@ -5,18 +5,22 @@
 # in D's group, [ledger] keep_inputs = 3600 keeps the input after the job.
 # The key's generator (beneath [synthd] generators) succeeds only when
 # its input holds O's secret, and counts its runs.  Checks:
-#   - O's submit before any synthd ran is refused, one line saying to
-#     start zkslot-synthd (O may not make the daemons' key pair);
-#   - synthd makes the pair: input-seal.key 0600 and input-seal.pub 0644,
-#     both D's; A cannot read the private key;
+#   - O's submit before any synthd ran goes through zkslot-apid, a daemon
+#     (user D), which makes the daemons' key pair: input-seal.key 0600 and
+#     input-seal.pub 0644, both D's (O never makes it); A cannot read the
+#     private key;
 #   - a public key A planted in its place (A may rename files in the
 #     group's state directory) is refused by O's submit, nothing submitted;
 #   - O's job proves (synthd opened the sealed input; the proof verifies);
-#   - A reads the ledger (sqlite3 -readonly, and every byte of ledger.db
-#     and its -wal): no trace of the secret; the sealed input is there;
-#   - A pastes O's sealed input into a job of A's own (sqlite3 UPDATE
-#     while no synthd runs): synthd refuses it with one line naming both
-#     partitions, the generator never runs for it, A's job fails.
+#   - A cannot open the ledger (the daemons' alone, 0600), not even to
+#     read it; every byte of ledger.db and its -wal (read as root) holds
+#     no trace of the secret; the sealed input is there;
+#   - A's attempt to paste O's sealed input into a job of A's own (sqlite3
+#     UPDATE) is refused: A cannot open the ledger;
+#   - the same paste by root (who may write the ledger), while no synthd
+#     runs: synthd refuses it with one line naming both partitions, the
+#     generator never runs for it, A's job fails.
+# The operators' CLI goes through zkslot-apid's socket (started as D).
 # Needs root, useradd/userdel, setpriv and sqlite3 (77 otherwise).
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZK_SOURCE_DIR:?}"
 . "$ZK_SOURCE_DIR/tests/deploy/lib_users.sh"
@@ -48,13 +52,14 @@ as "$DU" 0007 "$ZKSLOT" pool create --slots 2 --slot-size 4M --tmpfs >"$W/pool.l
     >"$W/key.log" 2>&1 || bad "key add: $(cat "$W/key.log")"
 L=$W/state/ledger.db
 runs() { wc -l <"$W/gen-runs"; }
+zku_apid
 
-# ---- no key pair yet: the operator cannot make one ----------------------------------
-rc=0
-as "$OU" 0022 "$ZKSLOT" submit --key k --input "$W/victim/in.json" >"$W/early.log" 2>&1 || rc=$?
-[ $rc = 2 ] && [ "$(wc -l <"$W/early.log")" = 1 ] && grep -q "start zkslot-synthd once" "$W/early.log" &&
-    [ ! -e "$W/state/input-seal.pub" ] && echo "before synthd: $(cat "$W/early.log")" ||
-    bad "submit before any synthd: exit $rc: $(cat "$W/early.log")"
+# ---- no key pair yet: the daemons' apid makes it, never the operator -----------------
+e=$(as "$OU" 0022 "$ZKSLOT" submit --key k --input "$W/victim/in.json" 2>"$W/early.log") ||
+    bad "submit before any synthd: $(cat "$W/early.log")"
+[ "$(stat -c '%a %U' "$W/state/input-seal.key" 2>/dev/null)" = "600 $DU" ] &&
+    echo "before synthd: job $e queued, the key pair made by $DU (zkslot-apid)" ||
+    bad "before synthd: the key pair is '$(stat -c '%a %U' "$W/state/input-seal.key" 2>&1)'"
 
 zku_daemon "$W/synthd.log" "$ZKSLOT_SYNTHD" --workers 1
 SPID=${PIDS[-1]}
@@ -86,14 +91,16 @@ as "$OU" 0022 "$ZKSLOT" wait "${j:-0}" --timeout $((60 * slow)) >"$W/wait.log" 2
     "$W/state/jobs/${j:-0}/0/proof.json" >/dev/null 2>&1 &&
     echo "job $j of $OU proved from its sealed input" || bad "job ${j:-?}: no proof that verifies"
 
-# ---- what the other operator reads in the ledger ---------------------------------------
-as "$AU" 0022 sqlite3 -readonly "$L" "SELECT CAST(input AS TEXT) FROM partitions" >"$W/a-read.txt" 2>&1 ||
-    bad "$AU cannot read the ledger: $(head -n 2 "$W/a-read.txt")"
-as "$AU" 0022 sh -c "cat '$L' '$L-wal' 2>/dev/null" >"$W/a-bytes" || true
-grep -a -q -F zkseal1 "$W/a-read.txt" || bad "control: the ledger holds no sealed input"
-! grep -a -q -F "$secret" "$W/a-read.txt" "$W/a-bytes" &&
-    echo "$AU reads the ledger ($(stat -c %s "$W/a-bytes") bytes): sealed input, no secret" ||
-    bad "$AU reads $OU's secret input in the ledger"
+# ---- what the other operator reads in the ledger: nothing ------------------------------
+as "$AU" 0022 sqlite3 -readonly "$L" "SELECT CAST(input AS TEXT) FROM partitions" >"$W/a-read.txt" 2>&1 &&
+    bad "$AU read the ledger: $(head -c 200 "$W/a-read.txt")"
+as "$AU" 0022 sh -c "cat '$L' '$L-wal'" >"$W/a-bytes" 2>/dev/null && bad "$AU read the ledger's bytes"
+sqlite3 -readonly "$L" "SELECT CAST(input AS TEXT) FROM partitions" >"$W/root-read.txt" 2>&1
+cat "$L" "$L-wal" >"$W/root-bytes" 2>/dev/null
+grep -a -q -F zkseal1 "$W/root-read.txt" || bad "control: the ledger holds no sealed input"
+! grep -a -q -F "$secret" "$W/root-read.txt" "$W/root-bytes" &&
+    echo "$AU cannot open the ledger ($(head -n 1 "$W/a-read.txt")); its bytes hold a sealed input, no secret" ||
+    bad "$OU's secret input is in the ledger in clear"
 
 # ---- the other operator pastes the sealed input into a job of his own ------------------
 kill -TERM "$SPID"
@@ -101,7 +108,11 @@ for ((i = 0; i < 100 * slow; i++)); do kill -0 "$SPID" 2>/dev/null || break; sle
 mj=$(as "$AU" 0022 "$ZKSLOT" submit --key k --input "$W/in/mine.json" 2>"$W/submit-a.log") ||
     bad "submit as $AU: $(cat "$W/submit-a.log")"
 as "$AU" 0022 sqlite3 "$L" "UPDATE partitions SET input = (SELECT input FROM partitions WHERE
-    job_id = ${j:-0}) WHERE job_id = ${mj:-0}" || bad "$AU could not paste the input"
+    job_id = ${j:-0}) WHERE job_id = ${mj:-0}" >"$W/a-paste.log" 2>&1 &&
+    bad "$AU pasted $OU's input into the ledger"
+grep -q "unable to open database file" "$W/a-paste.log" || bad "$AU's paste: $(cat "$W/a-paste.log")"
+sqlite3 "$L" "UPDATE partitions SET input = (SELECT input FROM partitions WHERE
+    job_id = ${j:-0}) WHERE job_id = ${mj:-0}" || bad "root could not paste the input"
 runs0=$(runs)
 mv "$W/synthd.log" "$W/synthd-1.log"
 zku_daemon "$W/synthd.log" "$ZKSLOT_SYNTHD" --workers 1

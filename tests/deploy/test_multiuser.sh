@@ -6,21 +6,22 @@
 # /var/lib/zkslot (2770 D:D).  Checks:
 #   - root creates the ledger first (`key add`, a submit before the daemons
 #     run, a `zkslot wait` holding it open while they start): ledger.db,
-#     -wal and -shm are 0660 and group D, and the daemons write them;
+#     -wal and -shm are 0600 and D's (the daemons' alone), and the daemons
+#     write them; O reaches it through zkslot-apid's socket;
 #   - jobs of root and of O (default output directory, and --out DIR in O's
 #     own tree) are proved: every output directory submit made is 02770
 #     group D, every proof passes `zkslot verify`;
 #   - X's submit is refused; nothing in the state directory is
 #     world-writable; with the state directory left 0755, X's command says
-#     whose the ledger is (not SQLite's "unable to open database file");
+#     whose the ledger is and that its socket refused X (not SQLite's
+#     "unable to open database file");
 #   - O plants symlinks at gpud's temporary names (proof.json.tmp.PID,
 #     public.json.tmp.PID) pointing at a file only D may write: the file is
 #     untouched, the proof is a regular file;
 #   - O makes a partition directory a symlink to a directory of D's:
 #     before submit, submit refuses it; after submit, gpud writes nothing
 #     there (the partition fails, naming the directory);
-#   - a ledger not in D's group: synthd refuses to start, naming its owner
-#     and mode;
+#   - a ledger not D's: synthd refuses to start, naming its owner and mode;
 #   - a pool file planted by X at the pool path, and D's own pool made
 #     world-writable: both daemons refuse to start (exit non-zero), one
 #     line naming the file, its owner and its mode.
@@ -35,6 +36,10 @@ want_mode() {   # want_mode PATH MODE WHAT
     local m; m=$(mode_of "$1")
     [ "$m" = "$2 $DU" ] || bad "$3 ${1#$W/} is '${m:-missing}', expected '$2 $DU'"
 }
+want_own() {   # want_own PATH MODE WHAT: mode and owner D
+    local m; m=$(stat -c '%a %U' "$1" 2>/dev/null)
+    [ "$m" = "$2 $DU" ] || bad "$3 ${1#$W/} is '${m:-missing}', expected '$2 $DU'"
+}
 
 # inputs readable by everyone, as on a proving server
 mkdir -p "$W/in" && cp "$ZK_SOURCE_DIR"/examples/groth16/bn128/{key.zkey,vk.json,witness-*.wtns} "$W/in/"
@@ -47,14 +52,14 @@ as "$DU" 0007 "$ZKSLOT" pool create --slots 2 --slot-size 4M --tmpfs >"$W/pool.l
 
 # ---- root first: the ledger, a job queued before the daemons run ---------------
 (umask 0022; "$ZKSLOT" key add mu "$W/in/key.zkey") >"$W/key.log" 2>&1 || { bad "key add as root"; cat "$W/key.log"; }
-want_mode "$W/state/ledger.db" 660 "made by root, the ledger"
+want_own "$W/state/ledger.db" 600 "made by root, the ledger"
 ja=$(umask 0022; "$ZKSLOT" submit --key mu "${WT[@]}" 2>"$W/submit-root.log") ||
     bad "submit as root: $(cat "$W/submit-root.log")"
 (umask 0022; exec "$ZKSLOT" wait "${ja:-0}" --timeout $((120 * slow))) >"$W/wait-root.log" 2>&1 &
 wpid=$!; PIDS+=("$wpid")
 sleep 0.5   # its connection holds -wal and -shm, made by root
 for f in ledger.db-wal ledger.db-shm; do
-    [ -e "$W/state/$f" ] && want_mode "$W/state/$f" 660 "made by root, the ledger's" &&
+    [ -e "$W/state/$f" ] && want_own "$W/state/$f" 600 "made by root, the ledger's" &&
         echo "$f made by root: $(stat -c "%a %U:%G" "$W/state/$f")"
 done
 
@@ -64,6 +69,7 @@ SPID=$DPID
 zku_daemon "$W/gpud.log" "$ZKSLOT_GPUD" --backend cpu --threads 2 --max-errors 1
 GPID=$DPID
 zku_ready "$SPID" "$GPID"
+zku_apid
 # (its Uid: line, not /proc/PID's owner, which is root once it is non-dumpable)
 [ "$(awk '/^Uid:/ { print $2 }' "/proc/$GPID/status")" = "$(id -u "$DU")" ] &&
     grep -q gpud "/proc/$GPID/comm" ||
@@ -110,7 +116,7 @@ fi
 # told whose it is, not SQLite's "unable to open database file"
 chmod 0755 "$W/state"
 as "$XU" 0022 "$ZKSLOT" status >"$W/status-x.log" 2>&1 && bad "$XU read the ledger"
-grep -q "ledger.db: not writable by this user (uid [0-9]*): owner [^ ]*:$DU, mode 0660" \
+grep -q "ledger.db is the daemons' ($DU) alone; its socket .*api.sock: Permission denied" \
     "$W/status-x.log" || bad "the outsider's refusal does not say whose the ledger is: $(cat "$W/status-x.log")"
 chmod 2770 "$W/state"
 ww=$(find "$W/state" -perm -o+w ! -type l 2>/dev/null | head -3)
@@ -168,12 +174,13 @@ for p in "$GPID" "$SPID"; do
     [ $rc = 0 ] || bad "daemon $p: exit $rc after SIGTERM"
 done
 PIDS=()
-want_mode "$W/state/ledger.db" 660 "at the end, the ledger"
+kill -TERM "$APID"; wait "$APID"
+want_own "$W/state/ledger.db" 600 "at the end, the ledger"
 
 # ---- a ledger the daemons cannot write: the error says whose it is ---------------------
-chgrp root "$W/state/ledger.db"
+chown root:root "$W/state/ledger.db"
 as "$DU" 0007 "$ZKSLOT_SYNTHD" --workers 1 >"$W/synthd-denied.log" 2>&1 && bad "synthd started on a ledger it cannot write"
-grep -q "ledger.db: not writable by this daemon (uid [0-9]*): owner root:root, mode 0660" "$W/synthd-denied.log" &&
+grep -q "ledger.db: not writable by this daemon (uid [0-9]*): owner root:root, mode 0600" "$W/synthd-denied.log" &&
     echo "unwritable ledger: $(grep -o 'not writable[^;]*' "$W/synthd-denied.log")" ||
     bad "synthd's error on an unwritable ledger: $(tail -n 1 "$W/synthd-denied.log")"
 # ---- pools the daemons must not trust -----------------------------------------------

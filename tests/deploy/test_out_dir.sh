@@ -22,6 +22,7 @@ install -d -m 2770 -o "$DU" -g "$DU" "$W/state"
 as "$DU" 0007 "$ZKSLOT" pool create --slots 2 --slot-size 4M --tmpfs >"$W/pool.log" 2>&1 ||
     { bad "pool create as $DU"; exit 1; }
 (umask 0022; "$ZKSLOT" key add k "$W/in/key.zkey") >"$W/key.log" 2>&1 || bad "key add: $(cat "$W/key.log")"
+zku_apid   # O's CLI reaches the ledger through it
 # D's directories: one private, one O may search but not write (with a 0/)
 install -d -m 0700 -o "$DU" -g "$DU" "$W/state/private"
 install -d -m 0755 -o "$DU" -g "$DU" "$W/state/readonly" "$W/state/readonly/0"

@@ -34,6 +34,7 @@ for f in "$P:640" "$P.data:600"; do
 done
 
 (umask 0022; "$ZKSLOT" key add pp "$W/in/key.zkey") >"$W/key.log" 2>&1 || bad "key add: $(cat "$W/key.log")"
+zku_apid   # O's CLI reaches the ledger through it
 jv=$(umask 0022; "$ZKSLOT" submit --key pp "$W/in/witness-1.wtns" 2>"$W/submit.log") ||
     bad "submit as root: $(cat "$W/submit.log")"
 ja=$(as "$OU" 0022 "$ZKSLOT" submit --key pp --out "$W/op/o" "$W/in/witness-2.wtns" 2>"$W/submit-o.log") ||

@@ -137,6 +137,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             json_decref(o);
         }
+        if (sub.out_dir && sub.out_dir[0] != '/')
+            abort();   /* a relative out_dir let through */
         (void)token_may_submit(&tok, sub.key);
     }
     apid_submit_free(&sub);

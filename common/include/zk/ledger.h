@@ -226,6 +226,18 @@ const char *zk_ledger_sqlite_access(const char *file, const char *dir, const cha
                                     char *buf, size_t n);
 
 /*
+ * The SQLite ledger `file` made the daemons' alone (common/ledger/
+ * private.c): the file, -wal and -shm mode 0600; another user's -wal or
+ * -shm (an operator's process made them) removed by one open and close
+ * (a TRUNCATE checkpoint).  Each daemon runs it at start, before it opens
+ * the ledger.  1 when something changed (the line to log in msg, n bytes),
+ * 0 when nothing did (no file, already 0600, another user's ledger: the
+ * open says whose), or -errno with one line in msg (-EBUSY: another
+ * user's -wal or -shm still open elsewhere).
+ */
+int zk_ledger_sqlite_private(const char *file, char *msg, size_t n);
+
+/*
  * Opens the ledger `path` names (zk_ledger_sqlite_path).  PostgreSQL:
  * connects (libpq; busy_ms bounds the connection and lock waits, 0 = 10 s),
  * creates or migrates the schema under an advisory lock with

@@ -40,6 +40,7 @@
 #include "cmd.h"
 #include "g16_cli.h"
 #include "ledger_cli.h"
+#include "local_route.h"
 #include "remote.h"
 #include "job_json.h"
 #include "submit_core.h"
@@ -244,15 +245,50 @@ static int check_inputs(const struct zk_ledger_key *k, char **files, int n, char
     return bad;
 }
 
-/* --out DIR (canonical) and the partition directories already in it, as
- * submit_out_dir_check judges them.  0, or -1 with the refusal printed. */
-static int out_dir_writable(const char *out, int n)
+/* --out DIR made (its new directories given group gid), then it
+ * (canonical) and the partition directories already in it as
+ * submit_out_dir_check judges them: the canonical path, malloc'd, or NULL
+ * after one line. */
+static char *out_dir_made(const char *dir, gid_t gid, int n)
 {
     char msg[SUBMIT_MSG_MAX];
+    char *out = NULL;
+    int r = submit_mkdir_shared(dir, gid, msg, sizeof msg);
+    if (r < 0 || !(out = realpath(dir, NULL))) {
+        if (r >= 0)
+            snprintf(msg, sizeof msg, "%s: %s", dir, strerror(errno));
+        fprintf(stderr, "zkslot submit: cannot create the output directory %s; nothing "
+                "submitted\n", msg);
+        return NULL;
+    }
     if (submit_out_dir_check(out, (uint32_t)n, msg, sizeof msg) == 0)
-        return 0;
+        return out;
     fprintf(stderr, "zkslot submit: %s\n", msg);
-    return -1;
+    free(out);
+    return NULL;
+}
+
+/* zkslot --server: to zkslot-apid; --out (a directory of this machine)
+ * only to its unix socket, made and checked here as the caller. */
+static int submit_remote(struct args *a)
+{
+    const char *url = remote_server();
+    char *out = NULL;
+    struct stat sst;
+    if (a->out && !strncmp(url, "unix:", 5)) {
+        if (lcli_resolve(&a->c, 0) < 0)
+            return 2;
+        if (stat(a->c.cfg.state_dir, &sst)) {
+            fprintf(stderr, "zkslot submit: %s: %s\n", a->c.cfg.state_dir, strerror(errno));
+            return 2;
+        }
+        if (!(out = out_dir_made(a->out, sst.st_gid, a->npos)))
+            return 2;
+    }
+    int rc = remote_submit(a->key, a->pos, a->npos, a->input, a->priority, a->deadline_ns,
+                           a->force, a->request_id, out);
+    free(out);
+    return rc;
 }
 
 /* The admission check of --deadline (submit_admit): 0 to go on, 3
@@ -302,14 +338,15 @@ int cmd_submit(int argc, char **argv)
             return 2;
         }
     }
+    if (local_route(&a.c) < 0)   /* not the ledger's owner: to apid's socket */
+        return 2;
     if (remote_server() && a.bpa) {
         fprintf(stderr, "zkslot submit: --bpa: the API takes no assignments yet; submit on "
-                "the proving machine; nothing submitted\n");
+                "the proving machine as the daemons' user; nothing submitted\n");
         return 2;
     }
     if (remote_server())   /* zkslot --server URL: to zkslot-apid */
-        return remote_submit(a.key, a.pos, a.npos, a.input, a.priority, a.deadline_ns,
-                             a.force, a.request_id);
+        return submit_remote(&a);
     if (lcli_open(&a.c, 1) < 0)
         return 2;
     char msg[SUBMIT_MSG_MAX];
@@ -356,18 +393,8 @@ int cmd_submit(int argc, char **argv)
         fprintf(stderr, "zkslot submit: %s: %s\n", a.c.cfg.state_dir, strerror(errno));
         goto out;
     }
-    if (a.out) {
-        if ((r = submit_mkdir_shared(a.out, sst.st_gid, msg, sizeof msg)) < 0 ||
-            !(out = realpath(a.out, NULL))) {
-            if (r >= 0)
-                snprintf(msg, sizeof msg, "%s: %s", a.out, strerror(errno));
-            fprintf(stderr, "zkslot submit: cannot create the output directory %s; nothing "
-                    "submitted\n", msg);
-            goto out;
-        }
-        if (out_dir_writable(out, a.npos))
-            goto out;
-    }
+    if (a.out && !(out = out_dir_made(a.out, sst.st_gid, a.npos)))
+        goto out;
     if (a.deadline_in > 0)   /* lcli_now_ns is the ledger's clock now that it is open */
         a.deadline_ns = lcli_now_ns() + a.deadline_in;
     if (a.deadline_ns && !a.force &&
@@ -534,6 +561,8 @@ int cmd_status(int argc, char **argv)
     }
     if (a.npos == 1 && lcli_job_id("status", a.pos[0], &id) < 0)
         return 2;
+    if (local_route(&a.c) < 0)
+        return 2;
     if (remote_server())
         return remote_status(id, a.json);
     if (lcli_open(&a.c, 0) < 0)
@@ -579,6 +608,8 @@ static int open_job(int argc, char **argv, const char *cmd, unsigned allowed, st
         return 2;
     }
     if (lcli_job_id(cmd, a->pos[0], id) < 0)
+        return 2;
+    if (local_route(&a->c) < 0)
         return 2;
     if (remote_server())
         return OPEN_REMOTE;

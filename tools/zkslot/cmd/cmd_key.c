@@ -38,6 +38,7 @@
 #include "cmd.h"
 #include "key_bp.h"
 #include "ledger_cli.h"
+#include "local_route.h"
 #include "remote.h"
 #include "zk/error.h"
 #include "zk/keyfile.h"
@@ -96,18 +97,17 @@ static int hash_file(const char *path, char hex[33], uint64_t *ret_size)
  * On SQLite (one machine) a witness generator is code the daemons run as
  * their user, who owns the state directory (the units' tmpfiles.d makes
  * it theirs) or the ledger file: only that user or root registers one (an
- * operator in group zkslot submits and watches).  1 when the caller may;
- * else 0, the refusal printed.  PostgreSQL: its roles decide.
+ * operator in group zkslot submits and watches).  c resolved (lcli_
+ * resolve), not yet opened.  1 when the caller may; else 0, the refusal
+ * printed.  PostgreSQL: its roles decide.
  */
-static int may_add_generator(zk_ledger *l)
+static int may_add_generator(const struct lcli *c)
 {
-    const char *path = zk_ledger_path(l);
+    const char *path = zk_ledger_sqlite_path(c->ledger_path);
     char dir[PATH_MAX];
     struct stat st, ds;
-    if (strcmp(zk_ledger_backend(l), "sqlite") || getuid() == 0)
+    if (!path || getuid() == 0)
         return 1;
-    if (!strncmp(path, "sqlite:", 7))
-        path += 7;
     int have_dir = zk_path_dir(path, dir, sizeof dir) == 0 && stat(dir, &ds) == 0;
     if ((stat(path, &st) == 0 && st.st_uid == getuid()) || (have_dir && ds.st_uid == getuid()))
         return 1;
@@ -184,10 +184,9 @@ static int key_add(struct lcli *c, const char *name, const char *file, const cha
         k.witgen_kind = g.kind;
         snprintf(k.witgen, sizeof k.witgen, "%s", g.spec);
     }
-    if (lcli_open(c, 1) < 0)
+    /* before the open: the ledger is the daemons' alone, and so is this rule */
+    if (lcli_resolve(c, 1) < 0 || (gen && !may_add_generator(c)) || lcli_open(c, 1) < 0)
         goto out_key;
-    if (gen && !may_add_generator(c->l))
-        goto out;
     int r = zk_ledger_key_get(c->l, name, &old, &d);
     if (r == 0) {
         fprintf(stderr, "zkslot key add: a key named '%s' is already registered (%s)\n", name,
@@ -667,6 +666,10 @@ int cmd_key(int argc, char **argv)
     }
     int npos = argc - 1 - optind;
     char **pos = argv + 1 + optind;
+    /* not the ledger's owner: list and show through apid's socket */
+    if (((!strcmp(sub, "list") && npos == 0) || (!strcmp(sub, "show") && npos == 1)) &&
+        local_route(&c) < 0)
+        return 2;
     if (remote_server() && !strcmp(sub, "list") && npos == 0)   /* zkslot --server URL */
         return remote_keys(NULL, json);
     if (!strcmp(sub, "show") && npos == 1)

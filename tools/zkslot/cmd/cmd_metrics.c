@@ -29,6 +29,7 @@
 
 #include "cmd.h"
 #include "ledger_cli.h"
+#include "local_route.h"
 #include "metrics_http.h"
 #include "observe.h"
 #include "zk/util.h"
@@ -123,7 +124,7 @@ int cmd_metrics(int argc, char **argv)
         fputs(USAGE, stderr);
         return 2;
     }
-    if (lcli_open(&c, 0))
+    if (local_view_open(&c))   /* another user's ledger: the pool's metrics only */
         return 2;
     if (pool)
         snprintf(c.cfg.pool, sizeof c.cfg.pool, "%s", pool);

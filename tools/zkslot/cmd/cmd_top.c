@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "ledger_cli.h"
+#include "local_route.h"
 #include "observe.h"
 #include "zk/util.h"
 
@@ -78,6 +79,12 @@ static int frame(struct lcli *c, FILE *out)
                 (unsigned long long)o.pool.counters[ZK_PC_CHECKSUM_FAIL]);
     } else {
         fprintf(out, "pool   %s: %s\n", o.pool_path, o.pool_error);
+    }
+    if (o.no_ledger) {   /* the daemons' alone: jobs through zkslot-apid */
+        fprintf(out, "ledger the daemons' alone: jobs, partitions and daemons not shown "
+                "(`zkslot status` lists your jobs through zkslot-apid)\n");
+        obs_free(&o);
+        return 0;
     }
     fprintf(out, "daemons");
     if (!o.ndaemons)
@@ -170,7 +177,7 @@ int cmd_top(int argc, char **argv)
             return 2;
         }
     }
-    if (optind != argc || lcli_open(&c, 0))
+    if (optind != argc || local_view_open(&c))
         return 2;
     if (pool)
         snprintf(c.cfg.pool, sizeof c.cfg.pool, "%s", pool);

@@ -88,7 +88,7 @@ int lcli_mkdirs(const char *path)
     return lcli_mkdirs_ex(path, 0755, (gid_t)-1, 0, NULL, 0);
 }
 
-int lcli_open(struct lcli *c, int create)
+int lcli_resolve(struct lcli *c, int create)
 {
     struct zk_diag d = { "" };
     if (zk_config_resolve(&c->cfg, c->config_flag, &d) < 0) {
@@ -125,6 +125,15 @@ int lcli_open(struct lcli *c, int create)
         fprintf(stderr, "zkslot %s: state directory name too long\n", c->cmd);
         return -1;
     }
+    return 0;
+}
+
+int lcli_open(struct lcli *c, int create)
+{
+    struct zk_diag d = { "" };
+    int r;
+    if (lcli_resolve(c, create) < 0)
+        return -1;
     const char *file = zk_ledger_sqlite_path(c->ledger_path);
     if (!create && file && access(file, F_OK) != 0 && errno == ENOENT) {
         fprintf(stderr, "zkslot: no ledger at %s (nothing submitted yet?)\n", file);
@@ -140,8 +149,9 @@ int lcli_open(struct lcli *c, int create)
     if (r < 0 && file &&
         (what = zk_ledger_sqlite_access(file, c->cfg.state_dir, "this user", why, sizeof why))) {
         /* SQLite says "unable to open database file": say whose it is */
-        fprintf(stderr, "zkslot %s: %s: %s (submitting and watching need membership in its "
-                "group: docs/operations.md)\n", c->cmd, what, why);
+        fprintf(stderr, "zkslot %s: %s: %s (the ledger is the daemons' alone: others "
+                "submit and watch through zkslot-apid's socket, docs/operations.md)\n",
+                c->cmd, what, why);
         return -1;
     }
     if (r < 0) {

@@ -54,6 +54,11 @@ int lcli_option(struct lcli *c, int opt, const char *arg);
 #define LCLI_EXIT_UNREACHABLE 4
 int lcli_open(struct lcli *c, int create);
 
+/* The first half of lcli_open: the config read, the state directory
+ * resolved (made absolute; made with `create`), c->ledger_path set;
+ * nothing opened.  0, or -1 with the message printed. */
+int lcli_resolve(struct lcli *c, int create);
+
 /* Closes the ledger; accepts an unopened struct. */
 void lcli_close(struct lcli *c);
 

@@ -118,6 +118,10 @@ int obs_collect(struct lcli *c, struct obs *o)
     memset(o, 0, sizeof *o);
     memset(&tc, 0, sizeof tc);
     o->at_ns = lcli_now_ns();
+    if (!c->l) {   /* another user's ledger (the daemons'): the pool alone */
+        o->no_ledger = 1;
+        goto pool;
+    }
     if ((r = zk_ledger_totals(c->l, &o->totals, &d)) ||
         (r = (c->local ? zk_ledger_daemon_list : zk_ledger_farm_daemons)(c->l, on_daemon, &dc,
                                                                            &d))) {
@@ -139,7 +143,7 @@ int obs_collect(struct lcli *c, struct obs *o)
         return -1;
     }
 
-    /* the pool, as an observer */
+pool:   /* the pool, as an observer */
     snprintf(o->pool_path, sizeof o->pool_path, "%s", c->cfg.pool);
     zk_pool *h = calloc(1, zk_pool_sizeof());
     struct zk_pool_attach_opts ao = { "observer", ZK_POOL_OBSERVER, 0, NULL };
@@ -169,7 +173,7 @@ int obs_collect(struct lcli *c, struct obs *o)
     /* this machine's daemons: alive when their pid is attached to its pool;
      * another machine's: when that machine's lease is current (its pids
      * mean nothing here) */
-    const char *here = zk_ledger_machine(c->l);
+    const char *here = c->l ? zk_ledger_machine(c->l) : "";
     for (unsigned i = 0; i < o->ndaemons; i++) {
         struct obs_daemon *od = &o->daemons[i];
         od->remote = od->d.machine[0] && strcmp(od->d.machine, here);
@@ -235,7 +239,8 @@ static const char *daemon_labels(const struct obs_daemon *od, char *buf, size_t 
     return buf;
 }
 
-void obs_write_prometheus(const struct obs *o, FILE *out)
+/* The ledger's part of the exposition: jobs, partitions, stages, daemons. */
+static void write_ledger(const struct obs *o, FILE *out)
 {
     help(out, "zkslot_partitions", "gauge", "Partitions in the ledger by state.");
     for (int s = 0; s < ZK_PART_STATE_COUNT; s++)
@@ -314,6 +319,12 @@ void obs_write_prometheus(const struct obs *o, FILE *out)
     for (unsigned i = 0; i < o->ndaemons; i++)
         fprintf(out, "zkslot_daemon_up{%s} %d\n", daemon_labels(&o->daemons[i], lb, sizeof lb),
                 o->daemons[i].alive);
+}
+
+void obs_write_prometheus(const struct obs *o, FILE *out)
+{
+    if (!o->no_ledger)   /* another user's ledger: what the pool says only */
+        write_ledger(o, out);
     help(out, "zkslot_pool_up", "gauge", "1 if the pool could be read.");
     fprintf(out, "zkslot_pool_up %d\n", o->have_pool);
     if (!o->have_pool)

@@ -29,6 +29,8 @@ struct obs_daemon {
 
 struct obs {
     int64_t at_ns;
+    int no_ledger;                     /* c->l NULL (another user's ledger): the
+                                          ledger's fields are zero, not shown */
     struct zk_ledger_totals totals;
     struct obs_daemon *daemons;
     unsigned ndaemons;
@@ -56,9 +58,9 @@ struct obs {
     unsigned nattached;
 };
 
-/* Fills *o from the ledger (open in c) and the pool of c->cfg: the daemons
- * of the whole farm on a shared ledger, this machine's with c->local.  0 or
- * -1 (printed). */
+/* Fills *o from the ledger (open in c; NULL: none, o->no_ledger) and the
+ * pool of c->cfg: the daemons of the whole farm on a shared ledger, this
+ * machine's with c->local.  0 or -1 (printed). */
 int obs_collect(struct lcli *c, struct obs *o);
 void obs_free(struct obs *o);
 

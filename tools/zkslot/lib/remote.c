@@ -50,8 +50,9 @@ static int call(const char *cmd, const char *method, const char *path, json_t *b
     if (!(bit & ok) || !o) {
         const char *m = json_string_value(json_object_get(json_object_get(o, "error"),
                                                           "message"));
-        fprintf(stderr, "zkslot %s: %s: %d %s\n", cmd, remote_server(), r.status,
-                m ? m : "(not a JSON answer)");
+        fprintf(stderr, "zkslot %s: %s: %d %s%s\n", cmd, remote_server(), r.status,
+                m ? m : "(not a JSON answer)",
+                !strcmp(cmd, "submit") ? "; nothing submitted" : "");
         json_decref(o);
         return -1;
     }
@@ -92,7 +93,7 @@ json_t *remote_base64_file(const char *path)
 }
 
 int remote_submit(const char *key, char **files, int n, int input, int priority,
-                  int64_t deadline_ns, int force, const char *request_id)
+                  int64_t deadline_ns, int force, const char *request_id, const char *out_dir)
 {
     json_t *body = json_object(), *inputs = json_array(), *o = NULL;
     int rc = 2;
@@ -122,6 +123,8 @@ int remote_submit(const char *key, char **files, int n, int input, int priority,
     }
     if (request_id)
         json_object_set_new(body, "request_id", json_string(request_id));
+    if (out_dir)
+        json_object_set_new(body, "out_dir", json_string(out_dir));
     int st = call("submit", "POST", "/v1/jobs", body, REMOTE_TIMEOUT_S, 1 | 2 | 4, &o);
     if (st < 0)
         goto out;
@@ -220,12 +223,70 @@ int remote_wait(int64_t id, double timeout)
     }
 }
 
+/* 1 if the JSON file f holds v; else 0 with why on stderr. */
+static int same_json(const char *f, json_t *v, unsigned k)
+{
+    json_error_t je;
+    json_t *o = json_load_file(f, 0, &je);
+    int same = o && json_equal(o, v);
+    if (!same)
+        fprintf(stderr, "zkslot result: partition %u: %s: %s; `zkslot result JOB --out DIR` "
+                "writes it again from the ledger\n", k, f,
+                !o ? je.text : "not the result the ledger holds (refused)");
+    json_decref(o);
+    return same;
+}
+
+/* `zkslot result JOB` through apid's unix socket: the paths of the job's
+ * files on this machine (its out_dir), each checked against the result
+ * the server read from the ledger, as the local command checks them. */
+static int local_paths(int64_t id)
+{
+    char path[64], pf[4300], uf[4300];
+    json_t *j = NULL, *o = NULL, *p;
+    size_t i;
+    int rc = 2, missing = 0;
+    snprintf(path, sizeof path, "/v1/jobs/%lld", (long long)id);
+    if (call("result", "GET", path, NULL, REMOTE_TIMEOUT_S, 1, &j) < 0)
+        return 2;
+    snprintf(path, sizeof path, "/v1/jobs/%lld/proofs", (long long)id);
+    if (call("result", "GET", path, NULL, REMOTE_TIMEOUT_S, 1, &o) < 0)
+        goto out;
+    json_array_foreach(json_object_get(o, "proofs"), i, p) {
+        unsigned k = (unsigned)json_integer_value(json_object_get(p, "index"));
+        snprintf(pf, sizeof pf, "%s/%u/proof.json", str(j, "out_dir"), k);
+        snprintf(uf, sizeof uf, "%s/%u/public.json", str(j, "out_dir"), k);
+        if (same_json(pf, json_object_get(p, "proof"), k) &&
+            same_json(uf, json_object_get(p, "public"), k))
+            printf("%s %s\n", pf, uf);
+        else
+            missing++;
+    }
+    rc = missing ? 1 : 0;
+    if (strcmp(str(j, "state"), "done")) {
+        json_t *c = json_object_get(j, "counts");
+        long long done = (long long)json_integer_value(json_object_get(c, "done"));
+        fprintf(stderr, "zkslot result: job %lld is %s (%lld/%lld done): %s%s%s\n",
+                (long long)id, str(j, "state"), done,
+                (long long)json_integer_value(json_object_get(j, "nparts")),
+                done ? "only the done partitions are listed" : "no result",
+                *str(j, "error") ? ": " : "", str(j, "error"));
+        rc = 1;
+    }
+out:
+    json_decref(j);
+    json_decref(o);
+    return rc;
+}
+
 int remote_result(int64_t id, const char *out)
 {
     char path[64], dir[4200], pf[4300], uf[4300];
     json_t *o = NULL, *p;
     size_t i;
     int rc = 0;
+    if (!out && !strncmp(remote_server(), "unix:", 5))
+        return local_paths(id);   /* this machine's: the files are here */
     if (!out) {
         fprintf(stderr, "zkslot result: --server: the proofs are on the server; --out DIR "
                 "writes them here\n");

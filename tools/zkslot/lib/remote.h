@@ -17,9 +17,11 @@
 const char *remote_server(void);
 
 /* Circuit inputs (`input`) or .wtns files (sent in base64); 3 when the
- * server refuses the deadline (409 deadline_unmeetable, without force). */
+ * server refuses the deadline (409 deadline_unmeetable, without force).
+ * out_dir (NULL: none): the job's output directory on this machine, for
+ * apid's unix socket only (canonical, made and checked by the caller). */
 int remote_submit(const char *key, char **files, int n, int input, int priority,
-                  int64_t deadline_ns, int force, const char *request_id);
+                  int64_t deadline_ns, int force, const char *request_id, const char *out_dir);
 /* File `path` (a .wtns) in standard base64 as a JSON string, as submit
  * sends it; NULL after one line on stderr. */
 json_t *remote_base64_file(const char *path);
