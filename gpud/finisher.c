@@ -88,9 +88,17 @@ void *finisher_main(void *arg)
         }
         struct zk_groth16_proof proof;
         struct zk_ledger_job job;
+        struct zk_ledger_result res = { 0 };
         /* the device's part of prove_start (the CUDA backend queued it)
          * counts as start, not finalize */
         double t0 = zkd_now();
+        if (it->bp) {   /* proved in the starter: self-verify, the texts */
+            if ((r = gpud_bp_finish(it, &res, &d))) {
+                part_failed(l, &it->p, d.msg);
+                goto next;
+            }
+            goto written;
+        }
         r = gpud.backend->prove_wait(gpud.backend, it->job, &it->pending, &d);
         it->job = NULL;
         it->start_s += zkd_now() - t0;
@@ -121,6 +129,11 @@ void *finisher_main(void *arg)
                 goto next;
             }
         }
+        if ((r = proof_texts(it, &proof, &res))) {
+            part_failed(l, &it->p, "out of memory for the proof's JSON");
+            goto next;
+        }
+written:;
         /* a read, retried while the ledger cannot be reached (a connection
          * the server or a cut ended is made again): the ledger's failure is
          * not the partition's, so no error is charged for it; given up only
@@ -130,11 +143,13 @@ void *finisher_main(void *arg)
         if (zkd_ledger_transient(r)) {
             zkd_part_requeue(l, it->p.id, ZK_PART_PROVING, &gpud.me,
                              "gpud stopped before finishing it", &gpud.abort_flag);
+            zk_ledger_result_free(&res);
             goto next;
         }
         if (r || (r = zk_ledger_job_resolve_out(&job, gpud.cfg.state_dir))) {
             part_failed(l, &it->p, r == -ENAMETOOLONG ? "output directory name too long"
                                                       : d.msg);
+            zk_ledger_result_free(&res);
             goto next;
         }
         /* synthd vetted the row before synthesis; a slot from before
@@ -143,14 +158,10 @@ void *finisher_main(void *arg)
         char why[512];
         if ((r = zk_ledger_part_vet(l, it->p.id, why, sizeof why, &d)) != 0) {
             part_failed(l, &it->p, r > 0 ? why : d.msg);
+            zk_ledger_result_free(&res);
             goto next;
         }
         int dup = 0;
-        struct zk_ledger_result res = { 0 };
-        if ((r = proof_texts(it, &proof, &res))) {
-            part_failed(l, &it->p, "out of memory for the proof's JSON");
-            goto next;
-        }
         if ((r = write_proof(&job, it, &res, &dup, &d))) {
             zk_ledger_result_free(&res);
             part_failed(l, &it->p, d.msg);
@@ -189,9 +200,10 @@ void *finisher_main(void *arg)
         if (dup)
             atomic_fetch_add(&gpud.n_duplicates, 1);
         zkd_log(ZKD_INFO, "partition %lld (job %lld #%u) proved%s: wait %.3f s, start %.3f s, "
-                "finalize %.3f s -> %s/%u/proof.json", (long long)it->p.id,
+                "finalize %.3f s -> %s/%u/%s", (long long)it->p.id,
                 (long long)it->p.job_id, it->p.index, dup ? " again (duplicate)" : "",
-                it->wait_s, it->start_s, t.finalize_s, job.out_dir, it->p.index);
+                it->wait_s, it->start_s, t.finalize_s, job.out_dir, it->p.index,
+                it->bp ? "proof.bin" : "proof.json");
 next:
         item_settle(it);
         item_release_slot(it);

@@ -12,6 +12,8 @@
  *   finisher.c  prove_wait/prove_finalize -> self-verify -> output -> `done`
  *   output.c    proof.json / public.json, written through the partition
  *               directory's fd
+ *   bp.c        a bellperson key's load, its partition's prove, self-verify
+ *               and result
  *
  * One instance of struct gpud (`gpud`, defined in main.c), as redis keeps
  * `server`: set up by main before the threads start; afterwards the
@@ -28,6 +30,7 @@
 #include "backend.h"
 #include "daemon/keycache.h"
 #include "daemon/zkd.h"
+#include "zk/bellperson.h"
 #include "zk/groth16.h"
 #include "zk/ledger.h"
 #include "zk/pool.h"
@@ -43,6 +46,8 @@ struct item {
     void *job;                        /* started, not yet waited for (backend->prove_wait) */
     struct zk_groth16_pending *pending;
     zk_scalar *pub;                   /* n_public public signals (copied from the slot) */
+    int bp;                           /* a bellperson key's partition (bp.c) */
+    uint8_t bp_proof[ZK_BP_PROOF_BYTES];
     double synth_s, wait_s, start_s, witness_s;
 };
 
@@ -50,6 +55,7 @@ struct item {
  * so the finisher's it->key stays valid while the starter loads others). */
 struct key_ext {
     struct zk_groth16_vk vk;          /* for self-verify */
+    zk_bp_key *bp;                    /* a bellperson key (its points, its vk); NULL else */
 };
 
 struct gpud {
@@ -88,6 +94,17 @@ void gpud_keys_init(void);
 /* Loads the registered keys this gpud serves ([gpud] keys); the number
  * loaded, or -1 when the ledger could not list them (*diag says why). */
 int gpud_keys_preload(zk_ledger *l, struct zk_diag *diag);
+
+/* bp.c: a bellperson key into e->ext (its store, else its file: the
+ * store then made); 0 or an error with diag. */
+int gpud_bp_key_load(struct zkd_key *e, struct zk_diag *diag);
+/* bp.c: proves it's partition from the .bpa in slot s (checked against
+ * the key) into it->bp_proof, on the backend's device; slot_copied(it)
+ * once done.  0 or an error with diag. */
+int gpud_bp_prove(struct item *it, const struct zk_slot *s, struct zk_diag *diag);
+/* bp.c: self-verify ([gpud] self_verify) and the result's texts (proof as
+ * hex, public.json); 0 or an error with diag. */
+int gpud_bp_finish(const struct item *it, struct zk_ledger_result *res, struct zk_diag *diag);
 
 /* item.c */
 int slot_still_claimed(long long id);

@@ -137,6 +137,8 @@ static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
     int r;
 
     (void)ctx;
+    if (lk->format == ZK_KEY_BELLPERSON)
+        return gpud_bp_key_load(e, diag);
     /* this machine's file of the key, the one synthd's claims matched */
     if ((r = zkd_key_local_check(gpud.cfg.keys_dir, &e->lk, diag)))
         return r;
@@ -174,7 +176,9 @@ static void key_free(void *ctx, struct zkd_key *e)
 {
     struct key_ext *x = e->ext;
     (void)ctx;
-    if (x)
+    if (x && x->bp)
+        zk_bp_key_close(x->bp);
+    else if (x)
         zk_groth16_vk_done(&x->vk);
     free(x);
     zk_groth16_key_free(e->k);

@@ -86,7 +86,11 @@ int write_proof(const struct zk_ledger_job *j, const struct item *it,
     remove_stale_tmp(dfd, dir);
     if ((r = zk_write_atomic_at(dfd, "public.json", res->pub, res->pub_len, 0644, NULL)))
         zk_diag_set(diag, dir, r, "cannot write public.json there: %s", zk_strerror(r));
-    else if ((r = zk_write_atomic_at(dfd, "proof.json", res->proof, res->proof_len, 0644, dup)))
+    else if (it->bp && (r = zk_write_atomic_at(dfd, "proof.bin", it->bp_proof,
+                                               sizeof it->bp_proof, 0644, dup)))
+        zk_diag_set(diag, dir, r, "cannot write proof.bin there: %s", zk_strerror(r));
+    else if (!it->bp &&
+             (r = zk_write_atomic_at(dfd, "proof.json", res->proof, res->proof_len, 0644, dup)))
         zk_diag_set(diag, dir, r, "cannot write proof.json there: %s", zk_strerror(r));
     close(dfd);
     return r;

@@ -140,13 +140,24 @@ void *starter_main(void *arg)
             part_failed(l, &it->p, msg);
             goto drop;
         }
-        const struct zk_zkey_header *kh = zk_groth16_key_header(it->key->k);
+        /* what the slot must hold: a partition of this key, in its format */
+        const struct zk_ledger_key *lk = &it->key->lk;
         struct zk_slotfmt_header want;
         memset(&want, 0, sizeof want);
-        want.curve = kh->curve;
-        want.n_vars = kh->n_vars;
-        want.n_public = kh->n_public;
-        want.domain_size = kh->domain_size;
+        it->bp = lk->format == ZK_KEY_BELLPERSON;
+        if (it->bp) {
+            want.format = ZK_SLOTFMT_BELLPERSON;
+            want.curve = ZK_CURVE_BLS12_381;
+            want.n_vars = lk->n_vars;
+            want.n_public = lk->n_public;
+            want.domain_size = lk->domain_size;
+        } else {
+            const struct zk_zkey_header *kh = zk_groth16_key_header(it->key->k);
+            want.curve = kh->curve;
+            want.n_vars = kh->n_vars;
+            want.n_public = kh->n_public;
+            want.domain_size = kh->domain_size;
+        }
         want.key_id = s.key_id;
         if ((r = zk_slotfmt_check(&s, &want))) {
             char msg[200];
@@ -155,12 +166,15 @@ void *starter_main(void *arg)
             part_failed(l, &it->p, msg);
             goto drop;
         }
-        it->pub = malloc((kh->n_public + 1) * sizeof *it->pub);
+        it->pub = malloc((want.n_public + 1) * sizeof *it->pub);
         if (!it->pub) {
             part_failed(l, &it->p, "out of memory");
             goto drop;
         }
-        memcpy(it->pub, s.data + s.region_off[ZK_SLOTFMT_W] + 32, kh->n_public * 32);
+        /* w[1..n_public], or a .bpa's inputs after ONE (docs/bellperson.md) */
+        memcpy(it->pub,
+               s.data + s.region_off[ZK_SLOTFMT_W] + (it->bp ? ZK_SLOTFMT_BPA_MIN : 0) + 32,
+               want.n_public * 32);
         struct zk_slotfmt_header sh;
         zk_slotfmt_read(&s, &sh);   /* zk_slotfmt_check read it already */
         if (sh.partition_id != (uint64_t)it->p.id) {
@@ -179,7 +193,7 @@ void *starter_main(void *arg)
          * (zk/statement.h): a slot whose data was replaced since, checksum
          * and ids made to fit, is not proved */
         char st[ZK_STATEMENT_LEN];
-        zk_statement(it->key->lk.hash, it->pub, kh->n_public, st);
+        zk_statement(it->key->lk.hash, it->pub, want.n_public, st);
         if (it->p.statement[0] && strcmp(st, it->p.statement)) {
             zkd_log(ZKD_WARN, "slot %u: partition %lld's public signals are not the ones "
                     "synthd recorded (statement %.19s..., recorded %.19s...): slot dropped, "
@@ -194,8 +208,9 @@ void *starter_main(void *arg)
         it->witness_s = sh.witness_ms ? (double)sh.witness_ms * 1e-3 : -1;
         double t0 = zkd_now();
         d.msg[0] = 0;
-        r = gpud.backend->prove_start(gpud.backend, it->key->k, &s, gpud.nthreads, slot_copied, it, &it->job,
-                                 &d);
+        r = it->bp ? gpud_bp_prove(it, &s, &d)
+                   : gpud.backend->prove_start(gpud.backend, it->key->k, &s, gpud.nthreads,
+                                               slot_copied, it, &it->job, &d);
         if (r) {
             if (GPUD_DEVICE_ERROR(r)) {
                 device_lost(it, d.msg);

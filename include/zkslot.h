@@ -145,7 +145,9 @@ int zkslot_wait(zkslot *z, int64_t job, int timeout_ms, struct zkslot_job_status
  * ZKSLOT_ESTATEMENT when the result is not the proof of the statement
  * synthesized for the partition (its public signals differ, or its proof
  * does not verify with the key's file where that is on this machine): as
- * `zkslot result`, nothing is handed out then.
+ * `zkslot result`, nothing is handed out then.  A bellperson key's
+ * partition: *ret_proof is its 192-byte proof as 384 hex digits and a
+ * newline, verified with the key's store or file (docs/formats.md 9).
  */
 int zkslot_result(zkslot *z, int64_t job, uint32_t index, char **ret_proof, char **ret_public,
                   char *msg, size_t n);
@@ -224,6 +226,36 @@ int zkslot_part_publish(zkslot_producer *p, struct zkslot_part *part, unsigned f
 
 /* Gives the slot back unpublished and re-queues the partition; frees part. */
 int zkslot_part_abandon(zkslot_producer *p, struct zkslot_part *part, char *msg, size_t n);
+
+/*
+ * A bellperson partition (a key of format bellperson: `zkslot key add NAME
+ * FILE.params`) as bellperson's ProvingAssignment holds it after
+ * synthesis, every value 32 bytes little-endian, canonical (below r) and
+ * plain: the inputs (input 0 = ONE) and aux in bellperson's order, a, b
+ * and c (one evaluation per constraint, the constraint per input that
+ * synthesis appends included), and the density bitmaps, LSB first in
+ * 64-bit words: a_aux (n_aux bits), b_input (n_inputs), b_aux (n_aux).
+ */
+struct zkslot_bp_assignment {
+    uint64_t n_inputs, n_aux, n_constraints;
+    const void *inputs, *aux;
+    const void *a, *b, *c;
+    const uint64_t *a_aux, *b_input, *b_aux;
+};
+
+/*
+ * Takes a free slot (timeout_ms as zkslot_part_take) and a queued
+ * partition of job `job` (a bellperson key's), copies `as` into the slot
+ * (the .bpa layout, docs/formats.md section 9), checks it there (counts
+ * against the key, every value below r, density bits within their
+ * counts) and publishes it for gpud; the partition becomes ready.  *ret_index
+ * (may be NULL) gets the partition's index.  On a refused assignment the
+ * slot is given back and the partition re-queued (msg says why);
+ * -ENOENT when no partition of the job is queued.
+ */
+int zkslot_part_publish_bp(zkslot_producer *p, int64_t job, int timeout_ms,
+                           const struct zkslot_bp_assignment *as, uint32_t *ret_index,
+                           char *msg, size_t n);
 
 #ifdef __cplusplus
 }

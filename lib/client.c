@@ -353,7 +353,14 @@ ZKSLOT_EXPORT int zkslot_result(zkslot *z, int64_t job, uint32_t index, char **r
     struct zk_ledger_key k;
     struct zk_groth16_vk vk;
     int have_vk = 0;
-    if ((r = zk_ledger_key_get_id(z->l, f.p.key_id, &k, &d)) == 0) {
+    if ((r = zk_ledger_key_get_id(z->l, f.p.key_id, &k, &d)) == 0 &&
+        k.format == ZK_KEY_BELLPERSON) {   /* its vk from the key's store, else its file */
+        zk_bp_key *bk = NULL;
+        struct zk_diag dv = { "" };
+        zk_result_key_bp(&k, z->cfg.pool, &bk, &dv);
+        r = zk_result_check_bp(&k, &f.p, bk ? zk_bp_key_vk(bk) : NULL, res.proof, res.pub, &d);
+        zk_bp_key_close(bk);
+    } else if (r == 0) {
         struct zk_diag dv = { "" };
         have_vk = zk_result_vk(&k, &vk, &dv) == 0;
         r = zk_result_check(&k, &f.p, have_vk ? &vk : NULL, res.proof, res.pub, &d);

@@ -2,7 +2,9 @@
  * producer.c -- libzkslot's producer face (zkslot.h): an external
  * synthesizer creates a job, takes a free slot and a queued partition of
  * it, writes the witness into the slot, and publishes it for gpud as
- * synthd would.
+ * synthd would; for a bellperson key, zkslot_part_publish_bp does all
+ * three with an assignment the caller holds (copied into the slot as a
+ * .bpa, checked there as synthd checks one).
  *
  * The path is synthd's own (zk/synthpart.h, shared with synthd/main.c):
  * the slot first (the permit: memory stays bounded, backpressure holds),
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "submit_core.h"
+#include "zk/bellperson.h"
 #include "zk/error.h"
 #include "zk/groth16.h"
 #include "zk/pool.h"
@@ -121,7 +124,7 @@ ZKSLOT_EXPORT int zkslot_job_create(zkslot_producer *p, const char *key, uint32_
         return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_job_create: no producer, "
                           "partitions (1 .. 2^20) or job id");
     zkslot *z = p->z;
-    if ((r = zkslot_key_for_job(z, key, 0, &k, msg, n)) < 0 ||
+    if ((r = zkslot_key_for_job(z, key, SUBMIT_PRODUCED, &k, msg, n)) < 0 ||
         (r = zkslot_admit(z, o, &k, nparts, msg, n)) < 0)
         return r;
     /* the partitions' witness names say who writes them: no file is read */
@@ -168,6 +171,9 @@ static int load_key(zkslot_producer *p, int64_t key_id, char *msg, size_t n)
         return 0;
     if ((r = zk_ledger_key_get_id(p->z->l, key_id, &lk, &d)) < 0)
         return zkslot_say(msg, n, r, "%s", d.msg);
+    if (lk.format == ZK_KEY_BELLPERSON)
+        return zkslot_say(msg, n, ZK_EBADPARAMS, "key '%s' is a bellperson key: its partitions "
+                          "are published with zkslot_part_publish_bp", lk.name);
     memset(&zf, 0, sizeof zf);
     if ((r = zk_zkey_open(&zf, lk.path, &d)) == 0) {
         r = zk_groth16_key_load_opts(&zf, &lo, &d, &k);
@@ -227,6 +233,26 @@ static int take_claim(void *ctx, const struct zk_slot *s, struct zk_ledger_part 
     return claim_part(t->p, t->j->id, t->j->key_id, s, ret, t->msg, t->n);
 }
 
+/* Job `job` into *j when it has a queued partition to take: 0, or the
+ * reason in msg. */
+static int job_takeable(zkslot_producer *p, int64_t job, struct zk_ledger_job *j, char *msg,
+                        size_t n)
+{
+    struct zk_diag d = { "" };
+    int r;
+    if ((r = zk_ledger_job_get(p->z->l, job, j, &d)) == -ENOENT)
+        return zkslot_say(msg, n, r, "no job %lld", (long long)job);
+    if (r < 0)
+        return zkslot_say(msg, n, r, "%s", d.msg);
+    if (j->state != ZK_JOB_QUEUED && j->state != ZK_JOB_RUNNING)
+        return zkslot_say(msg, n, ZK_ESTATE, "job %lld is %s", (long long)job,
+                          zk_job_state_name(j->state));
+    if (!j->count[ZK_PART_QUEUED])
+        return zkslot_say(msg, n, -ENOENT, "job %lld: no queued partition to take",
+                          (long long)job);
+    return 0;
+}
+
 ZKSLOT_EXPORT int zkslot_part_take(zkslot_producer *p, int64_t job, int timeout_ms,
                                    struct zkslot_part **ret, char *msg, size_t n)
 {
@@ -235,16 +261,8 @@ ZKSLOT_EXPORT int zkslot_part_take(zkslot_producer *p, int64_t job, int timeout_
     int r;
     if (!p || !ret)
         return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_part_take: no producer or part");
-    if ((r = zk_ledger_job_get(p->z->l, job, &j, &d)) == -ENOENT)
-        return zkslot_say(msg, n, r, "no job %lld", (long long)job);
-    if (r < 0)
-        return zkslot_say(msg, n, r, "%s", d.msg);
-    if (j.state != ZK_JOB_QUEUED && j.state != ZK_JOB_RUNNING)
-        return zkslot_say(msg, n, ZK_ESTATE, "job %lld is %s", (long long)job,
-                          zk_job_state_name(j.state));
-    if (!j.count[ZK_PART_QUEUED])
-        return zkslot_say(msg, n, -ENOENT, "job %lld: no queued partition to take",
-                          (long long)job);
+    if ((r = job_takeable(p, job, &j, msg, n)) < 0)
+        return r;
     if ((r = load_key(p, j.key_id, msg, n)) < 0)
         return r;
     const struct zk_zkey_header *kh = zk_groth16_key_header(p->k);
@@ -357,4 +375,99 @@ ZKSLOT_EXPORT int zkslot_part_publish(zkslot_producer *p, struct zkslot_part *pa
     if (r < 0 && r != ZK_ESTATE)
         return zkslot_say(msg, n, r, "%s", d.msg);
     return zkslot_say(msg, n, 0, "%s", "");
+}
+
+/* as into the .bpa layout at dst (zk_bp_assignment_bytes of its counts). */
+static void bpa_write(uint8_t *dst, const struct zkslot_bp_assignment *as)
+{
+    const uint32_t version = ZK_BPA_VERSION, flags = 0;
+    const uint64_t ni = as->n_inputs, na = as->n_aux, nc = as->n_constraints;
+    memcpy(dst, ZK_BPA_MAGIC, 8);
+    memcpy(dst + 8, &version, 4);
+    memcpy(dst + 12, &flags, 4);
+    memcpy(dst + 16, &ni, 8);
+    memcpy(dst + 24, &na, 8);
+    memcpy(dst + 32, &nc, 8);
+    uint8_t *q = dst + ZK_SLOTFMT_BPA_MIN;
+    const void *vals[5] = { as->inputs, as->aux, as->a, as->b, as->c };
+    const uint64_t cnt[5] = { ni, na, nc, nc, nc };
+    for (int i = 0; i < 5; i++) {
+        memcpy(q, vals[i], 32 * cnt[i]);
+        q += 32 * cnt[i];
+    }
+    const uint64_t *bits[3] = { as->a_aux, as->b_input, as->b_aux };
+    const uint64_t words[3] = { (na + 63) / 64, (ni + 63) / 64, (na + 63) / 64 };
+    for (int i = 0; i < 3; i++) {
+        memcpy(q, bits[i], 8 * words[i]);
+        q += 8 * words[i];
+    }
+}
+
+ZKSLOT_EXPORT int zkslot_part_publish_bp(zkslot_producer *p, int64_t job, int timeout_ms,
+                                         const struct zkslot_bp_assignment *as,
+                                         uint32_t *ret_index, char *msg, size_t n)
+{
+    struct zk_ledger_job j;
+    struct zk_ledger_key lk;
+    struct zk_diag d = { "" };
+    struct held h;
+    int r;
+    if (!p || !as || !as->inputs || !as->aux || !as->a || !as->b || !as->c || !as->a_aux ||
+        !as->b_input || !as->b_aux)
+        return zkslot_say(msg, n, ZK_EBADPARAMS, "zkslot_part_publish_bp: a buffer is missing");
+    if ((r = job_takeable(p, job, &j, msg, n)) < 0)
+        return r;
+    if ((r = zk_ledger_key_get_id(p->z->l, j.key_id, &lk, &d)) < 0)
+        return zkslot_say(msg, n, r, "%s", d.msg);
+    uint64_t bytes = zk_bp_assignment_bytes(as->n_inputs, as->n_aux, as->n_constraints);
+    if (lk.format != ZK_KEY_BELLPERSON)
+        return zkslot_say(msg, n, ZK_EBADPARAMS, "job %lld: key '%s' is not a bellperson key "
+                          "(zkslot_part_take takes its partitions)", (long long)job, lk.name);
+    if (as->n_inputs != lk.n_public + 1 || as->n_inputs + as->n_aux != lk.n_vars ||
+        as->n_constraints > lk.domain_size || !bytes)
+        return zkslot_say(msg, n, ZK_ELENGTH, "job %lld: %llu inputs, %llu aux, %llu "
+                          "constraints: key '%s' takes %llu inputs, %llu aux, at most %llu "
+                          "constraints; nothing published", (long long)job,
+                          (unsigned long long)as->n_inputs, (unsigned long long)as->n_aux,
+                          (unsigned long long)as->n_constraints, lk.name,
+                          (unsigned long long)lk.n_public + 1,
+                          (unsigned long long)(lk.n_vars - lk.n_public - 1),
+                          (unsigned long long)lk.domain_size);
+    memset(&h, 0, sizeof h);
+    struct zk_synthpart *sp = &h.part;
+    struct take_ctx tc = { p, &j, zk_slotfmt_layout_bp(bytes, &sp->d), msg, n };
+    struct zk_synthpart_writer w = writer(p);
+    int step = 0;
+    if ((r = zk_synthpart_take(&w, j.priority, timeout_ms, NULL, take_claim, &tc, sp, &step,
+                               &d)) < 0)
+        return step == ZK_SYNTHPART_SLOT ? zkslot_say(msg, n, r, "taking a slot: %s",
+                                                      zk_strerror(r))
+                                         : r;
+    clock_gettime(CLOCK_MONOTONIC, &h.t0);
+    uint8_t *bpa = sp->s.data + sp->d.region_off[ZK_SLOTFMT_W];
+    zk_bp_assignment *parsed = NULL;
+    char name[64];
+    snprintf(name, sizeof name, "job %lld partition %u", (long long)job, sp->p.index);
+    bpa_write(bpa, as);
+    /* the checks synthd makes of a .bpa, on what is in the slot */
+    r = zk_bp_assignment_parse(bpa, (size_t)bytes, name, &parsed, &d);
+    zk_bp_assignment_free(parsed);
+    struct zk_zkey_header kh;
+    memset(&kh, 0, sizeof kh);
+    kh.curve = ZK_CURVE_BLS12_381;
+    kh.n_vars = (uint32_t)lk.n_vars;
+    kh.n_public = (uint32_t)lk.n_public;
+    kh.domain_size = (uint32_t)lk.domain_size;
+    if (r == 0 && (r = zk_synthpart_publish_bp(&w, sp, lk.hash, &kh, since(&h.t0), &d)) == 0) {
+        if (ret_index)
+            *ret_index = sp->p.index;
+        /* a gpud may have taken it from synthesizing already: ZK_ESTATE is fine */
+        r = zk_synthpart_ready(&w, sp, since(&h.t0), -1, &d);
+        return r < 0 && r != ZK_ESTATE ? zkslot_say(msg, n, r, "%s", d.msg)
+                                       : zkslot_say(msg, n, 0, "%s", "");
+    }
+    char why[sizeof d.msg];
+    snprintf(why, sizeof why, "%s", d.msg);
+    zk_synthpart_abandon(&w, sp, "its assignment was refused", NULL);
+    return zkslot_say(msg, n, r, "%s; nothing published", why);
 }

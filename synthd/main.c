@@ -53,6 +53,7 @@
 #include "sealed.h"
 #include "stored.h"
 #include "witness.h"
+#include "bpa.h"
 
 #define PROG "zkslot-synthd"
 
@@ -76,6 +77,13 @@ static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
 
     if (!x)
         return zk_diag_set(diag, lk->name, -ENOMEM, "out of memory");
+    if (lk->format == ZK_KEY_BELLPERSON) {   /* its partitions come as .bpa: nothing to load */
+        pthread_mutex_init(&x->seen_lock, NULL);
+        e->ext = x;
+        zkd_log(ZKD_INFO, "key %s: a bellperson key (its partitions are .bpa assignments)",
+                lk->name);
+        return 0;
+    }
     if ((r = zkd_key_local_check(c->keys_dir, &e->lk, diag))) {
         free(x);
         return r;
@@ -158,6 +166,38 @@ static int ledger_run(void *ctx, zk_synthpart_op op, void *op_ctx, const char *w
     return zkd_ledger_retry(op, op_ctx, what, &abort_flag, diag);
 }
 
+/* A bellperson key's partition: its .bpa into the slot as it is (bpa.c),
+ * checked against the key, then published (zk/slotfmt.h). */
+static int synthesize_bp(const struct zk_synthpart_writer *w, struct zk_synthpart *part,
+                         const struct zk_ledger_key *lk, double t0,
+                         struct synthd_witness_out *wo, struct zk_diag *diag)
+{
+    struct zk_slot *s = &part->s;
+    struct zk_zkey_header kh;
+    uint64_t len = 0;
+    uint64_t head = zk_slotfmt_layout_bp(0, &part->d);   /* where w starts */
+    if (read_delay_ms)
+        sleep_ms(read_delay_ms);
+    int r = synthd_bpa_fill(&part->p, lk, s->data + part->d.region_off[ZK_SLOTFMT_W],
+                            s->capacity > head ? s->capacity - head : 0, &len, wo);
+    if (r) {
+        zk_diag_set(diag, "assignment", r, "%.200s", wo->error);
+        return r;
+    }
+    if (!zk_slotfmt_layout_bp(len, &part->d))
+        return zk_diag_set(diag, part->p.witness, ZK_ELENGTH, "too large for a slot");
+    if (fill_delay_ms)
+        sleep_ms(fill_delay_ms);
+    if (atomic_load(&abort_flag))
+        return ZK_ECANCELED;
+    memset(&kh, 0, sizeof kh);
+    kh.curve = ZK_CURVE_BLS12_381;
+    kh.n_vars = (uint32_t)lk->n_vars;
+    kh.n_public = (uint32_t)lk->n_public;
+    kh.domain_size = (uint32_t)lk->domain_size;
+    return zk_synthpart_publish_bp(w, part, lk->hash, &kh, zkd_now() - t0, diag);
+}
+
 /* Synthesizes the partition in hand into its slot: the witness (read, or
  * generated from the input: witness.c), then a, b, c, then publishes it
  * (zk/synthpart.h).  0 (READY), or an error with diag and the slot still
@@ -185,6 +225,8 @@ static int synthesize(const struct zk_synthpart_writer *w, struct zk_synthpart *
     }
     if ((r = zkd_keycache_get(&keys, w->l, p->key_id, &e, diag)))
         return r;
+    if (e->lk.format == ZK_KEY_BELLPERSON)
+        return synthesize_bp(w, part, &e->lk, t0, wo, diag);
     k = e->k;
     kh = zk_groth16_key_header(k);
     uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, d);

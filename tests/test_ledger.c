@@ -235,6 +235,7 @@ static void test_open_formats(void)
                          " ALTER TABLE partitions DROP COLUMN public_json;"
                          " ALTER TABLE partitions DROP COLUMN statement;"
                          " ALTER TABLE partitions DROP COLUMN owner_btime;"
+                         " ALTER TABLE keys DROP COLUMN format;"
                          " INSERT INTO keys (name, path, curve, hash,"
                          " file_size, n_vars, n_public, domain_size, added_ns) VALUES"
                          " ('old', '/k', 'bn128', 'h', 1, 2, 1, 4, 5);"
@@ -249,11 +250,14 @@ static void test_open_formats(void)
     ZT_CHECK(sql_int(p, "SELECT count(*) FROM keys WHERE name = 'old' AND witgen_kind = ''"
                         " AND witgen = '' AND witgen_hash = ''") == 1,
              "a key from before witness generators has none");
+    ZT_CHECK(sql_int(p, "SELECT count(*) FROM keys WHERE name = 'old' AND format = 'zkey'") == 1,
+             "a key from before key formats is a .zkey");
     ZT_CHECK(sql_int(p, "SELECT starts * 100 + last_pid FROM daemons") == 243);
 
     /* issue 46: a version 8 ledger's request ids, zkslot-apid's "api:NAME:ID"
      * among them, become (principal, id) */
     ZT_CHECK(sql_exec(p, "DROP INDEX jobs_request; ALTER TABLE jobs DROP COLUMN principal;"
+                         " ALTER TABLE keys DROP COLUMN format;"
                          " ALTER TABLE jobs DROP COLUMN request_digest;"
                          " CREATE UNIQUE INDEX jobs_request ON jobs(request_id)"
                          " WHERE request_id IS NOT NULL;"
@@ -1631,7 +1635,7 @@ static void test_pg_open(void)
                                " DROP COLUMN statement, DROP COLUMN owner_btime;"
                                " ALTER TABLE jobs DROP COLUMN submitter CASCADE,"
                                " DROP COLUMN principal, DROP COLUMN request_digest;"
-                               " ALTER TABLE keys DROP COLUMN priority CASCADE;"
+                               " ALTER TABLE keys DROP COLUMN priority CASCADE, DROP COLUMN format;"
                                " ALTER TABLE jobs DROP COLUMN priority CASCADE,"
                                " DROP COLUMN deadline_ns CASCADE, DROP COLUMN request_id CASCADE;"
                                " DROP INDEX jobs_state; UPDATE zkslot_schema SET version = 2")
@@ -1639,7 +1643,7 @@ static void test_pg_open(void)
     ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 8: %s", d.msg);
     zk_ledger_close(l);
     l = NULL;
-    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 9") == 0 &&
+    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 10") == 0 &&
              pg_exec("old.db", "SELECT 1/count(*) FROM pg_trigger WHERE tgname ="
                                " 'zkslot_job_insert'") == 0 &&
              pg_exec("old.db", "SELECT proof_json, public_json, has_input, statement,"
@@ -1647,7 +1651,7 @@ static void test_pg_open(void)
              pg_exec("old.db", "SELECT submitter, priority, deadline_ns, request_id, principal,"
                                " request_digest FROM jobs") ==
                  0 &&
-             pg_exec("old.db", "SELECT priority FROM keys") == 0,
+             pg_exec("old.db", "SELECT priority, format FROM keys") == 0,
              "migrated to the latest (9)");
     /* a newer schema is refused and left as it is */
     ZT_CHECK(pg_exec("old.db", "UPDATE zkslot_schema SET version = 99") == 0);

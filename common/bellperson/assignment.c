@@ -191,3 +191,39 @@ uint64_t zk_bp_assignment_n_inputs(const zk_bp_assignment *as)
 {
     return as->n_inputs;
 }
+
+uint64_t zk_bp_assignment_n_aux(const zk_bp_assignment *as)
+{
+    return as->n_aux;
+}
+
+uint64_t zk_bp_assignment_n_constraints(const zk_bp_assignment *as)
+{
+    return as->n_constraints;
+}
+
+const uint8_t *zk_bp_assignment_input(const zk_bp_assignment *as, uint64_t i)
+{
+    return (const uint8_t *)(as->input + i);
+}
+
+int zk_bp_assignment_fits(const zk_bp_assignment *as, uint64_t n_inputs, uint64_t n_aux,
+                          uint64_t domain, const char *name, struct zk_diag *diag)
+{
+    if (as->n_inputs == n_inputs && as->n_aux == n_aux && as->n_constraints <= domain)
+        return 0;
+    return zk_diag_set(diag, name, ZK_ELENGTH,
+                       "%llu inputs, %llu aux, %llu constraints: the key takes %llu inputs, "
+                       "%llu aux, at most %llu constraints",
+                       (unsigned long long)as->n_inputs, (unsigned long long)as->n_aux,
+                       (unsigned long long)as->n_constraints, (unsigned long long)n_inputs,
+                       (unsigned long long)n_aux, (unsigned long long)domain);
+}
+
+uint64_t zk_bp_assignment_bytes(uint64_t n_inputs, uint64_t n_aux, uint64_t n_constraints)
+{
+    if (n_inputs > (1ULL << 32) || n_aux > (1ULL << 36) || n_constraints > (1ULL << 32))
+        return 0;
+    return BPA_HEADER + 32 * (n_inputs + n_aux + 3 * n_constraints) +
+           8 * (2 * bp_words(n_aux) + bp_words(n_inputs));
+}

@@ -27,9 +27,12 @@ struct zk_bp_vk {
 struct zk_bp_key {
     struct zk_bp_vk vk;
     struct zk_bp_key_info info;
-    bls381_g1_affine *h, *l, *a, *b_g1;   /* zk_big_alloc each */
+    bls381_g1_affine *h, *l, *a, *b_g1;   /* zk_big_alloc each, or borrowed */
     bls381_g2_affine *b_g2;
+    void (*release)(void *ctx);           /* borrowed points (vk.ic too): given back */
+    void *release_ctx;                    /* through release(release_ctx) at close */
 };
+
 
 struct zk_bp_assignment {
     uint64_t n_inputs, n_aux, n_constraints;

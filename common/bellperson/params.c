@@ -281,12 +281,28 @@ uint32_t zk_bp_vk_n_public(const zk_bp_vk *vk)
     return vk->n_ic - 1;
 }
 
+int zk_bp_vk_same(const zk_bp_vk *a, const zk_bp_vk *b)
+{
+    return a->n_ic == b->n_ic && !memcmp(&a->alpha_g1, &b->alpha_g1, sizeof a->alpha_g1) &&
+           !memcmp(&a->beta_g1, &b->beta_g1, sizeof a->beta_g1) &&
+           !memcmp(&a->delta_g1, &b->delta_g1, sizeof a->delta_g1) &&
+           !memcmp(&a->beta_g2, &b->beta_g2, sizeof a->beta_g2) &&
+           !memcmp(&a->gamma_g2, &b->gamma_g2, sizeof a->gamma_g2) &&
+           !memcmp(&a->delta_g2, &b->delta_g2, sizeof a->delta_g2) &&
+           !memcmp(a->ic, b->ic, (size_t)a->n_ic * sizeof *a->ic);
+}
+
 /* ---- the parameter file ---------------------------------------------------- */
 
 void zk_bp_key_close(zk_bp_key *k)
 {
     if (k == NULL)
         return;
+    if (k->release) {   /* borrowed points (store.c) */
+        k->release(k->release_ctx);
+        free(k);
+        return;
+    }
     zk_bp_vk_release(&k->vk);
     zk_big_free(k->h);
     zk_big_free(k->l);
@@ -296,8 +312,7 @@ void zk_bp_key_close(zk_bp_key *k)
     free(k);
 }
 
-/* The shape bellperson's generator gives; 0 or ZK_ELENGTH / ZK_EDOMAIN. */
-static int bp_key_shape(const struct zk_bp_key_info *in, const char *name, struct zk_diag *diag)
+int zk_bp_key_shape(const struct zk_bp_key_info *in, const char *name, struct zk_diag *diag)
 {
     uint64_t m = (uint64_t)in->n_h + 1;
     if ((m & (m - 1)) != 0 || m > (1ULL << BLS381_FR_TWO_ADICITY))
@@ -355,7 +370,7 @@ static int bp_key_parse(const void *buf, size_t len, const char *name, int drop,
     k->info.file_bytes = len;
     k->info.n_ic = k->vk.n_ic;
     k->info.log2_domain = zk_bp_log2_domain((uint64_t)k->info.n_h + 1);
-    if ((rc = bp_key_shape(&k->info, name, diag)) != 0)
+    if ((rc = zk_bp_key_shape(&k->info, name, diag)) != 0)
         goto fail;
     *out = k;
     return 0;

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zk/error.h"
 #include "zk/keyfile.h"
+#include "zk/keystore.h"
 #include "zk/sha256.h"
 #include "zk/statement.h"
 #include "zk/zkey.h"
@@ -51,17 +53,17 @@ int zk_result_vk(const struct zk_ledger_key *k, struct zk_groth16_vk *vk, struct
     return r;
 }
 
-int zk_result_check(const struct zk_ledger_key *k, const struct zk_ledger_part *p,
-                    const struct zk_groth16_vk *vk, const char *proof, const char *pub,
-                    struct zk_diag *diag)
+/* public.json of partition p (key k) parsed into *ret (n_public values)
+ * and its statement checked; name gets the partition's name.  0, or an
+ * error with diag as zk_result_check's. */
+static int check_public(const struct zk_ledger_key *k, const struct zk_ledger_part *p,
+                        const char *pub, zk_scalar **ret, char name[64], struct zk_diag *diag)
 {
-    char name[64], st[ZK_STATEMENT_LEN];
+    char st[ZK_STATEMENT_LEN];
     zk_scalar *v = NULL;
     size_t n = 0;
-    struct zk_groth16_proof pf;
-    struct zk_diag pd = { "" };       /* a parser's, named "public.json"/"proof.json" */
-    int valid = 0;
-    snprintf(name, sizeof name, "job %lld partition %u", (long long)p->job_id, p->index);
+    struct zk_diag pd = { "" };       /* the parser's, named "public.json" */
+    snprintf(name, 64, "job %lld partition %u", (long long)p->job_id, p->index);
     int r = zk_groth16_public_from_json(pub, "public.json", &v, &n, &pd);
     if (r == ZK_EJSON)
         return zk_diag_set(diag, name, ZK_ESTATEMENT, "its public.json does not parse (%s)",
@@ -81,7 +83,25 @@ int zk_result_check(const struct zk_ledger_key *k, const struct zk_ledger_part *
                         "this job", st, p->statement);
         goto out;
     }
-    if (!vk)
+    *ret = v;
+    return 0;
+out:
+    free(v);
+    return r;
+}
+
+int zk_result_check(const struct zk_ledger_key *k, const struct zk_ledger_part *p,
+                    const struct zk_groth16_vk *vk, const char *proof, const char *pub,
+                    struct zk_diag *diag)
+{
+    char name[64];
+    zk_scalar *v = NULL;
+    size_t n = (size_t)k->n_public;
+    struct zk_groth16_proof pf;
+    struct zk_diag pd = { "" };       /* the parser's, named "proof.json" */
+    int valid = 0;
+    int r = check_public(k, p, pub, &v, name, diag);
+    if (r || !vk)
         goto out;
     if ((r = zk_groth16_proof_from_json(proof, vk->curve, "proof.json", &pf, &pd))) {
         r = zk_diag_set(diag, name, ZK_ESTATEMENT, "its proof.json does not parse (%s)",
@@ -97,4 +117,54 @@ int zk_result_check(const struct zk_ledger_key *k, const struct zk_ledger_part *
 out:
     free(v);
     return r;
+}
+
+int zk_result_check_bp(const struct zk_ledger_key *k, const struct zk_ledger_part *p,
+                       const zk_bp_vk *vk, const char *proof, const char *pub,
+                       struct zk_diag *diag)
+{
+    char name[64], hex[65];
+    uint8_t pf[ZK_BP_PROOF_BYTES];
+    zk_scalar *v = NULL;
+    int r = check_public(k, p, pub, &v, name, diag);
+    if (r || !vk)
+        goto out;
+    int ok = proof && strlen(proof) >= 2 * ZK_BP_PROOF_BYTES &&
+             strspn(proof + 2 * ZK_BP_PROOF_BYTES, "\n") == strlen(proof + 2 * ZK_BP_PROOF_BYTES);
+    for (int i = 0; ok && i < ZK_BP_PROOF_BYTES; i += 32) {
+        memcpy(hex, proof + 2 * i, 64);
+        hex[64] = 0;
+        ok = zk_bp_hex32(hex, pf + i) == 0;
+    }
+    if (!ok) {
+        r = zk_diag_set(diag, name, ZK_ESTATEMENT, "its proof is not 384 hex digits");
+        goto out;
+    }
+    r = zk_bp_verify(vk, (const uint8_t *)v, (size_t)k->n_public, pf, NULL);
+    if (r == 0)
+        r = zk_diag_set(diag, name, ZK_ESTATEMENT, "its proof does not verify for its public "
+                        "signals with key %s", k->name);
+    else if (r < 0)
+        r = zk_diag_set(diag, name, ZK_ESTATEMENT, "its proof cannot be verified: %s",
+                        zk_strerror(r));
+    else
+        r = 0;
+out:
+    free(v);
+    return r;
+}
+
+int zk_result_key_bp(const struct zk_ledger_key *k, const char *pool_path, zk_bp_key **ret,
+                     struct zk_diag *diag)
+{
+    char path[4096];
+    zk_keystore *s = NULL;
+    if (zk_keystore_path(pool_path, k->hash, path, sizeof path) == 0 &&
+        zk_keystore_open(path, k->hash, 0, &s, NULL) == 0) {
+        if (zk_keystore_bp_key(s, ret, NULL) == 0)
+            return 0;
+        zk_keystore_close(s);
+    }
+    int r = zk_keyfile_check(k, NULL, diag);
+    return r ? r : zk_bp_key_open(k->path, ret, diag);
 }

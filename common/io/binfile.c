@@ -225,16 +225,7 @@ static int open_path(const char *path, int nofollow)
         int fd = open(path, flags);
         return fd < 0 ? -errno : fd;
     }
-    char dir[PATH_MAX];
-    const char *base = strrchr(path, '/');
-    int r = zk_path_dir(path, dir, sizeof dir);
-    int dfd = r < 0 ? r : zk_open_dir_nofollow(dir, 0);
-    if (dfd < 0)
-        return dfd;
-    int fd = openat(dfd, base ? base + 1 : path, flags | O_NOFOLLOW);
-    r = fd < 0 ? -errno : fd;
-    close(dfd);
-    return r;
+    return zk_open_file_nofollow(path, flags);
 }
 
 static int open_file(struct zk_binfile *bf, const char *path, const char *magic, int nofollow,

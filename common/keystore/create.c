@@ -1,6 +1,6 @@
 /*
- * create.c -- zk_keystore_create (zk/keystore.h): a key's points into a
- * new store, built under a temporary name and linked into place only when
+ * create.c -- zk_keystore_create and zk_keystore_create_bp (zk/keystore.h):
+ * a key's points (a .zkey's or a bellperson key's) into a new store, built under a temporary name and linked into place only when
  * complete, so that a killed creator leaves nothing a reader would use.
  */
 #define _GNU_SOURCE
@@ -50,42 +50,57 @@ static uint32_t table_factor(const struct zk_groth16_key *k, unsigned tables)
     return f;
 }
 
-/* The header of k's store with the tables `tables` selects (sections laid
- * out, magic not set) on pages of page_size; returns the file size, 0 when
- * k lacks one of the tables. */
-static uint64_t layout(const struct zk_groth16_key *k, unsigned tables, uint64_t page_size,
+/* The header of the store of src with the tables `tables` selects
+ * (sections laid out, magic not set) on pages of page_size; returns the
+ * file size, 0 when src's key lacks one of the tables. */
+static uint64_t layout(const struct ks_src *src, unsigned tables, uint64_t page_size,
                        struct ks_hdr *h)
 {
     uint64_t off = KS_HDR_SIZE;
     memset(h, 0, sizeof *h);
     for (int i = 0; i < KS_NSETS; i++) {
-        size_t pb = 0;
-        uint64_t n = 0;
-        zk_groth16_key_points(k, ks_set_ids[i], &n, &pb);
         h->set[i].off = off;
-        h->set[i].count = n;
-        h->set[i].point_bytes = (uint32_t)pb;
-        h->set[i].bytes = n * pb;
+        h->set[i].count = src->count[i];
+        h->set[i].point_bytes = (uint32_t)src->point_bytes[i];
+        h->set[i].bytes = src->count[i] * src->point_bytes[i];
         off = align_up(off + h->set[i].bytes, KS_ALIGN);
     }
     h->tables = tables;
-    if (tables != ZK_KEYSTORE_TABLES_NONE && !(h->table_factor = table_factor(k, tables)))
+    h->key_format = src->key_format;
+    if (tables != ZK_KEYSTORE_TABLES_NONE &&
+        (!src->k || !(h->table_factor = table_factor(src->k, tables))))
         return 0;
     for (unsigned m = 0; m < KS_NTABLES; m++) {
         if (!ks_table_selected(tables, m))
             continue;
         h->table[m].off = off;
-        h->table[m].bytes = zk_groth16_table_size(zk_groth16_key_header(k),
+        h->table[m].bytes = zk_groth16_table_size(zk_groth16_key_header(src->k),
                                                   (enum zk_groth16_msm)m, h->table_factor);
         off = align_up(off + h->table[m].bytes, KS_ALIGN);
     }
     return align_up(off, page_size);
 }
 
+/* The source of a .zkey's key k (its points loaded). */
+static void zkey_src(const struct zk_groth16_key *k, struct ks_src *src)
+{
+    memset(src, 0, sizeof *src);
+    for (int i = 0; i < KS_NSETS; i++)
+        src->pts[i] = zk_groth16_key_points(k, ks_set_ids[i], &src->count[i],
+                                            &src->point_bytes[i]);
+    src->zh = zk_groth16_key_header(k);
+    src->zh_size = sizeof(struct zk_zkey_header);
+    src->curve = (uint32_t)zk_groth16_key_header(k)->curve;
+    src->key_format = ZK_KEY_ZKEY;
+    src->k = k;
+}
+
 uint64_t zk_keystore_size(const struct zk_groth16_key *k, unsigned tables, uint64_t page_size)
 {
     struct ks_hdr h;
-    return layout(k, tables, page_size ? page_size : KS_ALIGN, &h);
+    struct ks_src src;
+    zkey_src(k, &src);
+    return layout(&src, tables, page_size ? page_size : KS_ALIGN, &h);
 }
 
 /* The page size of the directory's file system: KS_ALIGN on tmpfs, the
@@ -155,23 +170,22 @@ static void test_pause(void)
 
 /* Fills the mapping of the temporary file: points, then the header, the
  * magic last; then msync. */
-static int fill(unsigned char *map, const struct ks_hdr *h, const struct zk_groth16_key *k)
+static int fill(unsigned char *map, const struct ks_hdr *h, const struct ks_src *src)
 {
     for (int i = 0; i < KS_NSETS; i++) {
-        const void *p = zk_groth16_key_points(k, ks_set_ids[i], NULL, NULL);
         if (h->set[i].bytes)
-            memcpy(map + h->set[i].off, p, h->set[i].bytes);
+            memcpy(map + h->set[i].off, src->pts[i], h->set[i].bytes);
         if (i == KS_NSETS / 2)
             test_pause();
     }
     for (unsigned m = 0; m < KS_NTABLES; m++) {
         if (h->table[m].bytes)
-            memcpy(map + h->table[m].off, zk_groth16_key_table(k, (enum zk_groth16_msm)m),
+            memcpy(map + h->table[m].off, zk_groth16_key_table(src->k, (enum zk_groth16_msm)m),
                    h->table[m].bytes);
     }
     struct ks_hdr *dst = (struct ks_hdr *)map;
     memcpy(dst, h, sizeof *h);
-    memcpy(map + KS_ZH_OFF, zk_groth16_key_header(k), sizeof(struct zk_zkey_header));
+    memcpy(map + KS_ZH_OFF, src->zh, src->zh_size);
     /* Release: a reader that sees the magic sees everything above (and
      * readers only ever open the file after the link below anyway). */
     zk_store_release(&dst->magic, KS_MAGIC);
@@ -179,7 +193,7 @@ static int fill(unsigned char *map, const struct ks_hdr *h, const struct zk_grot
 }
 
 /* Builds the complete store in `tmp`; removes it on failure. */
-static int build(const char *tmp, const struct ks_hdr *h, const struct zk_groth16_key *k,
+static int build(const char *tmp, const struct ks_hdr *h, const struct ks_src *src,
                  struct zk_diag *diag)
 {
     unsigned char *map = MAP_FAILED;
@@ -198,7 +212,7 @@ static int build(const char *tmp, const struct ks_hdr *h, const struct zk_groth1
         goto out;
     }
     madvise(map, h->file_size, MADV_HUGEPAGE);   /* tmpfs: a hint, may be refused */
-    if ((r = fill(map, h, k)) < 0 || (fsync(fd) < 0 && (r = -errno))) {
+    if ((r = fill(map, h, src)) < 0 || (fsync(fd) < 0 && (r = -errno))) {
         zk_diag_set(diag, tmp, r, "writing the store: %s", strerror(-r));
         goto out;
     }
@@ -225,8 +239,9 @@ static void sync_dir(const char *path)
     }
 }
 
-int zk_keystore_create(const char *path, const char *key_hash, const struct zk_groth16_key *k,
-                       unsigned tables, struct zk_diag *diag)
+/* The store of src at path (zk_keystore_create, zk_keystore_create_bp). */
+static int create(const char *path, const char *key_hash, const struct ks_src *src,
+                  unsigned tables, struct zk_diag *diag)
 {
     struct ks_hdr h;
     struct stat st;
@@ -235,10 +250,6 @@ int zk_keystore_create(const char *path, const char *key_hash, const struct zk_g
     struct timespec now;
     int r;
 
-    if (!path || !k || !zk_groth16_key_points(k, ZK_ZKEY_SEC_A, NULL, NULL) ||
-        !ks_hash_valid(key_hash))
-        return zk_diag_set(diag, path ? path : "key store", ZK_EBADPARAMS,
-                           "a key store needs a key with its points and a 32-digit hash");
     if (tables > ZK_KEYSTORE_TABLES_ALL)
         return zk_diag_set(diag, path, ZK_EBADPARAMS, "bad table descriptor %u", tables);
     if (lstat(path, &st) == 0)
@@ -246,7 +257,7 @@ int zk_keystore_create(const char *path, const char *key_hash, const struct zk_g
     if ((r = dir_page_size(path, &page, diag)) < 0)
         return r;
     remove_stale(path);
-    uint64_t size = layout(k, tables, page, &h);
+    uint64_t size = layout(src, tables, page, &h);
     if (!size)
         return zk_diag_set(diag, path, ZK_ESTATE,
                            "the key does not hold the MSM tables '%s' asks for (one factor)",
@@ -254,15 +265,15 @@ int zk_keystore_create(const char *path, const char *key_hash, const struct zk_g
     h.version = ZK_KEYSTORE_VERSION;
     h.hdr_size = KS_HDR_SIZE;
     memcpy(h.key_hash, key_hash, 32);
-    h.curve = (uint32_t)zk_groth16_key_header(k)->curve;
-    h.zh_size = sizeof(struct zk_zkey_header);
+    h.curve = src->curve;
+    h.zh_size = src->zh_size;
     h.file_size = size;
     h.page_size = page;
     clock_gettime(CLOCK_REALTIME, &now);
     h.created_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
         return zk_diag_set(diag, path, -ENAMETOOLONG, "path too long");
-    if ((r = build(tmp, &h, k, diag)) < 0)
+    if ((r = build(tmp, &h, src, diag)) < 0)
         return r;
     /* link, not rename: a store another process completed meanwhile stays */
     if (link(tmp, path) < 0) {
@@ -274,4 +285,35 @@ int zk_keystore_create(const char *path, const char *key_hash, const struct zk_g
     unlink(tmp);
     sync_dir(path);
     return 0;
+}
+
+int zk_keystore_create(const char *path, const char *key_hash, const struct zk_groth16_key *k,
+                       unsigned tables, struct zk_diag *diag)
+{
+    struct ks_src src;
+    if (!path || !k || !zk_groth16_key_points(k, ZK_ZKEY_SEC_A, NULL, NULL) ||
+        !ks_hash_valid(key_hash))
+        return zk_diag_set(diag, path ? path : "key store", ZK_EBADPARAMS,
+                           "a key store needs a key with its points and a 32-digit hash");
+    zkey_src(k, &src);
+    return create(path, key_hash, &src, tables, diag);
+}
+
+int zk_keystore_create_bp(const char *path, const char *key_hash, const zk_bp_key *k,
+                          struct zk_diag *diag)
+{
+    struct ks_src src;
+    struct zk_bp_key_head head;
+    if (!path || !k || !ks_hash_valid(key_hash))
+        return zk_diag_set(diag, path ? path : "key store", ZK_EBADPARAMS,
+                           "a key store needs a key and a 32-digit hash");
+    memset(&src, 0, sizeof src);
+    zk_bp_key_head(k, &head);
+    for (int i = 0; i < KS_NSETS; i++)
+        src.pts[i] = zk_bp_key_points(k, (enum zk_bp_set)i, &src.count[i], &src.point_bytes[i]);
+    src.zh = &head;
+    src.zh_size = sizeof head;
+    src.curve = ZK_CURVE_BLS12_381;
+    src.key_format = ZK_KEY_BELLPERSON;
+    return create(path, key_hash, &src, ZK_KEYSTORE_TABLES_NONE, diag);
 }

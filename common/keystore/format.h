@@ -8,7 +8,9 @@
 
 #include <stdint.h>
 
+#include "zk/bellperson.h"
 #include "zk/keystore.h"
+#include "zk/ledger.h"
 #include "zk/zkey.h"
 
 #define KS_MAGIC 0x3145524f54534b5aULL   /* "ZKSTORE1" little-endian */
@@ -43,11 +45,29 @@ struct ks_hdr {
     uint32_t tables;                     /* enum zk_keystore_tables */
     uint32_t table_factor;               /* multiples per point; 0 without tables */
     struct ks_sec table[KS_NTABLES];     /* [enum zk_groth16_msm] (bytes 0: none) */
+    uint32_t key_format;                 /* enum zk_key_format (0 in stores from before) */
+    uint32_t reserved;                   /* 0 */
 };
 
 _Static_assert(sizeof(struct ks_hdr) <= KS_ZH_OFF, "header fields fit before the key header");
 _Static_assert(KS_ZH_OFF + sizeof(struct zk_zkey_header) <= KS_HDR_SIZE,
                "the key header fits in the header page");
+_Static_assert(KS_ZH_OFF + sizeof(struct zk_bp_key_head) <= KS_HDR_SIZE,
+               "a bellperson key's head fits in the header page");
+
+/* What a store is built from (create.c): the key's header at KS_ZH_OFF
+ * (a .zkey's section 2, or a bellperson key's head), its six point sets
+ * in file order and, for a .zkey's key, the key whose tables it holds. */
+struct ks_src {
+    const void *zh;
+    uint32_t zh_size;
+    uint32_t curve;                      /* enum zk_curve */
+    uint32_t key_format;                 /* enum zk_key_format */
+    const void *pts[KS_NSETS];
+    uint64_t count[KS_NSETS];
+    size_t point_bytes[KS_NSETS];
+    const struct zk_groth16_key *k;      /* tables (a .zkey's key); NULL: none */
+};
 
 /* The point sets in file order, as zk_groth16_key_points names them. */
 static const enum zk_zkey_section ks_set_ids[KS_NSETS] = {

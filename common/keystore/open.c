@@ -1,7 +1,8 @@
 /*
  * open.c -- zk_keystore_open / _stat / _key / _close (zk/keystore.h): a
  * store checked (trust, header, layout) and mapped read-only, and a
- * Groth16 key over its points.
+ * Groth16 key (a .zkey's store) or a bellperson key (zk_keystore_bp_key)
+ * over its points.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -68,6 +69,37 @@ static void set_counts(const struct zk_zkey_header *zh, uint64_t cnt[KS_NSETS],
         pb[i] = i == 3 ? zh->g2_bytes : zh->g1_bytes;
 }
 
+/*
+ * A bellperson key's head (at KS_ZH_OFF) into info: its counts give the
+ * six sets' (IC, A, B_G1, B_G2, L, H in the places of IC, A, B1, B2, C,
+ * H) and a section 2 of the same sizes for the callers that read only
+ * those (n_vars inputs + aux, n_public, domain_size); no tables.
+ */
+static int bp_counts(const char *path, const struct ks_hdr *h, const unsigned char *page,
+                     struct zk_keystore_info *info, uint64_t cnt[KS_NSETS],
+                     uint32_t pb[KS_NSETS], struct zk_diag *diag)
+{
+    struct zk_bp_key_head head;
+    const struct zk_bp_key_info *bi = &head.info;
+    if (h->zh_size != sizeof head || h->curve != ZK_CURVE_BLS12_381 || h->tables)
+        return zk_diag_set(diag, path, ZK_EFORMAT, "key store header of another layout");
+    memcpy(&head, page + KS_ZH_OFF, sizeof head);
+    if (bi->n_ic == 0 || zk_bp_key_shape(bi, path, NULL) != 0)
+        return zk_diag_set(diag, path, ZK_EFORMAT, "key store with an inconsistent header");
+    info->bp = head.info;
+    memset(&info->zh, 0, sizeof info->zh);
+    info->zh.curve = ZK_CURVE_BLS12_381;
+    info->zh.n_vars = bi->n_ic + bi->n_l;
+    info->zh.n_public = bi->n_ic - 1;
+    info->zh.domain_size = bi->n_h + 1;
+    info->zh.log2_domain = bi->log2_domain;
+    cnt[0] = bi->n_ic, cnt[1] = bi->n_a, cnt[2] = bi->n_b_g1, cnt[3] = bi->n_b_g2;
+    cnt[4] = bi->n_l, cnt[5] = bi->n_h;
+    for (int i = 0; i < KS_NSETS; i++)
+        pb[i] = i == 3 ? ZK_BP_G2_WORDS * 8 : ZK_BP_G1_WORDS * 8;
+    return 0;
+}
+
 /* The table descriptor: each table the descriptor selects is there, of
  * the size its MSM and factor give, inside the file; no other.  Their
  * bytes into *ret_bytes. */
@@ -113,17 +145,24 @@ static int check_hdr(const char *path, const unsigned char *page, uint64_t size,
     if (want && strcmp(h.key_hash, want))
         return zk_diag_set(diag, path, ZK_ECHECKSUM,
                            "a key store of key xxh3-128 %s, expected %s", h.key_hash, want);
-    if (h.hdr_size != KS_HDR_SIZE || h.zh_size != sizeof(struct zk_zkey_header))
+    if (h.hdr_size != KS_HDR_SIZE || h.key_format >= ZK_KEY_FORMAT_COUNT ||
+        (h.key_format == ZK_KEY_ZKEY && h.zh_size != sizeof(struct zk_zkey_header)))
         return zk_diag_set(diag, path, ZK_EFORMAT, "key store header of another layout");
     if (h.file_size != size)
         return zk_diag_set(diag, path, ZK_ETRUNCATED,
                            "key store of %llu bytes, its header says %llu",
                            (unsigned long long)size, (unsigned long long)h.file_size);
-    memcpy(&info->zh, page + KS_ZH_OFF, sizeof info->zh);
-    if ((uint32_t)info->zh.curve != h.curve || !zk_curve_name(info->zh.curve) ||
-        info->zh.n_vars < info->zh.n_public + 1)
-        return zk_diag_set(diag, path, ZK_EFORMAT, "key store with an inconsistent header");
-    set_counts(&info->zh, cnt, pb);
+    info->key_format = (int)h.key_format;
+    if (h.key_format == ZK_KEY_BELLPERSON) {
+        if (bp_counts(path, &h, page, info, cnt, pb, diag) < 0)
+            return ZK_EFORMAT;
+    } else {
+        memcpy(&info->zh, page + KS_ZH_OFF, sizeof info->zh);
+        if ((uint32_t)info->zh.curve != h.curve || !zk_curve_name(info->zh.curve) ||
+            info->zh.n_vars < info->zh.n_public + 1)
+            return zk_diag_set(diag, path, ZK_EFORMAT, "key store with an inconsistent header");
+        set_counts(&info->zh, cnt, pb);
+    }
     info->points_bytes = 0;
     for (int i = 0; i < KS_NSETS; i++) {
         if (!sec_ok(&h.set[i], size) || h.set[i].count != cnt[i] ||
@@ -256,6 +295,10 @@ int zk_keystore_key(zk_keystore *s, struct zk_groth16_key *base, struct zk_groth
     const void *pts[KS_NSETS];
     struct zk_groth16_key *k = base;
     int r = 0;
+    if (s->info.key_format != ZK_KEY_ZKEY)
+        return zk_diag_set(diag, s->info.path, ZK_EFORMAT,
+                           "the key store holds a %s key, not a .zkey's",
+                           zk_key_format_name(s->info.key_format));
     for (int i = 0; i < KS_NSETS; i++)
         pts[i] = s->map + h->set[i].off;
     if (base && !same_key(zk_groth16_key_header(base), &s->info.zh))
@@ -285,4 +328,19 @@ int zk_keystore_key(zk_keystore *s, struct zk_groth16_key *base, struct zk_groth
     }
     *ret = k;
     return 0;
+}
+
+int zk_keystore_bp_key(zk_keystore *s, zk_bp_key **ret, struct zk_diag *diag)
+{
+    const struct ks_hdr *h = (const struct ks_hdr *)s->map;
+    const void *pts[KS_NSETS];
+    struct zk_bp_key_head head;
+    if (s->info.key_format != ZK_KEY_BELLPERSON)
+        return zk_diag_set(diag, s->info.path, ZK_EFORMAT,
+                           "the key store holds a %s key, not a bellperson key's",
+                           zk_key_format_name(s->info.key_format));
+    memcpy(&head, s->map + KS_ZH_OFF, sizeof head);
+    for (int i = 0; i < KS_NSETS; i++)
+        pts[i] = s->map + h->set[i].off;
+    return zk_bp_key_over(&head, pts, release_store, s, s->info.path, ret, diag);
 }

@@ -12,7 +12,7 @@
 
 #define KEY_COLS                                                                      \
     "id, name, path, curve, hash, file_size, n_vars, n_public, domain_size, added_ns," \
-    " witgen_kind, witgen, witgen_hash, file_dev, file_ino, file_mtime_ns, priority"
+    " witgen_kind, witgen, witgen_hash, file_dev, file_ino, file_mtime_ns, priority, format"
 
 /* Row s (KEY_COLS) into *k. */
 static void key_row(sqlite3_stmt *s, struct zk_ledger_key *k)
@@ -38,6 +38,7 @@ static void key_row(sqlite3_stmt *s, struct zk_ledger_key *k)
     k->file_ino = (uint64_t)sqlite3_column_int64(s, 14);
     k->file_mtime_ns = sqlite3_column_int64(s, 15);
     k->priority = sqlite3_column_int(s, 16);
+    k->format = zk_key_format_parse((const char *)sqlite3_column_text(s, 17));
 }
 
 /* The cached lookup of the key named name (name != NULL) or with id id,
@@ -65,7 +66,8 @@ int lsq_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
     static const char sql_key_add[] =
         "INSERT INTO keys (name, path, curve, hash, file_size, n_vars, n_public,"
         " domain_size, added_ns, witgen_kind, witgen, witgen_hash, file_dev,"
-        " file_ino, file_mtime_ns, priority) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        " file_ino, file_mtime_ns, priority, format)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *s = key_lookup(l, k->name, 0, diag);
     r = s ? ledger_begin(l, diag) : ZK_ELEDGER;
     if (r)
@@ -96,6 +98,7 @@ int lsq_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
     sqlite3_bind_int64(s, 14, (int64_t)k->file_ino);
     sqlite3_bind_int64(s, 15, k->file_mtime_ns);
     sqlite3_bind_int(s, 16, k->priority);
+    sqlite3_bind_text(s, 17, zk_key_format_name(k->format), -1, SQLITE_STATIC);
     r = ledger_run(l, s, diag);
     if (r > 0)
         r = 0;

@@ -22,7 +22,8 @@ int ledger_key_check(const char *name, const struct zk_ledger_key *k, struct zk_
         !memchr(k->curve, 0, sizeof k->curve) || !memchr(k->hash, 0, sizeof k->hash) ||
         !memchr(k->witgen, 0, sizeof k->witgen) ||
         !memchr(k->witgen_hash, 0, sizeof k->witgen_hash) || k->witgen_kind < 0 ||
-        k->witgen_kind > ZK_WITGEN_CMD || k->priority < 0 || k->priority >= ZK_PRIO_COUNT)
+        k->witgen_kind > ZK_WITGEN_CMD || k->priority < 0 || k->priority >= ZK_PRIO_COUNT ||
+        k->format < 0 || k->format >= ZK_KEY_FORMAT_COUNT)
         return zk_diag_set(diag, name, -EINVAL, "bad key record");
     return 0;
 }

@@ -126,6 +126,9 @@ static const char *const migrations[] = {
     " AND substr(request_id, 1, 1) = '~';"
     "CREATE UNIQUE INDEX jobs_request ON jobs(principal, request_id)"
     " WHERE request_id IS NOT NULL;",
+    /* 9 -> 10: a key's file format (zk_key_format_name: 'zkey', or
+     * 'bellperson' for a parameter file whose partitions are .bpa) */
+    "ALTER TABLE keys ADD COLUMN format TEXT NOT NULL DEFAULT 'zkey';",
 };
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
 _Static_assert(N_MIGRATIONS == ZK_LEDGER_SCHEMA_VERSION, "one migration per schema version");

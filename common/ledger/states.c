@@ -1,6 +1,6 @@
 /*
- * states.c -- the names of partition and job states and of priority
- * classes (zk/priority.h), as stored in the
+ * states.c -- the names of partition and job states, of key formats and
+ * of priority classes (zk/priority.h), as stored in the
  * ledger's database and printed by `zkslot status` (zk/ledger.h).
  */
 #include <string.h>
@@ -14,6 +14,7 @@ _Static_assert(ZK_JOB_CANCELED + 1 == ZK_JOB_STATE_COUNT, "one count per job sta
 static const char *const part_names[ZK_PART_STATE_COUNT] = {
     "queued", "synthesizing", "ready", "proving", "done", "failed", "canceled"
 };
+static const char *const format_names[ZK_KEY_FORMAT_COUNT] = { "zkey", "bellperson" };
 static const char *const job_names[ZK_JOB_STATE_COUNT] = { "queued", "running", "done",
                                                            "failed", "canceled" };
 
@@ -55,5 +56,19 @@ int zk_priority_parse(const char *s)
     for (int i = 0; i < ZK_PRIO_COUNT; i++)
         if (s && !strcmp(s, prio_names[i]))
             return i;
+    return -1;
+}
+
+const char *zk_key_format_name(int format)
+{
+    return format >= 0 && format < ZK_KEY_FORMAT_COUNT ? format_names[format] : "?";
+}
+
+int zk_key_format_parse(const char *s)
+{
+    for (int i = 0; s && i < ZK_KEY_FORMAT_COUNT; i++) {
+        if (!strcmp(s, format_names[i]))
+            return i;
+    }
     return -1;
 }

@@ -60,7 +60,7 @@ static int statement_op(void *ctx, struct zk_diag *diag)
 /* The slot header of part (key kh) at the start of its slot, and the
  * class and deadline into its descriptor (gpud's claim order). */
 static void write_header(struct zk_synthpart *part, const struct zk_zkey_header *kh,
-                         double synth_s, double witness_s)
+                         uint32_t format, double synth_s, double witness_s)
 {
     const struct zk_ledger_part *p = &part->p;
     struct zk_slotfmt_header h;
@@ -68,6 +68,7 @@ static void write_header(struct zk_synthpart *part, const struct zk_zkey_header 
     memset(&h, 0, sizeof h);
     h.magic = ZK_SLOTFMT_MAGIC;
     h.version = ZK_SLOTFMT_VERSION;
+    h.format = format;
     h.curve = kh->curve;
     h.partition_id = (uint64_t)p->id;
     h.key_id = (uint64_t)p->key_id;
@@ -85,25 +86,45 @@ static void write_header(struct zk_synthpart *part, const struct zk_zkey_header 
     memcpy(part->s.data, &h, sizeof h);
 }
 
-int zk_synthpart_publish(const struct zk_synthpart_writer *w, struct zk_synthpart *part,
-                         const char *key_hash, const struct zk_zkey_header *kh, double synth_s,
-                         double witness_s, struct zk_diag *diag)
+/* Publishes part of format `format` whose public signals are pub. */
+static int publish(const struct zk_synthpart_writer *w, struct zk_synthpart *part,
+                   const char *key_hash, const struct zk_zkey_header *kh, uint32_t format,
+                   const zk_scalar *pub, double synth_s, double witness_s, struct zk_diag *diag)
 {
     struct statement_op so = { w, part->p.id, "" };
-    const uint8_t *wit = part->s.data + part->d.region_off[ZK_SLOTFMT_W];
     int r;
 
-    /* the statement (key, public signals w[1..n_public]) before the slot
-     * is READY: gpud checks the slot against it, results are checked
-     * against it when handed out (zk/statement.h) */
-    zk_statement(key_hash, (const zk_scalar *)wit + 1, kh->n_public, so.statement);
+    /* the statement (key, public signals) before the slot is READY: gpud
+     * checks the slot against it, results are checked against it when
+     * handed out (zk/statement.h) */
+    zk_statement(key_hash, pub, kh->n_public, so.statement);
     if ((r = run(w, statement_op, &so, "recording a statement", diag)))
         return r;
-    write_header(part, kh, synth_s, witness_s);
+    write_header(part, kh, format, synth_s, witness_s);
     if ((r = zk_pool_publish(w->pool, &part->s, &part->d)))
         return zk_diag_set(diag, "pool", r, "slot %u: publish failed: %s", part->s.index,
                            zk_strerror(r));
     return 0;
+}
+
+int zk_synthpart_publish(const struct zk_synthpart_writer *w, struct zk_synthpart *part,
+                         const char *key_hash, const struct zk_zkey_header *kh, double synth_s,
+                         double witness_s, struct zk_diag *diag)
+{
+    const uint8_t *wit = part->s.data + part->d.region_off[ZK_SLOTFMT_W];
+    /* public signals w[1..n_public] */
+    return publish(w, part, key_hash, kh, ZK_SLOTFMT_GROTH16, (const zk_scalar *)wit + 1,
+                   synth_s, witness_s, diag);
+}
+
+int zk_synthpart_publish_bp(const struct zk_synthpart_writer *w, struct zk_synthpart *part,
+                            const char *key_hash, const struct zk_zkey_header *kh,
+                            double synth_s, struct zk_diag *diag)
+{
+    const uint8_t *bpa = part->s.data + part->d.region_off[ZK_SLOTFMT_W];
+    /* the .bpa's inputs after ONE (docs/bellperson.md) */
+    return publish(w, part, key_hash, kh, ZK_SLOTFMT_BELLPERSON,
+                   (const zk_scalar *)(bpa + ZK_SLOTFMT_BPA_MIN) + 1, synth_s, -1, diag);
 }
 
 struct ready_op {

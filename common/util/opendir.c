@@ -1,7 +1,8 @@
 /*
- * opendir.c -- a directory opened without following links in any
- * component (zk/util.h: zk_open_dir_nofollow), for the daemons' writes
- * into directories a user named (a job's --out).
+ * opendir.c -- a directory (and a file in it) opened without following
+ * links in any component (zk/util.h: zk_open_dir_nofollow,
+ * zk_open_file_nofollow), for the daemons' writes into directories a user
+ * named (a job's --out) and their reads of files a user named.
  *
  * The walk starts at "/" (or the working directory for a relative path)
  * and opens each component with O_NOFOLLOW below the descriptor of the one
@@ -53,4 +54,18 @@ int zk_open_dir_nofollow(const char *path, mode_t mode)
     int e = errno;
     close(dfd);
     return fd < 0 ? -e : fd;
+}
+
+int zk_open_file_nofollow(const char *path, int flags)
+{
+    char dir[PATH_MAX];
+    const char *base = strrchr(path, '/');
+    int r = zk_path_dir(path, dir, sizeof dir);
+    int dfd = r < 0 ? r : zk_open_dir_nofollow(dir, 0);
+    if (dfd < 0)
+        return dfd;
+    int fd = openat(dfd, base ? base + 1 : path, flags | O_NOFOLLOW);
+    r = fd < 0 ? -errno : fd;
+    close(dfd);
+    return r;
 }

@@ -30,6 +30,7 @@ static const char *const hooks[] = {
     "ZKSLOT_TEST_LEDGER_EIO",
     "ZKSLOT_TEST_NO_RECOVERY",
     "ZKSLOT_TEST_NO_WITGEN_SWEEP",
+    "ZKSLOT_TEST_BP_RS",
     "ZK_KEYSTORE_TEST_PAUSE",
 };
 #define NHOOKS (sizeof hooks / sizeof hooks[0])

@@ -16,6 +16,7 @@
 # proves the ones of 2^10 and 2^16 only, and says so.
 set -euo pipefail
 : "${ZKSLOT:?}" "${ZK_BUILD_DIR:?}"
+. "$ZK_SOURCE_DIR/tests/bellperson/lib_bad_params.sh"
 target=${ZK_CARGO_TARGET:-/var/cache/zkslot/cargo-target}
 oracle=$target/release/zkslot-bp-oracle
 if [ ! -x "$oracle" ]; then
@@ -128,28 +129,9 @@ refuse() {   # refuse FILE WHAT
     bad "$2: exit $rc, message: $err"
   fi
 }
-head -c $(( $(stat -c %s "$p") / 2 )) "$p" > "$work/trunc.params"
+bad_params "$p" "$work"
 refuse "$work/trunc.params" "a truncated parameter file"
-python3 - "$p" "$work/swap.params" <<'PY'
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-off = 96 * 3 + 192 * 3          # alpha1 beta1 beta2 gamma2 delta1 delta2
-def query(off, size):
-    n = struct.unpack(">I", b[off:off + 4])[0]
-    return off + 4 + n * size
-ic_end = query(off, 96)
-h_end = query(ic_end, 96)
-l_end = query(h_end, 96)
-open(sys.argv[2], "wb").write(b[:ic_end] + b[h_end:l_end] + b[ic_end:h_end] + b[l_end:])
-PY
 refuse "$work/swap.params" "h and l swapped"
-python3 - "$p" "$work/curve.params" <<'PY'
-import sys
-b = bytearray(open(sys.argv[1], "rb").read())
-# alpha_g1 := BN254's generator (1, 2), written as a BLS12-381 G1 point
-b[0:96] = (1).to_bytes(48, "big") + (2).to_bytes(48, "big")
-open(sys.argv[2], "wb").write(b)
-PY
 refuse "$work/curve.params" "a point of another curve (BN254's generator as alpha_g1)"
 zkey=$(ls "$ZK_SOURCE_DIR"/tests/fuzz/corpus/zkey/* | head -n 1)
 cp "$zkey" "$work/snarkjs.params"

@@ -6,10 +6,13 @@
  * private tmpfs directory; each input fills the slot and publishes it,
  * then claims it, verifies its checksum and checks it (zk_slotfmt_check)
  * with and without an expected key, and reads what gpud reads from a slot
- * that passed (the header, the public inputs of the witness region).
+ * that passed (the header, the public inputs of the witness region; for a
+ * bellperson partition, ZK_SLOTFMT_BELLPERSON, the assignment parsed in
+ * place as gpud parses it).
  *
  * Input: byte 0 is flags (bit 0: regions from the header's own n_vars and
- * domain_size through zk_slotfmt_layout, else from the next 65 bytes:
+ * domain_size through zk_slotfmt_layout -- a bellperson header's: w all
+ * the data after the first 4 KiB, zk_slotfmt_layout_bp --, else from the next 65 bytes:
  * nregions, then 8 x (u32 offset, u32 length); bit 1: claim with
  * ZK_POOL_CLAIM_NOVERIFY and verify afterwards, as a backend that checks
  * later does); the rest is the slot's data from offset 0.
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #include "fuzz_util.h"
+#include "zk/bellperson.h"
 #include "zk/binfile.h"
 #include "zk/error.h"
 #include "zk/pool.h"
@@ -33,6 +37,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* The key gpud would prove with: a small BN254 circuit. */
 static const struct zk_slotfmt_header fuzz_key = {
     .curve = ZK_CURVE_BN254, .n_vars = 8, .n_public = 2, .domain_size = 16, .key_id = 1,
+};
+
+/* A bellperson key's: 2 inputs (ONE and one public), 2 aux, domain 4. */
+static const struct zk_slotfmt_header fuzz_bp_key = {
+    .format = ZK_SLOTFMT_BELLPERSON, .curve = ZK_CURVE_BLS12_381, .n_vars = 4, .n_public = 1,
+    .domain_size = 4, .key_id = 1,
 };
 
 static zk_pool *fuzz_pool(void)
@@ -73,7 +83,9 @@ static void fuzz_desc(const uint8_t *data, size_t size, int from_header,
         struct zk_slotfmt_header h;
         memset(&h, 0, sizeof h);
         memcpy(&h, body, body_len < sizeof h ? body_len : sizeof h);
-        if (!zk_slotfmt_layout(h.n_vars, h.domain_size, d))
+        uint64_t bpa = body_len > ZK_SLOTFMT_ALIGN ? body_len - ZK_SLOTFMT_ALIGN : 0;
+        if (!(h.format == ZK_SLOTFMT_BELLPERSON ? zk_slotfmt_layout_bp(bpa, d)
+                                                : zk_slotfmt_layout(h.n_vars, h.domain_size, d)))
             memset(d, 0, sizeof *d);
         return;
     }
@@ -94,6 +106,15 @@ static void fuzz_read_slot(const struct zk_slot *s)
             if (s->region_off[i] > s->capacity ||
                 s->region_bytes[i] > s->capacity - s->region_off[i])
                 abort();          /* a slot that passes lies inside its slot */
+    }
+    if (zk_slotfmt_check(s, &fuzz_bp_key) == 0) {   /* gpud_bp_prove's reads */
+        static unsigned char bpub[32];
+        zk_bp_assignment *as = NULL;
+        memcpy(bpub, s->data + s->region_off[ZK_SLOTFMT_W] + ZK_SLOTFMT_BPA_MIN + 32, 32);
+        if (zk_bp_assignment_parse(s->data + s->region_off[ZK_SLOTFMT_W],
+                                   s->region_bytes[ZK_SLOTFMT_W], "slot", &as, NULL) == 0)
+            zk_bp_assignment_fits(as, 2, 2, 4, "slot", NULL);
+        zk_bp_assignment_free(as);
     }
     if (zk_slotfmt_check(s, &fuzz_key) != 0)
         return;

@@ -64,6 +64,43 @@ void zk_bp_key_get_info(const zk_bp_key *key, struct zk_bp_key_info *info);
 /* The verifying key at the head of the parameter file (owned by key). */
 const zk_bp_vk *zk_bp_key_vk(const zk_bp_key *key);
 
+/*
+ * A key's decoded points as the key store keeps them (zk/keystore.h,
+ * docs/keystore.md): the head (counts and the verifying key's six
+ * points) and six point sets, affine with Montgomery limbs (G1 96 bytes,
+ * G2 192), the all-zero point infinity.
+ */
+enum zk_bp_set {
+    ZK_BP_SET_IC, ZK_BP_SET_A, ZK_BP_SET_B_G1, ZK_BP_SET_B_G2, ZK_BP_SET_L, ZK_BP_SET_H,
+    ZK_BP_NSETS
+};
+#define ZK_BP_G1_WORDS 12
+#define ZK_BP_G2_WORDS 24
+struct zk_bp_key_head {
+    struct zk_bp_key_info info;       /* file_bytes: the parameter file's */
+    uint32_t reserved;                /* 0 */
+    uint64_t alpha_g1[ZK_BP_G1_WORDS], beta_g1[ZK_BP_G1_WORDS], delta_g1[ZK_BP_G1_WORDS];
+    uint64_t beta_g2[ZK_BP_G2_WORDS], gamma_g2[ZK_BP_G2_WORDS], delta_g2[ZK_BP_G2_WORDS];
+};
+/* Counts of the shape bellperson's generator gives (h: 2^k - 1 points, a
+ * and b within inputs + aux, b_g1 = b_g2): 0, or ZK_ELENGTH / ZK_EDOMAIN
+ * with diag naming `name`. */
+int zk_bp_key_shape(const struct zk_bp_key_info *in, const char *name, struct zk_diag *diag);
+/* Set `set` of key: its points, their count into *n, bytes per point into
+ * *point_bytes (either may be NULL). */
+const void *zk_bp_key_points(const zk_bp_key *key, enum zk_bp_set set, uint64_t *n,
+                             size_t *point_bytes);
+void zk_bp_key_head(const zk_bp_key *key, struct zk_bp_key_head *ret);
+/*
+ * A key over points it does not own (a mapped store): head's counts must
+ * have the shape bellperson's generator gives (ZK_ELENGTH, ZK_EDOMAIN:
+ * diag names `name`); pts[set] holds that set's points, 64-byte aligned.
+ * zk_bp_key_close calls release(ctx) instead of freeing them.
+ */
+int zk_bp_key_over(const struct zk_bp_key_head *head, const void *const pts[ZK_BP_NSETS],
+                   void (*release)(void *ctx), void *ctx, const char *name, zk_bp_key **out,
+                   struct zk_diag *diag);
+
 /* A .vk file (the same layout as the head of a .params). */
 int zk_bp_vk_open(const char *path, zk_bp_vk **out, struct zk_diag *diag);
 int zk_bp_vk_open_mem(const void *buf, size_t len, const char *name, zk_bp_vk **out,
@@ -71,6 +108,8 @@ int zk_bp_vk_open_mem(const void *buf, size_t len, const char *name, zk_bp_vk **
 void zk_bp_vk_close(zk_bp_vk *vk);
 /* Number of public inputs the key takes (ic count - 1). */
 uint32_t zk_bp_vk_n_public(const zk_bp_vk *vk);
+/* 1 when a and b are the same verifying key (every point equal), else 0. */
+int zk_bp_vk_same(const zk_bp_vk *a, const zk_bp_vk *b);
 
 /* Parse a .bpa held in memory (buf must outlive *out when borrowed) or
  * read from a file.  Errors: ZK_EBADMAGIC, ZK_EVERSION, ZK_ETRUNCATED,
@@ -80,6 +119,17 @@ int zk_bp_assignment_parse(const void *buf, size_t len, const char *name,
 int zk_bp_assignment_open(const char *path, zk_bp_assignment **out, struct zk_diag *diag);
 void zk_bp_assignment_free(zk_bp_assignment *as);
 uint64_t zk_bp_assignment_n_inputs(const zk_bp_assignment *as); /* ONE included */
+uint64_t zk_bp_assignment_n_aux(const zk_bp_assignment *as);
+uint64_t zk_bp_assignment_n_constraints(const zk_bp_assignment *as);
+/* The bytes of a .bpa of these counts (0 when they overflow). */
+uint64_t zk_bp_assignment_bytes(uint64_t n_inputs, uint64_t n_aux, uint64_t n_constraints);
+/* The assignment fits a key of n_inputs inputs (ONE included), n_aux aux
+ * and a domain of `domain` points: 0, or ZK_ELENGTH with one line naming
+ * `name` and both shapes. */
+int zk_bp_assignment_fits(const zk_bp_assignment *as, uint64_t n_inputs, uint64_t n_aux,
+                          uint64_t domain, const char *name, struct zk_diag *diag);
+/* Input i (0 = ONE) as 32 canonical little-endian bytes, borrowed. */
+const uint8_t *zk_bp_assignment_input(const zk_bp_assignment *as, uint64_t i);
 
 /* Prove.  r and s are 32-byte canonical little-endian elements of Fr.
  * threads = 0: all cores.  Errors: ZK_ELENGTH (assignment and key
@@ -87,6 +137,13 @@ uint64_t zk_bp_assignment_n_inputs(const zk_bp_assignment *as); /* ONE included 
 int zk_bp_prove(const zk_bp_key *key, const zk_bp_assignment *as, const uint8_t r[32],
                 const uint8_t s[32], unsigned threads, uint8_t proof[ZK_BP_PROOF_BYTES],
                 struct zk_diag *diag);
+
+/* A uniform element of Fr as 32 little-endian bytes (getrandom): 0, or -1
+ * with errno set. */
+int zk_bp_random_fr(uint8_t out[32]);
+/* 64 hex digits (the 32 little-endian bytes of an r or s) into out: 0, or
+ * -1 when s is not 64 hex digits. */
+int zk_bp_hex32(const char *s, uint8_t out[32]);
 
 /*
  * The prover's heavy operations, for a backend of another device (the CUDA

@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zk/bellperson.h"
 #include "zk/binfile.h"
 #include "zk/groth16.h"
 
@@ -75,6 +76,9 @@ struct zk_keystore_info {
     uint64_t created_ns;              /* CLOCK_REALTIME */
     int found_by_identity;            /* zk_keystore_find: through the file's recorded
                                        * identity, the file not hashed again */
+    int key_format;                   /* enum zk_key_format (zk/ledger.h); a
+                                       * bellperson key's zh has its sizes only */
+    struct zk_bp_key_info bp;         /* a bellperson key's counts */
 };
 
 /*
@@ -104,6 +108,15 @@ uint64_t zk_keystore_size(const struct zk_groth16_key *k, unsigned tables, uint6
  */
 int zk_keystore_create(const char *path, const char *key_hash, const struct zk_groth16_key *k,
                        unsigned tables, struct zk_diag *diag);
+
+/*
+ * The store of a bellperson key (its parameter file of content hash
+ * key_hash, opened and checked by zk_bp_key_open): its head and six point
+ * sets (zk_bp_key_points), no tables; the store's header says format
+ * bellperson.  Errors and crash safety as zk_keystore_create.
+ */
+int zk_keystore_create_bp(const char *path, const char *key_hash, const zk_bp_key *k,
+                          struct zk_diag *diag);
 
 typedef struct zk_keystore zk_keystore;
 
@@ -143,6 +156,14 @@ int zk_keystore_stat(const char *path, const char *key_hash, struct zk_keystore_
  */
 int zk_keystore_key(zk_keystore *s, struct zk_groth16_key *base, struct zk_groth16_key **ret,
                     struct zk_diag *diag);
+
+/*
+ * A bellperson key over a bellperson key's store (ZK_EFORMAT for a
+ * .zkey's, which zk_keystore_key takes; it refuses a bellperson key's
+ * store likewise): the points are borrowed, not copied.  On success the
+ * key owns s (zk_bp_key_close unmaps it); on failure s is the caller's.
+ */
+int zk_keystore_bp_key(zk_keystore *s, zk_bp_key **ret, struct zk_diag *diag);
 
 /* Unmaps and frees s; accepts NULL and returns NULL. */
 zk_keystore *zk_keystore_close(zk_keystore *s);

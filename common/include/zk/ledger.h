@@ -52,7 +52,7 @@
 extern "C" {
 #endif
 
-#define ZK_LEDGER_SCHEMA_VERSION 9
+#define ZK_LEDGER_SCHEMA_VERSION 10
 #define ZK_LEDGER_FILE "ledger.db"        /* name inside the state directory */
 
 enum zk_part_state {
@@ -81,10 +81,21 @@ const char *zk_job_state_name(int state);
 int zk_part_state_parse(const char *s);      /* -1 if unknown */
 int zk_job_state_parse(const char *s);
 
+/* What a key's file is (the keys table's `format`): its partitions' input
+ * and the prover that serves it (docs/formats.md). */
+enum zk_key_format {
+    ZK_KEY_ZKEY = 0,                  /* a snarkjs .zkey: witnesses (.wtns) or inputs */
+    ZK_KEY_BELLPERSON = 1,            /* a bellperson .params: assignments (.bpa) */
+};
+#define ZK_KEY_FORMAT_COUNT 2
+/* "zkey", "bellperson" ("?" if unknown); the parse gives -1 for unknown. */
+const char *zk_key_format_name(int format);
+int zk_key_format_parse(const char *s);
+
 struct zk_ledger_key {
     int64_t id;                       /* assigned by zk_ledger_key_add */
     char name[64];
-    char path[4096];                  /* absolute path of the .zkey */
+    char path[4096];                  /* absolute path of the key file (.zkey, .params) */
     char curve[16];                   /* "bn128" or "bls12381" */
     char hash[33];                    /* XXH3-128 of the file, lowercase hex */
     uint64_t file_size;
@@ -96,6 +107,7 @@ struct zk_ledger_key {
     uint64_t file_dev, file_ino;      /* the file's identity at registration */
     int64_t file_mtime_ns;            /* (zk/keyfile.h); 0 = not recorded */
     int priority;                     /* enum zk_priority: its jobs' default class */
+    int format;                       /* enum zk_key_format */
 };
 
 #define ZK_LEDGER_REQUEST_ID_MAX 128  /* bytes of a submit's request id */

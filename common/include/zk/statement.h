@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "zk/error.h"
+#include "zk/bellperson.h"
 #include "zk/groth16.h"
 #include "zk/ledger.h"
 
@@ -58,6 +59,25 @@ int zk_result_check(const struct zk_ledger_key *k, const struct zk_ledger_part *
  * checks results by their statement alone and says so.
  */
 int zk_result_vk(const struct zk_ledger_key *k, struct zk_groth16_vk *vk, struct zk_diag *diag);
+
+/*
+ * zk_result_check for a bellperson key's partition: its proof is 384 hex
+ * digits (the 192 bytes, a newline after them allowed), verified with vk
+ * (when not NULL) by zk_bp_verify for public.json's values.
+ */
+int zk_result_check_bp(const struct zk_ledger_key *k, const struct zk_ledger_part *p,
+                       const zk_bp_vk *vk, const char *proof, const char *pub,
+                       struct zk_diag *diag);
+
+/*
+ * The bellperson key k on this machine, for its verifying key
+ * (zk_bp_key_vk): over its store beside the pool at pool_path when one is
+ * resident (no parameter file read), else from its file, checked to be
+ * the registered one.  0 (close with zk_bp_key_close), or an error with
+ * diag: the caller then checks results by their statement alone.
+ */
+int zk_result_key_bp(const struct zk_ledger_key *k, const char *pool_path, zk_bp_key **ret,
+                     struct zk_diag *diag);
 
 #ifdef __cplusplus
 }

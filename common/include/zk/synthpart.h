@@ -102,6 +102,17 @@ int zk_synthpart_publish(const struct zk_synthpart_writer *w, struct zk_synthpar
                          double witness_s, struct zk_diag *diag);
 
 /*
+ * zk_synthpart_publish for a bellperson partition: part's slot holds the
+ * .bpa in region w (laid out by zk_slotfmt_layout_bp, checked by the
+ * caller against the key: zk_bp_assignment_parse); the statement is its
+ * inputs after ONE; kh gives curve, n_vars (inputs + aux), n_public and
+ * domain_size.  Returns as zk_synthpart_publish.
+ */
+int zk_synthpart_publish_bp(const struct zk_synthpart_writer *w, struct zk_synthpart *part,
+                            const char *key_hash, const struct zk_zkey_header *kh,
+                            double synth_s, struct zk_diag *diag);
+
+/*
  * The ledger's synthesizing -> ready of a published partition (through the
  * runner; synth_s and witness_s as recorded there).  0; ZK_ESTATE when a
  * gpud took it already or it was canceled (nothing to do); another error

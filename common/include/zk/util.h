@@ -76,6 +76,11 @@ int zk_path_dir(const char *path, char *buf, size_t len);
  */
 int zk_open_dir_nofollow(const char *path, mode_t mode);
 
+/* The file `path` opened with `flags` (O_NOFOLLOW added) in its directory
+ * opened by zk_open_dir_nofollow: no symlink in any component is
+ * followed.  The descriptor, or -errno as there. */
+int zk_open_file_nofollow(const char *path, int flags);
+
 /* zk_write_atomic_at in the directory of `path`. */
 int zk_write_atomic(const char *path, const void *buf, size_t len, mode_t mode);
 

@@ -11,7 +11,7 @@
 
 #define KEY_COLS                                                                      \
     "id, name, path, curve, hash, file_size, n_vars, n_public, domain_size, added_ns," \
-    " witgen_kind, witgen, witgen_hash, file_dev, file_ino, file_mtime_ns, priority"
+    " witgen_kind, witgen, witgen_hash, file_dev, file_ino, file_mtime_ns, priority, format"
 
 /* Row `row` of res (KEY_COLS) into *k. */
 static void key_row(const PGresult *res, int row, struct zk_ledger_key *k)
@@ -36,6 +36,7 @@ static void key_row(const PGresult *res, int row, struct zk_ledger_key *k)
     k->file_ino = (uint64_t)lpg_i64(res, row, 14);
     k->file_mtime_ns = lpg_i64(res, row, 15);
     k->priority = (int)lpg_i64(res, row, 16);
+    k->format = zk_key_format_parse(PQgetvalue(res, row, 17));
 }
 
 int lpg_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
@@ -61,13 +62,14 @@ int lpg_key_add(zk_ledger *l, struct zk_ledger_key *k, struct zk_diag *diag)
     lpg_arg_i64(&a, (int64_t)k->file_ino);
     lpg_arg_i64(&a, k->file_mtime_ns);
     lpg_arg_i64(&a, k->priority);
+    lpg_arg_str(&a, zk_key_format_name(k->format));
     /* the unique name decides between two machines adding one name at once */
     PGresult *res = lpg_query(l,
                               "INSERT INTO keys (name, path, curve, hash, file_size, n_vars,"
                               " n_public, domain_size, added_ns, witgen_kind, witgen,"
-                              " witgen_hash, file_dev, file_ino, file_mtime_ns, priority)"
-                              " VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,"
-                              "$16)"
+                              " witgen_hash, file_dev, file_ino, file_mtime_ns, priority,"
+                              " format) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,"
+                              "$14,$15,$16,$17)"
                               " ON CONFLICT (name) DO NOTHING RETURNING id",
                               &a, 0, diag);
     if (!res)

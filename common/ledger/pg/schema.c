@@ -129,6 +129,8 @@ static const char *const migrations[] = {
     /* 8 -> 9: the files a row may name on the proving machines and the
      * queue's clock, the database's (roles.c, issue 46) */
     lpg_files_migration,
+    /* 9 -> 10: a key's file format (zk_key_format_name) */
+    "ALTER TABLE keys ADD COLUMN format TEXT NOT NULL DEFAULT 'zkey';",
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -71,38 +71,6 @@ static long bp_peak_rss_kib(void)
     return v;
 }
 
-/* 64 hex digits into 32 bytes; 0 or -1. */
-static int bp_hex32(const char *s, uint8_t out[32])
-{
-    if (strlen(s) != 64)
-        return -1;
-    for (int i = 0; i < 32; i++) {
-        unsigned v;
-        if (sscanf(s + 2 * i, "%2x", &v) != 1 || !strchr("0123456789abcdefABCDEF", s[2 * i]) ||
-            !strchr("0123456789abcdefABCDEF", s[2 * i + 1]))
-            return -1;
-        out[i] = (uint8_t)v;
-    }
-    return 0;
-}
-
-/* A uniform element of Fr (little-endian bytes): 255 random bits, drawn
- * again while >= r (r > 2^254: fewer than half the draws are). */
-static int bp_random_fr(uint8_t out[32])
-{
-    for (int tries = 0; tries < 128; tries++) {
-        bls381_fr x;
-        if (getrandom(out, 32, 0) != 32)
-            return -1;
-        out[31] &= 0x7f;
-        memcpy(x.l, out, 32);
-        if (bls381_fr_is_canonical(x.l))
-            return 0;
-    }
-    errno = EAGAIN;
-    return -1;
-}
-
 static int bp_inspect(const char *path)
 {
     struct zk_diag d = { { 0 } };
@@ -189,9 +157,9 @@ static int bp_parse_opts(int argc, char **argv, int first, struct bp_opts *o)
         bad = argv[i];
         if (v == NULL)
             goto bad;
-        if (strcmp(argv[i], "--r") == 0 && bp_hex32(v, o->r) == 0)
+        if (strcmp(argv[i], "--r") == 0 && zk_bp_hex32(v, o->r) == 0)
             o->have_r = 1;
-        else if (strcmp(argv[i], "--s") == 0 && bp_hex32(v, o->s) == 0)
+        else if (strcmp(argv[i], "--s") == 0 && zk_bp_hex32(v, o->s) == 0)
             o->have_s = 1;
         else if (strcmp(argv[i], "--threads") == 0 && atoi(v) >= 0)
             o->threads = (unsigned)atoi(v);
@@ -225,7 +193,7 @@ static int bp_prove_cmd(int argc, char **argv)
         return bp_usage();
     if (bp_parse_opts(argc, argv, 4, &o) != 0)
         return 2;
-    if ((!o.have_r && bp_random_fr(o.r) != 0) || (!o.have_s && bp_random_fr(o.s) != 0)) {
+    if ((!o.have_r && zk_bp_random_fr(o.r) != 0) || (!o.have_s && zk_bp_random_fr(o.s) != 0)) {
         fprintf(stderr, "zkslot bp prove: getrandom: %s\n", strerror(errno));
         return 2;
     }

@@ -43,6 +43,7 @@
 #include "remote.h"
 #include "job_json.h"
 #include "submit_core.h"
+#include "zk/bellperson.h"
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
 #include "zk/statement.h"
@@ -54,12 +55,14 @@
 #include "zk/wtns.h"
 
 enum { A_KEY = 1, A_OUT = 2, A_JSON = 4, A_TIMEOUT = 8, A_INPUT = 16, A_SCHED = 32 };
+enum { OPT_BPA = 0x100 };
 
 struct args {
     struct lcli c;
     const char *key, *out;
     int json;
     int input;           /* submit: the files are circuit inputs */
+    int bpa;             /* submit: the files are bellperson assignments (.bpa) */
     double timeout;      /* < 0: none */
     int npos;
     char **pos;
@@ -83,6 +86,7 @@ static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struc
                                           { "deadline", required_argument, 0, 'd' },
                                           { "request-id", required_argument, 0, 'r' },
                                           { "force", no_argument, 0, 'f' },
+                                          { "bpa", no_argument, 0, OPT_BPA },
                                           { 0, 0, 0, 0 } };
     int o;
     memset(a, 0, sizeof *a);
@@ -102,6 +106,8 @@ static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struc
             a->json = 1;
         } else if (o == 'i' && (allowed & A_INPUT)) {
             a->input = 1;
+        } else if (o == OPT_BPA && (allowed & A_INPUT)) {
+            a->bpa = 1;
         } else if (o == 'p' && (allowed & A_SCHED)) {
             if ((a->priority = zk_priority_parse(optarg)) < 0) {
                 fprintf(stderr, "zkslot %s: --priority: '%s' is not low, normal, high or "
@@ -182,6 +188,30 @@ static int check_witnesses(const struct zk_ledger_key *k, char **files, int n, c
     return bad;
 }
 
+/* Checks every .bpa against the bellperson key k (its shape, every value
+ * canonical); absolute paths into abs[i] (malloc'd). */
+static int check_bpas(const struct zk_ledger_key *k, char **files, int n, char **abs)
+{
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        zk_bp_assignment *as = NULL;
+        struct zk_diag d = { "" };
+        if (zk_bp_assignment_open(files[i], &as, &d) < 0 ||
+            zk_bp_assignment_fits(as, k->n_public + 1, k->n_vars - k->n_public - 1,
+                                  k->domain_size, files[i], &d) < 0) {
+            fprintf(stderr, "zkslot submit: %s (key '%s')\n", d.msg, k->name);
+            bad++;
+        }
+        zk_bp_assignment_free(as);
+        abs[i] = realpath(files[i], NULL);
+        if (!abs[i] && !d.msg[0]) {
+            fprintf(stderr, "zkslot submit: %s: %s\n", files[i], strerror(errno));
+            bad++;
+        }
+    }
+    return bad;
+}
+
 /*
  * Reads and checks every circuit input (zk_input_check); its text into
  * text[i] (malloc'd) and its absolute path into abs[i].  Returns the number
@@ -250,9 +280,11 @@ int cmd_submit(int argc, char **argv)
     int rc = 2, r;
     if ((r = parse(argc, argv, "submit", A_KEY | A_OUT | A_INPUT | A_SCHED, &a)) == -2)
         return 2;
-    if (r < 0 || !a.key || a.npos < 1 || (a.force && !a.deadline_ns)) {
+    if (r < 0 || !a.key || a.npos < 1 || (a.force && !a.deadline_ns) || (a.bpa && a.input)) {
         fprintf(stderr, "usage: zkslot submit --key NAME [--out DIR] WITNESS.wtns... %s\n"
                         "       zkslot submit --key NAME [--out DIR] --input INPUT.json... %s\n"
+                        "       zkslot submit --key NAME [--out DIR] --bpa A.bpa... "
+                        "(a bellperson key)\n"
                         "  one partition per file; a job is all witnesses or all inputs\n"
                         "  [--priority low|normal|high|critical] [--deadline DURATION|TIME "
                         "[--force]] [--request-id ID]\n",
@@ -261,7 +293,7 @@ int cmd_submit(int argc, char **argv)
     }
     /* a job is all .wtns or all inputs: one kind of synthesis per job, so
      * that its partitions cost the same and fail for the same reasons */
-    for (int i = 0; i < a.npos && !a.input; i++) {
+    for (int i = 0; i < a.npos && !a.input && !a.bpa; i++) {
         size_t n = strlen(a.pos[i]);
         if (n > 5 && !strcmp(a.pos[i] + n - 5, ".json")) {
             fprintf(stderr, "zkslot submit: %s looks like a circuit input: submit inputs with "
@@ -270,27 +302,43 @@ int cmd_submit(int argc, char **argv)
             return 2;
         }
     }
+    if (remote_server() && a.bpa) {
+        fprintf(stderr, "zkslot submit: --bpa: the API takes no assignments yet; submit on "
+                "the proving machine; nothing submitted\n");
+        return 2;
+    }
     if (remote_server())   /* zkslot --server URL: to zkslot-apid */
         return remote_submit(a.key, a.pos, a.npos, a.input, a.priority, a.deadline_ns,
                              a.force, a.request_id);
     if (lcli_open(&a.c, 1) < 0)
         return 2;
     char msg[SUBMIT_MSG_MAX];
-    if (submit_key_check(a.c.l, &a.c.cfg, a.key, a.input, &k, msg, sizeof msg) < 0) {
+    if (submit_key_check(a.c.l, &a.c.cfg, a.key,
+                         a.input ? SUBMIT_INPUTS : a.bpa ? SUBMIT_BPA : SUBMIT_WITNESSES, &k, msg,
+                         sizeof msg) < 0) {
         fprintf(stderr, "zkslot submit: %s\n", msg);
         goto out;
     }
     int shared = strcmp(zk_ledger_backend(a.c.l), "sqlite") != 0;
+    int bp = k.format == ZK_KEY_BELLPERSON;
+    if (bp && shared) {
+        fprintf(stderr, "zkslot submit: key '%s' is a bellperson key: its assignments are read "
+                "from this machine's files, which a shared ledger's proving machine may not "
+                "see (not yet); nothing submitted\n", k.name);
+        goto out;
+    }
     abs = calloc((size_t)a.npos, sizeof *abs);
     text = calloc((size_t)a.npos, sizeof *text);
     len = calloc((size_t)a.npos, sizeof *len);
     if (!abs || !text || !len)
         goto out;
     int bad = a.input ? check_inputs(&k, a.pos, a.npos, abs, text, len)
+              : bp    ? check_bpas(&k, a.pos, a.npos, abs)
                       : check_witnesses(&k, a.pos, a.npos, abs);
     if (bad) {
         fprintf(stderr, "zkslot submit: %d of %d %s refused; nothing submitted\n", bad,
                 a.npos, a.input ? (a.npos > 1 ? "inputs" : "input")
+                        : bp    ? (a.npos > 1 ? "assignments" : "assignment")
                                 : (a.npos > 1 ? "witnesses" : "witness"));
         goto out;
     }
@@ -614,6 +662,9 @@ struct result_ctx {
     struct zk_ledger_key key;         /* the job's */
     struct zk_groth16_vk vk;
     int have_vk;                      /* else results checked by statement only */
+    zk_bp_key *bp_key;                /* a bellperson key's (its vk), when here */
+    uint8_t *bp_proofs;               /* bellperson --out FILE: nparts x 192 bytes */
+    uint32_t nparts;
 };
 
 /* 0 when partition p's result (proof.json, public.json texts) is the proof
@@ -622,7 +673,10 @@ static int check_result(struct result_ctx *rc, const struct zk_ledger_part *p,
                         const char *proof, const char *pub)
 {
     struct zk_diag d = { "" };
-    int r = zk_result_check(&rc->key, p, rc->have_vk ? &rc->vk : NULL, proof, pub, &d);
+    int r = rc->key.format == ZK_KEY_BELLPERSON
+                ? zk_result_check_bp(&rc->key, p, rc->bp_key ? zk_bp_key_vk(rc->bp_key) : NULL,
+                                     proof, pub, &d)
+                : zk_result_check(&rc->key, p, rc->have_vk ? &rc->vk : NULL, proof, pub, &d);
     if (r == 0)
         return 0;
     fprintf(stderr, "zkslot result: %s%s\n", d.msg,
@@ -656,6 +710,17 @@ static int write_result(struct result_ctx *rc, const struct zk_ledger_part *p)
         zk_ledger_result_free(&res);
         return 0;
     }
+    if (rc->bp_proofs) {   /* checked: its 192 bytes in their place */
+        for (int i = 0; i < ZK_BP_PROOF_BYTES && p->index < rc->nparts; i += 32) {
+            char hex[65];
+            memcpy(hex, res.proof + 2 * i, 64);
+            hex[64] = 0;
+            zk_bp_hex32(hex, rc->bp_proofs + (size_t)p->index * ZK_BP_PROOF_BYTES + i);
+        }
+        rc->written++;
+        zk_ledger_result_free(&res);
+        return 0;
+    }
     /* public.json first, as gpud does: a proof.json there means both are */
     if ((r = lcli_mkdirs(dir)) < 0)
         fprintf(stderr, "zkslot result: cannot create %s: %s\n", dir, zk_strerror(r));
@@ -671,6 +736,22 @@ static int write_result(struct result_ctx *rc, const struct zk_ledger_part *p)
     return r;
 }
 
+/* A proof.bin's 192 bytes as the ledger keeps them (384 hex digits);
+ * NULL with the reason printed. */
+static char *bp_proof_hex(const char *path)
+{
+    size_t n = 0;
+    unsigned char *b = (unsigned char *)g16_cli_read_file("result", path, ZK_BP_PROOF_BYTES + 1, &n);
+    char *hex = b && n == ZK_BP_PROOF_BYTES ? malloc(2 * ZK_BP_PROOF_BYTES + 1) : NULL;
+    if (b && n != ZK_BP_PROOF_BYTES)
+        fprintf(stderr, "zkslot result: %s: %zu bytes, a proof is %d\n", path, n,
+                ZK_BP_PROOF_BYTES);
+    for (size_t i = 0; hex && i < ZK_BP_PROOF_BYTES; i++)
+        snprintf(hex + 2 * i, 3, "%02x", b[i]);
+    free(b);
+    return hex;
+}
+
 /* One done partition's proof and public paths (others have no result);
  * with --out, written there from the ledger first. */
 static int print_result(void *ctx, const struct zk_ledger_part *p)
@@ -683,10 +764,13 @@ static int print_result(void *ctx, const struct zk_ledger_part *p)
     /* only paths that are here: a farm's proofs are on the machine that
      * proved them (and in the ledger, which --out writes out) */
     char pf[4300], uf[4300];
-    snprintf(pf, sizeof pf, "%s/%u/proof.json", rc->out_dir, p->index);
+    snprintf(pf, sizeof pf, "%s/%u/%s", rc->out_dir, p->index,
+             rc->key.format == ZK_KEY_BELLPERSON ? "proof.bin" : "proof.json");
     snprintf(uf, sizeof uf, "%s/%u/public.json", rc->out_dir, p->index);
     if (!access(pf, R_OK) && !access(uf, R_OK)) {
-        char *proof = g16_cli_read_text("result", pf), *pub = g16_cli_read_text("result", uf);
+        char *proof = rc->key.format == ZK_KEY_BELLPERSON ? bp_proof_hex(pf)
+                                                          : g16_cli_read_text("result", pf);
+        char *pub = g16_cli_read_text("result", uf);
         int bad = !proof || !pub ? (rc->missing++, 1) : check_result(rc, p, proof, pub);
         free(proof);
         free(pub);
@@ -733,13 +817,34 @@ int cmd_result(int argc, char **argv)
     /* the proofs are verified where the key's file is here; elsewhere
      * (a client machine of a farm) their public signals are still checked
      * against the statement synthd recorded */
-    if (zk_result_vk(&ctx.key, &ctx.vk, &d) == 0)
+    int bp = ctx.key.format == ZK_KEY_BELLPERSON;
+    if (bp ? zk_result_key_bp(&ctx.key, a.c.cfg.pool, &ctx.bp_key, &d) == 0
+           : zk_result_vk(&ctx.key, &ctx.vk, &d) == 0)
         ctx.have_vk = 1;
     else if (j.count[ZK_PART_DONE])
         fprintf(stderr, "zkslot result: note: proofs not verified here (%s); their public "
                 "signals are checked against the job's statement\n", d.msg);
+    /* a bellperson job's --out is one file: its proofs concatenated in
+     * partition order (what filecoin-proofs returns), all checked first */
+    ctx.nparts = j.nparts;
+    if (bp && a.out && !(ctx.bp_proofs = calloc(j.nparts ? j.nparts : 1, ZK_BP_PROOF_BYTES)))
+        goto out;
     int r = zk_ledger_part_list(a.c.l, id, print_result, &ctx, &d);
     zk_groth16_vk_done(&ctx.vk);
+    zk_bp_key_close(ctx.bp_key);
+    if (r >= 0 && ctx.bp_proofs && (ctx.written != j.nparts || ctx.refused)) {
+        fprintf(stderr, "zkslot result: %s not written: %u of %u proofs checked\n", a.out,
+                ctx.written, j.nparts);
+        ctx.missing += ctx.written == j.nparts ? 0 : 1;
+    } else if (r >= 0 && ctx.bp_proofs &&
+               (r = zk_write_atomic(a.out, ctx.bp_proofs,
+                                    (size_t)j.nparts * ZK_BP_PROOF_BYTES, 0644)) < 0) {
+        fprintf(stderr, "zkslot result: cannot write %s: %s\n", a.out, zk_strerror(r));
+        d.msg[0] = 0;
+    } else if (ctx.bp_proofs) {
+        printf("%s\n", a.out);
+    }
+    free(ctx.bp_proofs);
     if (r < 0) {
         if (d.msg[0])   /* else the partition's write said why */
             fprintf(stderr, "zkslot result: %s\n", d.msg);

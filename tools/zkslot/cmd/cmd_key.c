@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "key_bp.h"
 #include "ledger_cli.h"
 #include "remote.h"
 #include "zk/error.h"
@@ -116,51 +117,75 @@ static int may_add_generator(zk_ledger *l)
     return 0;
 }
 
-static int key_add(struct lcli *c, const char *name, const char *file, const char *gen,
-                   int gen_is_cmd, int prio)
+/* The .zkey's curve and sizes into k: 0, or -1 with the reason printed. */
+static int zkey_describe(const char *file, struct zk_ledger_key *k)
 {
     struct zk_zkey z = { 0 };
     struct zk_diag d = { "" };
+    if (zk_zkey_open(&z, file, &d) < 0) {
+        fprintf(stderr, "zkslot key add: %s\n", d.msg);
+        return -1;
+    }
+    snprintf(k->curve, sizeof k->curve, "%s", zk_curve_name(z.hdr.curve));
+    k->n_vars = z.hdr.n_vars;
+    k->n_public = z.hdr.n_public;
+    k->domain_size = z.hdr.domain_size;
+    zk_zkey_done(&z);
+    return 0;
+}
+
+/* A key file, its format told by its content: a .zkey, or a bellperson
+ * parameter file (its .vk, when given, checked against it). */
+static int key_add(struct lcli *c, const char *name, const char *file, const char *vk,
+                   const char *gen, int gen_is_cmd, int prio)
+{
+    struct zk_diag d = { "" };
     struct zk_ledger_key k, old;
+    zk_bp_key *bp = NULL;
     char abs[PATH_MAX];
-    int rc = 2;
+    int rc = 2, fmt;
     if (!valid_name(name)) {
         fprintf(stderr,
                 "zkslot key add: bad key name '%s': use 1 to 63 of A-Z a-z 0-9 . _ -\n", name);
         return 2;
     }
-    if (zk_zkey_open(&z, file, &d) < 0) {
-        fprintf(stderr, "zkslot key add: %s\n", d.msg);
-        return 2;
-    }
     memset(&k, 0, sizeof k);
     k.priority = prio;
     snprintf(k.name, sizeof k.name, "%s", name);
-    snprintf(k.curve, sizeof k.curve, "%s", zk_curve_name(z.hdr.curve));
-    k.n_vars = z.hdr.n_vars;
-    k.n_public = z.hdr.n_public;
-    k.domain_size = z.hdr.domain_size;
-    zk_zkey_done(&z);
+    if ((fmt = key_bp_format(c->cmd, file)) < 0)
+        return 2;
+    if (fmt == ZK_KEY_ZKEY && vk) {
+        fprintf(stderr, "zkslot key add: %s: a .zkey holds its verifying key: --vk is for a "
+                "bellperson parameter file\n", file);
+        return 2;
+    }
+    if (fmt == ZK_KEY_BELLPERSON && gen) {
+        fprintf(stderr, "zkslot key add: %s: a bellperson key's jobs are assignments (.bpa): "
+                "no witness generator\n", file);
+        return 2;
+    }
+    if (fmt == ZK_KEY_ZKEY ? zkey_describe(file, &k) < 0 : key_bp_open(file, vk, &k, &bp) < 0)
+        return 2;
     if (!realpath(file, abs)) {
         fprintf(stderr, "zkslot key add: %s: %s\n", file, strerror(errno));
         return 2;
     }
     if (strlen(abs) >= sizeof k.path) {
         fprintf(stderr, "zkslot key add: %s: path too long\n", abs);
-        return 2;
+        goto out_key;
     }
     memcpy(k.path, abs, strlen(abs) + 1);
     if (gen) {
         struct zk_witgen g;
         if (zk_witgen_resolve(gen, gen_is_cmd, &g, &d) < 0 || zk_witgen_hash(&g, k.witgen_hash, &d) < 0) {
             fprintf(stderr, "zkslot key add: %s\n", d.msg);
-            return 2;
+            goto out_key;
         }
         k.witgen_kind = g.kind;
         snprintf(k.witgen, sizeof k.witgen, "%s", g.spec);
     }
     if (lcli_open(c, 1) < 0)
-        return 2;
+        goto out_key;
     if (gen && !may_add_generator(c->l))
         goto out;
     int r = zk_ledger_key_get(c->l, name, &old, &d);
@@ -188,9 +213,12 @@ static int key_add(struct lcli *c, const char *name, const char *file, const cha
         fprintf(stderr, "zkslot key add: %s\n", d.msg);
         goto out;
     }
-    printf("key %s: %s, nVars %llu, nPublic %llu, domain %llu, %llu bytes, xxh3-128 %s\n",
-           k.name, k.curve, (unsigned long long)k.n_vars, (unsigned long long)k.n_public,
-           (unsigned long long)k.domain_size, (unsigned long long)k.file_size, k.hash);
+    printf("key %s: %s %s, nVars %llu, nPublic %llu, domain %llu, %llu bytes, xxh3-128 %s\n",
+           k.name, zk_key_format_name(k.format), k.curve, (unsigned long long)k.n_vars,
+           (unsigned long long)k.n_public, (unsigned long long)k.domain_size,
+           (unsigned long long)k.file_size, k.hash);
+    if (bp)
+        key_bp_store(c->cfg.pool, &k, bp);
     if (k.witgen_kind) {
         struct zk_witgen g = { .kind = k.witgen_kind };
         printf("key %s: witness generator (%s) %s, xxh3-128 %s\n", k.name,
@@ -203,6 +231,8 @@ static int key_add(struct lcli *c, const char *name, const char *file, const cha
     rc = 0;
 out:
     lcli_close(c);
+out_key:
+    zk_bp_key_close(bp);
     return rc;
 }
 
@@ -218,7 +248,8 @@ static int print_key(void *ctx, const struct zk_ledger_key *k)
                               (json_int_t)k->domain_size, "added_ns", (json_int_t)k->added_ns,
                               "witgen_kind", zk_witgen_kind_name(k->witgen_kind), "witgen",
                               k->witgen, "witgen_hash", k->witgen_hash);
-        if (o && json_object_set_new(o, "priority", json_string(zk_priority_name(k->priority))))
+        if (o && (json_object_set_new(o, "priority", json_string(zk_priority_name(k->priority))) ||
+                  json_object_set_new(o, "format", json_string(zk_key_format_name(k->format)))))
             o = (json_decref(o), NULL);
         return o ? json_array_append_new(arr, o) : -ENOMEM;
     }
@@ -276,6 +307,8 @@ static int key_show(struct lcli *c, const char *name)
     } else if (r < 0) {
         fprintf(stderr, "zkslot key show: %s\n", d.msg);
     } else if (print_key(arr, &k) == 0) {
+        if (k.format == ZK_KEY_BELLPERSON)
+            key_bp_show(c->cfg.pool, &k, json_array_get(arr, 0));
         char *s = json_dumps(json_array_get(arr, 0), JSON_INDENT(2));
         if (s)
             printf("%s\n", s), rc = 0;
@@ -384,6 +417,11 @@ static int key_load(struct lcli *c, const char *name, unsigned tables, unsigned 
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (key_store_of(c, name, &k, path, sizeof path) < 0)
         goto out;
+    if (k.format == ZK_KEY_BELLPERSON && tables != ZK_KEYSTORE_TABLES_NONE) {
+        fprintf(stderr, "zkslot key load: key %s is a bellperson key: its store holds points "
+                "only (--precompute none)\n", name);
+        goto out;
+    }
     if ((r = zk_keyfile_check(&k, NULL, &d)) < 0 ||
         ((r = zk_keystore_stat(path, k.hash, &in, &d)) < 0 && r != -ENOENT)) {
         fprintf(stderr, "zkslot key load: %s\n", d.msg);
@@ -402,7 +440,8 @@ static int key_load(struct lcli *c, const char *name, unsigned tables, unsigned 
         rc = 0;
         goto out;
     }
-    if (build_store(&k, path, tables, factor, &d) < 0 ||
+    if ((k.format == ZK_KEY_BELLPERSON ? key_bp_build(&k, path, &d)
+                                       : build_store(&k, path, tables, factor, &d)) < 0 ||
         zk_keystore_stat(path, k.hash, &in, &d) < 0) {
         fprintf(stderr, "zkslot key load: %s\n", d.msg);
         goto out;
@@ -525,6 +564,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: zkslot key add NAME FILE.zkey [--witness-gen PATH | --witness-cmd CMD]\n"
+            "       zkslot key add NAME FILE.params [--vk FILE.vk]  (a bellperson key)\n"
             "                      [--priority low|normal|high|critical]\n"
             "                      [--config FILE] [--state-dir DIR] [--ledger URL]\n"
             "       zkslot key list [--json] [--config FILE] [--state-dir DIR] [--ledger URL]\n"
@@ -549,9 +589,10 @@ int cmd_key(int argc, char **argv)
                                           { "precompute", required_argument, 0, 'p' },
                                           { "table-factor", required_argument, 0, 'f' },
                                           { "priority", required_argument, 0, 'P' },
+                                          { "vk", required_argument, 0, 'v' },
                                           { "help", no_argument, 0, 'h' },
                                           { 0, 0, 0, 0 } };
-    const char *gen = NULL;
+    const char *gen = NULL, *vk = NULL;
     int gen_is_cmd = 0, prio = ZK_PRIO_DEFAULT;
     struct lcli c = { 0 };
     int json = 0, o;
@@ -586,6 +627,10 @@ int cmd_key(int argc, char **argv)
             }
             gen = optarg;
             gen_is_cmd = o == 'x';
+            continue;
+        }
+        if (o == 'v' && !strcmp(sub, "add")) {
+            vk = optarg;
             continue;
         }
         if (o == 'P' && !strcmp(sub, "add")) {
@@ -627,7 +672,7 @@ int cmd_key(int argc, char **argv)
     if (!strcmp(sub, "show") && npos == 1)
         return remote_server() ? remote_keys(pos[0], 1) : key_show(&c, pos[0]);
     if (!strcmp(sub, "add") && npos == 2)
-        return key_add(&c, pos[0], pos[1], gen, gen_is_cmd, prio);
+        return key_add(&c, pos[0], pos[1], vk, gen, gen_is_cmd, prio);
     if (!strcmp(sub, "list") && npos == 0)
         return key_list(&c, json);
     if (!strcmp(sub, "load") && npos == 1)

@@ -14,6 +14,7 @@
 
 #include "ledger_cli.h"
 #include "submit_core.h"
+#include "zk/bellperson.h"
 #include "zk/error.h"
 #include "zk/keyfile.h"
 #include "zk/pool.h"
@@ -36,7 +37,12 @@ static int check_slot_size(const struct zk_config *cfg, const struct zk_ledger_k
     struct zk_slot_desc sd;
     struct zk_pool_info pi;
     struct zk_pool_attach_opts ao = { "submit", ZK_POOL_OBSERVER, 0, NULL };
-    uint64_t need = zk_slotfmt_layout(k->n_vars, k->domain_size, &sd);
+    /* a bellperson partition: its .bpa, at most every value and a, b, c
+     * over the whole domain, and three bitmaps (docs/bellperson.md) */
+    uint64_t bpa = zk_bp_assignment_bytes(k->n_public + 1, k->n_vars - k->n_public - 1,
+                                          k->domain_size);
+    uint64_t need = k->format == ZK_KEY_BELLPERSON ? zk_slotfmt_layout_bp(bpa, &sd)
+                                                   : zk_slotfmt_layout(k->n_vars, k->domain_size, &sd);
     zk_pool *h = calloc(1, zk_pool_sizeof());
     int rc = 0;
 
@@ -104,7 +110,15 @@ int submit_key_check(zk_ledger *l, const struct zk_config *cfg, const char *name
     }
     if ((r = check_slot_size(cfg, ret, msg, n)) < 0)
         return r;
-    if (input && !ret->witgen_kind) {
+    if (input != SUBMIT_PRODUCED && (ret->format == ZK_KEY_BELLPERSON) != (input == SUBMIT_BPA)) {
+        say(msg, n, "key '%s' is a %s key: %s; nothing submitted", ret->name,
+            zk_key_format_name(ret->format),
+            input == SUBMIT_BPA ? "assignments (--bpa) are for a bellperson key"
+                                : "its jobs are assignments (.bpa), submitted on the proving "
+                                  "machine: zkslot submit --key NAME --bpa A.bpa...");
+        return -EINVAL;
+    }
+    if (input == SUBMIT_INPUTS && !ret->witgen_kind) {
         say(msg, n, "key '%s' has no witness generator, so its jobs cannot be inputs: "
                  "register the key with `zkslot key add NAME KEY.zkey --witness-gen PATH`; "
                  "nothing submitted", ret->name);

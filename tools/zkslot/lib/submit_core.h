@@ -21,9 +21,13 @@
  * "no key named 'NAME' (see zkslot key list)"), its file unchanged on a
  * one-machine ledger (a touched or copied file of the same content gets
  * its identity recorded again), its partitions fitting the slots of
- * cfg->pool when that pool exists (-EFBIG), and, for a job of circuit
- * inputs (`input`), a witness generator (-ENOEXEC).  0 or a negative code.
+ * cfg->pool when that pool exists (-EFBIG), for a job of circuit inputs
+ * (`input` SUBMIT_INPUTS) a witness generator (-ENOEXEC), and a job of
+ * the key's kind: bellperson assignments (SUBMIT_BPA) for a bellperson
+ * key and only for one (-EINVAL; a producer's job, SUBMIT_PRODUCED, may be
+ * of either kind).  0 or a negative code.
  */
+enum { SUBMIT_WITNESSES = 0, SUBMIT_INPUTS = 1, SUBMIT_BPA = 2, SUBMIT_PRODUCED = 3 };
 int submit_key_check(zk_ledger *l, const struct zk_config *cfg, const char *name, int input,
                      struct zk_ledger_key *ret, char *msg, size_t n);
 
