@@ -2,7 +2,8 @@
 # test_fil_pool.sh BUILD_DIR -- Filecoin proofs through the pool, the
 # daemons running (zkslot-synthd, zkslot-gpud on the CPU backend), checked
 # by filecoin-proofs' own verifier (zkslot-fil-synth verify):
-#   1. `zkslot key add --filecoin CACHE --synth PROG` registers each circuit
+#   1. `zkslot key add --filecoin CACHE --synth PROG` as user nobody is
+#      refused, nothing registered; as root it registers each circuit
 #      of the 2 KiB parameter cache as fil-KIND-2KiB, a bellperson key whose
 #      generator is the synthesizer (allowed by this machine's [synthd]
 #      generators), its class by kind (WinningPoSt critical, WindowPoSt
@@ -60,6 +61,17 @@ echo "time: inputs: $(( $(date +%s) - t )) s"
 pl_log "1. key add --filecoin"
 # a PoRep partition at 2 KiB: 2^22 rows, a slot of 512 MiB holds it
 pl_pool 2 512M
+# another user may not register keys whose generator the daemons run
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  rc=0
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$ZKSLOT" key add --filecoin "$cache" \
+    --synth "$PL_W/gen/zkslot-fil-synth" >"$PL_W/nobody.out" 2>&1 || rc=$?
+  if [ "$rc" = 2 ] && ! "$ZKSLOT" key list 2>/dev/null | grep -q '^fil-'; then
+    echo "ok: key add --filecoin as user nobody: exit 2, nothing registered: $(tail -n 1 "$PL_W/nobody.out")"
+  else
+    pl_bad "key add --filecoin as nobody: exit $rc: $(tail -n 2 "$PL_W/nobody.out")"
+  fi
+fi
 t=$(date +%s)
 "$ZKSLOT" key add --filecoin "$cache" --synth "$PL_W/gen/zkslot-fil-synth" >"$PL_W/keyadd.out" 2>&1 ||
   pl_bad "key add --filecoin: $(tail -n 3 "$PL_W/keyadd.out")"
