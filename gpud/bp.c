@@ -6,7 +6,7 @@
  * partition proved from the .bpa its slot holds (zk/slotfmt.h,
  * ZK_SLOTFMT_BELLPERSON) on the backend's device (the CUDA backend:
  * zk_cuda_bp_prove; else the CPU), self-verified with zkslot's bellperson
- * verifier, and its result: the 192-byte proof (proof.bin, in the ledger
+ * verifier (always, whatever [gpud] self_verify says), and its result: the 192-byte proof (proof.bin, in the ledger
  * as 384 hex digits) and public.json (the inputs after ONE, as snarkjs
  * writes public signals).
  * Test hook: ZKSLOT_TEST_BP_RS = "R:S" (64 hex digits each) fixes r and s,
@@ -137,14 +137,12 @@ int gpud_bp_finish(const struct item *it, struct zk_ledger_result *res, struct z
     const struct key_ext *x = it->key->ext;
     uint32_t n = (uint32_t)it->key->lk.n_public;
     memset(res, 0, sizeof *res);
-    if (gpud.cfg.gpud_self_verify) {
-        int v = zk_bp_verify(zk_bp_key_vk(x->bp), (const uint8_t *)it->pub, n, it->bp_proof,
-                             diag);
-        if (v != 1)
-            return zk_diag_set(diag, "self-verify", ZK_EREJECTED, "%s",
-                               v < 0 ? "self-verify could not run"
-                                     : "self-verify rejected the proof (bad assignment or key?)");
-    }
+    /* always, whatever [gpud] self_verify says: four pairings, a few ms
+     * against the proof's seconds, and a bad Filecoin proof costs more */
+    int v = zk_bp_verify(zk_bp_key_vk(x->bp), (const uint8_t *)it->pub, n, it->bp_proof, diag);
+    if (v != 1)
+        return zk_diag_set(diag, "self-verify", ZK_EREJECTED, "%s",
+                           v < 0 ? "could not run" : "rejected the proof (bad assignment or key?)");
     res->pub = zk_groth16_public_to_json(it->pub, n);
     res->proof = malloc(2 * ZK_BP_PROOF_BYTES + 2);
     if (!res->pub || !res->proof) {

@@ -102,8 +102,8 @@ int gpud_bp_key_load(struct zkd_key *e, struct zk_diag *diag);
  * the key) into it->bp_proof, on the backend's device; slot_copied(it)
  * once done.  0 or an error with diag. */
 int gpud_bp_prove(struct item *it, const struct zk_slot *s, struct zk_diag *diag);
-/* bp.c: self-verify ([gpud] self_verify) and the result's texts (proof as
- * hex, public.json); 0 or an error with diag. */
+/* bp.c: self-verify (always) and the result's texts (proof as hex,
+ * public.json); 0 or an error with diag. */
 int gpud_bp_finish(const struct item *it, struct zk_ledger_result *res, struct zk_diag *diag);
 
 /* item.c */

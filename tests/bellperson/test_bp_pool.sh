@@ -16,6 +16,9 @@
 #      read") and proves the job, the proof verified by bellperson;
 #   3. an assignment of another circuit, a .wtns for a bellperson key, --bpa
 #      for a .zkey's key are refused at submit: exit 2, nothing submitted;
+#   3b. an assignment that parses but does not satisfy the circuit (one aux
+#      value changed): gpud's self-verify rejects its proof, the job fails
+#      and no proof.bin is written;
 #   4. the result check: a proof in the ledger with one bit flipped is
 #      refused by `zkslot result` (exit 1, not written);
 #   5. libzkslot's producer face (no synthd): tests/bellperson/bp_producer.c
@@ -76,6 +79,9 @@ for i in 0 1; do
   [ -s "$out_dir/$i/public.json" ] || pl_bad "partition $i: no public.json"
 done
 echo "ok: bellperson's verify_proof and zkslot bp verify accept $out_dir/{0,1}/proof.bin"
+listed=$("$ZKSLOT" result "$job") || pl_bad "zkslot result $job: exit $?"
+[ "$listed" = "$(printf '%s\n' "$out_dir/0/proof.bin $out_dir/0/public.json" "$out_dir/1/proof.bin $out_dir/1/public.json")" ] ||
+  pl_bad "zkslot result $job lists: $listed"
 
 pl_log "2. gpud killed -9, the parameter file moved away, gpud started again"
 kill -9 "$PL_GPUD"
@@ -102,7 +108,7 @@ refuse() {   # refuse WHAT NEEDLE ARGS...
   n0=$("$ZKSLOT" status | wc -l)
   err=$("$ZKSLOT" submit "$@" 2>&1 >/dev/null) || rc=$?
   if [ "$rc" = 2 ] && [[ $err == *"$needle"* ]] && [ "$("$ZKSLOT" status | wc -l)" = "$n0" ]; then
-    echo "ok: $what: exit 2, nothing submitted: $(printf '%s' "$err" | head -n 1)"
+    echo "ok: $what: exit 2, nothing submitted: ${err%%$'\n'*}"
   else
     pl_bad "$what: exit $rc: $err"
   fi
@@ -111,6 +117,24 @@ refuse "an assignment of another circuit" "c10.bpa" --key c16 --bpa "$PL_W/c10.b
 refuse "a bellperson key's job without --bpa" "--bpa" --key c16 "$PL_W/a5.bpa"
 cp "$PL_W/a5.bpa" "$PL_W/short.bpa" && truncate -s 1000 "$PL_W/short.bpa"
 refuse "a truncated .bpa" "short.bpa" --key c16 --bpa "$PL_W/short.bpa"
+
+pl_log "3b. an assignment that does not satisfy the circuit"
+python3 - "$PL_W/a5.bpa" "$PL_W/unsat.bpa" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+ni = struct.unpack("<Q", b[16:24])[0]
+off = 40 + 32 * ni + 32 * 3          # aux value 3
+b[off:off + 32] = (12345).to_bytes(32, "little")
+open(sys.argv[2], "wb").write(b)
+PY
+jobu=$("$ZKSLOT" submit --key c16 --bpa "$PL_W/unsat.bpa")
+rc=0; "$ZKSLOT" wait "$jobu" --timeout 120 >/dev/null 2>"$PL_W/unsat.err" || rc=$?
+udir=$("$ZKSLOT" status "$jobu" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["out_dir"])')
+if [ "$rc" = 1 ] && grep -q "self-verify: rejected the proof" "$PL_W/unsat.err" && [ ! -e "$udir/0/proof.bin" ]; then
+  echo "ok: an unsatisfied assignment: gpud's self-verify rejects the proof, job failed, no proof.bin: $(head -n 1 "$PL_W/unsat.err")"
+else
+  pl_bad "unsatisfied assignment: wait exit $rc: $(cat "$PL_W/unsat.err"); $(ls "$udir/0" 2>&1)"
+fi
 
 pl_log "4. the result check"
 db=$PL_W/state/ledger.db
@@ -127,7 +151,7 @@ PY
 )
 rc=0; err=$("$ZKSLOT" result "$job" --out "$PL_W/bad.bin" 2>&1 >/dev/null) || rc=$?
 if [ "$rc" = 1 ] && [[ $err == *"does not verify"* ]] && [ ! -e "$PL_W/bad.bin" ]; then
-  echo "ok: a flipped bit in the ledger's proof: zkslot result refuses it, nothing written: $(printf '%s' "$err" | head -n 1)"
+  echo "ok: a flipped bit in the ledger's proof: zkslot result refuses it, nothing written: ${err%%$'\n'*}"
 else
   pl_bad "result of a flipped proof (partition $pid): exit $rc, $(ls "$PL_W"/bad.bin 2>/dev/null): $err"
 fi
@@ -156,7 +180,7 @@ else
 fi
 rc=0; job4=$("$ZK_BP_PRODUCER" c16 --bad "$PL_W/a5.bpa" 2>"$PL_W/producer-bad.err") || rc=$?
 if [ "$rc" = 0 ] && grep -q "aux value 0 is not below r" "$PL_W/producer-bad.err" &&
-   "$ZKSLOT" status "$job4" | grep -q "^    0 queued"; then
+   grep -q "^    0 queued" <<<"$("$ZKSLOT" status "$job4")"; then
   echo "ok: an aux value equal to r: refused, nothing published, the partition queued again: $(grep -m1 'not below' "$PL_W/producer-bad.err")"
 else
   pl_bad "producer --bad: exit $rc: $(cat "$PL_W/producer-bad.err"); $("$ZKSLOT" status "$job4" 2>&1 | tail -n 1)"

@@ -55,7 +55,7 @@ else
   bad "key show: '$got', want 'bellperson $want store'"
 fi
 hash=$(printf '%s\n' "$show" | python3 -c 'import json, sys; print(json.load(sys.stdin)["hash"])')
-if [ -f "$ZKSLOT_POOL.key-$hash" ] && z key status | grep -q "^c10 *yes"; then
+if [ -f "$ZKSLOT_POOL.key-$hash" ] && grep -q "^c10 *yes" <<<"$(z key status)"; then
   ok "the decoded points are resident: $ZKSLOT_POOL.key-$hash"
 else
   bad "no store at $ZKSLOT_POOL.key-$hash: $(z key status)"
