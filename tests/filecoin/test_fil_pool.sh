@@ -14,6 +14,10 @@
 #      synthd while it holds its slot, proved by gpud; `zkslot result JOB
 #      --out proof.bin` is accepted by verify_winning_post,
 #      verify_window_post, verify_seal, verify_empty_sector_update_proof;
+#   2b. (release) a WinningPoSt submitted while a PoRep partition is on the
+#      prover is started between the PoRep proof's steps (gpud's log), done
+#      while the PoRep job still runs, both proofs accepted; the latencies
+#      are printed, not asserted;
 #   3. a truncated C1 file, a wrong kind for the file, a PoSt input with
 #      another sector's vanilla proof: exit 2 with one line naming the
 #      input, nothing queued;
@@ -67,7 +71,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   setpriv --reuid=65534 --regid=65534 --clear-groups "$ZKSLOT" key add --filecoin "$cache" \
     --synth "$PL_W/gen/zkslot-fil-synth" >"$PL_W/nobody.out" 2>&1 || rc=$?
   if [ "$rc" = 2 ] && ! "$ZKSLOT" key list 2>/dev/null | grep -q '^fil-'; then
-    echo "ok: key add --filecoin as user nobody: exit 2, nothing registered: $(tail -n 1 "$PL_W/nobody.out")"
+    echo "ok: key add --filecoin as user nobody: exit 2, nothing registered: $(head -n 1 "$PL_W/nobody.out")"
   else
     pl_bad "key add --filecoin as nobody: exit $rc: $(tail -n 2 "$PL_W/nobody.out")"
   fi
@@ -121,6 +125,39 @@ for k in $kinds; do
   fi
 done
 grep -E "synthesized|generator" "$PL_W/synthd.log" | tail -n 3 || true
+
+if [[ " $kinds " == *" porep "* ]]; then
+  pl_log "2b. a WinningPoSt behind a PoRep on the prover: started between the PoRep proof's steps"
+  t0=$(date +%s.%N)
+  idle=$("$ZKSLOT" submit --filecoin winning "${input[winning]}")
+  pl_wait "$idle" 300
+  t_idle=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  long=$("$ZKSLOT" submit --filecoin porep "${input[porep]}")
+  for ((i = 0; i < 600; i++)); do   # until its partition is on the prover
+    "$ZKSLOT" status "$long" --json | grep -q '"state": "proving"' && break
+    sleep 0.1
+  done
+  sleep 1
+  t0=$(date +%s.%N)
+  urgent=$("$ZKSLOT" submit --filecoin winning "${input[winning]}")
+  pl_wait "$urgent" 300
+  t_urgent=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  long_state=$("$ZKSLOT" status "$long" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"])')
+  "$ZKSLOT" result "$urgent" --out "$PL_W/urgent.proof" >/dev/null &&
+    "$fs" verify --kind winning --input "${input[winning]}" --proof "$PL_W/urgent.proof" --cache "$cache" >/dev/null 2>&1 ||
+    pl_bad "the urgent WinningPoSt's proof is not accepted"
+  if [ "$long_state" = running ] && grep -q "started between the steps of partition" "$PL_W/gpud.log"; then
+    echo "ok: WinningPoSt job $urgent done (proof accepted) while PoRep job $long was still being proved: gpud started it between the PoRep proof's steps"
+  else
+    pl_bad "the WinningPoSt behind the PoRep: PoRep job $long is '$long_state' when it finished; gpud: $(grep -c 'started between' "$PL_W/gpud.log") nested start(s)"
+  fi
+  echo "latency (not asserted; tools/bench-c2.sh measures): WinningPoSt alone $t_idle s, behind a PoRep on the prover $t_urgent s"
+  pl_wait "$long" 600
+  "$ZKSLOT" result "$long" --out "$PL_W/long.proof" >/dev/null &&
+    "$fs" verify --kind porep --input "${input[porep]}" --proof "$PL_W/long.proof" --cache "$cache" >/dev/null 2>&1 &&
+    echo "ok: the PoRep it interrupted: proof accepted by verify_seal" ||
+    pl_bad "the PoRep interrupted by the WinningPoSt: its proof is not accepted"
+fi
 
 pl_log "3. bad inputs: one line naming the input, nothing queued"
 refuse() {   # refuse WHAT NEEDLE ARGS...

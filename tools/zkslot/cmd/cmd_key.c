@@ -299,13 +299,15 @@ static int key_add_filecoin(struct lcli *c, const char *dir, const char *synth,
         return 2;
     }
     int r = fil_keys(prog, dir, sector_size, fil_add_one, &fa, msg, sizeof msg);
-    if (r > 0 || (r < 0 && r != -1)) {
+    if (r == -1)   /* the ledger did not open: said */
+        return 2;
+    if (r != 0) {
         fprintf(stderr, "zkslot key add: --filecoin %s: %s\n", dir, msg);
         return 2;
     }
     printf("filecoin: %d key%s registered, %d there already, %d refused (%s)\n", fa.added,
            fa.added == 1 ? "" : "s", fa.had, fa.failed, dir);
-    return r == 0 && fa.failed == 0 ? 0 : 2;
+    return fa.failed == 0 ? 0 : 2;
 }
 
 static int print_key(void *ctx, const struct zk_ledger_key *k)
