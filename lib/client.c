@@ -161,7 +161,7 @@ static int check_file(const struct zk_ledger_key *k, const char *file, int input
     }
     if ((input || store) && (r = read_file(file, ZK_LEDGER_INPUT_MAX, text, len, msg, n)) < 0)
         return r;
-    if (input && (r = zk_input_check(*text, *len, file, &d)) < 0)
+    if (input && (r = submit_input_check(k, *text, *len, file, &d)) < 0)
         return zkslot_say(msg, n, r, "%s (key '%s'); nothing submitted", d.msg, k->name);
     if (!(*abs = realpath(file, NULL)))
         return zkslot_say(msg, n, -errno, "%s: %s", file, strerror(errno));

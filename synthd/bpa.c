@@ -67,23 +67,23 @@ static int read_whole(const char *path, uint8_t *dst, uint64_t cap, uint64_t *le
     return r;
 }
 
-int synthd_bpa_fill(const struct zk_ledger_part *p, const struct zk_ledger_key *lk, uint8_t *dst,
-                    uint64_t cap, uint64_t *len, struct synthd_witness_out *out)
+int synthd_bpa_fill(const char *path, const struct zk_ledger_key *lk, uint8_t *dst, uint64_t cap,
+                    uint64_t *len, struct synthd_witness_out *out)
 {
     struct zk_diag d = { "" };
     zk_bp_assignment *as = NULL;
     memset(out, 0, sizeof *out);
     out->witness_s = -1;
-    int r = read_whole(p->witness, dst, cap, len, out);
+    int r = read_whole(path, dst, cap, len, out);
     if (r)
         return r;
-    if ((r = zk_bp_assignment_parse(dst, (size_t)*len, p->witness, &as, &d)) != 0) {
+    if ((r = zk_bp_assignment_parse(dst, (size_t)*len, path, &as, &d)) != 0) {
         bpa_error(out, "%s", d.msg);
         out->permanent = r != -ENOMEM;
         return r;
     }
     r = zk_bp_assignment_fits(as, lk->n_public + 1, lk->n_vars - lk->n_public - 1,
-                              lk->domain_size, p->witness, &d);
+                              lk->domain_size, path, &d);
     zk_bp_assignment_free(as);
     if (r) {
         bpa_error(out, "%s (key %s)", d.msg, lk->name);

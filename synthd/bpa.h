@@ -12,14 +12,15 @@
 #include "witness.h"
 
 /*
- * Partition p's .bpa (its witness path: a submitter's file, opened
- * following no link, never waited on) into dst, which holds cap bytes; its
+ * The .bpa at path (a submitter's file, or what the key's generator wrote
+ * in synthd's own directory; opened following no link, never waited on)
+ * into dst, which holds cap bytes; its
  * length into *len; the assignment checked (zk_bp_assignment_parse) and
  * its counts against key lk (inputs n_public + 1, aux n_vars - inputs,
  * constraints within the domain).  0, or an error with out->error (and
  * out->permanent when the file itself is wrong).
  */
-int synthd_bpa_fill(const struct zk_ledger_part *p, const struct zk_ledger_key *lk, uint8_t *dst,
-                    uint64_t cap, uint64_t *len, struct synthd_witness_out *out);
+int synthd_bpa_fill(const char *path, const struct zk_ledger_key *lk, uint8_t *dst, uint64_t cap,
+                    uint64_t *len, struct synthd_witness_out *out);
 
 #endif /* ZK_SYNTHD_BPA_H */

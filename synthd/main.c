@@ -64,6 +64,24 @@ struct key_ext {
     struct synthd_witgen_seen seen;     /* the generator's last content check */
 };
 
+/* The key's last generator check, for a worker's run (seen_put after). */
+static struct synthd_witgen_seen seen_get(struct key_ext *x)
+{
+    pthread_mutex_lock(&x->seen_lock);
+    struct synthd_witgen_seen seen = x->seen;
+    pthread_mutex_unlock(&x->seen_lock);
+    return seen;
+}
+
+/* What a worker's run found, kept when its check passed. */
+static void seen_put(struct key_ext *x, const struct synthd_witgen_seen *seen)
+{
+    pthread_mutex_lock(&x->seen_lock);
+    if (seen->checked)
+        x->seen = *seen;
+    pthread_mutex_unlock(&x->seen_lock);
+}
+
 /* ctx: the configuration ([keys] dir: where this machine's file of the key is) */
 static int key_load(void *ctx, struct zkd_key *e, struct zk_diag *diag)
 {
@@ -167,25 +185,55 @@ static int ledger_run(void *ctx, zk_synthpart_op op, void *op_ctx, const char *w
 }
 
 /* A bellperson key's partition: its .bpa into the slot as it is (bpa.c),
- * checked against the key, then published (zk/slotfmt.h). */
+ * checked against the key, then published (zk/slotfmt.h).  The .bpa is the
+ * submitter's file, or, for a job of inputs, what the key's generator (a
+ * Filecoin synthesizer: docs/filecoin.md) made of the stored input while
+ * this worker holds the slot (witness.c), removed once copied. */
 static int synthesize_bp(const struct zk_synthpart_writer *w, struct zk_synthpart *part,
-                         const struct zk_ledger_key *lk, double t0,
-                         struct synthd_witness_out *wo, struct zk_diag *diag)
+                         struct zkd_key *e, double t0, struct synthd_witness_out *wo,
+                         struct zk_diag *diag)
 {
+    const struct zk_ledger_key *lk = &e->lk;
     struct zk_slot *s = &part->s;
     struct zk_zkey_header kh;
     uint64_t len = 0;
     uint64_t head = zk_slotfmt_layout_bp(0, &part->d);   /* where w starts */
+    char gen[PATH_MAX + 64];
+    const char *path = part->p.witness;
+    double gen_s = -1;
+    int r;
     if (read_delay_ms)
         sleep_ms(read_delay_ms);
-    int r = synthd_bpa_fill(&part->p, lk, s->data + part->d.region_off[ZK_SLOTFMT_W],
-                            s->capacity > head ? s->capacity - head : 0, &len, wo);
+    if (part->p.has_input) {
+        struct synthd_witgen_seen seen = seen_get(e->ext);
+        r = synthd_witness_generate(w->l, &part->p, lk, &seen, ".bpa", &abort_flag, gen,
+                                    sizeof gen, wo);
+        seen_put(e->ext, &seen);
+        if (r) {
+            zk_diag_set(diag, "synthesis", r, "%.200s", wo->error);
+            return r;
+        }
+        gen_s = wo->witness_s;
+        path = gen;
+    }
+    r = synthd_bpa_fill(path, lk, s->data + part->d.region_off[ZK_SLOTFMT_W],
+                        s->capacity > head ? s->capacity - head : 0, &len, wo);
+    wo->witness_s = gen_s;
+    if (path == gen)
+        unlink(gen);
     if (r) {
+        if (path == gen) {   /* the generator's output, not the submitter's file */
+            char msg[sizeof wo->error];
+            memcpy(msg, wo->error, sizeof msg);
+            snprintf(wo->error, sizeof wo->error,
+                     "key %s's generator exited 0 but its assignment is unusable: %.380s",
+                     lk->name, msg);
+        }
         zk_diag_set(diag, "assignment", r, "%.200s", wo->error);
         return r;
     }
     if (!zk_slotfmt_layout_bp(len, &part->d))
-        return zk_diag_set(diag, part->p.witness, ZK_ELENGTH, "too large for a slot");
+        return zk_diag_set(diag, path, ZK_ELENGTH, "too large for a slot");
     if (fill_delay_ms)
         sleep_ms(fill_delay_ms);
     if (atomic_load(&abort_flag))
@@ -226,7 +274,7 @@ static int synthesize(const struct zk_synthpart_writer *w, struct zk_synthpart *
     if ((r = zkd_keycache_get(&keys, w->l, p->key_id, &e, diag)))
         return r;
     if (e->lk.format == ZK_KEY_BELLPERSON)
-        return synthesize_bp(w, part, &e->lk, t0, wo, diag);
+        return synthesize_bp(w, part, e, t0, wo, diag);
     k = e->k;
     kh = zk_groth16_key_header(k);
     uint64_t need = zk_slotfmt_layout(kh->n_vars, kh->domain_size, d);
@@ -236,11 +284,7 @@ static int synthesize(const struct zk_synthpart_writer *w, struct zk_synthpart *
                            "the pool with --slot-size %lluM or more",
                            (unsigned long long)need, (unsigned long long)s->capacity,
                            (unsigned long long)((need + (1u << 20) - 1) >> 20));
-    struct key_ext *x = e->ext;
-    struct synthd_witgen_seen seen;
-    pthread_mutex_lock(&x->seen_lock);
-    seen = x->seen;
-    pthread_mutex_unlock(&x->seen_lock);
+    struct synthd_witgen_seen seen = seen_get(e->ext);
     if (read_delay_ms)
         sleep_ms(read_delay_ms);
     /* a witness stored in the ledger (a shared ledger's witness job), else
@@ -249,10 +293,7 @@ static int synthesize(const struct zk_synthpart_writer *w, struct zk_synthpart *
     if (r == 1)
         r = synthd_witness_fill(w->l, p, &e->lk, &seen, kh,
                                 s->data + d->region_off[ZK_SLOTFMT_W], &abort_flag, wo);
-    pthread_mutex_lock(&x->seen_lock);
-    if (seen.checked)
-        x->seen = seen;
-    pthread_mutex_unlock(&x->seen_lock);
+    seen_put(e->ext, &seen);
     if (r) {
         zk_diag_set(diag, "witness", r, "%.200s", wo->error);
         return r;

@@ -356,16 +356,11 @@ static int read_wtns(const char *path, const char *what, int users,
     return r;
 }
 
-int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
-                        const struct zk_ledger_key *lk, struct synthd_witgen_seen *seen,
-                        const struct zk_zkey_header *kh, void *dst,
-                        const zk_cancel_flag *cancel, struct synthd_witness_out *out)
+int synthd_witness_generate(zk_ledger *l, const struct zk_ledger_part *p,
+                            const struct zk_ledger_key *lk, struct synthd_witgen_seen *seen,
+                            const char *ext, const zk_cancel_flag *cancel, char *path,
+                            size_t path_n, struct synthd_witness_out *out)
 {
-    memset(out, 0, sizeof *out);
-    out->witness_s = -1;
-    if (!p->has_input)
-        return read_wtns(p->witness, p->witness, 1, kh, dst, out);
-
     if (lk->witgen_kind == ZK_WITGEN_NONE) {
         out->permanent = 1;
         set_error(out,
@@ -386,19 +381,23 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
         out->permanent = r == -ESTALE;
         return r;
     }
-    char in[PATH_MAX + 64], wt[PATH_MAX + 64];
+    char in[PATH_MAX + 64];
     if ((r = write_input(l, p, in, sizeof in, out)))
         return r;
-    snprintf(wt, sizeof wt, "%.*s.wtns", (int)(strlen(in) - 5), in);
+    if ((size_t)snprintf(path, path_n, "%.*s%s", (int)(strlen(in) - 5), in, ext) >= path_n) {
+        unlink(in);
+        set_error(out, "%s: name too long", in);
+        return -ENAMETOOLONG;
+    }
     struct zk_witgen_limits lim = { wcfg->witness_memory, wcfg->witness_timeout * 1000u,
                                     wcfg->witness_output, owner, wcfg->synthd_generators };
     struct zk_witgen_result res;
     struct zk_diag d = { "" };
-    r = zk_witgen_run(&g, in, wt, &lim, cancel, &res, &d);
+    r = zk_witgen_run(&g, in, path, &lim, cancel, &res, &d);
     unlink(in);
     out->witness_s = res.seconds;
     if (r) {
-        unlink(wt);
+        unlink(path);
         out->permanent = r == ZK_EREJECTED;
         out->not_here = r == -EPERM || r == ZK_EUNTRUSTED;   /* zk_witgen_allowed: [synthd] generators */
         if (res.output[0])
@@ -407,6 +406,23 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
             set_error(out, "%s", d.msg);
         return r;
     }
+    return 0;
+}
+
+int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
+                        const struct zk_ledger_key *lk, struct synthd_witgen_seen *seen,
+                        const struct zk_zkey_header *kh, void *dst,
+                        const zk_cancel_flag *cancel, struct synthd_witness_out *out)
+{
+    memset(out, 0, sizeof *out);
+    out->witness_s = -1;
+    if (!p->has_input)
+        return read_wtns(p->witness, p->witness, 1, kh, dst, out);
+
+    char wt[PATH_MAX + 64];
+    int r = synthd_witness_generate(l, p, lk, seen, ".wtns", cancel, wt, sizeof wt, out);
+    if (r)
+        return r;
     char what[96];
     snprintf(what, sizeof what, "the witness of key %s's generator", lk->name);
     r = read_wtns(wt, what, 0, kh, dst, out);

@@ -80,4 +80,18 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
                         const struct zk_zkey_header *kh, void *dst,
                         const zk_cancel_flag *cancel, struct synthd_witness_out *out);
 
+/*
+ * Runs key lk's generator on partition p's stored input (written to this
+ * process's directory, removed after the run), its output file named
+ * <input>ext there, into path (path_n bytes).  The generator's content is
+ * checked first (seen caches it).  0 with the file at path (the caller
+ * reads and removes it), ZK_ECANCELED, or an error with out->error (and
+ * out->permanent, out->not_here) and no file left.  A bellperson key's
+ * generator (a Filecoin synthesizer) writes a .bpa this way.
+ */
+int synthd_witness_generate(zk_ledger *l, const struct zk_ledger_part *p,
+                            const struct zk_ledger_key *lk, struct synthd_witgen_seen *seen,
+                            const char *ext, const zk_cancel_flag *cancel, char *path,
+                            size_t path_n, struct synthd_witness_out *out);
+
 #endif /* ZK_SYNTHD_WITNESS_H */

@@ -8,7 +8,11 @@
  *    copied reads;
  *  - the .vk reader on a key made here (generator multiples): accepted,
  *    and refused when truncated, with a trailing byte, with the point at
- *    infinity, with a flag bit flipped.
+ *    infinity, with a flag bit flipped;
+ *  - a proof with a between-steps hook (gpud's urgent partitions), its
+ *    multiplications in steps of a few points: the same bytes as without,
+ *    the hook called at every step, and a proof made inside the hook (one
+ *    level, as gpud nests one) the same as alone.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -185,11 +189,74 @@ static void test_vk(void)
              strstr(d.msg, "ic point 1"), "ic infinity: %s", d.msg);
 }
 
+struct hooked {
+    const zk_bp_key *k;
+    const zk_bp_assignment *as;
+    unsigned calls, inner;
+    int nested_rc;
+    uint8_t nested[ZK_BP_PROOF_BYTES];
+};
+
+static void count_step(void *ctx)
+{
+    struct hooked *h = ctx;
+    struct zk_diag d = { "" };
+    uint8_t r[32] = { 9 }, s[32] = { 10 };
+    if (h->inner) {                      /* the nested proof's own steps */
+        h->inner++;
+        return;
+    }
+    if (++h->calls == 3) {               /* one proof in between, as gpud does */
+        h->inner = 1;
+        h->nested_rc = zk_bp_prove(h->k, h->as, r, s, 1, h->nested, &d);
+        h->inner = 0;
+    }
+}
+
+static void test_between(void)
+{
+    const char *src = getenv("ZK_SOURCE_DIR");
+    char kp[512], ap[512];
+    struct zk_diag d = { "" };
+    zk_bp_key *k = NULL;
+    zk_bp_assignment *as = NULL;
+    uint8_t r[32] = { 3 }, s[32] = { 4 }, r2[32] = { 9 }, s2[32] = { 10 };
+    uint8_t plain[ZK_BP_PROOF_BYTES], hooked[ZK_BP_PROOF_BYTES], alone[ZK_BP_PROOF_BYTES];
+    if (!src) {
+        ZT_CHECK(0, "ZK_SOURCE_DIR is not set (ctest sets it)");
+        return;
+    }
+    snprintf(kp, sizeof kp, "%s/tests/fuzz/corpus/bellperson/chain32.params", src);
+    snprintf(ap, sizeof ap, "%s/tests/fuzz/corpus/bellperson/chain32.bpa", src);
+    if (zk_bp_key_open(kp, &k, &d) || zk_bp_assignment_open(ap, &as, &d)) {
+        ZT_CHECK(0, "chain32: %s", d.msg);
+        goto out;
+    }
+    ZT_CHECK(zk_bp_prove(k, as, r, s, 1, plain, &d) == 0, "plain: %s", d.msg);
+    ZT_CHECK(zk_bp_prove(k, as, r2, s2, 1, alone, &d) == 0, "alone: %s", d.msg);
+    struct hooked h = { k, as, 0, 0, -1, { 0 } };
+    zk_bp_set_steps(3, 2);
+    zk_bp_set_between(count_step, &h);
+    ZT_CHECK(zk_bp_prove(k, as, r, s, 2, hooked, &d) == 0, "hooked: %s", d.msg);
+    zk_bp_set_between(NULL, NULL);
+    zk_bp_set_steps(0, 0);
+    ZT_CHECK(!memcmp(plain, hooked, sizeof plain), "a proof in steps differs from the plain one");
+    /* each NTT, each multiplication, and its steps of 3 (G1) or 2 (G2) points */
+    ZT_CHECK(h.calls > 20, "the hook was called %u times", h.calls);
+    ZT_CHECK(h.nested_rc == 0 && !memcmp(h.nested, alone, sizeof alone),
+             "the proof made inside the hook: rc %d, %s", h.nested_rc,
+             h.nested_rc ? d.msg : "differs from the same proof alone");
+out:
+    zk_bp_assignment_free(as);
+    zk_bp_key_close(k);
+}
+
 int main(int argc, char **argv)
 {
     zt_init(argc, argv);
     test_root_map();
     test_bpa();
     test_vk();
+    test_between();
     return zt_finish();
 }

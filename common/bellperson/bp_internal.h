@@ -64,6 +64,11 @@ uint64_t zk_bp_root_multiplier(void);
  * if touched).  Only for the caller's own mapping of a file. */
 void zk_bp_drop_pages(const void *from, const void *to);
 
+/* The steps of a hooked proof's multiplications (zk_bp_set_between), in
+ * points; 0 restores the default.  For tests, whose circuits are smaller
+ * than one default step. */
+void zk_bp_set_steps(size_t g1, size_t g2);
+
 /* The next power of two >= n (1 for n = 0), and its log2. */
 unsigned zk_bp_log2_domain(uint64_t n);
 

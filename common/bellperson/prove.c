@@ -169,6 +169,76 @@ static void bp_drop(const struct zk_bp_assignment *as, const bls381_fr *v, uint6
         zk_bp_drop_pages(v, v + n);
 }
 
+/* ---- between the steps: an urgent caller's hook ----------------------------- */
+
+static __thread void (*bp_between_fn)(void *ctx);
+static __thread void *bp_between_ctx;
+
+void zk_bp_set_between(void (*fn)(void *ctx), void *ctx)
+{
+    bp_between_fn = fn;
+    bp_between_ctx = ctx;
+}
+
+/* Called on the proving thread at each step boundary (zk_bp_set_between). */
+static void bp_between(void)
+{
+    if (bp_between_fn)
+        bp_between_fn(bp_between_ctx);
+}
+
+/* While a hook is set, a multiplication runs in steps of at most this many
+ * points (G2's cost about three times G1's per point), the hook called
+ * between them; the sum of the steps is the same point. */
+#define BP_STEP_G1 ((size_t)1 << 20)
+#define BP_STEP_G2 ((size_t)1 << 18)
+
+static size_t bp_step_g1 = BP_STEP_G1, bp_step_g2 = BP_STEP_G2;
+
+void zk_bp_set_steps(size_t g1, size_t g2)
+{
+    bp_step_g1 = g1 ? g1 : BP_STEP_G1;
+    bp_step_g2 = g2 ? g2 : BP_STEP_G2;
+}
+
+static int bp_msm_g1(const struct zk_bp_engine *e, bls381_g1 *ret, const bls381_g1_affine *pts,
+                     const uint64_t *sc, size_t n)
+{
+    if (!bp_between_fn || n <= bp_step_g1)
+        return e->msm_g1(e->ctx, (uint64_t *)ret, pts, sc, n);
+    bls381_g1 part;
+    bls381_g1_set_inf(ret);
+    for (size_t o = 0; o < n; o += bp_step_g1) {
+        size_t k = n - o < bp_step_g1 ? n - o : bp_step_g1;
+        int rc;
+        if (o)
+            bp_between();
+        if ((rc = e->msm_g1(e->ctx, (uint64_t *)&part, pts + o, sc + 4 * o, k)) != 0)
+            return rc;
+        bls381_g1_add(ret, ret, &part);
+    }
+    return 0;
+}
+
+static int bp_msm_g2(const struct zk_bp_engine *e, bls381_g2 *ret, const bls381_g2_affine *pts,
+                     const uint64_t *sc, size_t n)
+{
+    if (!bp_between_fn || n <= bp_step_g2)
+        return e->msm_g2(e->ctx, (uint64_t *)ret, pts, sc, n);
+    bls381_g2 part;
+    bls381_g2_set_inf(ret);
+    for (size_t o = 0; o < n; o += bp_step_g2) {
+        size_t k = n - o < bp_step_g2 ? n - o : bp_step_g2;
+        int rc;
+        if (o)
+            bp_between();
+        if ((rc = e->msm_g2(e->ctx, (uint64_t *)&part, pts + o, sc + 4 * o, k)) != 0)
+            return rc;
+        bls381_g2_add(ret, ret, &part);
+    }
+    return 0;
+}
+
 /* H' = sum h_i H_i (Jacobian) for the assignment's a, b, c. */
 static int bp_h(const struct zk_bp_engine *e, const struct zk_bp_key *k,
                 const struct zk_bp_assignment *as, unsigned nt, bls381_g1 *ret,
@@ -205,9 +275,12 @@ static int bp_h(const struct zk_bp_engine *e, const struct zk_bp_key *k,
         sc = (struct bp_scatter){ src, v[i], bp_root_map(L), m - 1 };
         zk_parallel_for(nt, as->n_constraints, 8192, bp_scatter_range, &sc);
         bp_drop(as, src, as->n_constraints);
+        bp_between();
         rc = e->ntt(e->ctx, v[i]->l, L, 1, NULL);
-        if (rc == 0)
+        if (rc == 0) {
+            bp_between();
             rc = e->ntt(e->ctx, v[i]->l, L, 0, shift.l);
+        }
         if (rc != 0) {
             rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u (%s): %s", L, e->name,
                              bp_engine_error(e, rc));
@@ -221,13 +294,15 @@ static int bp_h(const struct zk_bp_engine *e, const struct zk_bp_key *k,
             v[i] = NULL;
         }
     }
+    bp_between();
     if ((rc = e->ntt(e->ctx, v[0]->l, L, 1, shift.l)) != 0) {
         rc = zk_diag_set(diag, "prove", rc, "H: NTT of 2^%u (%s): %s", L, e->name,
                          bp_engine_error(e, rc));
         goto out;
     }
     zk_parallel_for(nt, m - 1, 8192, bp_from_mont_range, v[0]);
-    rc = e->msm_g1(e->ctx, (uint64_t *)ret, k->h, v[0]->l, m - 1);
+    bp_between();
+    rc = bp_msm_g1(e, ret, k->h, v[0]->l, m - 1);
     if (rc != 0)
         rc = zk_diag_set(diag, "prove", rc, "H: MSM of %zu (%s): %s", m - 1, e->name,
                          bp_engine_error(e, rc));
@@ -321,7 +396,8 @@ int zk_bp_prove_with(const struct zk_bp_engine *e, const zk_bp_key *key,
         return rc;
     if ((rc = bp_h(e, key, as, threads, &H, diag)) != 0)
         return rc;
-    if ((rc = e->msm_g1(e->ctx, (uint64_t *)&Lq, key->l, as->aux->l, as->n_aux)) != 0)
+    bp_between();
+    if ((rc = bp_msm_g1(e, &Lq, key->l, as->aux->l, as->n_aux)) != 0)
         return bp_msm_error(e, diag, "L", rc);
 
     sa = zk_secret_alloc((na ? na : 1) * sizeof *sa);
@@ -334,15 +410,18 @@ int zk_bp_prove_with(const struct zk_bp_engine *e, const zk_bp_key *key,
     bp_compact(sa + as->n_inputs, as->aux, as->a_aux, as->n_aux);
     bp_compact(sb + bp_compact(sb, as->input, as->b_input, as->n_inputs), as->aux, as->b_aux,
                as->n_aux);
-    if ((rc = e->msm_g1(e->ctx, (uint64_t *)&A, key->a, sa->l, na)) != 0) {
+    bp_between();
+    if ((rc = bp_msm_g1(e, &A, key->a, sa->l, na)) != 0) {
         rc = bp_msm_error(e, diag, "A", rc);
         goto out;
     }
-    if ((rc = e->msm_g1(e->ctx, (uint64_t *)&B1, key->b_g1, sb->l, nb)) != 0) {
+    bp_between();
+    if ((rc = bp_msm_g1(e, &B1, key->b_g1, sb->l, nb)) != 0) {
         rc = bp_msm_error(e, diag, "B (G1)", rc);
         goto out;
     }
-    if ((rc = e->msm_g2(e->ctx, (uint64_t *)&B2, key->b_g2, sb->l, nb)) != 0) {
+    bp_between();
+    if ((rc = bp_msm_g2(e, &B2, key->b_g2, sb->l, nb)) != 0) {
         rc = bp_msm_error(e, diag, "B (G2)", rc);
         goto out;
     }

@@ -430,10 +430,18 @@ static int claim_before(uint64_t prio, uint64_t deadline, int pref, uint64_t seq
     return seq < b_seq;
 }
 
-/* Consumer scan: the first READY slot in claim order, preferably on node *arg. */
+/* What a consumer's scan takes: the preferred node, the lowest class. */
+struct take_arg {
+    int node;
+    uint64_t min_prio;
+};
+
+/* Consumer scan: the first READY slot in claim order (of class min_prio or
+ * above), preferably on the node. */
 static int take_ready(zk_pool *h, const void *arg, struct zk_slot *ret)
 {
-    int node = *(const int *)arg;
+    const struct take_arg *ta = arg;
+    int node = ta->node;
     uint32_t n = h->nslots;
     uint64_t claimed = word_make(ZK_SLOT_CLAIMED, h->owner);
     for (uint32_t attempt = 0; attempt <= n; attempt++) {
@@ -450,6 +458,8 @@ static int take_ready(zk_pool *h, const void *arg, struct zk_slot *ret)
             uint64_t seq = zk_load_relaxed(&s->publish_seq);
             uint64_t prio = zk_load_relaxed(&s->priority);
             uint64_t deadline = zk_load_relaxed(&s->deadline_ns);
+            if (prio < ta->min_prio)
+                continue;
             int pref = node >= 0 && s->numa_node == node;
             if (best < 0 || claim_before(prio, deadline, pref, seq, best_prio, best_deadline,
                                          best_pref, best_seq)) {
@@ -492,12 +502,32 @@ int zk_pool_claim(zk_pool *h, int preferred_node, unsigned flags, int timeout_ms
     int r = usable(h);
     if (r < 0)
         return r;
-    r = wait_take(h, &h->hdr->sem_ready, timeout_ms, cancel, take_ready, &preferred_node, ret);
+    struct take_arg ta = { preferred_node, 0 };
+    r = wait_take(h, &h->hdr->sem_ready, timeout_ms, cancel, take_ready, &ta, ret);
     if (r == 0 && !(flags & ZK_POOL_CLAIM_NOVERIFY) && zk_pool_verify(h, ret) < 0) {
         count(h, ZK_PC_CHECKSUM_FAIL);
         return ZK_ECHECKSUM;
     }
     return r;
+}
+
+int zk_pool_claim_class(zk_pool *h, int preferred_node, uint32_t min_priority,
+                        struct zk_slot *ret)
+{
+    int r = usable(h);
+    if (r < 0)
+        return r;
+    /* no permit taken: the one this slot's publish posted stays, and the
+     * next blocking claim that finds nothing for it consumes it (a surplus
+     * permit costs one empty scan, wait_take) */
+    struct take_arg ta = { preferred_node, min_priority };
+    if (!take_ready(h, &ta, ret))
+        return ZK_ETIMEOUT;
+    if (zk_pool_verify(h, ret) < 0) {
+        count(h, ZK_PC_CHECKSUM_FAIL);
+        return ZK_ECHECKSUM;
+    }
+    return 0;
 }
 
 /* ---- streaming writer ------------------------------------------------- */

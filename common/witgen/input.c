@@ -1,6 +1,7 @@
 /*
  * input.c -- a circuit input (circom's input.json) checked before it is
- * queued (zk/witgen.h: zk_input_check).
+ * queued (zk/witgen.h: zk_input_check); a bellperson key's generator input
+ * (a Filecoin part file) only as a JSON object (zk_input_check_object).
  *
  * What circom's witness generators accept as a value: an integer, or a
  * string of one in decimal or 0x hex with an optional minus sign; arrays
@@ -90,23 +91,44 @@ static int check_value(const json_t *v, char *path, size_t plen, size_t cap, int
     }
 }
 
-int zk_input_check(const char *buf, size_t len, const char *name, struct zk_diag *diag)
+/* The text parsed as one JSON object: 0 with *root, or ZK_EJSON with
+ * one line ("NAME:LINE:COLUMN: message", or what it is instead). */
+static int parse_object(const char *buf, size_t len, const char *name, const char *what,
+                        json_t **root, struct zk_diag *diag)
 {
     json_error_t e;
-    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
-    if (!root) {
+    *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &e);
+    if (!*root) {
         char loc[300];
         snprintf(loc, sizeof loc, "%.280s:%d:%d", name ? name : "<input>", e.line, e.column);
         return zk_diag_set(diag, loc, ZK_EJSON, "%s%s", e.text,
                            strstr(e.text, "too big") ? " (write large numbers as strings)" : "");
     }
-    int r = 0;
-    if (!json_is_object(root)) {
-        r = zk_diag_set(diag, name, ZK_EJSON, "a circuit input is a JSON object of signals");
-    } else {
-        char path[512] = "";
-        r = check_value(root, path, 0, sizeof path, 0, name, diag);
+    if (!json_is_object(*root)) {
+        json_decref(*root);
+        *root = NULL;
+        return zk_diag_set(diag, name, ZK_EJSON, "%s", what);
     }
+    return 0;
+}
+
+int zk_input_check(const char *buf, size_t len, const char *name, struct zk_diag *diag)
+{
+    json_t *root;
+    int r = parse_object(buf, len, name, "a circuit input is a JSON object of signals", &root,
+                         diag);
+    if (r)
+        return r;
+    char path[512] = "";
+    r = check_value(root, path, 0, sizeof path, 0, name, diag);
+    json_decref(root);
+    return r;
+}
+
+int zk_input_check_object(const char *buf, size_t len, const char *name, struct zk_diag *diag)
+{
+    json_t *root;
+    int r = parse_object(buf, len, name, "a synthesizer's input is a JSON object", &root, diag);
     json_decref(root);
     return r;
 }

@@ -61,10 +61,7 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* The program `name` as execvp would find it in ZK_WITGEN_PATH (a name
- * with a slash is taken as is); 0 with the path in dst, -ENOENT if not
- * found or not executable. */
-static int find_program(const char *name, char *dst, size_t n)
+int zk_witgen_find_program(const char *name, char *dst, size_t n)
 {
     if (strchr(name, '/')) {
         if (access(name, X_OK) != 0)
@@ -252,7 +249,7 @@ int zk_witgen_check(const struct zk_witgen *g, struct zk_diag *diag)
             return zk_diag_set(diag, b, -errno,
                                "witness generator: %s (circom's --wasm output has it beside "
                                "the .wasm)", strerror(errno));
-        if (find_program("node", a, sizeof a) != 0)
+        if (zk_witgen_find_program("node", a, sizeof a) != 0)
             return zk_diag_set(diag, g->spec, -ENOENT,
                                "witness generator: a .wasm generator runs under Node.js, and "
                                "`node` is not in " ZK_WITGEN_PATH " (install nodejs, or use "
@@ -267,7 +264,7 @@ int zk_witgen_check(const struct zk_witgen *g, struct zk_diag *diag)
         if (split_words(g->spec, NULL, NULL, buf, sizeof buf, words, &n) || n == 0)
             return zk_diag_set(diag, "witness command", -EINVAL,
                                "'%.120s': unbalanced quotes or empty", g->spec);
-        if (find_program(words[0], a, sizeof a) != 0)
+        if (zk_witgen_find_program(words[0], a, sizeof a) != 0)
             return zk_diag_set(diag, words[0], -ENOENT,
                                "witness command: program not found or not executable");
         return 0;
@@ -292,7 +289,7 @@ size_t zk_witgen_files(const struct zk_witgen *g, char f[3][ZK_WITGEN_FILE_MAX])
         char buf[ZK_WITGEN_SPEC_MAX + 64], *words[MAX_WORDS];
         size_t n;
         if (split_words(g->spec, NULL, NULL, buf, sizeof buf, words, &n) == 0 && n > 0 &&
-            find_program(words[0], f[0], ZK_WITGEN_FILE_MAX) == 0)
+            zk_witgen_find_program(words[0], f[0], ZK_WITGEN_FILE_MAX) == 0)
             return 1;
         return 0;
     }
@@ -527,7 +524,7 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
         argv[3] = NULL;
         break;
     case ZK_WITGEN_WASM:
-        if (find_program("node", node, sizeof node) != 0)
+        if (zk_witgen_find_program("node", node, sizeof node) != 0)
             return zk_diag_set(diag, "witness generator", ZK_EWITGEN,
                                "`node` is not in " ZK_WITGEN_PATH
                                " (a .wasm generator runs under Node.js)");
@@ -544,7 +541,7 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
                         &nwords) || nwords == 0)
             return zk_diag_set(diag, "witness command", ZK_EWITGEN,
                                "'%.120s' cannot be split into words", g->spec);
-        if (find_program(argv[0], prog, sizeof prog) != 0)
+        if (zk_witgen_find_program(argv[0], prog, sizeof prog) != 0)
             return zk_diag_set(diag, "witness command", ZK_EWITGEN,
                                "%.200s: program not found or not executable", argv[0]);
         argv[0] = prog;

@@ -38,18 +38,8 @@ if [ ! -x "$oracle" ] || [ ! -s "$cache/chain-16-seed7.params" ] || [ ! -s "$cac
   echo "SKIP: needs $oracle (tools/cargo-build.sh) and $cache/chain-16-seed7.{params,vk} (bellperson_test_oracle makes them)"
   exit 77
 fi
-# pl_init without the npm modules this test does not use
-PL_NAME=bp_pool
-PL_W="${ZK_BUILD_DIR:-/tmp}/pipeline-work/$PL_NAME"
-rm -rf "$PL_W" && mkdir -p "$PL_W/state" "$PL_W/jobs" "$PL_W/keys"
-export ZKSLOT_POOL=/dev/shm/zkslot-test-$PL_NAME-$$.pool
-export ZKSLOT_STATE_DIR=$PL_W/state
-export ZKSLOT_CONFIG=$PL_W/none.conf
-: >"$ZKSLOT_CONFIG"
-PL_SKIPPED=0
-trap pl_cleanup EXIT
-set -E
-trap 'pl__err "$LINENO" "$BASH_COMMAND" "$?"' ERR
+pl_init_bare bp_pool
+mkdir -p "$PL_W/keys"
 
 r=$(python3 -c 'import secrets; print(secrets.randbelow(0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001).to_bytes(32, "little").hex())')
 s=$(python3 -c 'import secrets; print(secrets.randbelow(0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001).to_bytes(32, "little").hex())')

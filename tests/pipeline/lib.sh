@@ -60,6 +60,12 @@ pl__err() {   # ERR trap under set -e: which command failed, where
 # pl_init NAME: private pool path and state dir; 1 (skip) without node.
 pl_init() {
     zk_interop_init || { echo "SKIP: $ZK_INTEROP_SKIP"; return 1; }
+    pl_init_bare "$1"
+}
+
+# pl_init_bare NAME: pl_init without the npm modules (a test that needs no
+# snarkjs: the bellperson and Filecoin tests).
+pl_init_bare() {
     PL_NAME=$1
     PL_W="${ZK_BUILD_DIR:-/tmp}/pipeline-work/$PL_NAME"
     rm -rf "$PL_W" && mkdir -p "$PL_W/state"

@@ -176,6 +176,16 @@ int zk_bp_prove_with(const struct zk_bp_engine *e, const zk_bp_key *key,
                      const zk_bp_assignment *as, const uint8_t r[32], const uint8_t s[32],
                      unsigned threads, uint8_t proof[ZK_BP_PROOF_BYTES], struct zk_diag *diag);
 
+/*
+ * A hook for this thread's proofs (zk_bp_prove, zk_bp_prove_with): fn(ctx)
+ * is called on the proving thread between the proof's steps (before each
+ * NTT and each multi-scalar multiplication: about fifteen calls a proof),
+ * with nothing of the engine in flight; NULL removes it.  gpud proves an
+ * urgent partition there, nested, while a long one waits
+ * (docs/scheduling.md, "Preemption"); fn must not set a hook itself.
+ */
+void zk_bp_set_between(void (*fn)(void *ctx), void *ctx);
+
 /* Verify one proof against n_public inputs (32-byte canonical LE each, ONE
  * not included).  Returns 1 accepted, 0 rejected (a proof that does not
  * decode is rejected), negative on a bad call (ZK_ELENGTH: wrong count,

@@ -342,6 +342,16 @@ int zk_pool_abandon(zk_pool *h, struct zk_slot *s);
 int zk_pool_claim(zk_pool *h, int preferred_node, unsigned flags, int timeout_ms,
                   const zk_cancel_flag *cancel, struct zk_slot *ret);
 
+/*
+ * Consumer, without waiting: claims the first READY slot in claim order
+ * whose class (as published) is min_priority or above, as zk_pool_claim
+ * would (checksum verified: ZK_ECHECKSUM with the slot claimed, as there).
+ * ZK_ETIMEOUT when there is none.  gpud asks this between the steps of a
+ * long proof, for a partition too urgent to wait for it.
+ */
+int zk_pool_claim_class(zk_pool *h, int preferred_node, uint32_t min_priority,
+                        struct zk_slot *ret);
+
 /* Consumer: CLAIMED -> FREE, waking one producer.  ZK_ESTATE if not ours. */
 int zk_pool_release(zk_pool *h, struct zk_slot *s);
 

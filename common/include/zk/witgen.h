@@ -175,6 +175,18 @@ int zk_witgen_sweep(int (*alive)(void *ctx, const char *owner), void *ctx,
  */
 int zk_input_check(const char *buf, size_t len, const char *name, struct zk_diag *diag);
 
+/* The program `name` as execvp would find it in ZK_WITGEN_PATH (a name
+ * with a slash is taken as is): 0 with its path in dst (n bytes), -ENOENT
+ * (or -errno) when it is not found or not executable. */
+int zk_witgen_find_program(const char *name, char *dst, size_t n);
+
+/*
+ * The input of a bellperson key's generator (a Filecoin synthesizer's part
+ * file, docs/filecoin.md): a JSON object, its content the generator's to
+ * judge (it fails the partition in one line).  ZK_EJSON with one line.
+ */
+int zk_input_check_object(const char *buf, size_t len, const char *name, struct zk_diag *diag);
+
 /* The one-line condensed message of a generator's output (what res->output
  * holds): lines of stack frames and blank lines dropped, the rest joined
  * with " | ", the last dst_n - 1 bytes kept.  Exposed for the tests. */

@@ -32,8 +32,8 @@ const USAGE: &str = "usage:
   zkslot-fil-synth sectors --cache DIR --out DIR [--seed N]
   zkslot-fil-synth partitions --kind porep|winning|window|snap --input FILE [--cache DIR]
   zkslot-fil-synth split --kind KIND --input FILE --out-dir DIR [--cache DIR]
-  zkslot-fil-synth synth --input PART.json --out FILE.bpa
   zkslot-fil-synth synth --kind KIND --input FILE --partition K --out FILE.bpa [--cache DIR]
+  zkslot-fil-synth synth --input PART.json --out FILE.bpa [--expect KIND]
   zkslot-fil-synth keys --cache DIR [--sector-size 2048]
   zkslot-fil-synth count --kind KIND [--sector-size 2048]
   zkslot-fil-synth verify --kind KIND --input FILE --proof PROOF.bin --cache DIR
@@ -162,7 +162,7 @@ fn run(a: &Args) -> Result<i32> {
             }
         }
         "synth" => {
-            a.allow(&["kind", "input", "partition", "out", "cache"])?;
+            a.allow(&["kind", "input", "partition", "out", "cache", "expect"])?;
             set_cache(a.get("cache"), false)?;
             let out = a.need("out")?;
             let t = Instant::now();
@@ -181,6 +181,14 @@ fn run(a: &Args) -> Result<i32> {
                 let bytes = fs::read(path).with_context(|| format!("--input {}", path))?;
                 let part = parts::read(&bytes).with_context(|| path.to_string())?;
                 let (k, n) = part.index();
+                // a key's generator names the kind its key proves: a part
+                // of another kind is the submitter's mistake, said here
+                if let Some(e) = a.get("expect") {
+                    let want = Kind::parse(e)?;
+                    if part.kind() != want {
+                        bail!("{}: a {:?} part, but this key proves {:?}", path, part.kind(), want);
+                    }
+                }
                 let asg = parts::synth(&part).with_context(|| path.to_string())?;
                 (asg, part.kind(), k, n)
             };

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "filecoin_cli.h"
 #include "g16_cli.h"
 #include "ledger_cli.h"
 #include "local_route.h"
@@ -56,7 +57,7 @@
 #include "zk/wtns.h"
 
 enum { A_KEY = 1, A_OUT = 2, A_JSON = 4, A_TIMEOUT = 8, A_INPUT = 16, A_SCHED = 32 };
-enum { OPT_BPA = 0x100 };
+enum { OPT_BPA = 0x100, OPT_FILECOIN };
 
 struct args {
     struct lcli c;
@@ -64,6 +65,7 @@ struct args {
     int json;
     int input;           /* submit: the files are circuit inputs */
     int bpa;             /* submit: the files are bellperson assignments (.bpa) */
+    const char *filecoin; /* submit: the file is a Filecoin proof's input of this kind */
     double timeout;      /* < 0: none */
     int npos;
     char **pos;
@@ -88,6 +90,7 @@ static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struc
                                           { "request-id", required_argument, 0, 'r' },
                                           { "force", no_argument, 0, 'f' },
                                           { "bpa", no_argument, 0, OPT_BPA },
+                                          { "filecoin", required_argument, 0, OPT_FILECOIN },
                                           { 0, 0, 0, 0 } };
     int o;
     memset(a, 0, sizeof *a);
@@ -109,6 +112,8 @@ static int parse(int argc, char **argv, const char *cmd, unsigned allowed, struc
             a->input = 1;
         } else if (o == OPT_BPA && (allowed & A_INPUT)) {
             a->bpa = 1;
+        } else if (o == OPT_FILECOIN && (allowed & A_INPUT)) {
+            a->filecoin = optarg;
         } else if (o == 'p' && (allowed & A_SCHED)) {
             if ((a->priority = zk_priority_parse(optarg)) < 0) {
                 fprintf(stderr, "zkslot %s: --priority: '%s' is not low, normal, high or "
@@ -233,7 +238,7 @@ static int check_inputs(const struct zk_ledger_key *k, char **files, int n, char
             fprintf(stderr, "zkslot submit: %s: %zu bytes; an input is at most %u\n", files[i],
                     len[i], ZK_LEDGER_INPUT_MAX);
             bad++;
-        } else if (zk_input_check(text[i], len[i], files[i], &d) < 0) {
+        } else if (submit_input_check(k, text[i], len[i], files[i], &d) < 0) {
             fprintf(stderr, "zkslot submit: %s (key '%s')\n", d.msg, k->name);
             bad++;
         }
@@ -304,9 +309,10 @@ static int admit(struct args *a, const struct zk_ledger_key *k, uint32_t n)
     return r == ZK_EDEADLINE ? 3 : 2;
 }
 
-int cmd_submit(int argc, char **argv)
+/* A job of the files in a (parsed, checked): queued, its id printed.  The
+ * exit status. */
+static int submit_parsed(struct args a)
 {
-    struct args a;
     struct zk_ledger_key k;
     struct zk_ledger_job j;
     struct zk_diag d = { "" };
@@ -314,19 +320,6 @@ int cmd_submit(int argc, char **argv)
     size_t *len = NULL;
     int64_t id = 0;
     int rc = 2, r;
-    if ((r = parse(argc, argv, "submit", A_KEY | A_OUT | A_INPUT | A_SCHED, &a)) == -2)
-        return 2;
-    if (r < 0 || !a.key || a.npos < 1 || (a.force && !a.deadline_ns) || (a.bpa && a.input)) {
-        fprintf(stderr, "usage: zkslot submit --key NAME [--out DIR] WITNESS.wtns... %s\n"
-                        "       zkslot submit --key NAME [--out DIR] --input INPUT.json... %s\n"
-                        "       zkslot submit --key NAME [--out DIR] --bpa A.bpa... "
-                        "(a bellperson key)\n"
-                        "  one partition per file; a job is all witnesses or all inputs\n"
-                        "  [--priority low|normal|high|critical] [--deadline DURATION|TIME "
-                        "[--force]] [--request-id ID]\n",
-                usage_common, usage_common);
-        return 2;
-    }
     /* a job is all .wtns or all inputs: one kind of synthesis per job, so
      * that its partitions cost the same and fail for the same reasons */
     for (int i = 0; i < a.npos && !a.input && !a.bpa; i++) {
@@ -358,7 +351,7 @@ int cmd_submit(int argc, char **argv)
     }
     int shared = strcmp(zk_ledger_backend(a.c.l), "sqlite") != 0;
     int bp = k.format == ZK_KEY_BELLPERSON;
-    if (bp && shared) {
+    if (bp && shared && a.bpa) {
         fprintf(stderr, "zkslot submit: key '%s' is a bellperson key: its assignments are read "
                 "from this machine's files, which a shared ledger's proving machine may not "
                 "see (not yet); nothing submitted\n", k.name);
@@ -440,6 +433,88 @@ out:
     submit_files_free(abs, text, len, (size_t)a.npos);
     free(out);
     lcli_close(&a.c);
+    return rc;
+}
+
+/*
+ * `--filecoin KIND FILE`: the provider's input split by the Filecoin
+ * synthesizer, as the caller, into one part file per partition in a
+ * private directory (dir, made here); the job is those parts as inputs of
+ * key fil-KIND-SIZE (or --key), each synthesized by the key's generator
+ * in synthd.  0, or 2 with one line said (a bad input: the synthesizer's
+ * line, nothing queued).
+ */
+static int filecoin_split(struct args *a, char *dir, size_t dir_n, char ***parts, int *n,
+                          char *key, size_t key_n)
+{
+    char prog[PATH_MAX], msg[FIL_MSG_MAX];
+    if (!fil_kind_valid(a->filecoin)) {
+        fprintf(stderr, "zkslot submit: --filecoin '%s': not porep, winning, window or snap; "
+                "nothing submitted\n", a->filecoin);
+        return 2;
+    }
+    if (a->npos != 1 || a->input || a->bpa) {
+        fprintf(stderr, "zkslot submit: --filecoin %s takes one input file (a C1 output, "
+                "PoSt or update input: docs/filecoin.md), without --input or --bpa\n",
+                a->filecoin);
+        return 2;
+    }
+    if (fil_synth_find(NULL, prog, sizeof prog, msg, sizeof msg) < 0) {
+        fprintf(stderr, "zkslot submit: %s; nothing submitted\n", msg);
+        return 2;
+    }
+    const char *tmp = getenv("TMPDIR");
+    if ((size_t)snprintf(dir, dir_n, "%s/zkslot-fil-XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
+            dir_n || !mkdtemp(dir)) {
+        fprintf(stderr, "zkslot submit: a directory for the parts in %s: %s\n",
+                tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        dir[0] = 0;
+        return 2;
+    }
+    if (fil_split(prog, a->filecoin, a->pos[0], dir, parts, n, key, key_n, msg,
+                  sizeof msg) != 0) {
+        fprintf(stderr, "zkslot submit: %s; nothing submitted\n", msg);
+        return 2;
+    }
+    a->pos = *parts;
+    a->npos = *n;
+    a->input = 1;
+    if (!a->key)
+        a->key = key;
+    return 0;
+}
+
+int cmd_submit(int argc, char **argv)
+{
+    struct args a;
+    int r = parse(argc, argv, "submit", A_KEY | A_OUT | A_INPUT | A_SCHED, &a);
+    if (r == -2)
+        return 2;
+    if (r < 0 || (!a.key && !a.filecoin) || a.npos < 1 || (a.force && !a.deadline_ns) ||
+        (a.bpa && a.input)) {
+        fprintf(stderr, "usage: zkslot submit --key NAME [--out DIR] WITNESS.wtns... %s\n"
+                        "       zkslot submit --key NAME [--out DIR] --input INPUT.json... %s\n"
+                        "       zkslot submit --key NAME [--out DIR] --bpa A.bpa... "
+                        "(a bellperson key)\n"
+                        "       zkslot submit --filecoin porep|winning|window|snap FILE "
+                        "[--key NAME] [--out DIR]\n"
+                        "  one partition per file; a job is all witnesses or all inputs\n"
+                        "  [--priority low|normal|high|critical] [--deadline DURATION|TIME "
+                        "[--force]] [--request-id ID]\n",
+                usage_common, usage_common);
+        return 2;
+    }
+    if (!a.filecoin)
+        return submit_parsed(a);
+    char dir[PATH_MAX] = "", key[96], **parts = NULL;
+    int n = 0, rc = filecoin_split(&a, dir, sizeof dir, &parts, &n, key, sizeof key);
+    if (rc == 0)
+        rc = submit_parsed(a);
+    for (int i = 0; i < n; i++)
+        unlink(parts[i]);
+    if (dir[0])
+        rmdir(dir);
+    fil_parts_free(parts, n);
     return rc;
 }
 

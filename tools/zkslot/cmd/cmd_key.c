@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "filecoin_cli.h"
 #include "key_bp.h"
 #include "ledger_cli.h"
 #include "local_route.h"
@@ -44,6 +45,7 @@
 #include "zk/keyfile.h"
 #include "zk/keystore.h"
 #include "zk/msm.h"
+#include "zk/priority.h"
 #include "zk/util.h"
 #include "zk/witgen.h"
 #include "zk/zkey.h"
@@ -159,9 +161,10 @@ static int key_add(struct lcli *c, const char *name, const char *file, const cha
                 "bellperson parameter file\n", file);
         return 2;
     }
-    if (fmt == ZK_KEY_BELLPERSON && gen) {
-        fprintf(stderr, "zkslot key add: %s: a bellperson key's jobs are assignments (.bpa): "
-                "no witness generator\n", file);
+    if (fmt == ZK_KEY_BELLPERSON && gen && !gen_is_cmd) {
+        fprintf(stderr, "zkslot key add: %s: a bellperson key's jobs are assignments (.bpa), "
+                "or inputs of a synthesizer that writes them (--witness-cmd): circom's "
+                "generators write witnesses\n", file);
         return 2;
     }
     if (fmt == ZK_KEY_ZKEY ? zkey_describe(file, &k) < 0 : key_bp_open(file, vk, &k, &bp) < 0)
@@ -233,6 +236,77 @@ out:
 out_key:
     zk_bp_key_close(bp);
     return rc;
+}
+
+/* ---- key add --filecoin DIR: Filecoin's circuits by proof type ------------ */
+
+struct fil_add {
+    struct lcli *c;
+    const char *prog;
+    int prio;            /* --priority, or < 0: by kind (fil_kind_priority) */
+    int added, had, failed;
+};
+
+/* One circuit of the cache: registered as fil-KIND-SIZE with the
+ * synthesizer as its generator, unless a key of that name is there. */
+static int fil_add_one(void *ctx, const struct fil_circuit *fc)
+{
+    struct fil_add *fa = ctx;
+    struct zk_ledger_key old;
+    struct zk_diag d = { "" };
+    char name[64], cmd[sizeof old.witgen];
+    if (fil_key_name(fc->kind, fc->sector_size, name, sizeof name) < 0) {
+        fprintf(stderr, "zkslot key add: --filecoin: %s sector size %llu: not a whole KiB\n",
+                fc->kind, (unsigned long long)fc->sector_size);
+        fa->failed++;
+        return 0;
+    }
+    if (lcli_open(fa->c, 1) < 0)
+        return -1;
+    int r = zk_ledger_key_get(fa->c->l, name, &old, &d);
+    lcli_close(fa->c);
+    if (r == 0) {
+        printf("key %s: registered already (%s): left as it is\n", name, old.path);
+        fa->had++;
+        return 0;
+    }
+    /* the synthesizer writes the partition's .bpa from its part file, and
+     * refuses a part of another kind (`--expect`) */
+    if ((size_t)snprintf(cmd, sizeof cmd, "'%s' synth --expect %s --input {input} --out {output}",
+                         fa->prog, fc->kind) >= sizeof cmd) {
+        fprintf(stderr, "zkslot key add: --filecoin: %s: path too long\n", fa->prog);
+        return -1;
+    }
+    if (key_add(fa->c, name, fc->params, fc->vk, cmd, 1,
+                fa->prio >= 0 ? fa->prio : fil_kind_priority(fc->kind)) != 0)
+        fa->failed++;
+    else
+        fa->added++;
+    return 0;
+}
+
+/* `zkslot key add --filecoin DIR [--synth PATH] [--sector-size N]`: every
+ * circuit whose parameter file (and .vk) DIR holds, as the synthesizer
+ * lists them.  0 when each is registered (now or before), else 2. */
+static int key_add_filecoin(struct lcli *c, const char *dir, const char *synth,
+                            uint64_t sector_size, int prio)
+{
+    char prog[4096], msg[FIL_MSG_MAX];
+    struct fil_add fa = { c, prog, prio, 0, 0, 0 };
+    if (fil_synth_find(synth, prog, sizeof prog, msg, sizeof msg) < 0) {
+        fprintf(stderr, "zkslot key add: --filecoin: %s\n", msg);
+        return 2;
+    }
+    int r = fil_keys(prog, dir, sector_size, fil_add_one, &fa, msg, sizeof msg);
+    if (r == -1)   /* the ledger did not open: said */
+        return 2;
+    if (r != 0) {
+        fprintf(stderr, "zkslot key add: --filecoin %s: %s\n", dir, msg);
+        return 2;
+    }
+    printf("filecoin: %d key%s registered, %d there already, %d refused (%s)\n", fa.added,
+           fa.added == 1 ? "" : "s", fa.had, fa.failed, dir);
+    return fa.failed == 0 ? 0 : 2;
 }
 
 static int print_key(void *ctx, const struct zk_ledger_key *k)
@@ -559,11 +633,17 @@ static int parse_tables(const char *s, unsigned *ret)
     return -1;
 }
 
+enum { OPT_FIL_DIR = 0x100, OPT_FIL_SYNTH, OPT_FIL_SIZE };   /* past the letters */
+
 static void usage(void)
 {
     fprintf(stderr,
             "usage: zkslot key add NAME FILE.zkey [--witness-gen PATH | --witness-cmd CMD]\n"
-            "       zkslot key add NAME FILE.params [--vk FILE.vk]  (a bellperson key)\n"
+            "       zkslot key add NAME FILE.params [--vk FILE.vk] [--witness-cmd CMD]\n"
+            "                                                       (a bellperson key)\n"
+            "       zkslot key add --filecoin DIR [--synth PATH] [--sector-size BYTES]\n"
+            "                      (Filecoin's circuits whose parameters DIR holds, as\n"
+            "                      fil-KIND-SIZE: fil-porep-32GiB, fil-window-2KiB...)\n"
             "                      [--priority low|normal|high|critical]\n"
             "                      [--config FILE] [--state-dir DIR] [--ledger URL]\n"
             "       zkslot key list [--json] [--config FILE] [--state-dir DIR] [--ledger URL]\n"
@@ -589,10 +669,14 @@ int cmd_key(int argc, char **argv)
                                           { "table-factor", required_argument, 0, 'f' },
                                           { "priority", required_argument, 0, 'P' },
                                           { "vk", required_argument, 0, 'v' },
+                                          { "filecoin", required_argument, 0, OPT_FIL_DIR },
+                                          { "synth", required_argument, 0, OPT_FIL_SYNTH },
+                                          { "sector-size", required_argument, 0, OPT_FIL_SIZE },
                                           { "help", no_argument, 0, 'h' },
                                           { 0, 0, 0, 0 } };
-    const char *gen = NULL, *vk = NULL;
-    int gen_is_cmd = 0, prio = ZK_PRIO_DEFAULT;
+    const char *gen = NULL, *vk = NULL, *fil_dir = NULL, *fil_synth = NULL;
+    uint64_t fil_size = 0;
+    int gen_is_cmd = 0, prio = ZK_PRIO_DEFAULT, prio_given = 0;
     struct lcli c = { 0 };
     int json = 0, o;
     if (argc < 2) {
@@ -632,12 +716,27 @@ int cmd_key(int argc, char **argv)
             vk = optarg;
             continue;
         }
+        if ((o == OPT_FIL_DIR || o == OPT_FIL_SYNTH) && !strcmp(sub, "add")) {
+            *(o == OPT_FIL_DIR ? &fil_dir : &fil_synth) = optarg;
+            continue;
+        }
+        if (o == OPT_FIL_SIZE && !strcmp(sub, "add")) {
+            char *end;
+            fil_size = strtoull(optarg, &end, 10);
+            if (*end || !*optarg || !fil_size) {
+                fprintf(stderr, "zkslot key add: --sector-size: '%s' is not a size in bytes\n",
+                        optarg);
+                return 2;
+            }
+            continue;
+        }
         if (o == 'P' && !strcmp(sub, "add")) {
             if ((prio = zk_priority_parse(optarg)) < 0) {
                 fprintf(stderr, "zkslot key add: --priority: '%s' is not low, normal, high or "
                         "critical\n", optarg);
                 return 2;
             }
+            prio_given = 1;
             continue;
         }
         if (o == 'f' && !strcmp(sub, "load")) {
@@ -674,7 +773,9 @@ int cmd_key(int argc, char **argv)
         return remote_keys(NULL, json);
     if (!strcmp(sub, "show") && npos == 1)
         return remote_server() ? remote_keys(pos[0], 1) : key_show(&c, pos[0]);
-    if (!strcmp(sub, "add") && npos == 2)
+    if (!strcmp(sub, "add") && fil_dir && npos == 0 && !gen && !vk)
+        return key_add_filecoin(&c, fil_dir, fil_synth, fil_size, prio_given ? prio : -1);
+    if (!strcmp(sub, "add") && npos == 2 && !fil_dir && !fil_synth && !fil_size)
         return key_add(&c, pos[0], pos[1], vk, gen, gen_is_cmd, prio);
     if (!strcmp(sub, "list") && npos == 0)
         return key_list(&c, json);

@@ -19,6 +19,7 @@
 #include "zk/keyfile.h"
 #include "zk/pool.h"
 #include "zk/slotfmt.h"
+#include "zk/witgen.h"
 
 /* One message into msg (n bytes), truncated to fit. */
 __attribute__((format(printf, 3, 4))) static void say(char *msg, size_t n, const char *fmt, ...)
@@ -110,7 +111,10 @@ int submit_key_check(zk_ledger *l, const struct zk_config *cfg, const char *name
     }
     if ((r = check_slot_size(cfg, ret, msg, n)) < 0)
         return r;
-    if (input != SUBMIT_PRODUCED && (ret->format == ZK_KEY_BELLPERSON) != (input == SUBMIT_BPA)) {
+    /* a bellperson key's jobs are assignments, or inputs of its generator */
+    int bp_inputs = ret->format == ZK_KEY_BELLPERSON && input == SUBMIT_INPUTS && ret->witgen_kind;
+    if (input != SUBMIT_PRODUCED && !bp_inputs &&
+        (ret->format == ZK_KEY_BELLPERSON) != (input == SUBMIT_BPA)) {
         say(msg, n, "key '%s' is a %s key: %s; nothing submitted", ret->name,
             zk_key_format_name(ret->format),
             input == SUBMIT_BPA ? "assignments (--bpa) are for a bellperson key"
@@ -125,6 +129,13 @@ int submit_key_check(zk_ledger *l, const struct zk_config *cfg, const char *name
         return -ENOEXEC;
     }
     return 0;
+}
+
+int submit_input_check(const struct zk_ledger_key *k, const char *buf, size_t len,
+                       const char *name, struct zk_diag *d)
+{
+    return k->format == ZK_KEY_BELLPERSON ? zk_input_check_object(buf, len, name, d)
+                                          : zk_input_check(buf, len, name, d);
 }
 
 int submit_mkdir_shared(const char *path, gid_t gid, char *msg, size_t n)

@@ -32,6 +32,15 @@ int submit_key_check(zk_ledger *l, const struct zk_config *cfg, const char *name
                      struct zk_ledger_key *ret, char *msg, size_t n);
 
 /*
+ * A job's stored input (len bytes of file `name`) checked for key k: a
+ * circuit input (zk_input_check) for a .zkey's key, a JSON object for a
+ * bellperson key's generator (zk_input_check_object: a Filecoin part file,
+ * judged by the generator itself).  0 or ZK_EJSON with one line in d.
+ */
+int submit_input_check(const struct zk_ledger_key *k, const char *buf, size_t len,
+                       const char *name, struct zk_diag *d);
+
+/*
  * mkdir -p for a job's output directories: each directory made here is
  * 02770 and given `gid` (the state directory's group), its creation
  * fsynced in its parent; those that exist are left as they are.  0 or

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# test_fil_kill.sh BUILD_DIR -- random kill -9 of the Filecoin synthesizer's
+# daemon (zkslot-synthd, with the generator it runs) and of zkslot-gpud
+# during a stream of WinningPoSt and WindowPoSt jobs (`submit --filecoin`):
+#   - ZK_FIL_KILLS kills (default 12), 0.5-3 s apart (random, $SRANDOM),
+#     each of synthd or gpud (at least a third of each); the killed daemon
+#     is restarted at once; before each kill both must still run (one that
+#     exited by itself fails the test);
+#   - whenever fewer than two jobs are running another is submitted (kinds
+#     in turn, 10 jobs in all), so the kills land on daemons at work;
+#   - at the end every job is done and its proof (`zkslot result --out`) is
+#     accepted by filecoin-proofs' verify_winning_post / verify_window_post;
+#     no generator of a killed synthd is left running; `pool check` is
+#     clean; both daemons stop with status 0 on SIGTERM.
+# PoRep and SnapDeals are left out here: their partitions take tens of
+# seconds, and the pool path they take is the same (test_fil_pool.sh).
+set -euo pipefail
+. "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
+
+tgt=${ZK_CARGO_TARGET:-/var/cache/zkslot/cargo-target/release}
+fs=$tgt/zkslot-fil-synth
+[ -x "$fs" ] || fs=$tgt/release/zkslot-fil-synth
+[ -x "$fs" ] || { echo "SKIP: zkslot-fil-synth is not built in $tgt (tools/cargo-build.sh)"; exit 77; }
+cache=${ZK_FIL_CACHE:-/var/cache/zkslot/fil-params}
+
+pl_init_bare fil_kill
+mkdir -p "$PL_W/gen"
+kills=${ZK_FIL_KILLS:-12}
+njobs=10
+
+"$fs" params --cache "$cache" --sector-size 2048 --kinds winning,window >"$PL_W/params.out" 2>&1 ||
+  { pl_bad "params: $(tail -n 3 "$PL_W/params.out")"; exit 1; }
+"$fs" sectors --cache "$cache" --out "$PL_W/in" --seed 31 >"$PL_W/sectors.out" 2>&1 ||
+  { pl_bad "sectors: $(tail -n 3 "$PL_W/sectors.out")"; exit 1; }
+install -m 0755 "$fs" "$PL_W/gen/zkslot-fil-synth"
+chmod 0755 "$PL_W/gen"
+printf '[synthd]\ngenerators = %s\n' "$PL_W/gen" >"$ZKSLOT_CONFIG"
+export ZKSLOT_FIL_SYNTH=$PL_W/gen/zkslot-fil-synth
+declare -A input=([winning]=$PL_W/in/winning.json [window]=$PL_W/in/window.json)
+
+# a WinningPoSt partition (2^17 rows) needs about 16 MiB
+pl_pool 3 24M
+"$ZKSLOT" key add --filecoin "$cache" --synth "$PL_W/gen/zkslot-fil-synth" >"$PL_W/keyadd.out" 2>&1 ||
+  { pl_bad "key add --filecoin: $(tail -n 3 "$PL_W/keyadd.out")"; exit 1; }
+start_synthd() { pl_start_synthd --workers 2; }
+start_gpud() { pl_start_gpud --threads 2; }
+start_synthd
+start_gpud
+
+jobs=() kinds=() kindlist=(winning window) next=0
+submit_one() {
+  local k=${kindlist[$((next % 2))]} j
+  next=$((next + 1))
+  j=$("$ZKSLOT" submit --filecoin "$k" "${input[$k]}") || { pl_bad "submit --filecoin $k"; return 1; }
+  jobs+=("$j") kinds+=("$k")
+}
+running() { "$ZKSLOT" status 2>/dev/null | awk '$3 == "running" || $3 == "queued"' | wc -l; }
+
+# the pids of the generators a synthd started (ZKSLOT_WITGEN_OWNER names it)
+generators_of() {
+  local p
+  for p in /proc/[0-9]*; do
+    { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -q "^ZKSLOT_WITGEN_OWNER=synthd:.*:$1:" &&
+      echo "${p#/proc/}"
+  done
+  return 0
+}
+
+n_synthd=0 n_gpud=0 dead_synthds=()
+pl_log "stream of $njobs jobs, $kills kills"
+submit_one
+for ((i = 0; i < kills; i++)); do
+  sleep "$(awk -v r="$SRANDOM" 'BEGIN { printf "%.2f", 0.5 + (r % 2500) / 1000 }')"
+  for who in synthd gpud; do
+    pid=$([ $who = synthd ] && echo "$PL_SYNTHD" || echo "$PL_GPUD")
+    kill -0 "$pid" 2>/dev/null || { pl_bad "$who (pid $pid) exited by itself before kill $i"; exit 1; }
+  done
+  # at least a third of each
+  left=$((kills - i)) who=$(( SRANDOM % 2 ))
+  [ $((n_synthd + left)) -gt $((kills / 3)) ] || who=0
+  [ $((n_gpud + left)) -gt $((kills / 3)) ] || who=1
+  if [ $who = 0 ]; then
+    kill -9 "$PL_SYNTHD"; wait "$PL_SYNTHD" 2>/dev/null || true
+    dead_synthds+=("$PL_SYNTHD")
+    n_synthd=$((n_synthd + 1)); start_synthd
+  else
+    kill -9 "$PL_GPUD"; wait "$PL_GPUD" 2>/dev/null || true
+    n_gpud=$((n_gpud + 1)); start_gpud
+  fi
+  while [ ${#jobs[@]} -lt $njobs ] && [ "$(running)" -lt 2 ]; do submit_one || break; done
+done
+while [ ${#jobs[@]} -lt $njobs ]; do submit_one || break; done
+echo "kills: synthd $n_synthd, gpud $n_gpud; jobs ${#jobs[@]}"
+
+pl_log "every job done, every proof accepted by filecoin-proofs"
+good=0
+for idx in "${!jobs[@]}"; do
+  j=${jobs[$idx]} k=${kinds[$idx]}
+  pl_wait "$j" 300 || continue
+  "$ZKSLOT" result "$j" --out "$PL_W/$j.proof" >/dev/null || { pl_bad "job $j: result --out: exit $?"; continue; }
+  if "$fs" verify --kind "$k" --input "${input[$k]}" --proof "$PL_W/$j.proof" --cache "$cache" >"$PL_W/$j.verify" 2>&1; then
+    good=$((good + 1))
+  else
+    pl_bad "job $j ($k): filecoin-proofs rejects its proof: $(tail -n 1 "$PL_W/$j.verify")"
+  fi
+done
+echo "ok: $good of ${#jobs[@]} jobs' proofs accepted by filecoin-proofs after $kills kills"
+grep -c "attempt" "$PL_W/synthd.log" >/dev/null || true
+
+pl_log "nothing of the killed synthds left; the pool clean; clean stops"
+sleep 1
+for p in "${dead_synthds[@]}"; do
+  left=$(generators_of "$p")
+  [ -z "$left" ] || pl_bad "generators of killed synthd $p still running: $left"
+done
+pl_pool_clean && echo "ok: pool check clean"
+pl_stop "$PL_SYNTHD"; [ "$PL_RC" = 0 ] || pl_bad "synthd SIGTERM: exit $PL_RC"
+pl_stop "$PL_GPUD"; [ "$PL_RC" = 0 ] || pl_bad "gpud SIGTERM: exit $PL_RC"
+echo "ok: both daemons stopped with status 0"
+pl_done
