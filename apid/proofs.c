@@ -8,6 +8,10 @@
  *                (the done partitions, in index order)
  *   /proofs/{k}  {"proof": {...}, "public": [...]}; 409 "not_done" before
  *
+ * A bellperson key's partition (a Filecoin proof: docs/filecoin.md) has
+ * "proof": its 192 bytes as 384 hex digits, and "format": "bellperson";
+ * a job's proof is its partitions' bytes concatenated in index order.
+ *
  * A result is served only as the proof of its partition's statement
  * (zk_result_check: the signals synthd recorded, the proof verified with
  * the key's file where it is on this machine); otherwise 500
@@ -18,6 +22,7 @@
 #include <string.h>
 
 #include "apid.h"
+#include "zk/bellperson.h"
 #include "zk/error.h"
 #include "zk/statement.h"
 
@@ -32,6 +37,7 @@ struct proofs_ctx {
     struct zk_ledger_key key;         /* the job's */
     struct zk_groth16_vk vk;          /* where its file is here */
     int have_vk;
+    zk_bp_key *bp_key;                /* a bellperson key's (its vk), when here */
 };
 
 /* The result of partition p as {"proof", "public"}, only as the proof of
@@ -44,23 +50,31 @@ static json_t *result_obj(struct proofs_ctx *c, const struct zk_ledger_part *p, 
     int64_t id = p->id;
     if ((*rc = zk_ledger_part_result(c->l, id, &res, d)) < 0)
         return NULL;
-    if ((*rc = zk_result_check(&c->key, p, c->have_vk ? &c->vk : NULL, res.proof, res.pub,
-                               d)) < 0) {
+    int bp = c->key.format == ZK_KEY_BELLPERSON;
+    *rc = bp ? zk_result_check_bp(&c->key, p, c->bp_key ? zk_bp_key_vk(c->bp_key) : NULL,
+                                  res.proof, res.pub, d)
+             : zk_result_check(&c->key, p, c->have_vk ? &c->vk : NULL, res.proof, res.pub, d);
+    if (*rc < 0) {
         zk_ledger_result_free(&res);
         return NULL;
     }
-    json_t *proof = json_loadb(res.proof, res.proof_len, 0, &je);
+    /* a bellperson proof's hex digits (checked above), its newline dropped */
+    json_t *proof = !bp ? json_loadb(res.proof, res.proof_len, 0, &je)
+                    : res.proof_len >= 2 * ZK_BP_PROOF_BYTES
+                        ? json_stringn(res.proof, 2 * ZK_BP_PROOF_BYTES) : NULL;
     json_t *pub = json_loadb(res.pub, res.pub_len, 0, &je);
     zk_ledger_result_free(&res);
     if (!proof || !pub) {
         json_decref(proof);
         json_decref(pub);
         *rc = ZK_EFORMAT;
-        zk_diag_set(d, "result", ZK_EFORMAT, "partition %lld: the stored proof is not JSON",
-                    (long long)id);
+        zk_diag_set(d, "result", ZK_EFORMAT, "partition %lld: the stored proof is unreadable "
+                    "(%s)", (long long)id, bp ? "not 384 hex digits" : "not JSON");
         return NULL;
     }
-    return json_pack("{s:o, s:o}", "proof", proof, "public", pub);
+    return bp ? json_pack("{s:o, s:o, s:s}", "proof", proof, "public", pub, "format",
+                          "bellperson")
+              : json_pack("{s:o, s:o}", "proof", proof, "public", pub);
 }
 
 static int each_part(void *ctx, const struct zk_ledger_part *p)
@@ -110,10 +124,14 @@ static int serve(struct apid *a, struct apid_req *q, struct apid_reply *r, int o
         rc = zk_ledger_key_get_id(c.l, j.key_id, &c.key, &c.d);
     if (rc == 0) {
         struct zk_diag dv = { "" };   /* no file here: signals checked alone */
-        c.have_vk = zk_result_vk(&c.key, &c.vk, &dv) == 0;
+        if (c.key.format == ZK_KEY_BELLPERSON)
+            zk_result_key_bp(&c.key, a->c.cfg.pool, &c.bp_key, &dv);
+        else
+            c.have_vk = zk_result_vk(&c.key, &c.vk, &dv) == 0;
         rc = zk_ledger_part_list(c.l, id, each_part, &c, &c.d);
         if (c.have_vk)
             zk_groth16_vk_done(&c.vk);
+        zk_bp_key_close(c.bp_key);
     }
     apid_ledger_put(a, c.l, rc == ZK_ELEDGER);
     if (nojob) {

@@ -13,8 +13,8 @@
  * (per token: auth.c), 409 deadline_unmeetable when a deadline cannot be
  * met behind the queue (submit_admit, as `zkslot submit --deadline`;
  * "force": true queues it anyway).  Every refusal names the field and queues nothing:
- * the body is parsed and every input checked (zk_input_check, as the
- * key's witness generator would read it) before the one ledger
+ * the body is parsed and every input checked (submit_input_check, as the
+ * key's generator would read it) before the one ledger
  * transaction that queues the job.  Unknown fields are refused, so a
  * misspelt "priorty" is not silently the default.
  */
@@ -82,11 +82,6 @@ static int parse_inputs(json_t *arr, struct apid_submit *s, struct apid_reply *r
         if (s->lens[i] > ZK_LEDGER_INPUT_MAX)
             return apid_error(r, 413, "too_large", "inputs[%zu]: %zu bytes; an input is at "
                               "most %u", i, s->lens[i], ZK_LEDGER_INPUT_MAX);
-        char name[32];
-        struct zk_diag d = { "" };
-        snprintf(name, sizeof name, "inputs[%zu]", i);
-        if (zk_input_check(s->inputs[i], s->lens[i], name, &d) < 0)
-            return apid_error(r, 422, "bad_input", "%s", d.msg);
     }
     return 0;
 }
@@ -185,6 +180,14 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
                           msg), 0;
     if (s->witnesses && apid_witnesses_check(&k, s, r) < 0)
         return 0;
+    /* each input as the key's generator reads it (submit_input_check: a
+     * circuit's signals, or a Filecoin synthesizer's part file) */
+    for (size_t i = 0; !s->witnesses && i < s->ninputs; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "inputs[%zu]", i);
+        if (submit_input_check(&k, s->inputs[i], s->lens[i], name, &d) < 0)
+            return apid_error(r, 422, "bad_input", "%s", d.msg), 0;
+    }
     if (s->out_dir && apid_out_dir_check(q, s->out_dir, s->ninputs, r) < 0)
         return 0;
     if (s->deadline_ns && !s->force &&

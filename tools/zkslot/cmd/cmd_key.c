@@ -293,6 +293,9 @@ static int key_add_filecoin(struct lcli *c, const char *dir, const char *synth,
 {
     char prog[4096], msg[FIL_MSG_MAX];
     struct fil_add fa = { c, prog, prio, 0, 0, 0 };
+    /* every key has a generator: the rule before anything is opened */
+    if (lcli_resolve(c, 1) < 0 || !may_add_generator(c))
+        return 2;
     if (fil_synth_find(synth, prog, sizeof prog, msg, sizeof msg) < 0) {
         fprintf(stderr, "zkslot key add: --filecoin: %s\n", msg);
         return 2;

@@ -13,6 +13,7 @@
 #include "http_client.h"
 #include "ledger_cli.h"
 #include "remote.h"
+#include "zk/bellperson.h"
 #include "zk/priority.h"
 #include "zk/util.h"
 
@@ -279,6 +280,51 @@ out:
     return rc;
 }
 
+/*
+ * A bellperson job's proofs (o: GET /proofs, each "proof" 384 hex digits)
+ * into file `out`: the partitions' 192 bytes concatenated in index order,
+ * what filecoin-proofs returns, written only when the job is done and
+ * every partition is there.  The exit status.
+ */
+static int bp_proofs_out(int64_t id, json_t *o, const char *out)
+{
+    json_t *arr = json_object_get(o, "proofs"), *p;
+    size_t n = json_array_size(arr), i;
+    if (strcmp(str(o, "state"), "done")) {
+        fprintf(stderr, "zkslot result: job %lld is %s: its proof is whole only when it is "
+                "done; nothing written\n", (long long)id, str(o, "state"));
+        return 1;
+    }
+    uint8_t *buf = calloc(n ? n : 1, ZK_BP_PROOF_BYTES);
+    if (!buf)
+        return 2;
+    json_array_foreach(arr, i, p) {
+        const char *hex = json_string_value(json_object_get(p, "proof"));
+        json_int_t k = json_integer_value(json_object_get(p, "index"));
+        int ok = hex && strlen(hex) == 2 * ZK_BP_PROOF_BYTES && k == (json_int_t)i;
+        for (size_t j = 0; ok && j < ZK_BP_PROOF_BYTES / 32; j++) {
+            char h[65];
+            memcpy(h, hex + 64 * j, 64);
+            h[64] = 0;
+            ok = zk_bp_hex32(h, buf + (size_t)i * ZK_BP_PROOF_BYTES + 32 * j) == 0;
+        }
+        if (!ok) {
+            fprintf(stderr, "zkslot result: job %lld: the server's proof %zu is not 384 hex "
+                    "digits in order; nothing written\n", (long long)id, i);
+            free(buf);
+            return 2;
+        }
+    }
+    int r = zk_write_atomic(out, buf, n * ZK_BP_PROOF_BYTES, 0644);
+    free(buf);
+    if (r < 0) {
+        fprintf(stderr, "zkslot result: cannot write %s: %s\n", out, strerror(-r));
+        return 2;
+    }
+    printf("%s\n", out);
+    return 0;
+}
+
 int remote_result(int64_t id, const char *out)
 {
     char path[64], dir[4200], pf[4300], uf[4300];
@@ -295,6 +341,12 @@ int remote_result(int64_t id, const char *out)
     snprintf(path, sizeof path, "/v1/jobs/%lld/proofs", (long long)id);
     if (call("result", "GET", path, NULL, REMOTE_TIMEOUT_S, 1, &o) < 0)
         return 2;
+    p = json_array_get(json_object_get(o, "proofs"), 0);
+    if (p && !strcmp(str(p, "format"), "bellperson")) {
+        rc = bp_proofs_out(id, o, out);
+        json_decref(o);
+        return rc;
+    }
     json_array_foreach(json_object_get(o, "proofs"), i, p) {
         long long k = (long long)json_integer_value(json_object_get(p, "index"));
         char *proof = json_dumps(json_object_get(p, "proof"), JSON_INDENT(1));
