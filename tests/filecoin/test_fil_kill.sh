@@ -15,27 +15,10 @@
 # PoRep and SnapDeals are left out here: their partitions take tens of
 # seconds, and the pool path they take is the same (test_fil_pool.sh).
 set -euo pipefail
-. "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
-
-tgt=${ZK_CARGO_TARGET:-/var/cache/zkslot/cargo-target/release}
-fs=$tgt/zkslot-fil-synth
-[ -x "$fs" ] || fs=$tgt/release/zkslot-fil-synth
-[ -x "$fs" ] || { echo "SKIP: zkslot-fil-synth is not built in $tgt (tools/cargo-build.sh)"; exit 77; }
-cache=${ZK_FIL_CACHE:-/var/cache/zkslot/fil-params}
-
-pl_init_bare fil_kill
-mkdir -p "$PL_W/gen"
+. "$ZK_SOURCE_DIR/tests/filecoin/fil_daemons.sh"
+fil_daemons_init fil_kill 31 winning,window
 kills=${ZK_FIL_KILLS:-12}
 njobs=10
-
-"$fs" params --cache "$cache" --sector-size 2048 --kinds winning,window >"$PL_W/params.out" 2>&1 ||
-  { pl_bad "params: $(tail -n 3 "$PL_W/params.out")"; exit 1; }
-"$fs" sectors --cache "$cache" --out "$PL_W/in" --seed 31 >"$PL_W/sectors.out" 2>&1 ||
-  { pl_bad "sectors: $(tail -n 3 "$PL_W/sectors.out")"; exit 1; }
-install -m 0755 "$fs" "$PL_W/gen/zkslot-fil-synth"
-chmod 0755 "$PL_W/gen"
-printf '[synthd]\ngenerators = %s\n' "$PL_W/gen" >"$ZKSLOT_CONFIG"
-export ZKSLOT_FIL_SYNTH=$PL_W/gen/zkslot-fil-synth
 declare -A input=([winning]=$PL_W/in/winning.json [window]=$PL_W/in/window.json)
 
 # a WinningPoSt partition (2^17 rows) needs about 16 MiB

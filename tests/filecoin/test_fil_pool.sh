@@ -28,16 +28,7 @@
 # A sanitizer build proves WinningPoSt and WindowPoSt only (PoRep and
 # SnapDeals there would take most of an hour); it says so.
 set -euo pipefail
-. "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
-
-tgt=${ZK_CARGO_TARGET:-/var/cache/zkslot/cargo-target/release}
-fs=$tgt/zkslot-fil-synth
-[ -x "$fs" ] || fs=$tgt/release/zkslot-fil-synth
-[ -x "$fs" ] || { echo "SKIP: zkslot-fil-synth is not built in $tgt (tools/cargo-build.sh)"; exit 77; }
-cache=${ZK_FIL_CACHE:-/var/cache/zkslot/fil-params}
-
-pl_init_bare fil_pool
-mkdir -p "$PL_W/gen"
+. "$ZK_SOURCE_DIR/tests/filecoin/fil_daemons.sh"
 
 kinds="winning window porep snap"
 if [ -n "${ZK_SANITIZE:-}" ]; then
@@ -47,19 +38,11 @@ fi
 
 pl_log "0. parameters (cached), sectors, the synthesizer installed as an allowed generator"
 t=$(date +%s)
-"$fs" params --cache "$cache" --sector-size 2048 >"$PL_W/params.out" 2>&1 ||
-  { pl_bad "params: $(tail -n 3 "$PL_W/params.out")"; exit 1; }
-"$fs" sectors --cache "$cache" --out "$PL_W/in" --seed 23 >"$PL_W/sectors.out" 2>&1 ||
-  { pl_bad "sectors: $(tail -n 3 "$PL_W/sectors.out")"; exit 1; }
+fil_daemons_init fil_pool 23
 declare -A input=([porep]=$PL_W/in/porep-c1.json [winning]=$PL_W/in/winning.json
                   [window]=$PL_W/in/window.json [snap]=$PL_W/in/snap.json)
 declare -A class=([porep]=normal [winning]=critical [window]=high [snap]=normal)
 declare -A parts=([porep]=1 [winning]=1 [window]=3 [snap]=1)
-# the generators' directory: root's, written by no one else (docs/synthesis.md)
-install -m 0755 "$fs" "$PL_W/gen/zkslot-fil-synth"
-chmod 0755 "$PL_W/gen"
-printf '[synthd]\ngenerators = %s\n' "$PL_W/gen" >"$ZKSLOT_CONFIG"
-export ZKSLOT_FIL_SYNTH=$PL_W/gen/zkslot-fil-synth
 echo "time: inputs: $(( $(date +%s) - t )) s"
 
 pl_log "1. key add --filecoin"
