@@ -210,7 +210,7 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
     }
     /* the request id is the client's own, opaque, within its principal */
     struct zk_ledger_submit_opts so = { s->priority, s->deadline_ns, s->request_id, 0,
-                                        apid_principal(q, who, sizeof who), 0 };
+                                        apid_principal(q, who, sizeof who), 0, s->force };
     struct zk_seal_pub sk;   /* sealed like `zkslot submit --input`'s (zk/seal.h) */
     rc = zk_seal_for_submit(a->c.cfg.state_dir, strcmp(zk_ledger_backend(l), "sqlite") != 0,
                             &sk, &d);

@@ -217,7 +217,8 @@ ZKSLOT_EXPORT int zkslot_submit(zkslot *z, const char *key, const char *const *f
     if (o && (r = zkslot_out_dir(z, o->out_dir, nfiles, &out, msg, n)) < 0)
         goto out;
     struct zk_ledger_submit_opts so = { o ? o->priority : -1, o ? o->deadline_ns : 0,
-                                        o ? o->request_id : NULL, 0, NULL, 0 };
+                                        o ? o->request_id : NULL, 0, NULL, 0,
+                                        o && (o->flags & ZKSLOT_SUBMIT_FORCE) };
     r = zk_ledger_job_submit_opts(z->l, k.id, out, &so, (const char *const *)abs,
                                   stored ? (const char *const *)text : NULL,
                                   stored ? len : NULL, nfiles, &id, &d);

@@ -137,7 +137,8 @@ ZKSLOT_EXPORT int zkslot_job_create(zkslot_producer *p, const char *key, uint32_
         names[i] = name;
     /* the witnesses come later: a retry repeats the key and the count */
     struct zk_ledger_submit_opts so = { o ? o->priority : -1, o ? o->deadline_ns : 0,
-                                        o ? o->request_id : NULL, 0, NULL, 1 };
+                                        o ? o->request_id : NULL, 0, NULL, 1,
+                                        o && (o->flags & ZKSLOT_SUBMIT_FORCE) };
     char *out = NULL;
     if (o && (r = zkslot_out_dir(z, o->out_dir, nparts, &out, msg, n)) < 0) {
         free(names);

@@ -1174,7 +1174,9 @@ static int64_t submit_sched(zk_ledger *l, int64_t key, uint32_t n, int prio, int
                             const char *rid, int *existing)
 {
     const char *w[4] = { "/w/0.wtns", "/w/1.wtns", "/w/2.wtns", "/w/3.wtns" };
-    struct zk_ledger_submit_opts o = { prio, deadline, rid, -1, NULL, 0 };
+    /* forced: these are the order's checks; admission is the clients' and,
+     * on PostgreSQL, the server's (pipeline_test_submitter_files_pg) */
+    struct zk_ledger_submit_opts o = { prio, deadline, rid, -1, NULL, 0, 1 };
     int64_t id = 0;
     struct zk_diag d;
     int r = zk_ledger_job_submit_opts(l, key, NULL, &o, w, NULL, NULL, n, &id, &d);
@@ -1246,7 +1248,7 @@ static void test_sched(zk_ledger *l)
     snprintf(k.name, sizeof k.name, "sched-bad");
     ZT_CHECK(zk_ledger_key_add(l, &k, NULL) == -EINVAL);
     const char *w1[] = { "/w" };
-    struct zk_ledger_submit_opts bad = { ZK_PRIO_COUNT, 0, NULL, 0, NULL, 0 };
+    struct zk_ledger_submit_opts bad = { ZK_PRIO_COUNT, 0, NULL, 0, NULL, 0, 0 };
     int64_t id = 0;
     ZT_CHECK(zk_ledger_job_submit_opts(l, key, NULL, &bad, w1, NULL, NULL, 1, &id, NULL) ==
              -EINVAL);
@@ -1268,7 +1270,7 @@ static void test_sched(zk_ledger *l)
     ZT_CHECK(existing == 0);
     ZT_CHECK(submit_sched(l, key, 2, ZK_PRIO_CRITICAL, 0, "req-1", &e2) == r1 && e2 == 1);
     ZT_CHECK(!strcmp(job(l, r1).request_id, "req-1") && job(l, r1).priority == ZK_PRIO_LOW);
-    struct zk_ledger_submit_opts other = { -1, 0, "req-1", 0, NULL, 0 };
+    struct zk_ledger_submit_opts other = { -1, 0, "req-1", 0, NULL, 0, 0 };
     ZT_CHECK(zk_ledger_job_submit_opts(l, k.id, NULL, &other, w1, NULL, NULL, 1, &id, NULL) ==
              -EEXIST);
     uint64_t c[ZK_PART_STATE_COUNT];
@@ -1368,7 +1370,7 @@ static int submit_as(zk_ledger *l, int64_t key, const char *who, const char *rid
     size_t len[4];
     for (uint32_t i = 0; in && i < n; i++)
         len[i] = strlen(in[i]);
-    struct zk_ledger_submit_opts o = { -1, 0, rid, -1, who, 0 };
+    struct zk_ledger_submit_opts o = { -1, 0, rid, -1, who, 0, 0 };
     struct zk_diag d = { "" };
     *id = 0;
     int r = zk_ledger_job_submit_opts(l, key, NULL, &o, w, in, in ? len : NULL, n, id, &d);
@@ -1418,7 +1420,7 @@ static void test_request_principal(zk_ledger *l, int64_t key)
     ZT_CHECK(submit_as(l, key, "api:web", "in-1", w1, in2, 1, &again, &ex) == -EEXIST);
     ZT_CHECK(submit_as(l, key, "api:web", "in-1", w1, NULL, 1, &again, &ex) == -EEXIST);
     /* a producer's job: the count repeats, the names need not */
-    struct zk_ledger_submit_opts po = { -1, 0, "prod-1", 0, NULL, 1 };
+    struct zk_ledger_submit_opts po = { -1, 0, "prod-1", 0, NULL, 1, 0 };
     ZT_CHECK(zk_ledger_job_submit_opts(l, key, NULL, &po, w1, NULL, NULL, 1, &other, NULL) ==
              0 && !po.existing);
     ZT_CHECK(zk_ledger_job_submit_opts(l, key, NULL, &po, w2, NULL, NULL, 1, &again, NULL) ==
@@ -1445,7 +1447,7 @@ static void test_request_race(int64_t key)
             zk_ledger *c = NULL;
             int64_t id = 0;
             const char *w[] = { "/w" };
-            struct zk_ledger_submit_opts o = { -1, 0, "race-1", 0, NULL, 0 };
+            struct zk_ledger_submit_opts o = { -1, 0, "race-1", 0, NULL, 0, 0 };
             int r = zk_ledger_open(path, 0, 30000, &c, NULL);
             if (!r)
                 r = zk_ledger_job_submit_opts(c, key, NULL, &o, w, NULL, NULL, 1, &id, NULL);
@@ -1637,22 +1639,22 @@ static void test_pg_open(void)
                                " DROP COLUMN principal, DROP COLUMN request_digest;"
                                " ALTER TABLE keys DROP COLUMN priority CASCADE, DROP COLUMN format;"
                                " ALTER TABLE jobs DROP COLUMN priority CASCADE,"
-                               " DROP COLUMN deadline_ns CASCADE, DROP COLUMN request_id CASCADE;"
+                               " DROP COLUMN deadline_ns CASCADE, DROP COLUMN request_id CASCADE,"
+                               " DROP COLUMN deadline_forced;"
                                " DROP INDEX jobs_state; UPDATE zkslot_schema SET version = 2")
              == 0);
-    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 8: %s", d.msg);
+    ZT_CHECK(zk_ledger_open(u, 0, 0, &l, &d) == 0 && l, "migrate 2 -> 11: %s", d.msg);
     zk_ledger_close(l);
     l = NULL;
-    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 10") == 0 &&
+    ZT_CHECK(pg_exec("old.db", "SELECT 1/count(*) FROM zkslot_schema WHERE version = 11") == 0 &&
              pg_exec("old.db", "SELECT 1/count(*) FROM pg_trigger WHERE tgname ="
                                " 'zkslot_job_insert'") == 0 &&
              pg_exec("old.db", "SELECT proof_json, public_json, has_input, statement,"
                                " owner_btime FROM partitions") == 0 &&
              pg_exec("old.db", "SELECT submitter, priority, deadline_ns, request_id, principal,"
-                               " request_digest FROM jobs") ==
-                 0 &&
+                               " request_digest, deadline_forced FROM jobs") == 0 &&
              pg_exec("old.db", "SELECT priority, format FROM keys") == 0,
-             "migrated to the latest (9)");
+             "migrated to the latest (11)");
     /* a newer schema is refused and left as it is */
     ZT_CHECK(pg_exec("old.db", "UPDATE zkslot_schema SET version = 99") == 0);
     ZT_CHECK(zk_ledger_open(u, ZK_LEDGER_CREATE, 0, &l, &d) == ZK_EVERSION && !l);

@@ -17,7 +17,10 @@
 #     critical) does not go ahead of bob's normal job submitted before it:
 #     the database's clock is its submitted_ns, and bob's is synthesized
 #     first (one synthd worker);
-#   - alice's and bob's jobs submitted with the CLI are proved.
+#   - alice's and bob's jobs submitted with the CLI are proved;
+#   - alice's own INSERT of a job whose deadline cannot be met (1000
+#     partitions due in a second) is refused by the server in one line
+#     naming the estimate; forced (deadline_forced) or a day away, accepted.
 # Skips without PostgreSQL's binaries.
 set -euo pipefail
 . "$ZK_SOURCE_DIR/tests/pipeline/lib.sh"
@@ -172,4 +175,24 @@ order=$(super "SELECT string_agg(j.id::text, ' ' ORDER BY p.ready_ns) FROM jobs 
                JOIN partitions p ON p.job_id = j.id WHERE j.id IN ($bnorm, $ajump)")
 echo "synthesized in this order (bob's normal $bnorm, alice's low $ajump): $order"
 [ "$order" = "$bnorm $ajump" ] || pl_bad "alice's job dated 1 went ahead of bob's: $order"
+
+# ---- a deadline's admission is the server's ------------------------------------
+# the jobs above left stage times and a prover: 1000 partitions due in one
+# second cannot be met; inserted by alice herself (no client check), each
+# in a transaction rolled back
+deadline_row() {   # deadline_row SECONDS FORCED: alice's INSERT, 0 when accepted
+    sql alice "BEGIN; INSERT INTO jobs (key_id, nparts, state, out_dir, submitted_ns,
+        deadline_ns, deadline_forced) SELECT id, 1000, 'queued', '', 0, $now + $1::bigint * 1000000000,
+        $2 FROM keys WHERE name = '$key'; ROLLBACK" 2>"$PL_W/deadline.err"
+}
+if deadline_row 1 false; then
+    pl_bad "alice's job with an unmeetable deadline was accepted by the server"
+elif grep -q "jobs.deadline_ns: the deadline cannot be met: .* s left, about .* s needed" "$PL_W/deadline.err"; then
+    echo "alice's unmeetable deadline refused by the server: $(grep -o 'jobs.deadline_ns.*' "$PL_W/deadline.err" | head -n 1 | cut -c1-200)"
+else
+    pl_bad "alice's unmeetable deadline: $(head -n 2 "$PL_W/deadline.err")"
+fi
+deadline_row 1 true || pl_bad "alice's forced deadline refused: $(head -n 2 "$PL_W/deadline.err")"
+deadline_row 86400 false || pl_bad "alice's deadline a day away refused: $(head -n 2 "$PL_W/deadline.err")"
+echo "a forced deadline and one a day away: accepted"
 pl_done

@@ -409,6 +409,9 @@ struct zk_ledger_submit_opts {
     int existing;                     /* out: 1 = an earlier job's id returned */
     const char *principal;            /* NULL = this process's user (above) */
     int witness_later;                /* a retry repeats the count, not the names */
+    int force;                        /* the deadline queued past the admission
+                                         estimate (--force); else a PostgreSQL
+                                         server checks the estimate itself */
 };
 /* zk_ledger_job_submit (input NULL) or _submit_inputs with options (o NULL
  * = the key's class, no deadline, no request id). */

@@ -162,6 +162,7 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
     lpg_arg_str(&a, rid);
     lpg_arg_str(&a, who);
     lpg_arg_str(&a, digest);
+    lpg_arg_str(&a, o && o->force ? "true" : "false");
     /* of clients racing with one request id, the unique index (the role,
      * the principal, the id) lets one insert; the others wait for it to
      * commit and then find its job.  Another role's id is another key.
@@ -170,8 +171,9 @@ static int job_submit(zk_ledger *l, int64_t key_id, const char *out_dir,
      * index a submit can hit (ids are generated) */
     PGresult *res = lpg_query(l, "INSERT INTO jobs (key_id, nparts, state, out_dir,"
                                  " submitted_ns, priority, deadline_ns, request_id, principal,"
-                                 " request_digest) VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7,"
-                                 " $8, $9) ON CONFLICT DO NOTHING RETURNING id",
+                                 " request_digest, deadline_forced) VALUES ($1, $2, 'queued', $3,"
+                                 " $4, $5, $6, $7, $8, $9, $10::boolean) ON CONFLICT DO NOTHING"
+                                 " RETURNING id",
                               &a, 0, diag);
     if (!res) {
         r = ZK_ELEDGER;

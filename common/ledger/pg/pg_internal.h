@@ -213,6 +213,7 @@ int lpg_connect(zk_ledger *l, struct zk_diag *diag);
 extern const char lpg_roles_migration[];
 /* 7 -> 8: who may name files on the proving machines; the queue's clock (roles.c) */
 extern const char lpg_files_migration[];
+extern const char lpg_admit_migration[];
 int lpg_roles_apply(zk_ledger *l, struct zk_diag *diag);
 
 /* The job state derived again after one of its partitions moved to `to`

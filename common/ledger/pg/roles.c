@@ -80,6 +80,61 @@ const char lpg_files_migration[] =
     "CREATE TRIGGER zkslot_job_insert BEFORE INSERT ON jobs FOR EACH ROW"
     " EXECUTE FUNCTION zkslot_job_insert();";
 
+/*
+ * 10 -> 11 (issue 46): a deadline's admission is the server's.  A client
+ * checked it before (submit_admit), so a submitter that INSERTed its job
+ * itself queued any deadline, and as a submitter it counted only its own
+ * rows ahead (row-level security).  Now:
+ *   jobs.deadline_forced  the submitter asked for its deadline to be queued
+ *                    past the estimate (--force, "force": true)
+ *   zkslot_admit(prio, nparts, deadline)  NULL when a job of nparts
+ *                    partitions of class prio can finish by deadline behind
+ *                    the live partitions of its class or above, at the
+ *                    median stage times of the last 64 done partitions
+ *                    over the registered provers (as submit_admit), else
+ *                    why not; SECURITY DEFINER: it counts every job
+ *   zkslot_job_insert  refuses a deadline that is neither forced nor
+ *                    admitted, in one line (check_violation)
+ */
+const char lpg_admit_migration[] =
+    "ALTER TABLE jobs ADD COLUMN deadline_forced BOOLEAN NOT NULL DEFAULT false;"
+    "CREATE OR REPLACE FUNCTION zkslot_admit(prio BIGINT, nparts BIGINT, deadline BIGINT)"
+    " RETURNS TEXT LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path FROM CURRENT AS $f$"
+    " DECLARE ahead BIGINT; provers BIGINT; n BIGINT; sy FLOAT8; st FLOAT8; fi FLOAT8;"
+    " need FLOAT8; left_s FLOAT8; BEGIN"
+    " SELECT count(*) INTO ahead FROM partitions p JOIN jobs j ON j.id = p.job_id"
+    "  WHERE p.state IN ('queued', 'synthesizing', 'ready', 'proving')"
+    "  AND j.state IN ('queued', 'running') AND j.priority >= prio;"
+    " SELECT count(*) INTO provers FROM daemons WHERE role = 'gpud';"
+    " SELECT count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY synth_s),"
+    "  percentile_cont(0.5) WITHIN GROUP (ORDER BY start_s),"
+    "  percentile_cont(0.5) WITHIN GROUP (ORDER BY finalize_s) INTO n, sy, st, fi"
+    "  FROM (SELECT synth_s, start_s, finalize_s FROM partitions WHERE state = 'done'"
+    "  AND start_s >= 0 ORDER BY id DESC LIMIT 64) AS d;"
+    " IF n = 0 OR provers = 0 THEN RETURN NULL; END IF;"
+    " need := sy + (ahead + nparts) * st / provers + fi;"
+    " left_s := (deadline - extract(epoch FROM clock_timestamp()) * 1e9) / 1e9;"
+    " IF need <= left_s THEN RETURN NULL; END IF;"
+    " RETURN format('the deadline cannot be met: %s s left, about %s s needed (%s partition(s)"
+    " of its class or above ahead, %s of its own, %s s a partition over %s prover(s), the"
+    " median of the last %s); force it to queue it anyway (zkslot submit --force)',"
+    "  round(left_s::numeric, 1), round(need::numeric, 1), ahead, nparts, round(st::numeric, 3),"
+    "  provers, n); END $f$;"
+    "CREATE OR REPLACE FUNCTION zkslot_job_insert() RETURNS trigger LANGUAGE plpgsql AS $f$"
+    " DECLARE why TEXT; BEGIN"
+    " NEW.submitted_ns := (extract(epoch FROM clock_timestamp()) * 1000000000)::bigint;"
+    " IF NEW.out_dir <> '' AND NOT zkslot_names_files(session_user) THEN"
+    "  RAISE EXCEPTION 'jobs.out_dir: role % may not name a directory on the proving"
+    " machines (each writes under its own state directory; fetch the results with zkslot"
+    " result JOB --out DIR)', session_user USING ERRCODE = 'insufficient_privilege';"
+    " END IF;"
+    " IF NEW.deadline_ns > 0 AND NOT NEW.deadline_forced THEN"
+    "  why := zkslot_admit(NEW.priority, NEW.nparts, NEW.deadline_ns);"
+    "  IF why IS NOT NULL THEN"
+    "   RAISE EXCEPTION 'jobs.deadline_ns: %', why USING ERRCODE = 'check_violation';"
+    "  END IF;"
+    " END IF; RETURN NEW; END $f$;";
+
 /* the live states a submitter may cancel from */
 #define LPG_LIVE "('queued', 'synthesizing', 'ready', 'proving')"
 

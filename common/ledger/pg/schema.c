@@ -131,6 +131,8 @@ static const char *const migrations[] = {
     lpg_files_migration,
     /* 9 -> 10: a key's file format (zk_key_format_name) */
     "ALTER TABLE keys ADD COLUMN format TEXT NOT NULL DEFAULT 'zkey';",
+    /* 10 -> 11: a deadline's admission is the server's (roles.c, issue 46) */
+    lpg_admit_migration,
 };
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -396,7 +396,8 @@ static int submit_parsed(struct args a)
     rc = 2;
     /* inputs, and on a shared ledger witnesses too, are stored in the ledger */
     int stored = a.input || shared;
-    struct zk_ledger_submit_opts so = { a.priority, a.deadline_ns, a.request_id, 0, NULL, 0 };
+    struct zk_ledger_submit_opts so = { a.priority, a.deadline_ns, a.request_id, 0, NULL, 0,
+                                        a.force };
     /* what is stored is sealed to the daemons (zk/seal.h) */
     struct zk_seal_pub sk;
     if (stored && (r = zk_seal_for_submit(a.c.cfg.state_dir, shared, &sk, &d)) != 0) {
