@@ -15,9 +15,22 @@
 #include "ledger/pg/pg_internal.h"
 #include "zk/error.h"
 
+/* The next parameter's slot, or -1 past LPG_MAX_ARGS (a->n then says so,
+ * and lpg_query refuses the statement: a bug, never a write out of bounds). */
+static int arg_slot(struct lpg_args *a)
+{
+    if (a->n >= LPG_MAX_ARGS) {
+        a->n = LPG_MAX_ARGS + 1;
+        return -1;
+    }
+    return a->n++;
+}
+
 void lpg_arg_i64(struct lpg_args *a, int64_t v)
 {
-    int i = a->n++;
+    int i = arg_slot(a);
+    if (i < 0)
+        return;
     snprintf(a->buf[i], sizeof a->buf[i], "%" PRId64, v);
     a->v[i] = a->buf[i];
     a->len[i] = 0;
@@ -26,7 +39,9 @@ void lpg_arg_i64(struct lpg_args *a, int64_t v)
 
 void lpg_arg_f64(struct lpg_args *a, double v)
 {
-    int i = a->n++;
+    int i = arg_slot(a);
+    if (i < 0)
+        return;
     snprintf(a->buf[i], sizeof a->buf[i], "%.17g", v);
     a->v[i] = a->buf[i];
     a->len[i] = 0;
@@ -35,7 +50,9 @@ void lpg_arg_f64(struct lpg_args *a, double v)
 
 void lpg_arg_str(struct lpg_args *a, const char *s)
 {
-    int i = a->n++;
+    int i = arg_slot(a);
+    if (i < 0)
+        return;
     a->v[i] = s;
     a->len[i] = 0;
     a->fmt[i] = 0;
@@ -43,7 +60,9 @@ void lpg_arg_str(struct lpg_args *a, const char *s)
 
 void lpg_arg_bytes(struct lpg_args *a, const void *p, size_t n)
 {
-    int i = a->n++;
+    int i = arg_slot(a);
+    if (i < 0)
+        return;
     a->v[i] = p;
     a->len[i] = (int)n;
     a->fmt[i] = 1;
@@ -409,6 +428,11 @@ static PGresult *query_once(zk_ledger *l, const char *sql, const struct lpg_args
 PGresult *lpg_query(zk_ledger *l, const char *sql, const struct lpg_args *a, int binary,
                     struct zk_diag *diag)
 {
+    if (a && a->n > LPG_MAX_ARGS) {
+        zk_diag_set(diag, zk_ledger_path(l), ZK_ELEDGER, "a statement with more than %d "
+                    "parameters (a bug): not sent", LPG_MAX_ARGS);
+        return NULL;
+    }
     PGresult *res = query_once(l, sql, a, binary, diag);
     /* a connection the server ended while it was idle shows only when
      * used: outside a transaction, the statement is sent again once on a

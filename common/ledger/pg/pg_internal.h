@@ -134,7 +134,7 @@ struct ledger_pg {
     int nprep;
 };
 
-#define LPG_MAX_ARGS 16
+#define LPG_MAX_ARGS 24
 
 /* The parameters of one statement ($1 .. $n). */
 struct lpg_args {
