@@ -160,10 +160,18 @@ void zkd_claim_keys(zk_ledger *l, const struct zk_config *cfg, struct zkd_claim_
         /* one machine that leaves nothing out claims every key, as before */
         zk_ledger_set_claim_keys(l, c->one_machine && !c->nnow ? NULL : c->ids, c->n);
         st->hashing = c->hashing;
+        st->judged = 1;
         pthread_mutex_lock(&skip_lock);
         memcpy(skip, c->now, c->nnow * sizeof *skip);
         nskip = c->nnow;
         pthread_mutex_unlock(&skip_lock);
+    } else if (!c->one_machine && !st->judged) {
+        /* no choice yet on a shared ledger: none, not the handle's default
+         * (every key), which would claim partitions of keys this machine
+         * does not serve while the list cannot be read (a slow link);
+         * asked again soon */
+        zk_ledger_set_claim_keys(l, c->ids, 0);
+        st->hashing = 1;
     }
     free(c);
 }

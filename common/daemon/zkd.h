@@ -189,6 +189,8 @@ struct zkd_claim_keys {
     double refreshed_s;              /* 0 = never */
     int hashing;                     /* the last refresh waited for a hash: the next
                                         one comes after 0.25 s, not 2 s */
+    int judged;                      /* a refresh read the keys; before that a
+                                        shared ledger's handle claims none */
 };
 void zkd_claim_keys(zk_ledger *l, const struct zk_config *cfg, struct zkd_claim_keys *st);
 /* The keys the last refresh left out, for STATUS, into buf (n bytes, at
