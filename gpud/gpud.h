@@ -92,7 +92,8 @@ static inline uint64_t now_ms(void)
 /* keys.c */
 void gpud_keys_init(void);
 /* Loads the registered keys this gpud serves ([gpud] keys); the number
- * loaded, or -1 when the ledger could not list them (*diag says why). */
+ * loaded, or a negative code when the ledger could not list them (*diag
+ * says why; ZK_ELEDGER: the database did not answer, try later). */
 int gpud_keys_preload(zk_ledger *l, struct zk_diag *diag);
 
 /* bp.c: a bellperson key into e->ext (its store, else its file: the

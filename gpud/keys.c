@@ -213,7 +213,8 @@ int gpud_keys_preload(zk_ledger *l, struct zk_diag *diag)
 {
     struct preload_ctx pc;
     memset(&pc, 0, sizeof pc);
-    if (zk_ledger_key_list(l, preload_one, &pc, diag))
-        return -1;
+    int r = zk_ledger_key_list(l, preload_one, &pc, diag);
+    if (r)
+        return r < 0 ? r : -1;   /* ZK_ELEDGER: the database, not the keys */
     return (int)pc.loaded;
 }

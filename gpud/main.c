@@ -241,7 +241,14 @@ int main(int argc, char **argv)
     if (gpud.claim_node != ZK_POOL_ANY_NODE)
         zkd_log(ZKD_INFO, "numa: running on node %d", gpud.claim_node);
     int loaded = gpud_keys_preload(l, &d);
-    if (loaded < 0) {
+    if (loaded < 0 && zkd_ledger_transient(loaded)) {
+        /* the database not answering now (a slow or lossy link) is no
+         * reason to stop: each key is loaded when its first partition is
+         * claimed, as keys registered later are */
+        zkd_log(ZKD_WARN, "listing keys: %s; none preloaded, each loaded at its first "
+                "partition", d.msg);
+        loaded = 0;
+    } else if (loaded < 0) {
         zkd_log(ZKD_ERR, "listing keys: %s", d.msg);
         goto out;
     }
