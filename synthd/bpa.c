@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,16 +16,6 @@
 #include "zk/slotfmt.h"
 #include "zk/util.h"
 
-/* out->error, truncated to fit. */
-static void __attribute__((format(printf, 2, 3)))
-bpa_error(struct synthd_witness_out *out, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(out->error, sizeof out->error, fmt, ap);
-    va_end(ap);
-}
-
 /* The file's bytes into dst (at most cap): 0, or an error with out set. */
 static int read_whole(const char *path, uint8_t *dst, uint64_t cap, uint64_t *len,
                       struct synthd_witness_out *out)
@@ -34,21 +23,21 @@ static int read_whole(const char *path, uint8_t *dst, uint64_t cap, uint64_t *le
     struct stat st;
     int fd = zk_open_file_nofollow(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
-        bpa_error(out, "%s: %s%s", path, strerror(-fd),
+        synthd_witness_error(out, "%s: %s%s", path, strerror(-fd),
                   fd == -ELOOP || fd == -ENOTDIR ? " (a symlink in its path?)" : "");
         out->permanent = fd != -EMFILE && fd != -ENFILE && fd != -ENOMEM;
         return fd;
     }
     int r = fstat(fd, &st) < 0 ? -errno : 0;
     if (!r && !S_ISREG(st.st_mode)) {
-        bpa_error(out, "%s: not a regular file: refused", path);
+        synthd_witness_error(out, "%s: not a regular file: refused", path);
         out->permanent = 1;
         r = -EINVAL;
     } else if (!r && (uint64_t)st.st_size > cap) {
         uint64_t mib = ((uint64_t)st.st_size + ZK_SLOTFMT_ALIGN + (1u << 20) - 1) >> 20;
-        bpa_error(out, "%s: %llu bytes, a slot holds %llu: recreate the pool with --slot-size "
-                  "%lluM or more", path, (unsigned long long)st.st_size,
-                  (unsigned long long)cap, (unsigned long long)mib);
+        synthd_witness_error(out, "%s: %llu bytes, a slot holds %llu: recreate the pool with "
+                             "--slot-size %lluM or more", path, (unsigned long long)st.st_size,
+                             (unsigned long long)cap, (unsigned long long)mib);
         out->permanent = 1;
         r = ZK_ELENGTH;
     }
@@ -57,7 +46,7 @@ static int read_whole(const char *path, uint8_t *dst, uint64_t cap, uint64_t *le
         ssize_t n = pread(fd, dst + got, (size_t)((uint64_t)st.st_size - got), (off_t)got);
         if (n <= 0) {
             r = n < 0 ? -errno : ZK_ETRUNCATED;
-            bpa_error(out, "%s: reading: %s", path,
+            synthd_witness_error(out, "%s: reading: %s", path,
                       n < 0 ? strerror(errno) : "it shrank while read");
         }
         got += n > 0 ? (uint64_t)n : 0;
@@ -78,7 +67,7 @@ int synthd_bpa_fill(const char *path, const struct zk_ledger_key *lk, uint8_t *d
     if (r)
         return r;
     if ((r = zk_bp_assignment_parse(dst, (size_t)*len, path, &as, &d)) != 0) {
-        bpa_error(out, "%s", d.msg);
+        synthd_witness_error(out, "%s", d.msg);
         out->permanent = r != -ENOMEM;
         return r;
     }
@@ -86,7 +75,7 @@ int synthd_bpa_fill(const char *path, const struct zk_ledger_key *lk, uint8_t *d
                               lk->domain_size, path, &d);
     zk_bp_assignment_free(as);
     if (r) {
-        bpa_error(out, "%s (key %s)", d.msg, lk->name);
+        synthd_witness_error(out, "%s (key %s)", d.msg, lk->name);
         out->permanent = 1;
         return r;
     }

@@ -32,10 +32,7 @@ static char owner[64];                /* ZKSLOT_WITGEN_OWNER of our generators *
 static char pool_tag[17];             /* the pool's, in owners and directory names */
 static atomic_uint seq;               /* file names in wdir */
 
-/* out->error, truncated to fit (messages end with the generator's output,
- * whose end matters less than the cause in front of it). */
-static void __attribute__((format(printf, 2, 3)))
-set_error(struct synthd_witness_out *out, const char *fmt, ...)
+void synthd_witness_error(struct synthd_witness_out *out, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -269,7 +266,7 @@ static int witgen_verify(const struct zk_ledger_key *lk, const struct zk_witgen 
     for (size_t i = 0; i < nf; i++) {
         struct stat st;
         if (stat(f[i], &st) != 0) {
-            set_error(out, "key %s: witness generator file %s: %s",
+            synthd_witness_error(out, "key %s: witness generator file %s: %s",
                      lk->name, f[i], strerror(errno));
             return -errno;
         }
@@ -286,7 +283,7 @@ static int witgen_verify(const struct zk_ledger_key *lk, const struct zk_witgen 
     struct zk_diag d = { "" };
     int r = zk_witgen_hash(g, hex, &d);
     if (r) {
-        set_error(out, "key %s: hashing its witness generator: %s",
+        synthd_witness_error(out, "key %s: hashing its witness generator: %s",
                  lk->name, d.msg);
         return r;
     }
@@ -297,7 +294,7 @@ static int witgen_verify(const struct zk_ledger_key *lk, const struct zk_witgen 
         for (size_t i = 0; i < nf; i++)
             snprintf(files + strlen(files), sizeof files - strlen(files), "%s%s",
                      i ? ", " : "", f[i]);
-        set_error(out,
+        synthd_witness_error(out,
                  "key %s: its witness generator changed since `zkslot key add` (%s %s: "
                  "xxh3-128 %s, registered %s): register it again under a new key name",
                  lk->name, nf > 1 ? "one of" : "file", files, hex, lk->witgen_hash);
@@ -330,7 +327,7 @@ static int write_input(zk_ledger *l, const struct zk_ledger_part *p, char *path,
         close(fd);
     free(text);
     if (r) {
-        set_error(out, "writing the input to %s: %s", path,
+        synthd_witness_error(out, "writing the input to %s: %s", path,
                  strerror(-r));
         unlink(path);
     }
@@ -352,7 +349,7 @@ static int read_wtns(const char *path, const char *what, int users,
         r = zk_wtns_read_values(&w, 0, kh->n_vars, dst, &d);
     zk_wtns_done(&w);
     if (r)
-        set_error(out, "%s", d.msg);
+        synthd_witness_error(out, "%s", d.msg);
     return r;
 }
 
@@ -363,12 +360,12 @@ int synthd_witness_generate(zk_ledger *l, const struct zk_ledger_part *p,
 {
     if (lk->witgen_kind == ZK_WITGEN_NONE) {
         out->permanent = 1;
-        set_error(out,
+        synthd_witness_error(out,
                  "key %s has no witness generator (zkslot key add --witness-gen)", lk->name);
         return -EINVAL;
     }
     if (!wdir[0]) {
-        set_error(out, "no witness directory ([synthd] witness_dir %s "
+        synthd_witness_error(out, "no witness directory ([synthd] witness_dir %s "
                  "could not be set up)", wcfg ? wcfg->witness_dir : "?");
         return -ENOENT;
     }
@@ -386,7 +383,7 @@ int synthd_witness_generate(zk_ledger *l, const struct zk_ledger_part *p,
         return r;
     if ((size_t)snprintf(path, path_n, "%.*s%s", (int)(strlen(in) - 5), in, ext) >= path_n) {
         unlink(in);
-        set_error(out, "%s: name too long", in);
+        synthd_witness_error(out, "%s: name too long", in);
         return -ENAMETOOLONG;
     }
     struct zk_witgen_limits lim = { wcfg->witness_memory, wcfg->witness_timeout * 1000u,
@@ -401,9 +398,9 @@ int synthd_witness_generate(zk_ledger *l, const struct zk_ledger_part *p,
         out->permanent = r == ZK_EREJECTED;
         out->not_here = r == -EPERM || r == ZK_EUNTRUSTED;   /* zk_witgen_allowed: [synthd] generators */
         if (res.output[0])
-            set_error(out, "%s: %s", d.msg, res.output);
+            synthd_witness_error(out, "%s: %s", d.msg, res.output);
         else
-            set_error(out, "%s", d.msg);
+            synthd_witness_error(out, "%s", d.msg);
         return r;
     }
     return 0;
@@ -430,7 +427,8 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
     if (r) {
         char msg[sizeof out->error];
         memcpy(msg, out->error, sizeof msg);
-        set_error(out, "witness generator exited 0 but its witness is unusable: %s", msg);
+        synthd_witness_error(out, "witness generator exited 0 but its witness is unusable: %s",
+                             msg);
         return r;
     }
     return 0;

@@ -69,6 +69,11 @@ struct synthd_witness_out {
                                          generator's own message */
 };
 
+/* out->error, truncated to fit (messages end with a generator's output,
+ * whose end matters less than the cause in front of it). */
+void synthd_witness_error(struct synthd_witness_out *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /*
  * Partition p's witness (n_vars values, plain form) into dst, checked
  * against the key header kh.  lk is the partition's key as registered
