@@ -126,6 +126,25 @@ int zkd_open_ledger_wait(const struct zk_config *cfg, zk_ledger **ret, const cha
     }
 }
 
+/* A start's wait for the database: the next backoff step, systemd told
+ * the start goes on, a stop signal on sfd looked at; 1 when stopped. */
+static int start_wait(int sfd, unsigned *ms, double t0, const struct zk_diag *diag)
+{
+    unsigned wait = zkd_ledger_backoff_ms(ms);
+    zkd_notify("EXTEND_TIMEOUT_USEC=%u\nSTATUS=waiting for the ledger's database for %.0f s: "
+               "%.120s", (wait + 30000u) * 1000u, zkd_now() - t0, diag->msg);
+    struct pollfd pfd = { sfd, POLLIN, 0 };
+    int stop = ZKD_RUN;
+    if (sfd >= 0 && poll(&pfd, 1, (int)wait) > 0 && zkd_signals_poll(sfd, &stop) &&
+        stop != ZKD_RUN) {
+        zkd_log(ZKD_INFO, "stopped while waiting for the ledger");
+        return 1;
+    }
+    if (sfd < 0)
+        usleep(wait * 1000u);
+    return 0;
+}
+
 /* zkd_base_open's ledger: 0, an error, or 1 (a signal while waiting for an
  * unreachable database: the start ends). */
 static int open_ledger_start(const struct zk_config *cfg, zk_ledger **ret, int sfd,
@@ -150,18 +169,34 @@ static int open_ledger_start(const struct zk_config *cfg, zk_ledger **ret, int s
             zkd_log(ZKD_ERR, "ledger unreachable at start: %s; waiting for it (SIGTERM stops)",
                     diag->msg);
         }
-        unsigned wait = zkd_ledger_backoff_ms(&ms);
-        zkd_notify("EXTEND_TIMEOUT_USEC=%u\nSTATUS=waiting for the ledger's database for %.0f s: "
-                   "%.120s", (wait + 30000u) * 1000u, zkd_now() - t0, diag->msg);
-        struct pollfd pfd = { sfd, POLLIN, 0 };
-        int stop = ZKD_RUN;
-        if (sfd >= 0 && poll(&pfd, 1, (int)wait) > 0 && zkd_signals_poll(sfd, &stop) &&
-            stop != ZKD_RUN) {
-            zkd_log(ZKD_INFO, "stopped while waiting for the ledger");
+        if (start_wait(sfd, &ms, t0, diag))
             return 1;
+    }
+}
+
+/* zkd_base_open's recovery: a database that does not answer now (a lossy
+ * link dropped the connection mid-statement) is waited for as at the
+ * connection, not a reason to exit: nothing is claimed before the pool
+ * and the ledger agree.  0, an error, or 1 (stopped while waiting). */
+static int recover_start(struct zkd_base *b, int sfd, struct zkd_recovery *rec,
+                         struct zk_diag *diag)
+{
+    unsigned ms = 0, tries = 0;
+    double t0 = zkd_now();
+    for (;;) {
+        int r = zkd_recover(b->pool, ZK_POOL_REAP_RESYNC, b->l, 1, b->cfg->max_attempts, rec,
+                            diag);
+        if (!zkd_ledger_transient(r)) {
+            if (!r && tries)
+                zkd_log(ZKD_NOTICE, "recovery done after %.1f s (%u failed attempt(s))",
+                        zkd_now() - t0, tries);
+            return r;
         }
-        if (sfd < 0)
-            usleep(wait * 1000u);
+        if (!tries++)
+            zkd_log(ZKD_ERR, "recovery at start: %s; waiting for the ledger (SIGTERM stops)",
+                    diag->msg);
+        if (start_wait(sfd, &ms, t0, diag))
+            return 1;
     }
 }
 
@@ -205,8 +240,18 @@ int zkd_base_open(struct zkd_base *b, const char *role, const char *instance,
     if (zk_ledger_daemon_started(b->l, role, instance, b->me.pid, &d))
         zkd_log(ZKD_WARN, "recording the start: %s", d.msg);
     zkd_base_lease(b);   /* the machine's lease before anything is claimed */
-    if ((r = zkd_recover(b->pool, ZK_POOL_REAP_RESYNC, b->l, 1, cfg->max_attempts, &rec, &d))) {
-        zkd_log(ZKD_ERR, "recovery: %s", d.msg);
+    /* Test hook: ZKSLOT_TEST_RECOVER_DELAY_MS holds the start this long
+     * before its recovery pass, so that a test can stop the server between
+     * the connection and the pass (pipeline_test_pg_recover_start) */
+    const char *hook = zk_test_hook("ZKSLOT_TEST_RECOVER_DELAY_MS");
+    if (hook && atoi(hook) > 0) {
+        zkd_log(ZKD_WARN, "test hook: the recovery at start waits %d ms "
+                "(ZKSLOT_TEST_RECOVER_DELAY_MS)", atoi(hook));
+        usleep((useconds_t)atoi(hook) * 1000u);
+    }
+    if ((r = recover_start(b, sfd, &rec, &d))) {
+        if (r < 0)
+            zkd_log(ZKD_ERR, "recovery: %s", d.msg);
         return r;
     }
     struct zk_pool_info pi;

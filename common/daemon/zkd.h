@@ -161,7 +161,9 @@ int zkd_open_ledger_wait(const struct zk_config *cfg, zk_ledger **ret, const cha
  * 0 or the error.  Close with zkd_base_close() in both cases.
  * A PostgreSQL ledger whose server is unreachable (ZK_ELEDGER: down or
  * restarting; a server that refuses is an error at once, and so is any
- * failure of a SQLite ledger) is waited for: said once in the log and in STATUS=, retried with a backoff to 2 s,
+ * failure of a SQLite ledger) is waited for, at the connection and again
+ * at the recovery pass (a lossy link drops a connection mid-statement):
+ * said once in the log and in STATUS=, retried with a backoff to 2 s,
  * the start timeout extended meanwhile (EXTEND_TIMEOUT_USEC: a farm's
  * machines rebooting with their database do not run into the units' start
  * limit), the signals read from sfd: SIGTERM, SIGINT or SIGQUIT then ends

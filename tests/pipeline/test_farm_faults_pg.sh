@@ -351,9 +351,12 @@ n_c=$(q "SELECT count(*) FROM partitions WHERE job_id IN ($(IFS=,; echo "${JOBS[
 pl_log "machine c proved $n_c partition(s) through the bad link ($(cat "$PL_W/synthd.log" "$PL_W/gpud.log" | grep -cE "(synthd|gpud)\[(${SYN[c]}|${GPU[c]})\]: .*no answer from the server" || true) 'no answer' lines; not asserted)"
 pl_log "relay: $(grep -c dropped "$PL_W/relay.log" || true) connection(s) dropped"
 for m in b c; do
-    for pid in "${SYN[$m]}" "${GPU[$m]}"; do
+    for d in synthd gpud; do
+        pid=${SYN[$m]}
+        [ "$d" = synthd ] || pid=${GPU[$m]}
         pl_stop "$pid"
-        [ "$PL_RC" = 0 ] || pl_bad "machine $m: a daemon exited $PL_RC after SIGTERM"
+        [ "$PL_RC" = 0 ] ||
+            pl_bad "machine $m: $d exited $PL_RC after SIGTERM; its last lines: $(grep -E "$d\[$pid\]: " "$PL_W/$d.log" | tail -n 4 | cut -c1-300)"
     done
 done
 pl_log "total $(since "$T_START") s"
