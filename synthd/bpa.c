@@ -56,23 +56,19 @@ static int read_whole(const char *path, uint8_t *dst, uint64_t cap, uint64_t *le
     return r;
 }
 
-int synthd_bpa_fill(const char *path, const struct zk_ledger_key *lk, uint8_t *dst, uint64_t cap,
-                    uint64_t *len, struct synthd_witness_out *out)
+int synthd_bpa_check(const uint8_t *bpa, uint64_t len, const char *what,
+                     const struct zk_ledger_key *lk, struct synthd_witness_out *out)
 {
     struct zk_diag d = { "" };
     zk_bp_assignment *as = NULL;
-    memset(out, 0, sizeof *out);
-    out->witness_s = -1;
-    int r = read_whole(path, dst, cap, len, out);
-    if (r)
-        return r;
-    if ((r = zk_bp_assignment_parse(dst, (size_t)*len, path, &as, &d)) != 0) {
+    int r = zk_bp_assignment_parse(bpa, (size_t)len, what, &as, &d);
+    if (r) {
         synthd_witness_error(out, "%s", d.msg);
         out->permanent = r != -ENOMEM;
         return r;
     }
     r = zk_bp_assignment_fits(as, lk->n_public + 1, lk->n_vars - lk->n_public - 1,
-                              lk->domain_size, path, &d);
+                              lk->domain_size, what, &d);
     zk_bp_assignment_free(as);
     if (r) {
         synthd_witness_error(out, "%s (key %s)", d.msg, lk->name);
@@ -80,4 +76,13 @@ int synthd_bpa_fill(const char *path, const struct zk_ledger_key *lk, uint8_t *d
         return r;
     }
     return 0;
+}
+
+int synthd_bpa_fill(const char *path, const struct zk_ledger_key *lk, uint8_t *dst, uint64_t cap,
+                    uint64_t *len, struct synthd_witness_out *out)
+{
+    memset(out, 0, sizeof *out);
+    out->witness_s = -1;
+    int r = read_whole(path, dst, cap, len, out);
+    return r ? r : synthd_bpa_check(dst, *len, path, lk, out);
 }

@@ -23,4 +23,12 @@
 int synthd_bpa_fill(const char *path, const struct zk_ledger_key *lk, uint8_t *dst, uint64_t cap,
                     uint64_t *len, struct synthd_witness_out *out);
 
+/*
+ * A .bpa already in memory (len bytes at bpa: what a generator streamed
+ * into the slot), checked as synthd_bpa_fill checks a file; `what` names
+ * it in the error.
+ */
+int synthd_bpa_check(const uint8_t *bpa, uint64_t len, const char *what,
+                     const struct zk_ledger_key *lk, struct synthd_witness_out *out);
+
 #endif /* ZK_SYNTHD_BPA_H */

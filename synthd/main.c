@@ -186,9 +186,10 @@ static int ledger_run(void *ctx, zk_synthpart_op op, void *op_ctx, const char *w
 
 /* A bellperson key's partition: its .bpa into the slot as it is (bpa.c),
  * checked against the key, then published (zk/slotfmt.h).  The .bpa is the
- * submitter's file, or, for a job of inputs, what the key's generator (a
- * Filecoin synthesizer: docs/filecoin.md) made of the stored input while
- * this worker holds the slot (witness.c), removed once copied. */
+ * submitter's file, read into the slot, or, for a job of inputs, what the
+ * key's generator (a Filecoin synthesizer: docs/filecoin.md) makes of the
+ * stored input while this worker holds the slot, streamed into it as it
+ * is written (witness.c): never a second copy outside the pool. */
 static int synthesize_bp(const struct zk_synthpart_writer *w, struct zk_synthpart *part,
                          struct zkd_key *e, double t0, struct synthd_witness_out *wo,
                          struct zk_diag *diag)
@@ -198,42 +199,50 @@ static int synthesize_bp(const struct zk_synthpart_writer *w, struct zk_synthpar
     struct zk_zkey_header kh;
     uint64_t len = 0;
     uint64_t head = zk_slotfmt_layout_bp(0, &part->d);   /* where w starts */
-    char gen[PATH_MAX + 64];
+    uint8_t *dst = s->data + part->d.region_off[ZK_SLOTFMT_W];
+    uint64_t cap = s->capacity > head ? s->capacity - head : 0;
     const char *path = part->p.witness;
-    double gen_s = -1;
     int r;
     if (read_delay_ms)
         sleep_ms(read_delay_ms);
     if (part->p.has_input) {
         struct synthd_witgen_seen seen = seen_get(e->ext);
-        r = synthd_witness_generate(w->l, &part->p, lk, &seen, ".bpa", &abort_flag, gen,
-                                    sizeof gen, wo);
+        r = synthd_witness_generate_into(w->l, &part->p, lk, &seen, &abort_flag, dst, cap, &len,
+                                         wo);
         seen_put(e->ext, &seen);
+        if (r == ZK_ELENGTH) {
+            char msg[sizeof wo->error];
+            memcpy(msg, wo->error, sizeof msg);
+            snprintf(wo->error, sizeof wo->error, "key %s: its assignment is larger than a "
+                     "slot: recreate the pool with a larger --slot-size (zkslot plan "
+                     "--filecoin gives it): %.300s", lk->name, msg);
+        }
         if (r) {
             zk_diag_set(diag, "synthesis", r, "%.200s", wo->error);
             return r;
         }
-        gen_s = wo->witness_s;
-        path = gen;
-    }
-    r = synthd_bpa_fill(path, lk, s->data + part->d.region_off[ZK_SLOTFMT_W],
-                        s->capacity > head ? s->capacity - head : 0, &len, wo);
-    wo->witness_s = gen_s;
-    if (path == gen)
-        unlink(gen);
-    if (r) {
-        if (path == gen) {   /* the generator's output, not the submitter's file */
+        double gen_s = wo->witness_s;
+        char what[96];
+        snprintf(what, sizeof what, "key %s's generator's output", lk->name);
+        r = synthd_bpa_check(dst, len, what, lk, wo);
+        wo->witness_s = gen_s;
+        if (r) {
             char msg[sizeof wo->error];
             memcpy(msg, wo->error, sizeof msg);
             snprintf(wo->error, sizeof wo->error,
                      "key %s's generator exited 0 but its assignment is unusable: %.380s",
                      lk->name, msg);
         }
+    } else {
+        r = synthd_bpa_fill(path, lk, dst, cap, &len, wo);
+    }
+    if (r) {
         zk_diag_set(diag, "assignment", r, "%.200s", wo->error);
         return r;
     }
     if (!zk_slotfmt_layout_bp(len, &part->d))
-        return zk_diag_set(diag, path, ZK_ELENGTH, "too large for a slot");
+        return zk_diag_set(diag, part->p.has_input ? lk->name : path, ZK_ELENGTH,
+                           "too large for a slot");
     if (fill_delay_ms)
         sleep_ms(fill_delay_ms);
     if (atomic_load(&abort_flag))

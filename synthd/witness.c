@@ -353,10 +353,12 @@ static int read_wtns(const char *path, const char *what, int users,
     return r;
 }
 
-int synthd_witness_generate(zk_ledger *l, const struct zk_ledger_part *p,
-                            const struct zk_ledger_key *lk, struct synthd_witgen_seen *seen,
-                            const char *ext, const zk_cancel_flag *cancel, char *path,
-                            size_t path_n, struct synthd_witness_out *out)
+/* synthd_witness_generate and synthd_witness_generate_into: with sink,
+ * the output streamed there and path unused. */
+static int generate(zk_ledger *l, const struct zk_ledger_part *p, const struct zk_ledger_key *lk,
+                    struct synthd_witgen_seen *seen, const char *ext,
+                    const zk_cancel_flag *cancel, char *path, size_t path_n,
+                    struct zk_witgen_sink *sink, struct synthd_witness_out *out)
 {
     if (lk->witgen_kind == ZK_WITGEN_NONE) {
         out->permanent = 1;
@@ -381,7 +383,8 @@ int synthd_witness_generate(zk_ledger *l, const struct zk_ledger_part *p,
     char in[PATH_MAX + 64];
     if ((r = write_input(l, p, in, sizeof in, out)))
         return r;
-    if ((size_t)snprintf(path, path_n, "%.*s%s", (int)(strlen(in) - 5), in, ext) >= path_n) {
+    if (!sink && (size_t)snprintf(path, path_n, "%.*s%s", (int)(strlen(in) - 5), in, ext) >=
+                     path_n) {
         unlink(in);
         synthd_witness_error(out, "%s: name too long", in);
         return -ENAMETOOLONG;
@@ -390,12 +393,16 @@ int synthd_witness_generate(zk_ledger *l, const struct zk_ledger_part *p,
                                     wcfg->witness_output, owner, wcfg->synthd_generators };
     struct zk_witgen_result res;
     struct zk_diag d = { "" };
-    r = zk_witgen_run(&g, in, path, &lim, cancel, &res, &d);
+    r = sink ? zk_witgen_run_into(&g, in, sink, &lim, cancel, &res, &d)
+             : zk_witgen_run(&g, in, path, &lim, cancel, &res, &d);
     unlink(in);
     out->witness_s = res.seconds;
     if (r) {
-        unlink(path);
-        out->permanent = r == ZK_EREJECTED;
+        if (!sink)
+            unlink(path);
+        /* an output past the slot is the generator's answer to this input:
+         * the same every time */
+        out->permanent = r == ZK_EREJECTED || r == ZK_ELENGTH;
         out->not_here = r == -EPERM || r == ZK_EUNTRUSTED;   /* zk_witgen_allowed: [synthd] generators */
         if (res.output[0])
             synthd_witness_error(out, "%s: %s", d.msg, res.output);
@@ -404,6 +411,25 @@ int synthd_witness_generate(zk_ledger *l, const struct zk_ledger_part *p,
         return r;
     }
     return 0;
+}
+
+int synthd_witness_generate(zk_ledger *l, const struct zk_ledger_part *p,
+                            const struct zk_ledger_key *lk, struct synthd_witgen_seen *seen,
+                            const char *ext, const zk_cancel_flag *cancel, char *path,
+                            size_t path_n, struct synthd_witness_out *out)
+{
+    return generate(l, p, lk, seen, ext, cancel, path, path_n, NULL, out);
+}
+
+int synthd_witness_generate_into(zk_ledger *l, const struct zk_ledger_part *p,
+                                 const struct zk_ledger_key *lk, struct synthd_witgen_seen *seen,
+                                 const zk_cancel_flag *cancel, uint8_t *dst, uint64_t cap,
+                                 uint64_t *len, struct synthd_witness_out *out)
+{
+    struct zk_witgen_sink sink = { dst, cap, 0 };
+    int r = generate(l, p, lk, seen, NULL, cancel, NULL, 0, &sink, out);
+    *len = sink.len;
+    return r;
 }
 
 int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,

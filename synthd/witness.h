@@ -7,7 +7,9 @@
  * written to a private directory under [synthd] witness_dir (tmpfs), the
  * generator writes the .wtns beside it, and both files are removed as soon
  * as the witness is in the slot.  So at most one witness per worker exists
- * outside the pool, on tmpfs, and `zkslot plan` counts it.
+ * outside the pool, on tmpfs, and `zkslot plan` counts it.  A bellperson
+ * key's generator streams its .bpa straight into the slot instead
+ * (synthd_witness_generate_into): no copy outside the pool.
  *
  * The generator is checked before each run against the content hash
  * recorded at `zkslot key add` (cheap when its files' size, mtime and inode
@@ -91,12 +93,24 @@ int synthd_witness_fill(zk_ledger *l, const struct zk_ledger_part *p,
  * <input>ext there, into path (path_n bytes).  The generator's content is
  * checked first (seen caches it).  0 with the file at path (the caller
  * reads and removes it), ZK_ECANCELED, or an error with out->error (and
- * out->permanent, out->not_here) and no file left.  A bellperson key's
- * generator (a Filecoin synthesizer) writes a .bpa this way.
+ * out->permanent, out->not_here) and no file left.
  */
 int synthd_witness_generate(zk_ledger *l, const struct zk_ledger_part *p,
                             const struct zk_ledger_key *lk, struct synthd_witgen_seen *seen,
                             const char *ext, const zk_cancel_flag *cancel, char *path,
                             size_t path_n, struct synthd_witness_out *out);
+
+/*
+ * The same run with the output streamed into dst (cap bytes: the slot's
+ * room) as the generator writes it (zk_witgen_run_into), never a file: a
+ * bellperson key's generator (a Filecoin synthesizer) writes its .bpa
+ * this way, gigabytes that exist once, in the slot.  *len = the bytes that
+ * came.  An output longer than cap is ZK_ELENGTH, permanent (the same
+ * input makes the same output).
+ */
+int synthd_witness_generate_into(zk_ledger *l, const struct zk_ledger_part *p,
+                                 const struct zk_ledger_key *lk, struct synthd_witgen_seen *seen,
+                                 const zk_cancel_flag *cancel, uint8_t *dst, uint64_t cap,
+                                 uint64_t *len, struct synthd_witness_out *out);
 
 #endif /* ZK_SYNTHD_WITNESS_H */

@@ -4,7 +4,8 @@
  * condensed from the output, the command template's word splitting, the
  * checks of resolve, hashing that follows the content, and no process left
  * behind (a generator that starts a child of its own, a sweep of a dead
- * owner's leftovers). */
+ * owner's leftovers), and the output streamed through a pipe into
+ * memory (zk_witgen_run_into). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -321,6 +322,74 @@ int main(int argc, char **argv)
                  "%s", d.msg);
         snprintf(sub, sizeof sub, " %s/prog , %s/prog.dat ", dir, dir);
         ZT_CHECK(zk_witgen_allowed(&g, sub, &d) == 0, "%s", d.msg);
+    }
+
+    /* the witness streamed into memory (zk_witgen_run_into): exactly the
+     * bytes written, in order, no file made; a longer one refused with
+     * the generator killed; a short one reported as it is; a writer the
+     * generator left holding the pipe does not hold the run */
+    {
+        enum { N = 3000000 };
+        static uint8_t want[N], got[N];
+        char data[512], in[512];
+        for (size_t i = 0; i < N; i++)
+            want[i] = (uint8_t)(i * 2654435761u >> 13);
+        snprintf(data, sizeof data, "%s/data.bin", dir);
+        FILE *f = fopen(data, "wb");
+        ZT_REQUIRE(f != NULL && fwrite(want, 1, N, f) == N, zt_rmtree(dir), "%s", data);
+        fclose(f);
+        snprintf(in, sizeof in, "%s/in.json", dir);
+        write_file("stream.sh", "#!/bin/sh\necho \"out=$2\"\nhead -c \"$3\" \"$4\" >\"$2\"\n", 1);
+        struct zk_witgen g;
+        struct zk_witgen_sink sink = { got, N, 0 };
+        snprintf(cmd, sizeof cmd, "%s/stream.sh {input} {output} %d %s", dir, N, data);
+        ZT_REQUIRE(zk_witgen_resolve(cmd, 1, &g, &d) == 0, zt_rmtree(dir), "%s", d.msg);
+        char stray[600];
+        snprintf(stray, sizeof stray, "%s/out.wtns", dir);
+        unlink(stray);
+        r = zk_witgen_run_into(&g, in, &sink, &lim, NULL, &res, &d);
+        ZT_CHECK(r == 0, "%d %s | %s", r, d.msg, res.output);
+        ZT_CHECK(sink.len == N && !memcmp(got, want, N), "%llu bytes",
+                 (unsigned long long)sink.len);
+        ZT_CHECK(!strcmp(res.output, "out=" ZK_WITGEN_SINK_PATH), "%s", res.output);
+        ZT_CHECK(access(stray, F_OK) != 0, "no output file beside the input");
+
+        /* more than the destination holds: killed, refused */
+        sink = (struct zk_witgen_sink){ got, N / 3, 0 };
+        r = zk_witgen_run_into(&g, in, &sink, &lim, NULL, &res, &d);
+        ZT_CHECK(r == ZK_ELENGTH && strstr(d.msg, "wrote more than"), "%d %s", r, d.msg);
+        ZT_CHECK(sink.len == N / 3 && !memcmp(got, want, N / 3), "%llu",
+                 (unsigned long long)sink.len);
+
+        /* short: what came, the caller judges it */
+        snprintf(cmd, sizeof cmd, "%s/stream.sh {input} {output} 1000 %s", dir, data);
+        ZT_REQUIRE(zk_witgen_resolve(cmd, 1, &g, &d) == 0, zt_rmtree(dir), "%s", d.msg);
+        sink = (struct zk_witgen_sink){ got, N, 0 };
+        r = zk_witgen_run_into(&g, in, &sink, &lim, NULL, &res, &d);
+        ZT_CHECK(r == 0 && sink.len == 1000, "%d %llu %s", r, (unsigned long long)sink.len,
+                 d.msg);
+
+        /* a child left behind with the pipe open: the group is killed */
+        write_file("leave.sh", "#!/bin/sh\nhead -c 10 \"$3\" >\"$2\"\n"
+                   "(exec sleep 32.5) >\"$2\" &\nexit 0\n", 1);
+        snprintf(cmd, sizeof cmd, "%s/leave.sh {input} {output} %s", dir, data);
+        ZT_REQUIRE(zk_witgen_resolve(cmd, 1, &g, &d) == 0, zt_rmtree(dir), "%s", d.msg);
+        sink = (struct zk_witgen_sink){ got, N, 0 };
+        r = zk_witgen_run_into(&g, in, &sink, &lim, NULL, &res, &d);
+        ZT_CHECK(r == 0 && sink.len == 10 && res.seconds < 5, "%d %llu %.1f s %s", r,
+                 (unsigned long long)sink.len, res.seconds, d.msg);
+        usleep(100000);
+        ZT_CHECK(!process_running("slee[p] 32.5"), "the leftover writer was killed");
+
+        /* a generator that cannot write in order fails, said by it */
+        write_file("seek.py", "import sys\nf = open(sys.argv[2], 'wb')\nf.seek(100)\n"
+                   "f.write(b'x')\n", 0);
+        snprintf(cmd, sizeof cmd, "python3 %s/seek.py {input} {output}", dir);
+        ZT_REQUIRE(zk_witgen_resolve(cmd, 1, &g, &d) == 0, zt_rmtree(dir), "%s", d.msg);
+        sink = (struct zk_witgen_sink){ got, N, 0 };
+        r = zk_witgen_run_into(&g, in, &sink, &lim, NULL, &res, &d);
+        ZT_CHECK(r == ZK_EREJECTED && strstr(res.output, "seek"), "%d %s | %s", r, d.msg,
+                 res.output);
     }
 
     zt_rmtree(dir);

@@ -9,6 +9,13 @@
  * group (SIGKILL to -pgid) on the first limit crossed.  Whatever the
  * outcome, the group is killed once the child has exited, so nothing it
  * started outlives it.
+ *
+ * zk_witgen_run_into gives the generator a pipe for its output (fd 3,
+ * named /dev/fd/3) and copies what comes through into the caller's memory
+ * as it comes: the witness exists once, where it is used, never also as a
+ * file (a Filecoin partition's assignment is gigabytes).  The pipe is read
+ * in the same poll loop as the output; the limits are checked at most
+ * every POLL_MS however fast the data comes.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -37,6 +44,9 @@
 #define TAIL_MAX 4096         /* bytes of output kept for the message */
 #define POLL_MS 50
 #define MAX_WORDS 256         /* words of a command template */
+#define SINK_FD 3             /* the generator's output pipe, in the child */
+#define SINK_CHUNK (4u << 20) /* bytes read from it at once */
+#define SINK_PIPE (1 << 20)   /* its capacity asked for (pipe-max-size by default) */
 
 static const char *const kind_names[] = { "", "cpp", "wasm", "cmd" };
 
@@ -467,11 +477,32 @@ static const char *signame(int sig)
 
 /* ---- run --------------------------------------------------------------------- */
 
-enum stop_cause { STOP_NONE, STOP_TIMEOUT, STOP_MEMORY, STOP_FLOOD, STOP_CANCEL };
+enum stop_cause { STOP_NONE, STOP_TIMEOUT, STOP_MEMORY, STOP_FLOOD, STOP_CANCEL, STOP_FULL };
+
+/* What came through the sink's pipe (fd) since the last call, into
+ * sink->dst; 1 at its end (every writer gone), -1 when more came than
+ * sink->cap (what is past it is read and dropped), else 0. */
+static int sink_read(int fd, struct zk_witgen_sink *sink)
+{
+    static char scratch[65536];       /* past the end: only counted */
+    for (int i = 0; i < 64; i++) {    /* bounded: the limits are checked between */
+        uint64_t room = sink->cap - sink->len;
+        ssize_t n = room ? read(fd, sink->dst + sink->len, room < SINK_CHUNK ? room : SINK_CHUNK)
+                         : read(fd, scratch, sizeof scratch);
+        if (n == 0)
+            return 1;
+        if (n < 0)
+            return errno == EINTR || errno == EAGAIN ? 0 : 1;
+        if (!room)
+            return -1;
+        sink->len += (uint64_t)n;
+    }
+    return 0;
+}
 
 /* The child, between fork and exec: async-signal-safe calls only. */
 static void __attribute__((noreturn))
-child(pid_t parent, int devnull, int out_w, char *const *argv, char *const *envp)
+child(pid_t parent, int devnull, int out_w, int sink_w, char *const *argv, char *const *envp)
 {
     sigset_t all;
     setpgid(0, 0);
@@ -487,7 +518,10 @@ child(pid_t parent, int devnull, int out_w, char *const *argv, char *const *envp
     setrlimit(RLIMIT_CORE, &core);
     if (dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(out_w, 2) < 0)
         _exit(127);
-    syscall(SYS_close_range, 3u, ~0u, 0u);
+    /* sink_w is above SINK_FD (F_DUPFD_CLOEXEC): the dup2s above left it */
+    if (sink_w >= 0 && dup2(sink_w, SINK_FD) < 0)
+        _exit(127);
+    syscall(SYS_close_range, sink_w >= 0 ? SINK_FD + 1u : 3u, ~0u, 0u);
     execve(argv[0], argv, envp);
     static const char msg[] = "witness generator: exec failed\n";
     if (write(2, msg, sizeof msg - 1) < 0) {
@@ -496,9 +530,12 @@ child(pid_t parent, int devnull, int out_w, char *const *argv, char *const *envp
     _exit(127);
 }
 
-int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *out_path,
-                  const struct zk_witgen_limits *lim, const zk_cancel_flag *cancel,
-                  struct zk_witgen_result *res, struct zk_diag *diag)
+/* zk_witgen_run and zk_witgen_run_into: out_path is what the generator is
+ * told; with sink, it is ZK_WITGEN_SINK_PATH and the bytes go to sink. */
+static int run(const struct zk_witgen *g, const char *in_path, const char *out_path,
+               struct zk_witgen_sink *sink, const struct zk_witgen_limits *lim,
+               const zk_cancel_flag *cancel, struct zk_witgen_result *res,
+               struct zk_diag *diag)
 {
     static const struct zk_witgen_limits none = { 0, 0, 0, NULL, NULL };
     struct zk_witgen_result rs;
@@ -557,7 +594,7 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
     char dir[PATH_MAX], home_kv[PATH_MAX + 8], tmp_kv[PATH_MAX + 8], owner_kv[160];
     char *envp[6];
     size_t ne = 0;
-    if (zk_path_dir(out_path, dir, sizeof dir) != 0)
+    if (zk_path_dir(sink ? in_path : out_path, dir, sizeof dir) != 0)
         snprintf(dir, sizeof dir, "/");
     snprintf(home_kv, sizeof home_kv, "HOME=%s", dir);
     snprintf(tmp_kv, sizeof tmp_kv, "TMPDIR=%s", dir);
@@ -571,11 +608,29 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
     }
     envp[ne] = NULL;
 
-    int pfd[2] = { -1, -1 };
+    int pfd[2] = { -1, -1 }, sfd[2] = { -1, -1 };
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull < 0 || pipe2(pfd, O_CLOEXEC) != 0) {
         r = zk_diag_set(diag, "witness generator", ZK_EWITGEN, "%s", strerror(errno));
         goto out_fds;
+    }
+    if (sink) {
+        int tmp[2];
+        sink->len = 0;
+        if (pipe2(tmp, O_CLOEXEC) != 0) {
+            r = zk_diag_set(diag, "witness generator", ZK_EWITGEN, "%s", strerror(errno));
+            goto out_fds;
+        }
+        /* above SINK_FD, so that the child's dup2s cannot land on them */
+        sfd[0] = fcntl(tmp[0], F_DUPFD_CLOEXEC, SINK_FD + 1);
+        sfd[1] = fcntl(tmp[1], F_DUPFD_CLOEXEC, SINK_FD + 1);
+        close(tmp[0]);
+        close(tmp[1]);
+        if (sfd[0] < 0 || sfd[1] < 0 || fcntl(sfd[0], F_SETFL, O_NONBLOCK) < 0) {
+            r = zk_diag_set(diag, "witness generator", ZK_EWITGEN, "%s", strerror(errno));
+            goto out_fds;
+        }
+        (void)fcntl(sfd[1], F_SETPIPE_SZ, SINK_PIPE);   /* a smaller pipe only costs wakeups */
     }
     double t0 = now_s();
     pid_t parent = getpid();
@@ -585,20 +640,34 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
         goto out_fds;
     }
     if (pid == 0)
-        child(parent, devnull, pfd[1], argv, envp);
+        child(parent, devnull, pfd[1], sfd[1], argv, envp);
     setpgid(pid, pid);                /* also here: no window before the child's own call */
     close(pfd[1]);
     pfd[1] = -1;
+    if (sfd[1] >= 0) {
+        close(sfd[1]);                /* its end: the child's and its children's alone */
+        sfd[1] = -1;
+    }
 
     struct tail t = { .len = 0 };
     enum stop_cause cause = STOP_NONE;
-    int status = 0, exited = 0, eof = 0;
+    int status = 0, exited = 0, eof = 0, sink_end = !sink;
     struct rusage ru;
+    double next_check = t0;
     memset(&ru, 0, sizeof ru);
     for (;;) {
+        struct pollfd p[2];
+        int np = 0, po = -1, ps = -1;
         if (!eof) {
-            struct pollfd p = { pfd[0], POLLIN, 0 };
-            if (poll(&p, 1, POLL_MS) > 0) {
+            p[np] = (struct pollfd){ pfd[0], POLLIN, 0 };
+            po = np++;
+        }
+        if (!sink_end && cause == STOP_NONE) {
+            p[np] = (struct pollfd){ sfd[0], POLLIN, 0 };
+            ps = np++;
+        }
+        if (np && poll(p, (nfds_t)np, POLL_MS) > 0) {
+            if (po >= 0 && p[po].revents) {
                 char buf[65536];
                 ssize_t n = read(pfd[0], buf, sizeof buf);
                 if (n > 0)
@@ -606,10 +675,23 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
                 else if (n == 0 || (errno != EINTR && errno != EAGAIN))
                     eof = 1;
             }
-        } else {
+            if (ps >= 0 && p[ps].revents) {
+                int e = sink_read(sfd[0], sink);
+                if (e > 0)
+                    sink_end = 1;
+                else if (e < 0 && cause == STOP_NONE) {
+                    cause = STOP_FULL;
+                    kill(-pid, SIGKILL);
+                }
+            }
+        } else if (!np) {
             struct timespec ts = { 0, POLL_MS * 1000000L / 5 };
             nanosleep(&ts, NULL);
         }
+        /* the data may come faster than the checks need to be made */
+        if (sink && now_s() < next_check)
+            continue;
+        next_check = now_s() + POLL_MS / 5e3;
         pid_t w = wait4(pid, &status, WNOHANG, &ru);
         if (w == pid) {
             exited = 1;
@@ -647,6 +729,18 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
             break;
         tail_add(&t, buf, (size_t)n);
     }
+    /* and what is left in the sink's pipe: the generator wrote it before it
+     * exited (bounded: a leftover that left the group could hold it open) */
+    for (int i = 0; !sink_end && cause == STOP_NONE && i < 50; i++) {
+        struct pollfd p = { sfd[0], POLLIN, 0 };
+        if (poll(&p, 1, 100) <= 0)
+            break;
+        int e = sink_read(sfd[0], sink);
+        if (e > 0)
+            sink_end = 1;
+        else if (e < 0)
+            cause = STOP_FULL;
+    }
     res->seconds = now_s() - t0;
     res->output_bytes = t.total;
     if ((uint64_t)ru.ru_maxrss * 1024u > res->peak_rss)
@@ -680,6 +774,11 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
         r = zk_diag_set(diag, what, ZK_EWITGEN, "killed for flooding its output (more than %s)",
                         sz);
         goto out_fds;
+    case STOP_FULL:
+        zk_size_human(sink->cap, sz, sizeof sz);
+        r = zk_diag_set(diag, what, ZK_ELENGTH, "wrote more than the %s (%llu bytes) its "
+                        "output may have", sz, (unsigned long long)sink->cap);
+        goto out_fds;
     case STOP_NONE:
         break;
     }
@@ -698,6 +797,9 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
         r = 0;
     }
 out_fds:
+    for (int i = 0; i < 2; i++)
+        if (sfd[i] >= 0)
+            close(sfd[i]);
     if (devnull >= 0)
         close(devnull);
     if (pfd[0] >= 0)
@@ -705,6 +807,21 @@ out_fds:
     if (pfd[1] >= 0)
         close(pfd[1]);
     return r;
+}
+
+int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *out_path,
+                  const struct zk_witgen_limits *lim, const zk_cancel_flag *cancel,
+                  struct zk_witgen_result *res, struct zk_diag *diag)
+{
+    return run(g, in_path, out_path, NULL, lim, cancel, res, diag);
+}
+
+int zk_witgen_run_into(const struct zk_witgen *g, const char *in_path,
+                       struct zk_witgen_sink *sink, const struct zk_witgen_limits *lim,
+                       const zk_cancel_flag *cancel, struct zk_witgen_result *res,
+                       struct zk_diag *diag)
+{
+    return run(g, in_path, ZK_WITGEN_SINK_PATH, sink, lim, cancel, res, diag);
 }
 
 /* ---- sweep ------------------------------------------------------------------- */

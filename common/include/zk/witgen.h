@@ -159,6 +159,29 @@ int zk_witgen_run(const struct zk_witgen *g, const char *in_path, const char *ou
                   struct zk_witgen_result *res, struct zk_diag *diag);
 
 /*
+ * A witness streamed into memory (zk_witgen_run_into): the generator is
+ * told ZK_WITGEN_SINK_PATH as its output, a pipe it was given as fd 3,
+ * and what it writes there lands in dst as it comes.  It must write its
+ * output in order (no seek, no reopening elsewhere: a pipe cannot); a
+ * circom generator or fil-synth does.
+ */
+#define ZK_WITGEN_SINK_PATH "/dev/fd/3"
+struct zk_witgen_sink {
+    uint8_t *dst;           /* where the witness goes */
+    uint64_t cap;           /* at most this many bytes */
+    uint64_t len;           /* out: how many came */
+};
+
+/* zk_witgen_run with the witness into sink rather than a file; TMPDIR and
+ * HOME are in_path's directory.  An output longer than sink->cap kills
+ * the generator: ZK_ELENGTH (its own fault, not worth a retry); a short
+ * one is the caller's to find (sink->len). */
+int zk_witgen_run_into(const struct zk_witgen *g, const char *in_path,
+                       struct zk_witgen_sink *sink, const struct zk_witgen_limits *lim,
+                       const zk_cancel_flag *cancel, struct zk_witgen_result *res,
+                       struct zk_diag *diag);
+
+/*
  * Kills (SIGKILL) every process of this user whose environment has
  * ZKSLOT_WITGEN_OWNER=<value> where alive(ctx, value) returns 0: what the
  * generators of a dead daemon left.  *ret_killed (may be NULL) = count.
