@@ -47,6 +47,7 @@
 
 #include "daemon/ledgerretry.h"
 #include "gpud.h"
+#include "util/testhook.h"
 #include "zk/error.h"
 #include "zk/parallel.h"
 
@@ -240,6 +241,15 @@ int main(int argc, char **argv)
                                            : "slots on this NUMA node claimed first");
     if (gpud.claim_node != ZK_POOL_ANY_NODE)
         zkd_log(ZKD_INFO, "numa: running on node %d", gpud.claim_node);
+    /* Test hook: ZKSLOT_TEST_PRELOAD_DELAY_MS holds the start this long
+     * before the key list is read (pipeline_test_pg_recover_start stops
+     * the server meanwhile) */
+    const char *hook = zk_test_hook("ZKSLOT_TEST_PRELOAD_DELAY_MS");
+    if (hook && atoi(hook) > 0) {
+        zkd_log(ZKD_WARN, "test hook: the key list is read in %d ms "
+                "(ZKSLOT_TEST_PRELOAD_DELAY_MS)", atoi(hook));
+        usleep((useconds_t)atoi(hook) * 1000u);
+    }
     int loaded = gpud_keys_preload(l, &d);
     if (loaded < 0 && zkd_ledger_transient(loaded)) {
         /* the database not answering now (a slow or lossy link) is no
