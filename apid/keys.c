@@ -1,6 +1,6 @@
 /*
  * keys.c -- GET /v1/keys and GET /v1/keys/{name}: the registered keys a
- * client may submit to (name, curve, sizes, default class, whether jobs
+ * client may submit to (name, curve, format, sizes, default class, whether jobs
  * from circuit inputs are possible; /v1/keys/{name} also its verification
  * key as snarkjs's vk.json, vk.c).  Read only: no route registers keys
  * or witness generators (docs/architecture.md, "Trust model"); the
@@ -14,11 +14,12 @@
 
 static json_t *key_obj(const struct zk_ledger_key *k)
 {
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:s, s:b, s:s}", "name", k->name, "curve",
-                     k->curve, "n_vars", (json_int_t)k->n_vars, "n_public",
-                     (json_int_t)k->n_public, "domain_size", (json_int_t)k->domain_size,
-                     "priority", zk_priority_name(k->priority), "inputs", k->witgen_kind != 0,
-                     "hash", k->hash);
+    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:b, s:s}", "name", k->name,
+                     "curve", k->curve, "format", zk_key_format_name(k->format), "n_vars",
+                     (json_int_t)k->n_vars, "n_public", (json_int_t)k->n_public,
+                     "domain_size", (json_int_t)k->domain_size, "priority",
+                     zk_priority_name(k->priority), "inputs", k->witgen_kind != 0, "hash",
+                     k->hash);
 }
 
 struct keys_ctx {

@@ -7,7 +7,8 @@
  * key file replaced under the same name (a new hash in the ledger) is read
  * again.  The file must be the one registered (zk_keyfile_check); where it
  * is not here (a client machine of a shared ledger) or does not match,
- * the key is answered with "vk": null and the reason in "vk_error".
+ * the key is answered with "vk": null and the reason in "vk_error"; so is
+ * a bellperson key, whose verifying key is no snarkjs vk.json.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,6 +55,11 @@ json_t *apid_key_vk(const struct zk_ledger_key *k, char *why, size_t n)
 {
     char *text = NULL;
     json_error_t je;
+    if (k->format == ZK_KEY_BELLPERSON) {
+        snprintf(why, n, "a bellperson key: its verifying key is bellperson's .vk (filecoin-"
+                 "proofs' own verifiers read it), not snarkjs's vk.json");
+        return NULL;
+    }
     pthread_mutex_lock(&cache.lock);
     for (unsigned i = 0; i < cache.n && !text; i++)
         if (!strcmp(cache.hash[i], k->hash))

@@ -54,6 +54,11 @@ if [ "$got" = "bellperson $want store" ]; then
 else
   bad "key show: '$got', want 'bellperson $want store'"
 fi
+if z key list | awk '$1 == "c10" && $3 == "bellperson" { f = 1 } END { exit !f }'; then
+  ok "key list: c10's FORMAT column says bellperson"
+else
+  bad "key list does not say c10 is a bellperson key: $(z key list | head -n 3)"
+fi
 hash=$(printf '%s\n' "$show" | python3 -c 'import json, sys; print(json.load(sys.stdin)["hash"])')
 if [ -f "$ZKSLOT_POOL.key-$hash" ] && grep -q "^c10 *yes" <<<"$(z key status)"; then
   ok "the decoded points are resident: $ZKSLOT_POOL.key-$hash"

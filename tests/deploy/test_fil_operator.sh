@@ -9,7 +9,9 @@
 #     (its CLI splits the input as O, and goes through apid's socket
 #     without being told: O cannot open the ledger), `wait`, `result --out`:
 #     both proofs accepted by filecoin-proofs' verifiers;
-#   - another operator P is refused O's result (the socket's rules).
+#   - another operator P is refused O's result (the socket's rules);
+#   - O's `key list` and `key show` through apid say the keys' format
+#     (bellperson) and that such a key has no snarkjs vk.json.
 # Needs root, useradd/userdel, setpriv and the Rust binary (77 otherwise).
 : "${ZKSLOT:?}" "${ZKSLOT_SYNTHD:?}" "${ZKSLOT_GPUD:?}" "${ZKSLOT_APID:?}" "${ZK_SOURCE_DIR:?}"
 tgt=${ZK_CARGO_TARGET:-/var/cache/zkslot/cargo-target/release}
@@ -52,6 +54,25 @@ zku_daemon "$W/synthd.log" "$ZKSLOT_SYNTHD" --workers 1
 zku_daemon "$W/gpud.log" "$ZKSLOT_GPUD" --backend cpu --threads 2
 zku_ready
 zku_apid
+# what the operator sees of the keys through apid: their format, and no
+# snarkjs vk.json for a bellperson key (why said)
+as "$OU" 0022 "$ZKSLOT" key list >"$W/keys.txt" 2>&1 || bad "key list as $OU: $(tail -n 2 "$W/keys.txt")"
+if awk '$1 ~ /^fil-winning-/ && $3 == "bellperson" { f = 1 } END { exit !f }' "$W/keys.txt"; then
+    echo "$OU's key list through apid: the fil- keys' FORMAT is bellperson"
+else
+    bad "$OU's key list does not say the fil- keys are bellperson keys: $(head -n 3 "$W/keys.txt")"
+fi
+wk=$(awk '$1 ~ /^fil-winning-/ { print $1; exit }' "$W/keys.txt")
+as "$OU" 0022 "$ZKSLOT" key show "${wk:-fil-winning}" >"$W/keyshow.json" 2>&1 || true
+if python3 -c '
+import json, sys
+k = json.load(open(sys.argv[1]))
+sys.exit(not (k.get("format") == "bellperson" and k.get("vk") is None
+              and "bellperson key" in k.get("vk_error", "")))' "$W/keyshow.json" 2>/dev/null; then
+    echo "$OU's key show $wk: format bellperson, vk null: $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["vk_error"])' "$W/keyshow.json")"
+else
+    bad "$OU's key show $wk: $(head -c 300 "$W/keyshow.json")"
+fi
 declare -A job
 for k in winning window; do
     job[$k]=$(as "$OU" 0022 "$ZKSLOT" submit --filecoin "$k" "$W/in/$k.json" 2>"$W/submit.log") ||

@@ -329,8 +329,8 @@ static int print_key(void *ctx, const struct zk_ledger_key *k)
             o = (json_decref(o), NULL);
         return o ? json_array_append_new(arr, o) : -ENOMEM;
     }
-    printf("%-20s %-8s %10llu %8llu %10llu %12llu %s %-6s %s%s%s\n", k->name, k->curve,
-           (unsigned long long)k->n_vars, (unsigned long long)k->n_public,
+    printf("%-20s %-8s %-10s %10llu %8llu %10llu %12llu %s %-6s %s%s%s\n", k->name, k->curve,
+           zk_key_format_name(k->format), (unsigned long long)k->n_vars, (unsigned long long)k->n_public,
            (unsigned long long)k->domain_size, (unsigned long long)k->file_size, k->hash,
            k->witgen_kind ? zk_witgen_kind_name(k->witgen_kind) : "-", k->path,
            k->witgen_kind ? " " : "", k->witgen);
@@ -345,8 +345,8 @@ static int key_list(struct lcli *c, int json)
     if (lcli_open(c, 0) < 0)
         goto out;
     if (!json)
-        printf("%-20s %-8s %10s %8s %10s %12s %-32s %-6s %s\n", "NAME", "CURVE", "NVARS",
-               "NPUBLIC", "DOMAIN", "BYTES", "XXH3-128", "WITGEN", "PATH [GENERATOR]");
+        printf("%-20s %-8s %-10s %10s %8s %10s %12s %-32s %-6s %s\n", "NAME", "CURVE", "FORMAT",
+               "NVARS", "NPUBLIC", "DOMAIN", "BYTES", "XXH3-128", "WITGEN", "PATH [GENERATOR]");
     int r = zk_ledger_key_list(c->l, print_key, arr, &d);
     if (r < 0) {
         fprintf(stderr, "zkslot key list: %s\n", r == -ENOMEM ? "out of memory" : d.msg);

@@ -421,11 +421,12 @@ int remote_keys(const char *name, int json)
     } else {
         size_t i;
         json_t *k;
-        printf("%-20s %-8s %10s %8s %10s %-32s %-6s %s\n", "NAME", "CURVE", "NVARS", "NPUBLIC",
-               "DOMAIN", "XXH3-128", "INPUTS", "CLASS");
+        printf("%-20s %-8s %-10s %10s %8s %10s %-32s %-6s %s\n", "NAME", "CURVE", "FORMAT",
+               "NVARS", "NPUBLIC", "DOMAIN", "XXH3-128", "INPUTS", "CLASS");
         json_array_foreach(json_object_get(o, "keys"), i, k)
-            printf("%-20s %-8s %10lld %8lld %10lld %-32s %-6s %s\n", str(k, "name"),
-                   str(k, "curve"), (long long)json_integer_value(json_object_get(k, "n_vars")),
+            printf("%-20s %-8s %-10s %10lld %8lld %10lld %-32s %-6s %s\n", str(k, "name"),
+                   str(k, "curve"), str(k, "format"),
+                   (long long)json_integer_value(json_object_get(k, "n_vars")),
                    (long long)json_integer_value(json_object_get(k, "n_public")),
                    (long long)json_integer_value(json_object_get(k, "domain_size")),
                    str(k, "hash"), json_is_true(json_object_get(k, "inputs")) ? "yes" : "no",
