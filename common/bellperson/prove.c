@@ -201,43 +201,30 @@ void zk_bp_set_steps(size_t g1, size_t g2)
     bp_step_g2 = g2 ? g2 : BP_STEP_G2;
 }
 
-static int bp_msm_g1(const struct zk_bp_engine *e, bls381_g1 *ret, const bls381_g1_affine *pts,
-                     const uint64_t *sc, size_t n)
-{
-    if (!bp_between_fn || n <= bp_step_g1)
-        return e->msm_g1(e->ctx, (uint64_t *)ret, pts, sc, n);
-    bls381_g1 part;
-    bls381_g1_set_inf(ret);
-    for (size_t o = 0; o < n; o += bp_step_g1) {
-        size_t k = n - o < bp_step_g1 ? n - o : bp_step_g1;
-        int rc;
-        if (o)
-            bp_between();
-        if ((rc = e->msm_g1(e->ctx, (uint64_t *)&part, pts + o, sc + 4 * o, k)) != 0)
-            return rc;
-        bls381_g1_add(ret, ret, &part);
+/* bp_msm_g1 and bp_msm_g2: e's multiplication, in steps of bp_step_G
+ * with the hook between them while one is set (one body for both groups,
+ * as blst writes its G1/G2 twins). */
+#define BP_MSM_STEPPED(G)                                                                     \
+    static int bp_msm_##G(const struct zk_bp_engine *e, bls381_##G *ret,                      \
+                          const bls381_##G##_affine *pts, const uint64_t *sc, size_t n)       \
+    {                                                                                         \
+        if (!bp_between_fn || n <= bp_step_##G)                                               \
+            return e->msm_##G(e->ctx, (uint64_t *)ret, pts, sc, n);                           \
+        bls381_##G part;                                                                      \
+        bls381_##G##_set_inf(ret);                                                            \
+        for (size_t o = 0; o < n; o += bp_step_##G) {                                         \
+            size_t k = n - o < bp_step_##G ? n - o : bp_step_##G;                             \
+            int rc;                                                                           \
+            if (o)                                                                            \
+                bp_between();                                                                 \
+            if ((rc = e->msm_##G(e->ctx, (uint64_t *)&part, pts + o, sc + 4 * o, k)) != 0)    \
+                return rc;                                                                    \
+            bls381_##G##_add(ret, ret, &part);                                                \
+        }                                                                                     \
+        return 0;                                                                             \
     }
-    return 0;
-}
-
-static int bp_msm_g2(const struct zk_bp_engine *e, bls381_g2 *ret, const bls381_g2_affine *pts,
-                     const uint64_t *sc, size_t n)
-{
-    if (!bp_between_fn || n <= bp_step_g2)
-        return e->msm_g2(e->ctx, (uint64_t *)ret, pts, sc, n);
-    bls381_g2 part;
-    bls381_g2_set_inf(ret);
-    for (size_t o = 0; o < n; o += bp_step_g2) {
-        size_t k = n - o < bp_step_g2 ? n - o : bp_step_g2;
-        int rc;
-        if (o)
-            bp_between();
-        if ((rc = e->msm_g2(e->ctx, (uint64_t *)&part, pts + o, sc + 4 * o, k)) != 0)
-            return rc;
-        bls381_g2_add(ret, ret, &part);
-    }
-    return 0;
-}
+BP_MSM_STEPPED(g1)
+BP_MSM_STEPPED(g2)
 
 /* H' = sum h_i H_i (Jacobian) for the assignment's a, b, c. */
 static int bp_h(const struct zk_bp_engine *e, const struct zk_bp_key *k,
