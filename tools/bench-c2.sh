@@ -17,13 +17,27 @@
 #                    PoSt generate_{winning,window}_post_with_vanilla, for
 #                    SnapDeals generate_empty_sector_update_proof_with_vanilla.
 #
+#   zkslot --pool:   the service instead: a private tmpfs pool (2 slots of
+#                    512 MiB), one synthd (1 worker) and one gpud (CPU
+#                    backend) started once, the keys from `zkslot key add
+#                    --filecoin` (gpud serving the kind's alone: `[gpud]
+#                    keys`), one job of the kind proved first and not
+#                    counted (gpud's key store built, as on a running
+#                    farm); each run is `zkslot submit --filecoin KIND
+#                    INPUT` to the end of `zkslot wait`.  Its memory is the
+#                    peak, sampled every 50 ms, of the summed proportional
+#                    set size (PSS: shared pages, the slot and the key
+#                    store, counted once) of synthd, gpud, the submitting
+#                    CLI and everything they started (the generator, the
+#                    split); its proof (`zkslot result --out`) is checked
+#                    as above.
+#
 # The bar (issue 45): zkslot's wall at most 0.7x, its peak RSS at most 1.0x
 # filecoin-proofs' (medians).  Each run's figures and the medians are
-# printed; one line per bench is appended to a CSV.  The zkslot side is the
-# per-partition CLI path; swap run_zkslot for the pool path (zkslot submit)
-# when it exists.
+# printed; one line per bench is appended to a CSV (the kind column says
+# "KIND/pool" for --pool).
 #
-#   tools/bench-c2.sh [--kind porep|winning|window|snap] [--runs N]
+#   tools/bench-c2.sh [--kind porep|winning|window|snap] [--runs N] [--pool]
 #                     [--build DIR] [--input FILE] [--csv FILE]
 #
 # --kind (default porep) picks the input `zkslot-fil-synth sectors` makes
@@ -35,7 +49,7 @@
 # bar says), 2 on bad usage or a failed step.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-kind=porep runs=3 build=$here/build/release input="" csv=""
+kind=porep runs=3 build=$here/build/release input="" csv="" pool=0
 die() { echo "bench-c2: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -44,7 +58,8 @@ while [ $# -gt 0 ]; do
     --build) build=${2:?}; shift 2 ;;
     --input) input=${2:?}; shift 2 ;;
     --csv) csv=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --pool) pool=1; shift ;;
+    -h|--help) sed -n '2,49p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (--help)" ;;
   esac
 done
@@ -60,7 +75,17 @@ csv=${csv:-$build/bench-c2.csv}
 [ -x "$fs" ] || die "no zkslot-fil-synth in $tgt (tools/cargo-build.sh)"
 [ -x /usr/bin/time ] || die "/usr/bin/time is needed (apt-get install time)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-c2.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+daemons=()
+cleanup() {
+  local p i
+  for p in "${daemons[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  for p in "${daemons[@]}"; do
+    for ((i = 0; i < 50; i++)); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  done
+  if ((pool)); then "$zk" pool destroy >/dev/null 2>&1 || rm -f "$ZKSLOT_POOL" "$ZKSLOT_POOL".*; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
 if [ -z "$input" ]; then
   "$fs" sectors --cache "$cache" --out "$work/in" --seed 7 >/dev/null || die "sectors failed"
@@ -101,6 +126,93 @@ run_zkslot() {
   awk '{ w += $1; if ($2 > r) r = $2 } END { printf "%.3f %d\n", w, r }' "$work/steps"
 }
 
+# pool_start: the service of --pool, its first job proved and not counted
+pool_start() {
+  export ZKSLOT_POOL=/dev/shm/zkslot-bench-c2-$$.pool ZKSLOT_STATE_DIR=$work/state
+  export ZKSLOT_CONFIG=$work/zkslot.conf ZKSLOT_FIL_SYNTH=$work/gen/zkslot-fil-synth
+  mkdir -p "$work/state" "$work/gen"
+  install -m 0755 "$fs" "$ZKSLOT_FIL_SYNTH"
+  printf '[synthd]\ngenerators = %s\n' "$work/gen" >"$ZKSLOT_CONFIG"
+  "$zk" pool create --slots 2 --slot-size 512M --tmpfs >/dev/null 2>&1 || die "pool create failed"
+  "$zk" key add --filecoin "$cache" --synth "$ZKSLOT_FIL_SYNTH" >"$work/keyadd" 2>&1 ||
+    { cat "$work/keyadd" >&2; die "key add --filecoin failed"; }
+  # gpud serves (and keeps resident) this kind's key alone: the others'
+  # stores are not this proof's memory
+  local key
+  key=$("$zk" key list 2>/dev/null | awk -v k="fil-$kind-" 'index($1, k) == 1 { print $1; exit }')
+  [ -n "$key" ] || die "no key fil-$kind-* registered from $cache"
+  printf '[gpud]\nkeys = %s\n' "$key" >>"$ZKSLOT_CONFIG"
+  "$build/synthd/zkslot-synthd" --workers 1 >>"$work/synthd.log" 2>&1 &
+  daemons+=($!)
+  "$build/gpud/zkslot-gpud" --backend cpu >>"$work/gpud.log" 2>&1 &
+  daemons+=($!)
+  disown -a   # killed at the end, said nowhere
+  local j
+  j=$("$zk" submit --filecoin "$kind" "$input") || die "submit --filecoin $kind failed"
+  "$zk" wait "$j" --timeout 3600 >"$work/wait" 2>&1 ||
+    { tail -n 3 "$work/wait" "$work/synthd.log" "$work/gpud.log" >&2; die "the first job failed"; }
+}
+
+# run_pool: one C2 through the service; prints "wall peak_pss_kib"
+run_pool() {
+  local t0 t1 j sp
+  python3 - "$work/peak" "${daemons[@]}" <<'PY' &
+import os, signal, sys, time
+out, roots = sys.argv[1], {int(p) for p in sys.argv[2:]}
+peak, stop = 0, False
+def on_term(*_):
+    global stop
+    stop = True
+signal.signal(signal.SIGTERM, on_term)
+def pss(pid):
+    try:
+        for line in open("/proc/%d/smaps_rollup" % pid):
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+while not stop:
+    par = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                st = open("/proc/%s/stat" % d).read()
+                par[int(d)] = int(st[st.rindex(")") + 2:].split()[1])
+            except (OSError, ValueError):
+                pass
+    want = set(roots)
+    if os.path.exists(out + ".cli"):
+        try:
+            want.add(int(open(out + ".cli").read()))
+        except ValueError:
+            pass
+    grew = True
+    while grew:
+        new = {p for p, pp in par.items() if pp in want} - want
+        grew = bool(new)
+        want |= new
+    peak = max(peak, sum(pss(p) for p in want))
+    time.sleep(0.05)
+open(out, "w").write("%d\n" % peak)
+PY
+  sp=$!
+  rm -f "$work/peak" "$work/peak.cli"
+  t0=$(date +%s.%N)
+  "$zk" submit --filecoin "$kind" "$input" >"$work/job" 2>"$work/err" &
+  echo $! >"$work/peak.cli"
+  wait $! || { cat "$work/err" >&2; die "submit --filecoin $kind failed"; }
+  j=$(cat "$work/job")
+  "$zk" wait "$j" --timeout 3600 >"$work/wait" 2>&1 || { tail -n 3 "$work/wait" >&2; die "job $j failed"; }
+  t1=$(date +%s.%N)
+  kill -TERM "$sp"
+  wait "$sp" || true
+  "$zk" result "$j" --out "$work/zk.proof" >/dev/null || die "result $j failed"
+  "$fs" verify --kind "$kind" --input "$input" --proof "$work/zk.proof" --cache "$cache" >"$work/v" 2>&1 \
+    || { cat "$work/v" >&2; die "the pool's proof is not accepted by filecoin-proofs"; }
+  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') $(cat "$work/peak")"
+}
+
 # run_ref: filecoin-proofs' own prover; prints "wall rss"
 run_ref() {
   rm -f "$work/steps"
@@ -111,11 +223,18 @@ run_ref() {
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "input: $kind, $input ($nparts partition(s)), parameters $params"
 zkw=() zkr=() refw=() refr=()
+run_z=run_zkslot
+if ((pool)); then
+  pool_start
+  run_z=run_pool
+  echo "zkslot: through the pool (synthd 1 worker, gpud cpu; the first job, not counted, done); memory as PSS"
+fi
 for ((i = 1; i <= runs; i++)); do
-  if ((i % 2)); then z=$(run_zkslot); r=$(run_ref); else r=$(run_ref); z=$(run_zkslot); fi
+  if ((i % 2)); then z=$($run_z); r=$(run_ref); else r=$(run_ref); z=$($run_z); fi
   zkw+=("${z% *}") zkr+=("${z#* }") refw+=("${r% *}") refr+=("${r#* }")
   echo "run $i: zkslot ${z% *} s ${z#* } KiB, filecoin-proofs ${r% *} s ${r#* } KiB"
 done
+((pool == 0)) || kind=$kind/pool
 python3 - "$csv" "$kind" "$input" "$nparts" "${zkw[*]}" "${zkr[*]}" "${refw[*]}" "${refr[*]}" <<'PY'
 import os, statistics, sys, time, socket
 csv, kind, inp, nparts = sys.argv[1:5]
