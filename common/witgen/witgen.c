@@ -484,7 +484,8 @@ enum stop_cause { STOP_NONE, STOP_TIMEOUT, STOP_MEMORY, STOP_FLOOD, STOP_CANCEL,
  * sink->cap (what is past it is read and dropped), else 0. */
 static int sink_read(int fd, struct zk_witgen_sink *sink)
 {
-    static char scratch[65536];       /* past the end: only counted */
+    char scratch[4096];               /* past the end: only dropped (per call: the
+                                         workers of a daemon run at once) */
     for (int i = 0; i < 64; i++) {    /* bounded: the limits are checked between */
         uint64_t room = sink->cap - sink->len;
         ssize_t n = room ? read(fd, sink->dst + sink->len, room < SINK_CHUNK ? room : SINK_CHUNK)
