@@ -39,12 +39,13 @@ assert j["partition_size"] == part, (j["partition_size"], part)
 assert j["witness_size"] == 32 * n
 assert j["slot_size"] == (part + (2 << 20) - 1) // (2 << 20) * (2 << 20)
 bpa = 3 * 32 * rows + 32 * n + dens
-assert f["bpa_bytes"] == bpa and j["witness_file"] == bpa and j["witness_memory"] == bpa
+# the generator holds the .bpa; it streams it into the slot: no file of it
+assert f["bpa_bytes"] == bpa and j["witness_file"] == 0 and j["witness_memory"] == bpa
 points = (f["domain"] - 1 + f["aux"] + 2 * n) * 96 + n * 192
 assert f["points_bound"] == points and j["key_memory_gpud"] == points
 assert j["key_memory_synthd"] == 0 and j["key_memory_source"] == "filecoin"
 w = j["synth_workers_per_node"] * j["synthd"]
-assert j["witness_generators"] == w * (bpa + bpa + 4096)
+assert j["witness_generators"] == w * (bpa + 4096)
 assert j["bound"] == j["pool"] + j["keys"] + j["overhead"] + j["witness_generators"]
 assert j["slots"] * j["slot_size"] == j["pool"] and j["fits"]
 assert "witness_memory = " in j["config"]

@@ -90,7 +90,8 @@ struct plan {
     int in_flight_given;
     uint64_t pool, table, keys, daemons, finalize, overhead, bound, reserve, available;
     uint64_t witgen_mem, witgen;           /* --witness-memory; all generators' bytes */
-    uint64_t witfile;                      /* the generator's output file (.wtns or .bpa) */
+    uint64_t witfile;                      /* the generator's output file (.wtns) */
+    int witfile_none;                      /* its output is streamed into the slot (.bpa) */
     const char *witgen_src;                /* "given" or "estimated" (--filecoin) */
     const struct zk_fil_shape *fil;        /* --filecoin */
     int key_synthd_given;                  /* --key-memory G,S named synthd's S */
@@ -299,10 +300,11 @@ static int from_filecoin(struct plan *p, const char *name)
     }
     if (!p->key_synthd_given)   /* --key-memory G: the gpuds' points; synthd holds none */
         p->key_synthd = 0;
-    /* the generator holds the assignment and writes it whole (a .bpa) */
-    p->witfile = zk_fil_bpa_bytes(p->fil);
+    /* the generator holds the assignment and writes it whole (a .bpa)
+     * through a pipe into the slot: no file of it (docs/synthesis.md) */
+    p->witfile_none = 1;
     if (!p->witgen_mem) {
-        p->witgen_mem = p->witfile;
+        p->witgen_mem = zk_fil_bpa_bytes(p->fil);
         p->witgen_src = "estimated";
     }
     return 0;
@@ -401,7 +403,7 @@ static void compute(struct plan *p)
     p->overhead = p->daemons + p->table + p->finalize;
     /* a generator per synth worker, and the .wtns it writes to tmpfs (the
      * witness region plus its 76-byte header) until synthd has read it */
-    if (!p->witfile)
+    if (!p->witfile && !p->witfile_none)
         p->witfile = p->witness + 76;
     p->witgen = p->witgen_mem ? p->workers * p->nsynthd * (p->witgen_mem + p->witfile + 4096) : 0;
     p->bound = p->pool + p->keys + p->overhead + p->witgen;
@@ -654,11 +656,10 @@ static void print_text(const struct plan *p)
                  "file's size)"
                : "ESTIMATED as 3 x partition: pass --key-memory");
     if (p->fil)
-        printf("  generator    %s per synth worker (%s), writing a %s file\n",
-               human(p->witgen_mem, a, sizeof a),
+        printf("  generator    %s per synth worker (%s), its .bpa streamed into the slot "
+               "(no file)\n", human(p->witgen_mem, a, sizeof a),
                p->witgen_src ? "ESTIMATED as the assignment it holds: pass --witness-memory"
-                             : "--witness-memory",
-               human(p->witfile, b, sizeof b));
+                             : "--witness-memory");
     if (p->in_store)
         printf("  key store    %s resident in %s: its points (%s) counted once, in the store, "
                "not per gpud (each maps it)\n", p->key_path, p->store,
