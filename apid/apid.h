@@ -239,6 +239,9 @@ struct apid_submit {
     const char *request_id;           /* NULL: none */
     int force;                        /* queue a deadline admission refuses */
     const char *out_dir;              /* NULL: none (<state dir>/jobs/<id>) */
+    const char *fil_kind;             /* "filecoin": its kind, else NULL */
+    char *fil_input;                  /* ... and its input, compact JSON (malloc'd) */
+    size_t fil_input_len;
 };
 int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_submit *s,
                       struct apid_reply *r);
@@ -246,6 +249,14 @@ void apid_submit_free(struct apid_submit *s);
 /* key, priority, deadline, force and request_id of s->root into s: 0 or
  * -1 (r set). */
 int apid_submit_fields(struct apid_submit *s, int64_t now_ns, struct apid_reply *r);
+
+/* ---- filecoin.c ---- */
+/* "filecoin": {"kind", "input"} checked into s (400 on a bad shape). */
+int apid_filecoin_parse(json_t *fc, struct apid_submit *s, struct apid_reply *r);
+/* s's Filecoin input split by key k's synthesizer into s->inputs (the
+ * parts): 0, or -1 with r set (422, 503, 413), nothing queued. */
+int apid_filecoin_split(struct apid *a, const struct zk_ledger_key *k, struct apid_submit *s,
+                        struct apid_reply *r);
 
 /* ---- witness.c ---- */
 /* "witnesses": each base64 .wtns decoded into s (format checked; 400/413/422). */

@@ -7,7 +7,8 @@
  *    "deadline": DURATION|TIME, "force": BOOL, "request_id": STRING}
  *
  * or "witnesses": [BASE64, ...] instead of "inputs", or one .wtns as an
- * application/octet-stream body (witness.c).
+ * application/octet-stream body (witness.c), or "filecoin": {"kind",
+ * "input"}, a storage provider's input split on the server (filecoin.c).
  *
  * 201 with the new job, 200 with the earlier job of the same request id
  * (per token: auth.c), 409 deadline_unmeetable when a deadline cannot be
@@ -37,6 +38,7 @@ void apid_submit_free(struct apid_submit *s)
         free(s->inputs[i]);
     free(s->inputs);
     free(s->lens);
+    free(s->fil_input);
     json_decref(s->root);
     memset(s, 0, sizeof *s);
 }
@@ -89,7 +91,7 @@ static int parse_inputs(json_t *arr, struct apid_submit *s, struct apid_reply *r
 int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_submit *s,
                       struct apid_reply *r)
 {
-    static const char *const known[] = { "key", "inputs", "witnesses", "priority",
+    static const char *const known[] = { "key", "inputs", "witnesses", "filecoin", "priority",
                                          "deadline", "force", "request_id", "out_dir" };
     json_error_t je;
     const char *key;
@@ -109,17 +111,20 @@ int apid_submit_parse(const char *body, size_t len, int64_t now_ns, struct apid_
             i++;
         if (i == sizeof known / sizeof *known)
             return apid_error(r, 400, "bad_field", "'%.64s': not a field of a job (key, "
-                              "inputs, witnesses, priority, deadline, force, request_id, "
-                              "out_dir)", key);
+                              "inputs, witnesses, filecoin, priority, deadline, force, "
+                              "request_id, out_dir)", key);
     }
     if (apid_submit_fields(s, now_ns, r) < 0)
         return -1;
     json_t *inputs = json_object_get(s->root, "inputs"),
-           *wits = json_object_get(s->root, "witnesses");
-    if (inputs && wits)
-        return apid_error(r, 400, "bad_field", "inputs, witnesses: a job is all inputs or "
-                          "all witnesses, not both");
-    return wits ? apid_witnesses_parse(wits, s, r) : parse_inputs(inputs, s, r);
+           *wits = json_object_get(s->root, "witnesses"),
+           *fil = json_object_get(s->root, "filecoin");
+    if (!!inputs + !!wits + !!fil > 1)
+        return apid_error(r, 400, "bad_field", "inputs, witnesses, filecoin: a job is all "
+                          "inputs, all witnesses or one Filecoin input, one of them");
+    return wits ? apid_witnesses_parse(wits, s, r)
+         : fil  ? apid_filecoin_parse(fil, s, r)
+                : parse_inputs(inputs, s, r);
 }
 
 int apid_submit_fields(struct apid_submit *s, int64_t now_ns, struct apid_reply *r)
@@ -179,6 +184,10 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
         return apid_error(r, 422, rc == -ENOEXEC ? "no_generator" : "key_unusable", "key: %s",
                           msg), 0;
     if (s->witnesses && apid_witnesses_check(&k, s, r) < 0)
+        return 0;
+    /* a provider's Filecoin input: split here by the key's synthesizer
+     * (filecoin.c); its parts are then checked as any job's inputs */
+    if (s->fil_kind && apid_filecoin_split(a, &k, s, r) < 0)
         return 0;
     /* each input as the key's generator reads it (submit_input_check: a
      * circuit's signals, or a Filecoin synthesizer's part file) */

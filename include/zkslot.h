@@ -42,6 +42,7 @@ extern "C" {
 #define ZKSLOT_ESTATE (-10022)       /* the job or partition is in another state */
 #define ZKSLOT_ERANGE (-10025)       /* a value out of range (witness >= r) */
 #define ZKSLOT_ELEDGER (-10026)      /* the ledger's database failed */
+#define ZKSLOT_EREJECTED (-10029)    /* a generator or synthesizer refused the input */
 #define ZKSLOT_EUNTRUSTED (-10031)   /* a file another user owns or may write */
 #define ZKSLOT_ESTATEMENT (-10032)   /* a result that is not the proof of its job's statement */
 #define ZKSLOT_EDEADLINE (-10033)    /* the deadline cannot be met (nothing queued) */
@@ -112,6 +113,22 @@ struct zkslot_submit_opts {
 int zkslot_submit(zkslot *z, const char *key, const char *const *files, unsigned nfiles,
                   int inputs, const struct zkslot_submit_opts *o, int64_t *ret_job,
                   int *ret_existing, char *msg, size_t n);
+
+/*
+ * Submits a storage provider's Filecoin input as `zkslot submit --filecoin
+ * KIND FILE` does: kind "porep" (FILE: the C1 output lotus-bench writes),
+ * "winning", "window" or "snap" (the vanilla proofs and commitments:
+ * docs/filecoin.md).  The Filecoin synthesizer ($ZKSLOT_FIL_SYNTH, else
+ * zkslot-fil-synth in /usr/local/bin:/usr/bin:/bin) splits it, as the
+ * caller, into one part per partition, each checked whole; the job is
+ * those parts as inputs of key `key` (NULL = the one the input names,
+ * fil-KIND-SIZE).  A bad input: ZKSLOT_EREJECTED with the synthesizer's
+ * one line naming FILE, nothing queued.  o, *ret_job, *ret_existing as
+ * for zkslot_submit.
+ */
+int zkslot_submit_filecoin(zkslot *z, const char *kind, const char *file, const char *key,
+                           const struct zkslot_submit_opts *o, int64_t *ret_job,
+                           int *ret_existing, char *msg, size_t n);
 
 struct zkslot_job_status {
     int64_t id;

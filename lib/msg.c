@@ -16,6 +16,7 @@ _Static_assert(ZKSLOT_ETIMEOUT == ZK_ETIMEOUT, "code");
 _Static_assert(ZKSLOT_ESTATE == ZK_ESTATE, "code");
 _Static_assert(ZKSLOT_ERANGE == ZK_ERANGE, "code");
 _Static_assert(ZKSLOT_ELEDGER == ZK_ELEDGER, "code");
+_Static_assert(ZKSLOT_EREJECTED == ZK_EREJECTED, "code");
 _Static_assert(ZKSLOT_EUNTRUSTED == ZK_EUNTRUSTED, "code");
 _Static_assert(ZKSLOT_ESTATEMENT == ZK_ESTATEMENT, "code");
 _Static_assert((int)ZKSLOT_JOB_CANCELED == (int)ZK_JOB_CANCELED &&

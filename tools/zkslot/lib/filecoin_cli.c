@@ -261,10 +261,20 @@ static int part_label(const char *path, char *dst, size_t n, char *msg, size_t m
     return r;
 }
 
+int fil_part_key(const char *kind, const char *path, char *key, size_t key_n, char *msg,
+                 size_t msg_n)
+{
+    char label[32];
+    int r = part_label(path, label, sizeof label, msg, msg_n);
+    if (!r && snprintf(key, key_n, "fil-%s-%s", kind, label) >= (int)key_n)
+        r = -ENAMETOOLONG;
+    return r;
+}
+
 int fil_split(const char *prog, const char *kind, const char *file, const char *dir,
               char ***parts, int *n, char *key, size_t key_n, char *msg, size_t msg_n)
 {
-    char *out = NULL, label[32];
+    char *out = NULL;
     char *argv[] = { (char *)prog, "split", "--kind", (char *)kind, "--input", (char *)file,
                      "--out-dir", (char *)dir, NULL };
     *parts = NULL;
@@ -295,9 +305,8 @@ int fil_split(const char *prog, const char *kind, const char *file, const char *
         snprintf(msg, msg_n, "%s split: no part written for %s", prog, file);
         r = -EPROTO;
     }
-    if (!r && !(r = part_label((*parts)[0], label, sizeof label, msg, msg_n)) &&
-        snprintf(key, key_n, "fil-%s-%s", kind, label) >= (int)key_n)
-        r = -ENAMETOOLONG;
+    if (!r)
+        r = fil_part_key(kind, (*parts)[0], key, key_n, msg, msg_n);
     if (r == -ENOMEM)
         snprintf(msg, msg_n, "out of memory");
     if (r) {

@@ -63,6 +63,11 @@ int fil_keys(const char *prog, const char *dir, uint64_t sector_size,
 int fil_split(const char *prog, const char *kind, const char *file, const char *dir,
               char ***parts, int *n, char *key, size_t key_n, char *msg, size_t msg_n);
 
+/* The key a part file's registered proof names, fil-KIND-SIZE (its
+ * sector size), into key.  0, or an error with one line in msg. */
+int fil_part_key(const char *kind, const char *path, char *key, size_t key_n, char *msg,
+                 size_t msg_n);
+
 /* Frees what fil_split returned. */
 void fil_parts_free(char **parts, int n);
 
