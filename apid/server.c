@@ -227,6 +227,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
     q->method = method;
     q->path = url;
     struct apid_conn *ac = conn_of(mc);
+    /* the whole request is in: no deadline while it is handled (a long
+     * poll of up to APID_WAIT_MAX_S); send_reply sets the next one */
+    apid_admit_handling(&a->admit, ac);
     apid_auth_peer(q, ac ? &ac->peer : NULL);   /* a local caller: its user */
     q->content_type = MHD_lookup_connection_value(mc, MHD_HEADER_KIND,
                                                   MHD_HTTP_HEADER_CONTENT_TYPE);

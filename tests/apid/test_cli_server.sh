@@ -57,7 +57,7 @@ node "$ZK_SOURCE_DIR/tests/pipeline/verify_many.cjs" "$PLI_VK" "${args[@]}" >"$P
     pl_bad "snarkjs: $(head -n 3 "$PL_W/verify.out")"
 # the keys through apid: the list, one key with its vk.json (export-vk's), an unknown one
 remote key list >"$PL_W/keys.txt"
-grep -q '^bn128  *bn128  *[0-9]' "$PL_W/keys.txt" && grep -q ' yes  *normal$' "$PL_W/keys.txt" ||
+grep -q '^bn128  *bn128  *zkey  *[0-9]' "$PL_W/keys.txt" && grep -q ' yes  *normal$' "$PL_W/keys.txt" ||
     pl_bad "key list over --server: $(cat "$PL_W/keys.txt")"
 remote key show bn128 >"$PL_W/key.json"
 python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(not (o["name"] == "bn128" and o["vk"] == json.load(open(sys.argv[2])) and "path" not in o))' \

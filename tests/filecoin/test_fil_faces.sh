@@ -9,7 +9,9 @@
 #   2. the HTTP API: POST /v1/jobs {"key", "filecoin": {"kind", "input"}}
 #      with a WindowPoSt input over 5 sectors (3 partitions), split on the
 #      server by the key's synthesizer; the proof fetched through the API
-#      (`zkslot --server URL result --out`);
+#      (`zkslot --server URL result --out`); and `zkslot --server URL
+#      submit --filecoin winning FILE` from a client without the
+#      synthesizer (the input itself sent, split on the server);
 #   3. the API's refusals, nothing queued: a real second token whose keys
 #      do not include the key (403, judged before anything runs), a kind
 #      that is not the key's, an input of another kind, an unknown field,
@@ -85,6 +87,19 @@ else
   pl_bad "the API's Filecoin job: $code $(head -c 300 "$PL_W/resp") $(tail -n 2 "$PL_W/wait.out" "$PL_W/result.out" "$PL_W/verify.out" 2>/dev/null || true)"
 fi
 [ "$np" = 3 ] || pl_bad "the WindowPoSt over 5 sectors was $np partition(s), not 3"
+# the CLI over the API from a machine without the synthesizer: the input
+# itself goes to the server (submit --filecoin with --server)
+rc=0
+j=$(ZKSLOT_FIL_SYNTH=/nonexistent/zkslot-fil-synth ZKSLOT_TOKEN=$alice \
+    "$ZKSLOT" --server "$APID_URL" submit --filecoin winning "$PL_W/in/winning.json" 2>"$PL_W/cli.err") || rc=$?
+if [ "$rc" = 0 ] &&
+   ZKSLOT_TOKEN=$alice "$ZKSLOT" --server "$APID_URL" wait "$j" --timeout 300 >"$PL_W/wait.out" 2>&1 &&
+   ZKSLOT_TOKEN=$alice "$ZKSLOT" --server "$APID_URL" result "$j" --out "$PL_W/cli.proof" >"$PL_W/result.out" 2>&1 &&
+   verify winning "$PL_W/cli.proof"; then
+  echo "ok: zkslot --server URL submit --filecoin winning, no synthesizer on the client: job $j, its proof accepted by filecoin-proofs"
+else
+  pl_bad "the CLI's Filecoin job over the API: exit $rc $(cat "$PL_W/cli.err") $(tail -n 2 "$PL_W/wait.out" "$PL_W/result.out" "$PL_W/verify.out" 2>/dev/null || true)"
+fi
 
 # ---- 3. refusals, nothing queued -----------------------------------------------------------
 # refused CODE HTTP_STATUS WHAT TOKEN: POST $PL_W/body, expect the status and code, no new job

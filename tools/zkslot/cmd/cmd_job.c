@@ -485,6 +485,26 @@ static int filecoin_split(struct args *a, char *dir, size_t dir_n, char ***parts
     return 0;
 }
 
+/* `--filecoin KIND FILE` with `zkslot --server URL`: the provider's input
+ * sent as it is (the API's "filecoin"), split on the server by the key's
+ * own synthesizer; this machine needs none.  The key is --key or the one
+ * the input names (its SectorSize, or its registered_proof). */
+static int filecoin_remote(struct args *a)
+{
+    char key[96], msg[FIL_MSG_MAX];
+    if (!fil_kind_valid(a->filecoin) || a->npos != 1 || a->input || a->bpa || a->out) {
+        fprintf(stderr, "zkslot submit: --filecoin porep|winning|window|snap takes one input "
+                "file, without --input, --bpa or --out (with --server); nothing submitted\n");
+        return 2;
+    }
+    if (!a->key && fil_input_key(a->filecoin, a->pos[0], key, sizeof key, msg, sizeof msg)) {
+        fprintf(stderr, "zkslot submit: %s; nothing submitted\n", msg);
+        return 2;
+    }
+    return remote_submit_filecoin(a->key ? a->key : key, a->filecoin, a->pos[0], a->priority,
+                                  a->deadline_ns, a->force, a->request_id);
+}
+
 int cmd_submit(int argc, char **argv)
 {
     struct args a;
@@ -507,6 +527,8 @@ int cmd_submit(int argc, char **argv)
     }
     if (!a.filecoin)
         return submit_parsed(a);
+    if (remote_server())   /* zkslot --server URL: the input itself, split there */
+        return filecoin_remote(&a);
     char dir[PATH_MAX] = "", key[96], **parts = NULL;
     int n = 0, rc = filecoin_split(&a, dir, sizeof dir, &parts, &n, key, sizeof key);
     if (rc == 0)

@@ -261,6 +261,29 @@ static int part_label(const char *path, char *dst, size_t n, char *msg, size_t m
     return r;
 }
 
+int fil_input_key(const char *kind, const char *path, char *key, size_t key_n, char *msg,
+                  size_t msg_n)
+{
+    json_error_t e;
+    json_t *root = json_load_file(path, 0, &e);
+    if (!root) {
+        snprintf(msg, msg_n, "%s:%d:%d: %s", path, e.line, e.column, e.text);
+        return -EPROTO;
+    }
+    json_t *size = json_object_get(root, "SectorSize");
+    int r;
+    if (json_is_integer(size) && json_integer_value(size) > 0) {   /* a C1 output */
+        r = fil_key_name(kind, (uint64_t)json_integer_value(size), key, key_n);
+        if (r)
+            snprintf(msg, msg_n, "%s: SectorSize %lld is not a sector size", path,
+                     (long long)json_integer_value(size));
+    } else {
+        r = fil_part_key(kind, path, key, key_n, msg, msg_n);
+    }
+    json_decref(root);
+    return r;
+}
+
 int fil_part_key(const char *kind, const char *path, char *key, size_t key_n, char *msg,
                  size_t msg_n)
 {

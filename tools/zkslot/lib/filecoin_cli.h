@@ -68,6 +68,12 @@ int fil_split(const char *prog, const char *kind, const char *file, const char *
 int fil_part_key(const char *kind, const char *path, char *key, size_t key_n, char *msg,
                  size_t msg_n);
 
+/* The key a provider's input names, unsplit: fil-KIND-SIZE from a C1
+ * output's SectorSize, or from a PoSt's or an update's registered_proof.
+ * 0, or an error with one line in msg naming path. */
+int fil_input_key(const char *kind, const char *path, char *key, size_t key_n, char *msg,
+                  size_t msg_n);
+
 /* Frees what fil_split returned. */
 void fil_parts_free(char **parts, int n);
 

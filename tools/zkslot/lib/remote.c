@@ -93,10 +93,13 @@ json_t *remote_base64_file(const char *path)
     return s;
 }
 
+static int post_job(json_t *body, const char *key, int priority, int64_t deadline_ns,
+                    int force, const char *request_id, const char *out_dir);
+
 int remote_submit(const char *key, char **files, int n, int input, int priority,
                   int64_t deadline_ns, int force, const char *request_id, const char *out_dir)
 {
-    json_t *body = json_object(), *inputs = json_array(), *o = NULL;
+    json_t *body = json_object(), *inputs = json_array();
     int rc = 2;
     for (int i = 0; i < n; i++) {
         json_error_t je;
@@ -111,8 +114,38 @@ int remote_submit(const char *key, char **files, int n, int input, int priority,
         }
         json_array_append_new(inputs, in);
     }
-    json_object_set_new(body, "key", json_string(key));
     json_object_set(body, input ? "inputs" : "witnesses", inputs);
+    rc = post_job(body, key, priority, deadline_ns, force, request_id, out_dir);
+out:
+    json_decref(inputs);
+    json_decref(body);
+    return rc;
+}
+
+int remote_submit_filecoin(const char *key, const char *kind, const char *file, int priority,
+                           int64_t deadline_ns, int force, const char *request_id)
+{
+    json_error_t je;
+    json_t *in = json_load_file(file, 0, &je);
+    if (!in) {
+        fprintf(stderr, "zkslot submit: %s:%d:%d: %s; nothing submitted\n", file, je.line,
+                je.column, je.text);
+        return 2;
+    }
+    json_t *body = json_pack("{s:{s:s, s:o}}", "filecoin", "kind", kind, "input", in);
+    int rc = body ? post_job(body, key, priority, deadline_ns, force, request_id, NULL) : 2;
+    json_decref(body);
+    return rc;
+}
+
+/* body (the job's inputs, witnesses or Filecoin input) with the rest of
+ * a job's fields, POSTed; its id printed.  The exit status. */
+static int post_job(json_t *body, const char *key, int priority, int64_t deadline_ns,
+                    int force, const char *request_id, const char *out_dir)
+{
+    json_t *o = NULL;
+    int rc = 2;
+    json_object_set_new(body, "key", json_string(key));
     if (priority >= 0)
         json_object_set_new(body, "priority", json_string(zk_priority_name(priority)));
     if (deadline_ns) {   /* whole seconds, rounded up: never earlier than asked */
@@ -147,8 +180,6 @@ int remote_submit(const char *key, char **files, int n, int input, int priority,
     rc = 0;
 out:
     json_decref(o);
-    json_decref(inputs);
-    json_decref(body);
     return rc;
 }
 

@@ -25,6 +25,11 @@ int remote_submit(const char *key, char **files, int n, int input, int priority,
 /* File `path` (a .wtns) in standard base64 as a JSON string, as submit
  * sends it; NULL after one line on stderr. */
 json_t *remote_base64_file(const char *path);
+/* `submit --filecoin KIND FILE` to the server: the provider's input
+ * itself (POST /v1/jobs "filecoin"), split there by the key's synthesizer;
+ * the client needs none. */
+int remote_submit_filecoin(const char *key, const char *kind, const char *file, int priority,
+                           int64_t deadline_ns, int force, const char *request_id);
 int remote_status(int64_t id, int json);      /* id 0: the list */
 int remote_wait(int64_t id, double timeout);  /* timeout < 0: none */
 int remote_result(int64_t id, const char *out);
