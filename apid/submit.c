@@ -166,6 +166,24 @@ int apid_submit_fields(struct apid_submit *s, int64_t now_ns, struct apid_reply 
     return 0;
 }
 
+/* s's key into *k, checked for s's kind of job: 0, or -1 with r set and
+ * *broke when the ledger failed. */
+static int job_key(struct apid *a, zk_ledger *l, const struct apid_submit *s,
+                   struct zk_ledger_key *k, struct apid_reply *r, int *broke)
+{
+    char msg[SUBMIT_MSG_MAX];
+    int rc = submit_key_check(l, &a->c.cfg, s->key, !s->witnesses, k, msg, sizeof msg);
+    *broke = rc == ZK_ELEDGER;
+    if (rc == -ENOENT)
+        return apid_error(r, 404, "unknown_key", "key: %s", msg);
+    if (rc == ZK_ELEDGER)
+        return apid_ledger_error(r, rc, msg), -1;
+    if (rc < 0)
+        return apid_error(r, 422, rc == -ENOEXEC ? "no_generator" : "key_unusable", "key: %s",
+                          msg);
+    return 0;
+}
+
 /* Queues the parsed job; the reply in r.  Returns whether the ledger broke. */
 static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_submit *s,
                  struct apid_reply *r)
@@ -175,19 +193,10 @@ static int queue(struct apid *a, zk_ledger *l, struct apid_req *q, struct apid_s
     struct zk_diag d = { "" };
     char msg[SUBMIT_MSG_MAX], who[ZK_LEDGER_PRINCIPAL_MAX + 1];
     int64_t id = 0;
-    int rc = submit_key_check(l, &a->c.cfg, s->key, !s->witnesses, &k, msg, sizeof msg);
-    if (rc == -ENOENT)
-        return apid_error(r, 404, "unknown_key", "key: %s", msg), 0;
-    if (rc == ZK_ELEDGER)
-        return apid_ledger_error(r, rc, msg), 1;
-    if (rc < 0)
-        return apid_error(r, 422, rc == -ENOEXEC ? "no_generator" : "key_unusable", "key: %s",
-                          msg), 0;
+    int broke, rc;
+    if (job_key(a, l, s, &k, r, &broke) < 0)
+        return broke;
     if (s->witnesses && apid_witnesses_check(&k, s, r) < 0)
-        return 0;
-    /* a provider's Filecoin input: split here by the key's synthesizer
-     * (filecoin.c); its parts are then checked as any job's inputs */
-    if (s->fil_kind && apid_filecoin_split(a, &k, s, r) < 0)
         return 0;
     /* each input as the key's generator reads it (submit_input_check: a
      * circuit's signals, or a Filecoin synthesizer's part file) */
@@ -265,6 +274,17 @@ int apid_submit(struct apid *a, struct apid_req *q, struct apid_reply *r)
     zk_ledger *l = apid_ledger_get(a, r);
     if (!l)
         goto out;
+    if (s.fil_kind) {
+        /* a provider's Filecoin input: split by the key's synthesizer
+         * (filecoin.c), holding no ledger handle meanwhile (a PoRep's
+         * split checks its vanilla proofs); its parts are then any job's
+         * inputs, the key checked again as queue() checks it */
+        struct zk_ledger_key k;
+        int broke, bad = job_key(a, l, &s, &k, r, &broke) < 0;
+        apid_ledger_put(a, l, broke);
+        if (bad || apid_filecoin_split(a, &k, &s, r) < 0 || !(l = apid_ledger_get(a, r)))
+            goto out;
+    }
     apid_ledger_put(a, l, queue(a, l, q, &s, r));
     rc = 0;
 out:
