@@ -3,14 +3,15 @@
  * before any ledger: the route table (paths, methods, {param} segments),
  * the bearer header against a token table, a query value as an id, and
  * the body of POST /v1/jobs (apid_submit_parse: JSON, fields, inputs,
- * base64 witnesses).
+ * base64 witnesses, a Filecoin input's kind and object).
  *
  * The input: line 1 "METHOD PATH[?QUERY]", line 2 the Authorization
  * header, the rest the body.  Every refusal is one error object {"error":
  * {"code", "message"}} with a one-line message and a 4xx/5xx status; a
  * routed request has its params; an accepted submit has a key and at
  * least one input, each of which parses back as a JSON object, or at
- * least one witness, each a .wtns.
+ * least one witness, each a .wtns, or a Filecoin input (a known kind, an
+ * object) and no other.
  */
 #include <ctype.h>
 #include <jansson.h>
@@ -125,8 +126,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (apid_submit_parse(body, blen, 1764644400LL * 1000000000, &sub, &r) < 0) {
         check_error(&r);
     } else {
-        if (!sub.key || !*sub.key || !sub.ninputs)
+        if (!sub.key || !*sub.key || (!sub.ninputs && !sub.fil_kind) ||
+            (sub.fil_kind && sub.ninputs))
             abort();
+        if (sub.fil_kind) {   /* a Filecoin input: a known kind, an object's text */
+            json_error_t je;
+            json_t *o = json_loadb(sub.fil_input, sub.fil_input_len, 0, &je);
+            if (!json_is_object(o) || (strcmp(sub.fil_kind, "porep") && strcmp(sub.fil_kind,
+                "winning") && strcmp(sub.fil_kind, "window") && strcmp(sub.fil_kind, "snap")))
+                abort();
+            json_decref(o);
+        }
         for (size_t i = 0; i < sub.ninputs && sub.witnesses; i++)
             if (sub.lens[i] < 4 || memcmp(sub.inputs[i], "wtns", 4))
                 abort();   /* a witness passed its format check */
