@@ -347,6 +347,18 @@ void zkd_base_close(struct zkd_base *b)
     zk_ledger_close(b->l);
     b->l = NULL;
     if (b->pool) {
+        /* The last writer to leave makes the semaphores exact (this
+         * process's threads are joined, no other is attached): a permit
+         * left over by a take without a permit racing a publish
+         * (docs/pool.md) would otherwise wait for the next start's resync,
+         * and `pool check` on the stopped service would see it
+         * (pipeline_test_kill_gpud: "semaphore free = 4 but 3 slots are
+         * FREE" after both daemons stopped).  Not attached: a no-op. */
+        struct zk_pool_reap_stats st;
+        if (zk_pool_reap(b->pool, ZK_POOL_REAP_RESYNC, NULL, NULL, &st) == 0 && st.resynced &&
+            (st.free_adjust || st.ready_adjust))
+            zkd_log(ZKD_NOTICE, "pool: the semaphores set to the slots' states as the last "
+                    "writer left (free %+d, ready %+d)", st.free_adjust, st.ready_adjust);
         zk_pool_detach(b->pool);
         free(b->pool);
         b->pool = NULL;
