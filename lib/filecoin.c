@@ -36,20 +36,13 @@ ZKSLOT_EXPORT int zkslot_submit_filecoin(zkslot *z, const char *kind, const char
                           "snap; nothing submitted", kind);
     if (fil_synth_find(NULL, prog, sizeof prog, why, sizeof why) < 0)
         return zkslot_say(msg, n, -ENOENT, "%s; nothing submitted", why);
-    const char *tmp = getenv("TMPDIR");
-    if ((size_t)snprintf(dir, sizeof dir, "%s/zkslot-fil-XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
-            sizeof dir || !mkdtemp(dir))
-        return zkslot_say(msg, n, -errno, "a directory for the parts in %s: %s",
-                          tmp && *tmp ? tmp : "/tmp", strerror(errno));
-    r = fil_split(prog, kind, file, dir, &parts, &np, name, sizeof name, why, sizeof why);
+    r = fil_split_private(prog, kind, file, dir, sizeof dir, &parts, &np, name, sizeof name,
+                          why, sizeof why);
     if (r)
-        r = zkslot_say(msg, n, r, "%s; nothing submitted", why);
+        r = zkslot_say(msg, n, r, "%s%s", why, dir[0] ? "; nothing submitted" : "");
     else
         r = zkslot_submit(z, key && *key ? key : name, (const char *const *)parts,
                           (unsigned)np, 1, o, ret_job, ret_existing, msg, n);
-    for (int i = 0; i < np; i++)
-        unlink(parts[i]);
-    rmdir(dir);
-    fil_parts_free(parts, np);
+    fil_split_remove(dir, parts, np);
     return r;
 }

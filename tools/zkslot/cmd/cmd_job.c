@@ -440,7 +440,7 @@ out:
 /*
  * `--filecoin KIND FILE`: the provider's input split by the Filecoin
  * synthesizer, as the caller, into one part file per partition in a
- * private directory (dir, made here); the job is those parts as inputs of
+ * private directory (dir: fil_split_private); the job is those parts as inputs of
  * key fil-KIND-SIZE (or --key), each synthesized by the key's generator
  * in synthd.  0, or 2 with one line said (a bad input: the synthesizer's
  * line, nothing queued).
@@ -464,17 +464,9 @@ static int filecoin_split(struct args *a, char *dir, size_t dir_n, char ***parts
         fprintf(stderr, "zkslot submit: %s; nothing submitted\n", msg);
         return 2;
     }
-    const char *tmp = getenv("TMPDIR");
-    if ((size_t)snprintf(dir, dir_n, "%s/zkslot-fil-XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
-            dir_n || !mkdtemp(dir)) {
-        fprintf(stderr, "zkslot submit: a directory for the parts in %s: %s\n",
-                tmp && *tmp ? tmp : "/tmp", strerror(errno));
-        dir[0] = 0;
-        return 2;
-    }
-    if (fil_split(prog, a->filecoin, a->pos[0], dir, parts, n, key, key_n, msg,
-                  sizeof msg) != 0) {
-        fprintf(stderr, "zkslot submit: %s; nothing submitted\n", msg);
+    if (fil_split_private(prog, a->filecoin, a->pos[0], dir, dir_n, parts, n, key, key_n, msg,
+                          sizeof msg) != 0) {
+        fprintf(stderr, "zkslot submit: %s%s\n", msg, dir[0] ? "; nothing submitted" : "");
         return 2;
     }
     a->pos = *parts;
@@ -533,11 +525,7 @@ int cmd_submit(int argc, char **argv)
     int n = 0, rc = filecoin_split(&a, dir, sizeof dir, &parts, &n, key, sizeof key);
     if (rc == 0)
         rc = submit_parsed(a);
-    for (int i = 0; i < n; i++)
-        unlink(parts[i]);
-    if (dir[0])
-        rmdir(dir);
-    fil_parts_free(parts, n);
+    fil_split_remove(dir, parts, n);
     return rc;
 }
 

@@ -231,6 +231,33 @@ int fil_keys(const char *prog, const char *dir, uint64_t size,
     return r;
 }
 
+int fil_split_private(const char *prog, const char *kind, const char *file, char *dir,
+                      size_t dir_n, char ***parts, int *n, char *key, size_t key_n, char *msg,
+                      size_t msg_n)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    *parts = NULL;
+    *n = 0;
+    if ((size_t)snprintf(dir, dir_n, "%s/zkslot-fil-XXXXXX", tmp) >= dir_n || !mkdtemp(dir)) {
+        int e = errno;
+        snprintf(msg, msg_n, "a directory for the parts in %s: %s", tmp, strerror(e));
+        dir[0] = 0;
+        return -e;
+    }
+    return fil_split(prog, kind, file, dir, parts, n, key, key_n, msg, msg_n);
+}
+
+void fil_split_remove(const char *dir, char **parts, int n)
+{
+    for (int i = 0; i < n; i++)
+        unlink(parts[i]);
+    if (dir[0])
+        rmdir(dir);
+    fil_parts_free(parts, n);
+}
+
 void fil_parts_free(char **parts, int n)
 {
     for (int i = 0; parts && i < n; i++)

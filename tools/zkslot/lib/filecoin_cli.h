@@ -63,6 +63,19 @@ int fil_keys(const char *prog, const char *dir, uint64_t sector_size,
 int fil_split(const char *prog, const char *kind, const char *file, const char *dir,
               char ***parts, int *n, char *key, size_t key_n, char *msg, size_t msg_n);
 
+/*
+ * fil_split into a private directory it makes, $TMPDIR/zkslot-fil-XXXXXX
+ * (else under /tmp; mkdtemp: 0700, a name no one can guess), its path into
+ * dir (dir_n bytes; "" when it could not be made: -errno and msg say so).
+ * The caller removes it all with fil_split_remove, whatever the outcome.
+ */
+int fil_split_private(const char *prog, const char *kind, const char *file, char *dir,
+                      size_t dir_n, char ***parts, int *n, char *key, size_t key_n, char *msg,
+                      size_t msg_n);
+/* Removes what fil_split_private made (the parts, the directory) and frees
+ * the parts' array. */
+void fil_split_remove(const char *dir, char **parts, int n);
+
 /* The key a part file's registered proof names, fil-KIND-SIZE (its
  * sector size), into key.  0, or an error with one line in msg. */
 int fil_part_key(const char *kind, const char *path, char *key, size_t key_n, char *msg,
